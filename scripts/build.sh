@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Build the release page into dist/ (or $SKIFF_DIST). Installs missing tools first.
+# Trunk runs offline with the wasm-bindgen and wasm-opt that setup.sh put on PATH, so it never
+# tries to download anything.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=setup.sh
+source scripts/setup.sh
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/skiff/target}"
+dist="${SKIFF_DIST:-dist}"
+echo "==> trunk build --release (dist: $dist, target: $CARGO_TARGET_DIR)"
+trunk --offline --skip-version-check build --release --dist "$dist"

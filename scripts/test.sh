@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Run every test: formatting, the core's native tests, the platform's tests in headless
+# Chromium, the test servers' own tests, and the end-to-end suite against the release build.
+# Installs what is missing first. Any failure stops the run with a non-zero exit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+# shellcheck source=setup.sh
+source scripts/setup.sh
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/skiff/target}"
+
+step() { echo; echo "==> $*  [$(( $(date +%s) - start )) s]"; }
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "core: native tests (cargo test -p skiff-core)"
+cargo test -p skiff-core
+
+step "platform: wasm-bindgen tests in headless Chromium"
+scripts/test-wasm.sh
+
+step "test servers: python unit tests"
+python3 -m unittest discover -s tests/servers -p 'test_*.py'
+
+step "release build"
+SKIFF_DIST="${SKIFF_DIST:-dist}" scripts/build.sh
+
+step "end to end: Playwright + Chromium against the release build"
+SKIFF_DIST="$(pwd)/${SKIFF_DIST:-dist}" node --test --test-concurrency=1 tests/e2e/
+
+step "benchmarks (numbers, not pass/fail)"
+scripts/bench-size.sh
+
+echo
+echo "All tests passed in $(( $(date +%s) - start )) s."

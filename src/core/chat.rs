@@ -1,0 +1,278 @@
+//! The conversation model shared by stores, runners and UI: plain data, no signals.
+//!
+//! A message's `status` is the single source of truth for "is this answer whole?": the UI shows
+//! a retry button for anything but `Done`, and a reload turns a `Streaming` message into
+//! `Interrupted` so a cut-off answer is never mistaken for a complete one.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+/// Token accounting as reported by the provider (never estimated).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub prompt_tokens: u32,
+    pub completion_tokens: u32,
+    pub total_tokens: u32,
+}
+
+/// Where an assistant message stands. User and system messages are always `Done`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "detail", rename_all = "lowercase")]
+pub enum MessageStatus {
+    /// Complete: the provider said it was finished.
+    Done,
+    /// Still arriving in this tab.
+    Streaming,
+    /// The user pressed Stop; the partial text is kept.
+    Stopped,
+    /// The page was closed or reloaded while the answer streamed.
+    Interrupted,
+    /// The request or the stream failed; the text is the sentence shown to the user.
+    Error(String),
+}
+
+impl MessageStatus {
+    pub fn is_final(&self) -> bool {
+        !matches!(self, MessageStatus::Streaming)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub id: String,
+    pub role: Role,
+    pub content: String,
+    /// Model "thinking" (`reasoning_content`), shown collapsed; never sent back to the model.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reasoning: String,
+    pub created_ms: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    pub status: MessageStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// Why generation ended, as the provider put it (`stop`, `length`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+}
+
+impl Message {
+    pub fn new(id: String, role: Role, content: String, now_ms: f64) -> Self {
+        Message {
+            id,
+            role,
+            content,
+            reasoning: String::new(),
+            created_ms: now_ms,
+            model: None,
+            status: MessageStatus::Done,
+            usage: None,
+            finish_reason: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Conversation {
+    pub id: String,
+    pub title: String,
+    pub created_ms: f64,
+    pub updated_ms: f64,
+    pub messages: Vec<Message>,
+}
+
+/// What the sidebar needs about a conversation without loading its messages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConversationSummary {
+    pub id: String,
+    pub title: String,
+    pub updated_ms: f64,
+}
+
+impl Conversation {
+    pub fn new(id: String, now_ms: f64) -> Self {
+        Conversation {
+            id,
+            title: String::new(),
+            created_ms: now_ms,
+            updated_ms: now_ms,
+            messages: Vec::new(),
+        }
+    }
+
+    pub fn summary(&self) -> ConversationSummary {
+        ConversationSummary {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            updated_ms: self.updated_ms,
+        }
+    }
+
+    /// After a reload nothing can still be streaming: whatever was mid-answer is marked
+    /// interrupted (its partial text kept). Returns whether anything changed.
+    pub fn mark_interrupted(&mut self) -> bool {
+        let mut changed = false;
+        for m in &mut self.messages {
+            if m.status == MessageStatus::Streaming {
+                m.status = MessageStatus::Interrupted;
+                changed = true;
+            }
+        }
+        changed
+    }
+}
+
+/// Combine what another tab saved with what this tab holds, so neither overwrites the other's
+/// messages. Messages are matched by id; `local_live` names the messages this tab is streaming
+/// right now, whose local copy is always newer. Otherwise the copy further along wins (longer
+/// text, or final over streaming). Order follows creation time, ties keeping the local order.
+pub fn merge_conversations(
+    local: &Conversation,
+    remote: &Conversation,
+    local_live: &[&str],
+) -> Conversation {
+    let mut merged = local.clone();
+    for theirs in &remote.messages {
+        match merged.messages.iter_mut().find(|m| m.id == theirs.id) {
+            Some(ours) => {
+                if local_live.contains(&ours.id.as_str()) {
+                    continue;
+                }
+                let theirs_ahead = theirs.content.len() > ours.content.len()
+                    || (ours.status == MessageStatus::Streaming && theirs.status.is_final());
+                if theirs_ahead {
+                    *ours = theirs.clone();
+                }
+            }
+            None => merged.messages.push(theirs.clone()),
+        }
+    }
+    // A stable sort keeps local order for equal timestamps.
+    merged
+        .messages
+        .sort_by(|a, b| a.created_ms.total_cmp(&b.created_ms));
+    if remote.updated_ms > local.updated_ms {
+        merged.title = remote.title.clone();
+    }
+    merged.updated_ms = local.updated_ms.max(remote.updated_ms);
+    merged
+}
+
+/// A title from the first user message: first line, whitespace collapsed, cut at a word
+/// boundary near `max_chars`. Used until the model-generated titles of a later issue.
+pub fn title_from_text(text: &str, max_chars: usize) -> String {
+    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let mut out = String::new();
+    for w in words {
+        let extra = if out.is_empty() { 0 } else { 1 } + w.chars().count();
+        if out.chars().count() + extra > max_chars {
+            if out.is_empty() {
+                out = w.chars().take(max_chars).collect();
+            }
+            out.push('…');
+            return out;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn title_cuts_at_word_boundary() {
+        assert_eq!(
+            title_from_text("\n  hello   world \nsecond", 40),
+            "hello world"
+        );
+        assert_eq!(title_from_text("one two three", 8), "one two…");
+        assert_eq!(title_from_text("abcdefghijkl", 5), "abcde…");
+        assert_eq!(title_from_text("", 5), "");
+    }
+
+    #[test]
+    fn reload_marks_streaming_interrupted_and_keeps_text() {
+        let mut c = Conversation::new("c".into(), 0.0);
+        let mut m = Message::new("m".into(), Role::Assistant, "partial".into(), 0.0);
+        m.status = MessageStatus::Streaming;
+        c.messages.push(m);
+        assert!(c.mark_interrupted());
+        assert_eq!(c.messages[0].status, MessageStatus::Interrupted);
+        assert_eq!(c.messages[0].content, "partial");
+        assert!(!c.mark_interrupted());
+    }
+
+    fn msg(id: &str, role: Role, text: &str, at: f64) -> Message {
+        Message::new(id.into(), role, text.into(), at)
+    }
+
+    #[test]
+    fn merge_keeps_both_tabs_messages() {
+        let mut a = Conversation::new("c".into(), 0.0);
+        a.messages.push(msg("u1", Role::User, "q1", 1.0));
+        let mut b = a.clone();
+        a.messages.push(msg("u2a", Role::User, "from tab A", 2.0));
+        b.messages.push(msg("u2b", Role::User, "from tab B", 3.0));
+        b.updated_ms = 3.0;
+        b.title = "B title".into();
+        let m = merge_conversations(&a, &b, &[]);
+        let ids: Vec<&str> = m.messages.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(ids, ["u1", "u2a", "u2b"]);
+        assert_eq!(m.title, "B title");
+        assert_eq!(m.updated_ms, 3.0);
+    }
+
+    #[test]
+    fn merge_never_rolls_back_a_live_local_stream() {
+        let mut a = Conversation::new("c".into(), 0.0);
+        let mut live = msg("r", Role::Assistant, "short", 1.0);
+        live.status = MessageStatus::Streaming;
+        a.messages.push(live);
+        let mut b = a.clone();
+        b.messages[0].content = "short plus a lot more from elsewhere".into();
+        assert_eq!(
+            merge_conversations(&a, &b, &["r"]).messages[0].content,
+            "short"
+        );
+        // Not live here: the copy further along wins.
+        assert_eq!(
+            merge_conversations(&a, &b, &[]).messages[0].content,
+            "short plus a lot more from elsewhere"
+        );
+    }
+
+    #[test]
+    fn status_round_trips_through_json() {
+        let s = MessageStatus::Error("boom".into());
+        let j = serde_json::to_string(&s).unwrap();
+        assert_eq!(j, r#"{"kind":"error","detail":"boom"}"#);
+        assert_eq!(serde_json::from_str::<MessageStatus>(&j).unwrap(), s);
+        assert_eq!(
+            serde_json::to_string(&MessageStatus::Done).unwrap(),
+            r#"{"kind":"done"}"#
+        );
+    }
+}

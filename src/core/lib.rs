@@ -1,0 +1,18 @@
+//! Skiff's sans-IO core.
+//!
+//! Everything here is pure Rust: no `web_sys`, no `gloo`, no clock, no randomness drawn from the
+//! environment. Callers hand in bytes, records and the current time (`now_ms`), and get back
+//! values, requests to perform and typed errors. That is what lets `cargo test -p skiff-core`
+//! check every decoder byte for byte against captured traffic, natively, in milliseconds.
+//!
+//! This crate must never gain a dependency on a browser API: the compiler enforces the layer
+//! boundary because this is a separate crate with no web dependencies.
+
+pub mod chat;
+pub mod http;
+pub mod markdown;
+pub mod openai;
+pub mod persist;
+pub mod settings;
+pub mod sse;
+pub mod throttle;

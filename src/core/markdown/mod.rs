@@ -1,0 +1,31 @@
+//! Markdown from model output to HTML the page can insert: safe, and cheap to keep up to date
+//! while an answer streams.
+//!
+//! Everything a model writes is untrusted (a prompt injection in a fetched page or tool result
+//! can make it write anything), so [`render`] never passes markup, script URLs or auto-loading
+//! images through. [`StreamingMarkdown`] renders settled blocks once and re-renders only the
+//! growing tail; [`render_blocks`] splits a stored message the same way.
+//!
+//! This module must never emit a tag or attribute outside the fixed set in `render.rs`, and
+//! never re-parse a whole message per streamed token.
+
+mod render;
+mod streaming;
+mod url;
+
+#[cfg(test)]
+mod render_tests;
+#[cfg(test)]
+mod streaming_tests;
+
+pub use streaming::{render_blocks, MarkdownUpdate, ParseWork, StreamingMarkdown};
+
+/// Renders a whole markdown document to safe HTML.
+///
+/// Raw HTML in the input is shown as text; links keep only `http`, `https`, `mailto` and
+/// relative targets and open in a new tab with `rel="noopener noreferrer"`; images become links
+/// (labelled `🖼 alt`) instead of loading; code block languages are reduced to
+/// `[A-Za-z0-9_+-]`; headings carry no ids.
+pub fn render(md: &str) -> String {
+    render::render_piece(md, &render::LinkDefs::default()).html
+}

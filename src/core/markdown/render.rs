@@ -1,0 +1,469 @@
+//! Turning markdown events into HTML that is safe to assign to `innerHTML`.
+//!
+//! The writer emits only tags it builds itself, from a small fixed set, with attribute values it
+//! either chose or escaped. It must never copy markup from the input: raw HTML blocks and inline
+//! HTML come out as visible, escaped text; images never load (they become links), and heading ids
+//! are never emitted (an id from model output could clobber a global in the page's DOM).
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use pulldown_cmark::{
+    Alignment, BlockQuoteKind, BrokenLink, CodeBlockKind, CowStr, Event, LinkType, Options, Parser,
+    Tag, TagEnd,
+};
+
+use super::url::safe_href;
+
+/// Every link the renderer keeps opens in a new tab and cannot reach back into this page.
+const LINK_ATTRS: &str = " target=\"_blank\" rel=\"noopener noreferrer\"";
+
+/// The markdown dialect: CommonMark plus the GitHub extensions models actually use. Footnotes,
+/// math and heading attributes stay off: footnotes and heading attributes need ids, and a
+/// `{#id}` or footnote label from model output must not name DOM nodes.
+pub(crate) fn options() -> Options {
+    Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_GFM
+}
+
+/// Link reference definitions (`[label]: url "title"`) seen in earlier blocks of a message.
+///
+/// Blocks are parsed one at a time, so a block cannot see definitions made in an earlier block
+/// on its own; this carries them forward. Like CommonMark, the first definition of a label wins.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct LinkDefs {
+    by_label: HashMap<String, (String, String)>,
+}
+
+impl LinkDefs {
+    /// CommonMark matches labels case-insensitively (Unicode case fold) with runs of whitespace
+    /// collapsed. Upper-then-lower approximates the fold, e.g. `ẞ`, `ß` and `SS` all match.
+    fn key(label: &str) -> String {
+        let collapsed = label.split_whitespace().collect::<Vec<_>>().join(" ");
+        collapsed.to_uppercase().to_lowercase()
+    }
+
+    fn get(&self, label: &str) -> Option<&(String, String)> {
+        self.by_label.get(&Self::key(label))
+    }
+
+    /// Adds definitions from a later piece; labels already defined keep their first definition.
+    pub(crate) fn absorb(&mut self, defs: Vec<(String, String, String)>) {
+        for (label, dest, title) in defs {
+            self.by_label
+                .entry(Self::key(&label))
+                .or_insert((dest, title));
+        }
+    }
+}
+
+/// One piece of markdown rendered on its own.
+pub(crate) struct Rendered {
+    pub(crate) html: String,
+    /// Byte ranges (into the piece) of its top-level blocks, in order.
+    pub(crate) blocks: Vec<Range<usize>>,
+    /// The piece's own link reference definitions: (label, destination, title).
+    pub(crate) defs: Vec<(String, String, String)>,
+}
+
+/// Renders `md` alone. References it does not define itself resolve through `earlier`.
+pub(crate) fn render_piece(md: &str, earlier: &LinkDefs) -> Rendered {
+    let resolve = |link: BrokenLink<'_>| {
+        earlier
+            .get(&link.reference)
+            .map(|(dest, title)| (CowStr::from(dest.clone()), CowStr::from(title.clone())))
+    };
+    let parser = Parser::new_with_broken_link_callback(md, options(), Some(resolve));
+    let defs = parser
+        .reference_definitions()
+        .iter()
+        .map(|(label, def)| {
+            let title = def.title.as_deref().unwrap_or("");
+            (label.to_owned(), def.dest.to_string(), title.to_owned())
+        })
+        .collect();
+    let mut writer = HtmlWriter::new(md.len());
+    writer.run(parser.into_offset_iter());
+    Rendered {
+        html: writer.out,
+        blocks: writer.blocks.spans,
+        defs,
+    }
+}
+
+/// The byte ranges of the top-level blocks of `md`, without producing HTML.
+pub(crate) fn block_spans(md: &str) -> Vec<Range<usize>> {
+    let mut blocks = TopLevelBlocks::default();
+    for (event, range) in Parser::new_ext(md, options()).into_offset_iter() {
+        blocks.observe(&event, range);
+    }
+    blocks.spans
+}
+
+/// Follows nesting depth through an event stream to record where top-level blocks lie.
+#[derive(Default)]
+struct TopLevelBlocks {
+    depth: usize,
+    spans: Vec<Range<usize>>,
+}
+
+impl TopLevelBlocks {
+    fn observe(&mut self, event: &Event<'_>, range: Range<usize>) {
+        match event {
+            // Images are inline (never top level) and the writer consumes their inner events
+            // itself, so they are left out of the count on both paths.
+            Event::Start(Tag::Image { .. }) | Event::End(TagEnd::Image) => {}
+            Event::Start(_) => {
+                if self.depth == 0 {
+                    self.spans.push(range);
+                }
+                self.depth += 1;
+            }
+            Event::End(_) => {
+                self.depth = self.depth.saturating_sub(1);
+                if self.depth == 0 {
+                    if let Some(last) = self.spans.last_mut() {
+                        last.end = last.end.max(range.end);
+                    }
+                }
+            }
+            // A thematic break is a block with no Start/End pair.
+            Event::Rule if self.depth == 0 => self.spans.push(range),
+            _ => {}
+        }
+    }
+}
+
+/// Escapes text for an element body or a double-quoted attribute value.
+fn escape_into(out: &mut String, text: &str) {
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// A fenced block's language as a class-name fragment: the first word of the info string, with
+/// `#` spelled out (`c#` is `csharp`) and anything outside `[A-Za-z0-9_+-]` dropped.
+fn code_language(info: &str) -> String {
+    let word = info
+        .split([' ', '\t', ',', '{', '}'])
+        .find(|w| !w.is_empty())
+        .unwrap_or("");
+    word.replace('#', "sharp")
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '-'))
+        .take(40)
+        .collect()
+}
+
+struct HtmlWriter {
+    out: String,
+    /// Whether `out` ends at the start of a line, so block tags are not glued to text.
+    at_line_start: bool,
+    blocks: TopLevelBlocks,
+    table_alignments: Vec<Alignment>,
+    table_cell: usize,
+    in_table_head: bool,
+    /// One entry per open markdown link: whether an `<a>` was written for it (a refused target
+    /// renders its text only, so its end must not close anything).
+    open_links: Vec<bool>,
+}
+
+impl HtmlWriter {
+    fn new(capacity: usize) -> Self {
+        HtmlWriter {
+            out: String::with_capacity(capacity + capacity / 4),
+            at_line_start: true,
+            blocks: TopLevelBlocks::default(),
+            table_alignments: Vec::new(),
+            table_cell: 0,
+            in_table_head: false,
+            open_links: Vec::new(),
+        }
+    }
+
+    fn write(&mut self, s: &str) {
+        if !s.is_empty() {
+            self.out.push_str(s);
+            self.at_line_start = s.ends_with('\n');
+        }
+    }
+
+    fn text(&mut self, s: &str) {
+        if !s.is_empty() {
+            escape_into(&mut self.out, s);
+            self.at_line_start = s.ends_with('\n');
+        }
+    }
+
+    /// Writes a block-level opening tag on a line of its own.
+    fn block(&mut self, tag: &str) {
+        if !self.at_line_start {
+            self.write("\n");
+        }
+        self.write(tag);
+    }
+
+    fn inside_anchor(&self) -> bool {
+        self.open_links.iter().any(|&a| a)
+    }
+
+    fn run<'a>(&mut self, events: impl Iterator<Item = (Event<'a>, Range<usize>)>) {
+        let mut events = events;
+        while let Some((event, range)) = events.next() {
+            self.blocks.observe(&event, range);
+            match event {
+                Event::Start(Tag::Image {
+                    dest_url, title, ..
+                }) => {
+                    // Consumes the image's own events up to and including its end.
+                    let alt = plain_text(&mut events);
+                    self.image(&dest_url, &title, &alt);
+                }
+                Event::Start(tag) => self.start(tag),
+                Event::End(tag) => self.end(tag),
+                Event::Text(t) => self.text(&t),
+                Event::Code(t) => {
+                    self.write("<code>");
+                    self.text(&t);
+                    self.write("</code>");
+                }
+                // Raw HTML from the input is shown, never interpreted.
+                Event::Html(t) | Event::InlineHtml(t) => self.text(&t),
+                Event::InlineMath(t) => {
+                    self.text("$");
+                    self.text(&t);
+                    self.text("$");
+                }
+                Event::DisplayMath(t) => {
+                    self.text("$$");
+                    self.text(&t);
+                    self.text("$$");
+                }
+                Event::FootnoteReference(name) => {
+                    self.text("[^");
+                    self.text(&name);
+                    self.text("]");
+                }
+                Event::SoftBreak => self.write("\n"),
+                Event::HardBreak => self.write("<br />\n"),
+                Event::Rule => self.block("<hr />\n"),
+                Event::TaskListMarker(checked) => {
+                    if checked {
+                        self.write("<input type=\"checkbox\" disabled=\"\" checked=\"\" /> ");
+                    } else {
+                        self.write("<input type=\"checkbox\" disabled=\"\" /> ");
+                    }
+                }
+            }
+        }
+    }
+
+    fn start(&mut self, tag: Tag<'_>) {
+        match tag {
+            Tag::Paragraph => self.block("<p>"),
+            Tag::Heading { level, .. } => self.block(&format!("<{level}>")),
+            Tag::BlockQuote(kind) => {
+                let class = match kind {
+                    None => "",
+                    Some(BlockQuoteKind::Note) => " class=\"markdown-alert-note\"",
+                    Some(BlockQuoteKind::Tip) => " class=\"markdown-alert-tip\"",
+                    Some(BlockQuoteKind::Important) => " class=\"markdown-alert-important\"",
+                    Some(BlockQuoteKind::Warning) => " class=\"markdown-alert-warning\"",
+                    Some(BlockQuoteKind::Caution) => " class=\"markdown-alert-caution\"",
+                };
+                self.block(&format!("<blockquote{class}>\n"));
+            }
+            Tag::CodeBlock(CodeBlockKind::Fenced(info)) => {
+                let lang = code_language(&info);
+                if lang.is_empty() {
+                    self.block("<pre><code>");
+                } else {
+                    self.block(&format!("<pre><code class=\"language-{lang}\">"));
+                }
+            }
+            Tag::CodeBlock(CodeBlockKind::Indented) => self.block("<pre><code>"),
+            // Shown as source, in the same frame as code, so its line structure survives.
+            Tag::HtmlBlock => self.block("<pre><code class=\"language-html\">"),
+            Tag::List(Some(1)) => self.block("<ol>\n"),
+            Tag::List(Some(start)) => self.block(&format!("<ol start=\"{start}\">\n")),
+            Tag::List(None) => self.block("<ul>\n"),
+            Tag::Item => self.block("<li>"),
+            Tag::Table(alignments) => {
+                self.table_alignments = alignments;
+                self.block("<table>");
+            }
+            Tag::TableHead => {
+                self.in_table_head = true;
+                self.table_cell = 0;
+                self.write("<thead><tr>");
+            }
+            Tag::TableRow => {
+                self.table_cell = 0;
+                self.write("<tr>");
+            }
+            Tag::TableCell => {
+                let cell = if self.in_table_head { "<th" } else { "<td" };
+                // `align` rather than `style`: it needs neither CSS nor a CSP allowing inline styles.
+                let align = match self.table_alignments.get(self.table_cell) {
+                    Some(Alignment::Left) => " align=\"left\"",
+                    Some(Alignment::Center) => " align=\"center\"",
+                    Some(Alignment::Right) => " align=\"right\"",
+                    _ => "",
+                };
+                self.write(&format!("{cell}{align}>"));
+            }
+            Tag::Emphasis => self.write("<em>"),
+            Tag::Strong => self.write("<strong>"),
+            Tag::Strikethrough => self.write("<del>"),
+            Tag::Superscript => self.write("<sup>"),
+            Tag::Subscript => self.write("<sub>"),
+            Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                ..
+            } => self.link_start(link_type, &dest_url, &title),
+            // Not enabled in `options()`; if they ever appear, their content is shown plainly.
+            Tag::Image { .. }
+            | Tag::FootnoteDefinition(_)
+            | Tag::DefinitionList
+            | Tag::DefinitionListTitle
+            | Tag::DefinitionListDefinition
+            | Tag::MetadataBlock(_) => {}
+        }
+    }
+
+    fn end(&mut self, tag: TagEnd) {
+        match tag {
+            TagEnd::Paragraph => self.write("</p>\n"),
+            TagEnd::Heading(level) => self.write(&format!("</{level}>\n")),
+            TagEnd::BlockQuote(_) => self.block("</blockquote>\n"),
+            TagEnd::CodeBlock | TagEnd::HtmlBlock => self.write("</code></pre>\n"),
+            TagEnd::List(true) => self.block("</ol>\n"),
+            TagEnd::List(false) => self.block("</ul>\n"),
+            TagEnd::Item => self.write("</li>\n"),
+            TagEnd::Table => self.write("</tbody></table>\n"),
+            TagEnd::TableHead => {
+                self.in_table_head = false;
+                self.write("</tr></thead><tbody>\n");
+            }
+            TagEnd::TableRow => self.write("</tr>\n"),
+            TagEnd::TableCell => {
+                self.write(if self.in_table_head { "</th>" } else { "</td>" });
+                self.table_cell += 1;
+            }
+            TagEnd::Emphasis => self.write("</em>"),
+            TagEnd::Strong => self.write("</strong>"),
+            TagEnd::Strikethrough => self.write("</del>"),
+            TagEnd::Superscript => self.write("</sup>"),
+            TagEnd::Subscript => self.write("</sub>"),
+            TagEnd::Link => {
+                if self.open_links.pop() == Some(true) {
+                    self.write("</a>");
+                }
+            }
+            TagEnd::Image
+            | TagEnd::FootnoteDefinition
+            | TagEnd::DefinitionList
+            | TagEnd::DefinitionListTitle
+            | TagEnd::DefinitionListDefinition
+            | TagEnd::MetadataBlock(_) => {}
+        }
+    }
+
+    fn link_start(&mut self, link_type: LinkType, dest: &str, title: &str) {
+        let target = if link_type == LinkType::Email {
+            format!("mailto:{dest}")
+        } else {
+            dest.to_owned()
+        };
+        // An anchor inside an anchor is invalid HTML that browsers restructure; keep the text.
+        let href = if self.inside_anchor() {
+            None
+        } else {
+            safe_href(&target)
+        };
+        match href {
+            Some(href) => {
+                self.write("<a href=\"");
+                self.write(&href);
+                self.write("\"");
+                self.title_attr(title);
+                self.write(LINK_ATTRS);
+                self.write(">");
+                self.open_links.push(true);
+            }
+            None => self.open_links.push(false),
+        }
+    }
+
+    /// An image never loads: a remote URL in model output can be a tracking pixel or carry the
+    /// conversation out in its query string. It becomes a link the reader can choose to open.
+    fn image(&mut self, dest: &str, title: &str, alt: &str) {
+        let label = if alt.trim().is_empty() { "image" } else { alt };
+        let href = if self.inside_anchor() {
+            None
+        } else {
+            safe_href(dest)
+        };
+        match href {
+            Some(href) => {
+                self.write("<a class=\"md-image\" href=\"");
+                self.write(&href);
+                self.write("\"");
+                self.title_attr(title);
+                self.write(LINK_ATTRS);
+                self.write(">🖼 ");
+                self.text(label);
+                self.write("</a>");
+            }
+            None => {
+                self.text("🖼 ");
+                self.text(label);
+            }
+        }
+    }
+
+    fn title_attr(&mut self, title: &str) {
+        if !title.is_empty() {
+            self.write(" title=\"");
+            self.text(title);
+            self.write("\"");
+        }
+    }
+}
+
+/// The text content of an inline element (an image's alt text), consuming events up to and
+/// including the element's end.
+fn plain_text<'a>(events: &mut impl Iterator<Item = (Event<'a>, Range<usize>)>) -> String {
+    let mut text = String::new();
+    let mut nesting = 0usize;
+    for (event, _) in events.by_ref() {
+        match event {
+            Event::Start(_) => nesting += 1,
+            Event::End(_) => {
+                if nesting == 0 {
+                    break;
+                }
+                nesting -= 1;
+            }
+            Event::Text(t) | Event::Code(t) | Event::InlineHtml(t) | Event::Html(t) => {
+                text.push_str(&t)
+            }
+            Event::InlineMath(t) | Event::DisplayMath(t) => text.push_str(&t),
+            Event::FootnoteReference(t) => text.push_str(&t),
+            Event::SoftBreak | Event::HardBreak | Event::Rule => text.push(' '),
+            Event::TaskListMarker(_) => {}
+        }
+    }
+    text
+}

@@ -1,0 +1,210 @@
+//! Rendering an answer while it streams in, without re-parsing what is already settled.
+//!
+//! A long answer arriving at hundreds of tokens a second cannot be re-parsed from the top on
+//! every token: that is quadratic and keeps the page busy. Instead the text is cut into
+//! top-level blocks. A block is *finished* once a later block has started on a complete line:
+//! its HTML is handed out once and never recomputed. Only the unfinished tail is parsed again on
+//! each push, so a push costs time proportional to the tail, never to the whole message.
+//!
+//! Why "on a complete line": the line still being written can change what it is. `#` alone is an
+//! empty heading that interrupts a paragraph, but `#tag` is paragraph text; `***` is a thematic
+//! break, `***x` is not; `|---|` completes a table that `|---|x` does not. So block boundaries are
+//! decided by parsing the tail only up to its last newline, and the last block of that parse
+//! stays open (setext underlines, lazy continuations, a list gaining items, an unclosed fence
+//! swallowing everything all change the last block, never an earlier one). One exception keeps
+//! the tail short for single-line paragraphs: when the line being written starts a new block
+//! right after a blank line, the blocks above it are finished at once. After a blank line only a
+//! list item can still attach to the block above (`2` may become `2.`, the next item of an
+//! ordered list), so a line starting with a digit waits for its newline.
+//!
+//! Each finished block is rendered on its own, from where the previous block ended to where it
+//! ends. Blank lines and link reference definitions after a block go with the next one: a
+//! definition is parsed like the start of a paragraph, so the lines after it must be parsed with
+//! it. Because a block's meaning does not depend on the text after it, the split is the same
+//! whatever sizes the deltas had. Definitions are carried forward to later blocks.
+//!
+//! Known limitations, both about link reference definitions, whose meaning crosses blocks:
+//! - A reference used *before* its definition (`[a]` in one block, `[a]: url` later, as in
+//!   "sources" lists at the end of an answer) stays literal text: that block was finished
+//!   before the definition arrived. [`super::render`] on the whole text resolves it, so a
+//!   caller wanting that can render a completed message once more with it.
+//! - If a label is defined twice, the block holding the second definition uses it for itself,
+//!   where CommonMark would use the first everywhere.
+//!
+//! This module must never hand out HTML for a block and later need to change it, and never
+//! parse text before the tail on a push.
+
+use std::ops::Range;
+
+use super::render::{block_spans, render_piece, LinkDefs};
+
+/// What changed after a push.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MarkdownUpdate {
+    /// HTML of the blocks that finished with this push, in order. Each is final: append it and
+    /// never touch it again.
+    pub finished: Vec<String>,
+    /// HTML of the unfinished tail; replaces the previous tail.
+    pub tail: String,
+}
+
+/// How many bytes of markdown were parsed, split by why.
+///
+/// Exposed so tests (and anyone profiling the page) can check that streaming work grows with the
+/// text, not with its square.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ParseWork {
+    /// Bytes parsed to render the tail once per push: the live preview. Each push costs the
+    /// tail's length here.
+    pub tail_bytes: usize,
+    /// Everything else: finding block boundaries, rendering finished blocks once, and rendering
+    /// the shortened tail again after blocks finished.
+    pub bookkeeping_bytes: usize,
+}
+
+/// Incremental renderer for one streamed message.
+#[derive(Debug, Default, Clone)]
+pub struct StreamingMarkdown {
+    source: String,
+    /// Byte offset into `source` where the unfinished tail starts; always at a line start.
+    tail_start: usize,
+    defs: LinkDefs,
+    work: ParseWork,
+}
+
+impl StreamingMarkdown {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends `delta` to the message and returns the blocks this finished plus the new tail.
+    pub fn push(&mut self, delta: &str) -> MarkdownUpdate {
+        self.source.push_str(delta);
+        let tail = &self.source[self.tail_start..];
+        self.work.tail_bytes += tail.len();
+        let rendered = render_piece(tail, &self.defs);
+
+        // Only a new newline can complete the line a new block starts on; and if even the full
+        // tail shows no second block starting on a complete line, its complete lines alone
+        // cannot hold two blocks either.
+        let complete = tail.rfind('\n').map_or(0, |i| i + 1);
+        let starts_before = |limit: usize| rendered.blocks.iter().skip(1).any(|b| b.start < limit);
+        let by_complete_line = delta.contains('\n') && starts_before(complete);
+        let after_blank_line = complete > 0
+            && rendered.blocks.last().is_some_and(|b| b.start >= complete)
+            && ends_with_blank_line(&tail[..complete])
+            && !tail[complete..]
+                .trim_start()
+                .starts_with(|c: char| c.is_ascii_digit());
+        if !by_complete_line && !after_blank_line {
+            return MarkdownUpdate {
+                finished: Vec::new(),
+                tail: rendered.html,
+            };
+        }
+        let stable = if complete == tail.len() {
+            rendered.blocks
+        } else {
+            self.work.bookkeeping_bytes += complete;
+            block_spans(&tail[..complete])
+        };
+        // The last block of the complete lines may still change, unless a blank line and a new
+        // block already follow it.
+        let mut cuts = cuts_between(tail, &stable);
+        if let (true, Some(last)) = (after_blank_line, stable.last()) {
+            cuts.push(line_end(tail, last.end).min(complete));
+        }
+        let finished = self.finish_pieces(&cuts);
+        let tail_html = if finished.is_empty() {
+            rendered.html
+        } else {
+            let tail = &self.source[self.tail_start..];
+            self.work.bookkeeping_bytes += tail.len();
+            render_piece(tail, &self.defs).html
+        };
+        MarkdownUpdate {
+            finished,
+            tail: tail_html,
+        }
+    }
+
+    /// The stream is over: the tail is split into its blocks, which are all finished.
+    pub fn finish(&mut self) -> Vec<String> {
+        let tail = &self.source[self.tail_start..];
+        self.work.bookkeeping_bytes += tail.len();
+        let mut cuts = cuts_between(tail, &block_spans(tail));
+        cuts.push(tail.len());
+        self.finish_pieces(&cuts)
+    }
+
+    /// Everything pushed so far.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Bytes parsed so far, for checking that the work stays linear.
+    pub fn parse_work(&self) -> ParseWork {
+        self.work
+    }
+
+    /// Renders the pieces of the tail ending at each of `cuts` (ascending, relative to the
+    /// tail), each on its own and in order, and moves the tail start to the last cut.
+    fn finish_pieces(&mut self, cuts: &[usize]) -> Vec<String> {
+        let base = self.tail_start;
+        let mut html = Vec::with_capacity(cuts.len());
+        let mut from = 0;
+        for to in cuts {
+            if to <= from {
+                continue;
+            }
+            let piece = &self.source[base + from..base + to];
+            self.work.bookkeeping_bytes += piece.len();
+            let rendered = render_piece(piece, &self.defs);
+            self.defs.absorb(rendered.defs);
+            if !rendered.html.is_empty() {
+                html.push(rendered.html);
+            }
+            from = to;
+        }
+        self.tail_start = base + from;
+        html
+    }
+}
+
+/// Where to cut `text` between each pair of consecutive top-level `blocks`: at the end of the
+/// first one's last line. Text between blocks (blank lines, link reference definitions) goes
+/// with the block after it.
+fn cuts_between(text: &str, blocks: &[Range<usize>]) -> Vec<usize> {
+    blocks
+        .windows(2)
+        .map(|pair| line_end(text, pair[0].end).min(line_start(text, pair[1].start)))
+        .collect()
+}
+
+/// Whether the last line of `text` (which ends with a newline) holds only whitespace.
+fn ends_with_blank_line(text: &str) -> bool {
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    body[line_start(body, body.len())..].trim().is_empty()
+}
+
+/// Where the line containing byte `pos` ends (after its newline), or `pos` if it is a line start.
+fn line_end(text: &str, pos: usize) -> usize {
+    if pos == 0 || pos >= text.len() || text.as_bytes()[pos - 1] == b'\n' {
+        return pos.min(text.len());
+    }
+    text[pos..].find('\n').map_or(text.len(), |i| pos + i + 1)
+}
+
+/// The start of the line containing byte `pos`.
+fn line_start(text: &str, pos: usize) -> usize {
+    text[..pos].rfind('\n').map_or(0, |i| i + 1)
+}
+
+/// A complete message (e.g. one loaded from storage) as the same blocks streaming produces,
+/// whatever deltas it arrived in.
+pub fn render_blocks(md: &str) -> Vec<String> {
+    let mut stream = StreamingMarkdown::new();
+    let mut blocks = stream.push(md).finished;
+    blocks.extend(stream.finish());
+    blocks
+}

@@ -1,0 +1,118 @@
+//! Deciding which link targets may become an `href`.
+//!
+//! Model output is hostile input: a prompt-injected page can make a model write
+//! `[click](javascript:...)` or an image whose URL carries the conversation to a third party.
+//! Only `http`, `https`, `mailto` and scheme-less (relative or `#fragment`) targets survive; every
+//! other scheme, however it is spelled, is refused. This module must never let a target through
+//! on a "looks fine" heuristic: anything with a scheme is checked against the allowlist after the
+//! same clean-up a browser's URL parser performs.
+
+/// Schemes a kept link may use. Compared after lowercasing.
+const ALLOWED_SCHEMES: [&str; 3] = ["http", "https", "mailto"];
+
+/// Returns the target ready to be placed between the double quotes of an `href` attribute, or
+/// `None` when the target must not become a link.
+///
+/// `url` is the destination as the markdown parser hands it over: entities and backslash
+/// escapes are already decoded, so `&#106;avascript:` arrives here as `javascript:`.
+pub(crate) fn safe_href(url: &str) -> Option<String> {
+    // The URL standard strips leading/trailing C0 controls and spaces and removes every tab and
+    // newline anywhere, so `" java\tscript:"` is `javascript:` to a browser; check what the
+    // browser will see.
+    let trimmed = url.trim_matches(|c: char| c <= ' ');
+    let cleaned: String = trimmed
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    if let Some(colon) = scheme_end(&cleaned) {
+        let scheme = cleaned[..colon].to_ascii_lowercase();
+        if !ALLOWED_SCHEMES.contains(&scheme.as_str()) {
+            return None;
+        }
+    }
+    Some(encode_for_attribute(&cleaned))
+}
+
+/// Byte index of the `:` ending a scheme, if the target has one.
+///
+/// Stricter than the URL standard on purpose: any `:` before the first `/`, `?` or `#` counts as
+/// a scheme separator, so a target like `foo:bar` is refused rather than read as a relative path.
+fn scheme_end(url: &str) -> Option<usize> {
+    let stop = url.find([':', '/', '?', '#'])?;
+    (url.as_bytes()[stop] == b':').then_some(stop)
+}
+
+/// Percent-encodes what may not appear raw in an attribute value and escapes `&`, so the value
+/// cannot close its quotes and the browser's entity decoding cannot produce a new scheme.
+fn encode_for_attribute(url: &str) -> String {
+    let mut out = String::with_capacity(url.len());
+    for c in url.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            c if c.is_control()
+                || c.is_whitespace()
+                || matches!(c, '"' | '\'' | '<' | '>' | '`') =>
+            {
+                let mut buf = [0u8; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    out.push_str(&format!("%{b:02X}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::safe_href;
+
+    #[test]
+    fn keeps_web_mail_relative_and_fragment_targets() {
+        assert_eq!(
+            safe_href("https://example.com/a?b=1&c=2").as_deref(),
+            Some("https://example.com/a?b=1&amp;c=2")
+        );
+        assert_eq!(safe_href("HTTP://x.org").as_deref(), Some("HTTP://x.org"));
+        assert_eq!(safe_href("mailto:a@b.c").as_deref(), Some("mailto:a@b.c"));
+        assert_eq!(safe_href("#section").as_deref(), Some("#section"));
+        assert_eq!(
+            safe_href("docs/page.html").as_deref(),
+            Some("docs/page.html")
+        );
+        assert_eq!(safe_href("/a:b").as_deref(), Some("/a:b"));
+        assert_eq!(safe_href("?q=a:b").as_deref(), Some("?q=a:b"));
+    }
+
+    #[test]
+    fn refuses_script_and_local_schemes_however_spelled() {
+        for bad in [
+            "javascript:alert(1)",
+            "JaVaScRiPt:alert(1)",
+            "java\tscript:alert(1)",
+            "java\nscript:alert(1)",
+            " \u{1}javascript:alert(1)",
+            "javascript\t:alert(1)",
+            "vbscript:msgbox(1)",
+            "data:text/html;base64,PHNjcmlwdD4=",
+            "file:///etc/passwd",
+            "blob:https://x/1",
+            "\u{a0}javascript:alert(1)",
+            "foo:bar",
+        ] {
+            assert_eq!(safe_href(bad), None, "{bad:?} was kept");
+        }
+    }
+
+    #[test]
+    fn attribute_breakouts_are_encoded() {
+        let href = safe_href("https://x.org/\"onerror=\"alert(1)").unwrap_or_default();
+        assert!(!href.contains('"'), "{href}");
+        assert_eq!(href, "https://x.org/%22onerror=%22alert(1)");
+        // A double-encoded entity stays inert: `&` is escaped, so the browser decodes one level
+        // and sees `&#106;...`, a relative path, never a scheme.
+        let href = safe_href("&#106;avascript:alert(1)").unwrap_or_default();
+        assert_eq!(href, "&amp;#106;avascript:alert(1)");
+    }
+}

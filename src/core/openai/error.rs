@@ -1,0 +1,284 @@
+//! What can go wrong talking to an OpenAI-compatible provider, and the sentence a user reads.
+//!
+//! Error bodies differ per server: OpenAI and OpenRouter send `{"error":{"message",...}}`,
+//! llama.cpp `{"error":{"code","message","type"}}`, Ollama `{"error":"..."}`, vLLM
+//! `{"object":"error","message":...}`, FastAPI-style gateways `{"detail":...}`, and reverse
+//! proxies an HTML page. `error_from_response` finds the human part in any of them. It must
+//! never echo a whole HTML page or a megabyte body into the UI: details are cut short.
+
+use std::fmt;
+
+use serde_json::Value;
+
+/// Longest provider-supplied detail we show, in characters.
+const MAX_DETAIL_CHARS: usize = 300;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProviderError {
+    /// 401 or 403: the key is missing, wrong, or lacks access.
+    Unauthorized { status: u16, detail: String },
+    /// 402, or a 429 whose code says the quota or credit is spent (waiting will not help).
+    QuotaExceeded { status: u16, detail: String },
+    /// 404: wrong base URL or unknown model.
+    NotFound { detail: String },
+    /// 429: too many requests. `retry_after` is in seconds, when the caller read the header.
+    RateLimited {
+        detail: String,
+        retry_after: Option<u64>,
+    },
+    /// 5xx.
+    Server { status: u16, detail: String },
+    /// Any other non-success status (400, 413, 422, ...).
+    Http { status: u16, detail: String },
+    /// The request never got an HTTP answer (DNS, refused, CORS, offline, aborted).
+    Network(String),
+    /// The body ended before `[DONE]` or a `finish_reason`.
+    StreamCut,
+    /// The body could not be read as the OpenAI format.
+    Malformed(String),
+    /// The server reported an error inside a 200 response (an `{"error":..}` chunk).
+    InStream(String),
+    /// The base URL typed in Settings is unusable; holds what was typed.
+    InvalidBaseUrl(String),
+}
+
+impl ProviderError {
+    /// Attach the `Retry-After` delay read by the caller (only meaningful for `RateLimited`).
+    pub fn with_retry_after(self, seconds: Option<u64>) -> Self {
+        match self {
+            ProviderError::RateLimited { detail, .. } => ProviderError::RateLimited {
+                detail,
+                retry_after: seconds,
+            },
+            other => other,
+        }
+    }
+
+    /// Whether retrying the same request later may succeed.
+    pub fn is_retryable(&self) -> bool {
+        matches!(
+            self,
+            ProviderError::RateLimited { .. }
+                | ProviderError::Server { .. }
+                | ProviderError::Network(_)
+                | ProviderError::StreamCut
+                | ProviderError::InStream(_)
+        )
+    }
+}
+
+/// Parse a `Retry-After` header given in delta-seconds. (The HTTP-date form needs a clock,
+/// which this crate does not have; such values give `None`.)
+pub fn parse_retry_after(value: &str) -> Option<u64> {
+    let v = value.trim();
+    if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    v.parse().ok()
+}
+
+/// Classify a non-success HTTP response from its status and body.
+pub fn error_from_response(status: u16, body: &str) -> ProviderError {
+    let parsed = ErrorBody::read(body);
+    let detail = parsed.detail;
+    match status {
+        401 | 403 => ProviderError::Unauthorized { status, detail },
+        402 => ProviderError::QuotaExceeded { status, detail },
+        404 => ProviderError::NotFound { detail },
+        429 if parsed.quota => ProviderError::QuotaExceeded { status, detail },
+        429 => ProviderError::RateLimited {
+            detail,
+            retry_after: None,
+        },
+        500..=599 => ProviderError::Server { status, detail },
+        _ => ProviderError::Http { status, detail },
+    }
+}
+
+/// The human-readable part of an error payload (a whole body or one in-stream JSON value).
+pub(crate) fn detail_from_json(v: &Value) -> String {
+    let raw = match v {
+        Value::String(s) => s.clone(),
+        Value::Object(map) => {
+            if let Some(inner) = map.get("error").filter(|e| !e.is_null()) {
+                return detail_from_json(inner);
+            }
+            let text = ["message", "detail", "msg", "error_description"]
+                .iter()
+                .find_map(|k| map.get(*k).filter(|x| !x.is_null()));
+            match text {
+                Some(Value::String(s)) => s.clone(),
+                Some(other) => compact(other),
+                None => compact(v),
+            }
+        }
+        Value::Null => String::new(),
+        other => compact(other),
+    };
+    shorten(&raw)
+}
+
+struct ErrorBody {
+    detail: String,
+    quota: bool,
+}
+
+impl ErrorBody {
+    fn read(body: &str) -> ErrorBody {
+        let trimmed = body.trim();
+        if trimmed.is_empty() {
+            return ErrorBody {
+                detail: String::new(),
+                quota: false,
+            };
+        }
+        if let Ok(v) = serde_json::from_str::<Value>(trimmed) {
+            let code_says_quota = ["code", "type"].iter().any(|k| {
+                v.pointer(&format!("/error/{k}"))
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| s == "insufficient_quota")
+            });
+            return ErrorBody {
+                detail: detail_from_json(&v),
+                quota: code_says_quota,
+            };
+        }
+        if looks_like_html(trimmed) {
+            let detail = html_title(trimmed)
+                .map(|t| shorten(&t))
+                .filter(|t| !t.is_empty())
+                .unwrap_or_else(|| "the server answered with an HTML page".to_string());
+            return ErrorBody {
+                detail,
+                quota: false,
+            };
+        }
+        let text: String = trimmed.split_whitespace().collect::<Vec<_>>().join(" ");
+        ErrorBody {
+            detail: shorten(&text),
+            quota: false,
+        }
+    }
+}
+
+fn compact(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+fn looks_like_html(s: &str) -> bool {
+    let head: String = s.chars().take(200).collect::<String>().to_ascii_lowercase();
+    head.starts_with('<')
+        && (head.contains("<html")
+            || head.contains("<!doctype")
+            || head.contains("<head")
+            || head.contains("<body")
+            || head.contains("<title"))
+}
+
+/// The `<title>` of an HTML page, whitespace collapsed. Proxy error pages (nginx, Cloudflare)
+/// put the useful summary there, e.g. "502 Bad Gateway".
+fn html_title(s: &str) -> Option<String> {
+    let lower = s.to_ascii_lowercase();
+    let open = lower.find("<title")?;
+    let start = open + lower[open..].find('>')? + 1;
+    let end = start + lower[start..].find("</title")?;
+    let title = s.get(start..end)?;
+    Some(title.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+fn shorten(s: &str) -> String {
+    let s = s.trim();
+    if s.chars().count() <= MAX_DETAIL_CHARS {
+        return s.to_string();
+    }
+    let cut: String = s.chars().take(MAX_DETAIL_CHARS).collect();
+    let mut out = cut.trim_end().to_string();
+    out.push('…');
+    out
+}
+
+/// `" (HTTP 401): detail"` pieces: the detail without its final full stop, so the sentence
+/// that follows can add its own.
+fn with_detail(f: &mut fmt::Formatter<'_>, lead: &str, detail: &str) -> fmt::Result {
+    let d = detail.trim().trim_end_matches('.');
+    if d.is_empty() {
+        write!(f, "{lead}.")
+    } else if d.ends_with(['!', '?', '\u{2026}']) {
+        write!(f, "{lead}: {d}")
+    } else {
+        write!(f, "{lead}: {d}.")
+    }
+}
+
+impl fmt::Display for ProviderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ProviderError::Unauthorized { status: 403, detail } => {
+                with_detail(f, "The provider refused the request (HTTP 403)", detail)?;
+                f.write_str(" Check that the API key is allowed to use this model.")
+            }
+            ProviderError::Unauthorized { status, detail } => {
+                with_detail(f, &format!("The provider rejected the API key (HTTP {status})"), detail)?;
+                f.write_str(" Check the key in Settings.")
+            }
+            ProviderError::QuotaExceeded { status, detail } => {
+                with_detail(
+                    f,
+                    &format!("The provider account has no credit or quota left (HTTP {status})"),
+                    detail,
+                )?;
+                f.write_str(" Check the plan or billing with the provider.")
+            }
+            ProviderError::NotFound { detail } => {
+                with_detail(f, "The provider did not find that model or address (HTTP 404)", detail)?;
+                f.write_str(" Check the base URL and the model name in Settings.")
+            }
+            ProviderError::RateLimited { detail, retry_after } => {
+                with_detail(f, "Rate limited by the provider (HTTP 429)", detail)?;
+                match retry_after {
+                    Some(1) => f.write_str(" Wait a second and retry."),
+                    Some(s) => write!(f, " Wait {s} seconds and retry."),
+                    None => f.write_str(" Wait a moment and retry."),
+                }
+            }
+            ProviderError::Server { status, detail } => {
+                with_detail(f, &format!("The provider failed with a server error (HTTP {status})"), detail)?;
+                f.write_str(" Retry in a moment; if it keeps failing, the service may be down.")
+            }
+            ProviderError::Http { status, detail } => {
+                with_detail(f, &format!("The provider refused the request (HTTP {status})"), detail)?;
+                f.write_str(" Check the model and its settings.")
+            }
+            ProviderError::Network(detail) => {
+                with_detail(f, "Could not reach the provider", detail)?;
+                f.write_str(
+                    " Check the base URL, your connection, and that the server allows requests from this page (CORS).",
+                )
+            }
+            ProviderError::StreamCut => f.write_str(
+                "The connection closed before the answer was complete. Retry to get the full answer.",
+            ),
+            ProviderError::Malformed(detail) => {
+                with_detail(f, "The provider sent a response Skiff could not read", detail)?;
+                f.write_str(" Check that the base URL points to an OpenAI-compatible API.")
+            }
+            ProviderError::InStream(detail) => {
+                with_detail(f, "The provider reported an error while answering", detail)?;
+                f.write_str(" Retry, or pick another model.")
+            }
+            ProviderError::InvalidBaseUrl(input) if input.trim().is_empty() => f.write_str(
+                "The base URL is empty. Enter an address starting with http:// or https://, such as http://localhost:8080/v1.",
+            ),
+            ProviderError::InvalidBaseUrl(input) => write!(
+                f,
+                "\u{201c}{input}\u{201d} is not a usable base URL. Enter an address starting with http:// or https://, such as http://localhost:8080/v1."
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ProviderError {}
+
+#[cfg(test)]
+#[path = "error_tests.rs"]
+mod tests;

@@ -1,0 +1,307 @@
+//! Versioned records for everything Skiff keeps in browser storage.
+//!
+//! Every stored value is an envelope `{"v": N, "data": ...}`. Decoding migrates older versions
+//! forward and refuses newer ones (a tab running an older Skiff must not overwrite what a newer
+//! one wrote). Decoding never panics and never guesses: a value that does not parse is reported
+//! as [`PersistError`] and the caller keeps the raw text aside instead of overwriting it.
+//!
+//! Keys: one per conversation plus a small index, so the cost of a write depends on the size of
+//! the conversation being written, never on how many conversations exist.
+
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::chat::{Conversation, ConversationSummary};
+use crate::settings::ChatSettings;
+
+/// Every key Skiff writes starts with this, so foreign keys on the same origin are left alone.
+pub const KEY_PREFIX: &str = "skiff:";
+pub const SETTINGS_KEY: &str = "skiff:settings";
+pub const INDEX_KEY: &str = "skiff:conversations";
+pub const CONVERSATION_PREFIX: &str = "skiff:conv:";
+/// Where an unreadable value is copied before its key may be written again.
+pub const ASIDE_PREFIX: &str = "skiff:aside:";
+
+pub const SETTINGS_VERSION: u32 = 1;
+pub const INDEX_VERSION: u32 = 1;
+pub const CONVERSATION_VERSION: u32 = 1;
+
+pub fn conversation_key(id: &str) -> String {
+    format!("{CONVERSATION_PREFIX}{id}")
+}
+
+pub fn conversation_id_from_key(key: &str) -> Option<&str> {
+    key.strip_prefix(CONVERSATION_PREFIX)
+        .filter(|id| !id.is_empty())
+}
+
+/// The key an unreadable value of `key` is kept under; the timestamp keeps several apart.
+pub fn aside_key(key: &str, now_ms: f64) -> String {
+    format!(
+        "{ASIDE_PREFIX}{}:{}",
+        key.trim_start_matches(KEY_PREFIX),
+        now_ms as u64
+    )
+}
+
+/// Why a stored value could not be used.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PersistError {
+    /// Not JSON, or JSON of the wrong shape.
+    Corrupt { what: &'static str, detail: String },
+    /// Written by a newer Skiff than this one.
+    TooNew {
+        what: &'static str,
+        version: u32,
+        known: u32,
+    },
+}
+
+impl fmt::Display for PersistError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PersistError::Corrupt { what, detail } => write!(
+                f,
+                "The saved {what} could not be read ({detail}). It was kept aside unchanged; you can download it from Settings."
+            ),
+            PersistError::TooNew { what, version, known } => write!(
+                f,
+                "The saved {what} was written by a newer version of Skiff (format {version}, this page knows up to {known}). Reload to update the page; nothing was changed."
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PersistError {}
+
+#[derive(Serialize)]
+struct EnvelopeOut<'a, T> {
+    v: u32,
+    data: &'a T,
+}
+
+fn encode<T: Serialize>(version: u32, data: &T) -> String {
+    // Serializing plain structs of strings and numbers cannot fail; an empty object is a
+    // harmless fallback that will simply be reported as corrupt on the next read.
+    serde_json::to_string(&EnvelopeOut { v: version, data }).unwrap_or_else(|_| "{}".to_string())
+}
+
+/// Split an envelope into its version and payload. A bare object with no `v` is treated as
+/// version 0 (the shape before envelopes), which gives migrations a place to start.
+fn open(raw: &str, what: &'static str) -> Result<(u32, Value), PersistError> {
+    let value: Value = serde_json::from_str(raw).map_err(|e| PersistError::Corrupt {
+        what,
+        detail: format!("not valid JSON: {e}"),
+    })?;
+    let Value::Object(mut map) = value else {
+        return Err(PersistError::Corrupt {
+            what,
+            detail: "not a JSON object".into(),
+        });
+    };
+    match (map.remove("v"), map.remove("data")) {
+        (Some(v), Some(data)) => {
+            let version = v
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| PersistError::Corrupt {
+                    what,
+                    detail: "bad version field".into(),
+                })?;
+            Ok((version, data))
+        }
+        (None, None) => Ok((0, Value::Object(map))),
+        _ => Err(PersistError::Corrupt {
+            what,
+            detail: "incomplete envelope".into(),
+        }),
+    }
+}
+
+fn payload<T: DeserializeOwned>(data: Value, what: &'static str) -> Result<T, PersistError> {
+    serde_json::from_value(data).map_err(|e| PersistError::Corrupt {
+        what,
+        detail: e.to_string(),
+    })
+}
+
+fn check_known(version: u32, known: u32, what: &'static str) -> Result<(), PersistError> {
+    if version > known {
+        Err(PersistError::TooNew {
+            what,
+            version,
+            known,
+        })
+    } else {
+        Ok(())
+    }
+}
+
+// --- conversations ---------------------------------------------------------------------------
+
+pub fn encode_conversation(c: &Conversation) -> String {
+    encode(CONVERSATION_VERSION, c)
+}
+
+pub fn decode_conversation(raw: &str) -> Result<Conversation, PersistError> {
+    const WHAT: &str = "conversation";
+    let (version, data) = open(raw, WHAT)?;
+    check_known(version, CONVERSATION_VERSION, WHAT)?;
+    // Version 0 and 1 share a shape today; a future version 2 adds its step here, migrating
+    // the `Value` before it is typed.
+    payload(data, WHAT)
+}
+
+// --- index -----------------------------------------------------------------------------------
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct IndexData {
+    items: Vec<ConversationSummary>,
+}
+
+pub fn encode_index(items: &[ConversationSummary]) -> String {
+    encode(
+        INDEX_VERSION,
+        &IndexData {
+            items: items.to_vec(),
+        },
+    )
+}
+
+pub fn decode_index(raw: &str) -> Result<Vec<ConversationSummary>, PersistError> {
+    const WHAT: &str = "conversation list";
+    let (version, data) = open(raw, WHAT)?;
+    check_known(version, INDEX_VERSION, WHAT)?;
+    Ok(payload::<IndexData>(data, WHAT)?.items)
+}
+
+// --- settings --------------------------------------------------------------------------------
+
+pub fn encode_settings(s: &ChatSettings) -> String {
+    encode(SETTINGS_VERSION, s)
+}
+
+pub fn decode_settings(raw: &str) -> Result<ChatSettings, PersistError> {
+    const WHAT: &str = "settings";
+    let (version, data) = open(raw, WHAT)?;
+    check_known(version, SETTINGS_VERSION, WHAT)?;
+    payload(data, WHAT)
+}
+
+/// Sort summaries newest first, the order the sidebar shows.
+pub fn sort_index(items: &mut [ConversationSummary]) {
+    items.sort_by(|a, b| {
+        b.updated_ms
+            .total_cmp(&a.updated_ms)
+            .then_with(|| a.id.cmp(&b.id))
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chat::{Message, MessageStatus, Role};
+
+    fn sample() -> Conversation {
+        let mut c = Conversation::new("abc".into(), 10.0);
+        c.title = "Hello".into();
+        let mut m = Message::new("m1".into(), Role::Assistant, "hi **there**".into(), 11.0);
+        m.status = MessageStatus::Error("HTTP 500".into());
+        m.reasoning = "thinking".into();
+        c.messages
+            .push(Message::new("m0".into(), Role::User, "hello".into(), 10.5));
+        c.messages.push(m);
+        c
+    }
+
+    #[test]
+    fn conversation_round_trip_with_envelope() {
+        let c = sample();
+        let raw = encode_conversation(&c);
+        assert!(raw.starts_with(r#"{"v":1,"data":{"#), "{raw}");
+        assert_eq!(decode_conversation(&raw).unwrap(), c);
+    }
+
+    #[test]
+    fn version_zero_bare_object_is_migrated() {
+        let c = sample();
+        let bare = serde_json::to_string(&c).unwrap();
+        assert_eq!(decode_conversation(&bare).unwrap(), c);
+    }
+
+    #[test]
+    fn newer_version_is_refused_not_misread() {
+        let raw = r#"{"v":7,"data":{}}"#;
+        let err = decode_conversation(raw).unwrap_err();
+        assert_eq!(
+            err,
+            PersistError::TooNew {
+                what: "conversation",
+                version: 7,
+                known: 1
+            }
+        );
+        assert!(err.to_string().contains("newer version of Skiff"));
+    }
+
+    #[test]
+    fn corrupt_values_are_reported_with_a_sentence() {
+        for raw in [
+            "",
+            "{",
+            "[1,2]",
+            "null",
+            r#"{"v":"x","data":{}}"#,
+            r#"{"v":1}"#,
+            r#"{"v":1,"data":{"id":3}}"#,
+        ] {
+            match decode_conversation(raw) {
+                Err(e @ PersistError::Corrupt { .. }) => {
+                    assert!(e.to_string().contains("kept aside"), "{raw}")
+                }
+                other => panic!("{raw:?} gave {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn index_and_settings_round_trip() {
+        let items = vec![sample().summary()];
+        assert_eq!(decode_index(&encode_index(&items)).unwrap(), items);
+        let s = ChatSettings::default();
+        assert_eq!(decode_settings(&encode_settings(&s)).unwrap(), s);
+    }
+
+    #[test]
+    fn keys() {
+        assert_eq!(conversation_key("x1"), "skiff:conv:x1");
+        assert_eq!(conversation_id_from_key("skiff:conv:x1"), Some("x1"));
+        assert_eq!(conversation_id_from_key("skiff:conv:"), None);
+        assert_eq!(conversation_id_from_key("other"), None);
+        assert_eq!(
+            aside_key("skiff:conv:x1", 1234.9),
+            "skiff:aside:conv:x1:1234"
+        );
+    }
+
+    #[test]
+    fn index_sorted_newest_first() {
+        let mut v = vec![
+            ConversationSummary {
+                id: "a".into(),
+                title: String::new(),
+                updated_ms: 1.0,
+            },
+            ConversationSummary {
+                id: "b".into(),
+                title: String::new(),
+                updated_ms: 3.0,
+            },
+        ];
+        sort_index(&mut v);
+        assert_eq!(v[0].id, "b");
+    }
+}

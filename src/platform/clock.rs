@@ -1,0 +1,43 @@
+//! Wall-clock time, sleeping and frame pacing for the wasm build.
+//!
+//! `skiff-core` takes time as a plain `now_ms: f64`; this is where that number comes from.
+//! Nothing here may block the thread: every wait yields to the browser's event loop.
+
+use futures::channel::oneshot;
+use futures::future::{select, Either};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+
+/// Milliseconds since the Unix epoch (`Date.now()`).
+pub fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+pub async fn sleep_ms(ms: u32) {
+    gloo_timers::future::TimeoutFuture::new(ms).await;
+}
+
+/// The longest [`next_frame`] waits. Hidden tabs stop animation frames entirely; without a
+/// cap a stream that paces its UI updates per frame would stall until the tab is shown.
+pub const FRAME_FALLBACK_MS: u32 = 100;
+
+/// Resolves at the next animation frame (so several stream deltas can be rendered in one
+/// paint), or after [`FRAME_FALLBACK_MS`] if no frame comes (hidden tab, no window).
+pub async fn next_frame() {
+    let (tx, rx) = oneshot::channel::<()>();
+    // `once_into_js` frees the closure after its single call, so nothing leaks per frame.
+    let on_frame = Closure::once_into_js(move || {
+        let _ = tx.send(());
+    });
+    let requested = web_sys::window()
+        .map(|w| w.request_animation_frame(on_frame.unchecked_ref()).is_ok())
+        .unwrap_or(false);
+    if !requested {
+        sleep_ms(FRAME_FALLBACK_MS).await;
+        return;
+    }
+    let fallback = Box::pin(sleep_ms(FRAME_FALLBACK_MS));
+    match select(rx, fallback).await {
+        Either::Left(_) | Either::Right(_) => {}
+    }
+}

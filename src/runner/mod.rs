@@ -1,0 +1,7 @@
+//! Runners: the thin async loops that perform what core asks (fetch, timers, abort) and write
+//! the results into stores. They own no UI and no wire format: formats are decoded in
+//! `skiff-core`, state lives in `stores`. When a runner grows a decision worth testing, that
+//! decision belongs in core.
+
+pub mod chat;
+pub mod models;

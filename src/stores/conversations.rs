@@ -1,0 +1,612 @@
+//! The conversations store: a small index for the sidebar, and conversations loaded on demand,
+//! one storage key each.
+//!
+//! Invariants:
+//! - A write touches one conversation's key (plus the index when a title or order changes), so
+//!   the cost of a streamed token never depends on how many conversations exist.
+//! - While a reply streams, writes are throttled ([`WriteThrottle`]); the final write is
+//!   immediate, and `flush_all` runs when the page is hidden.
+//! - A value that fails to parse is never overwritten: it is listed as unreadable, copied aside
+//!   before its key is reused, and the rest carries on.
+//! - Another tab's writes arrive through the `storage` event and are merged message by message,
+//!   so neither tab overwrites the other's messages.
+
+use std::collections::{HashMap, HashSet};
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use skiff_core::chat::{
+    merge_conversations, Conversation, ConversationSummary, Message, MessageStatus,
+};
+use skiff_core::persist::{self, INDEX_KEY};
+use skiff_core::throttle::{WriteDecision, WriteThrottle};
+
+use super::live_message::LiveMessage;
+use super::notices::{Level, Notices};
+use super::settings::keep_aside;
+use crate::platform::{clock, ids, storage};
+
+/// While streaming, a conversation is written at most this often.
+pub const STREAM_WRITE_INTERVAL_MS: f64 = 250.0;
+/// A message saved as streaming whose conversation has not been written for this long is not
+/// streaming in any tab any more: the page that streamed it was closed or reloaded.
+pub const STALE_STREAM_MS: f64 = 15_000.0;
+
+const FULL_KEY: &str = "storage-full";
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Meta {
+    pub id: String,
+    pub title: String,
+    pub created_ms: f64,
+    pub updated_ms: f64,
+}
+
+/// A conversation held in memory: its metadata and its messages, each a [`LiveMessage`].
+#[derive(Clone, Copy)]
+pub struct Loaded {
+    pub meta: RwSignal<Meta>,
+    pub messages: RwSignal<Vec<LiveMessage>>,
+}
+
+impl Loaded {
+    fn new(c: &Conversation) -> Self {
+        Loaded {
+            meta: RwSignal::new(Meta {
+                id: c.id.clone(),
+                title: c.title.clone(),
+                created_ms: c.created_ms,
+                updated_ms: c.updated_ms,
+            }),
+            messages: RwSignal::new(c.messages.iter().map(LiveMessage::from_message).collect()),
+        }
+    }
+
+    pub fn id(&self) -> String {
+        self.meta.with_untracked(|m| m.id.clone())
+    }
+
+    pub fn snapshot(&self) -> Conversation {
+        let meta = self.meta.get_untracked();
+        Conversation {
+            id: meta.id,
+            title: meta.title,
+            created_ms: meta.created_ms,
+            updated_ms: meta.updated_ms,
+            messages: self
+                .messages
+                .with_untracked(|ms| ms.iter().map(LiveMessage::snapshot).collect()),
+        }
+    }
+}
+
+/// A stored value that could not be read, kept for the user to download or delete.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unreadable {
+    pub key: String,
+    pub error: String,
+}
+
+#[derive(Clone, Copy)]
+pub struct ConversationsStore {
+    pub index: RwSignal<Vec<ConversationSummary>>,
+    pub current: RwSignal<Option<Loaded>>,
+    pub unreadable: RwSignal<Vec<Unreadable>>,
+    loaded: StoredValue<HashMap<String, Loaded>>,
+    throttles: StoredValue<HashMap<String, WriteThrottle>>,
+    timers_armed: StoredValue<HashSet<String>>,
+    /// Ids of messages streaming in this tab right now.
+    live: StoredValue<HashSet<String>>,
+    notices: Notices,
+}
+
+impl ConversationsStore {
+    pub fn load(notices: Notices) -> Self {
+        let store = ConversationsStore {
+            index: RwSignal::new(Vec::new()),
+            current: RwSignal::new(None),
+            unreadable: RwSignal::new(Vec::new()),
+            loaded: StoredValue::new(HashMap::new()),
+            throttles: StoredValue::new(HashMap::new()),
+            timers_armed: StoredValue::new(HashSet::new()),
+            live: StoredValue::new(HashSet::new()),
+            notices,
+        };
+        store.load_index();
+        store
+    }
+
+    /// Read the index, then reconcile it with the conversation keys actually present: a key
+    /// missing from the index (a write of the index failed) is added back, an entry without a
+    /// key is dropped. Nothing stored is ever dropped by this.
+    fn load_index(&self) {
+        let mut items = match storage::get(INDEX_KEY) {
+            Ok(None) => Vec::new(),
+            Ok(Some(raw)) => match persist::decode_index(&raw) {
+                Ok(items) => items,
+                Err(e) => {
+                    // The index is derived data: rebuild it from the conversations instead of
+                    // bothering the user, but keep the broken copy aside for a bug report.
+                    keep_aside(INDEX_KEY, &raw);
+                    leptos::logging::warn!("conversation index unreadable, rebuilt: {e}");
+                    Vec::new()
+                }
+            },
+            Err(e) => {
+                self.notices.push(Level::Error, e.to_string());
+                return;
+            }
+        };
+        let keys = match storage::keys_with_prefix(persist::CONVERSATION_PREFIX) {
+            Ok(keys) => keys,
+            Err(e) => {
+                self.notices.push(Level::Error, e.to_string());
+                Vec::new()
+            }
+        };
+        let present: HashSet<&str> = keys
+            .iter()
+            .filter_map(|k| persist::conversation_id_from_key(k))
+            .collect();
+        let before = items.len();
+        items.retain(|s| present.contains(s.id.as_str()));
+        let mut changed = items.len() != before;
+        let known: HashSet<String> = items.iter().map(|s| s.id.clone()).collect();
+        let mut unreadable = Vec::new();
+        for key in &keys {
+            let Some(id) = persist::conversation_id_from_key(key) else {
+                continue;
+            };
+            if known.contains(id) {
+                continue;
+            }
+            match storage::get(key) {
+                Ok(Some(raw)) => match persist::decode_conversation(&raw) {
+                    Ok(c) => {
+                        items.push(c.summary());
+                        changed = true;
+                    }
+                    Err(e) => unreadable.push(Unreadable {
+                        key: key.clone(),
+                        error: e.to_string(),
+                    }),
+                },
+                Ok(None) => {}
+                Err(e) => unreadable.push(Unreadable {
+                    key: key.clone(),
+                    error: e.to_string(),
+                }),
+            }
+        }
+        if !unreadable.is_empty() {
+            self.notices.push(
+                Level::Error,
+                format!(
+                    "{} saved conversation(s) could not be read. They were left untouched; see Settings → Storage to download or delete them.",
+                    unreadable.len()
+                ),
+            );
+        }
+        persist::sort_index(&mut items);
+        self.index.set(items);
+        self.unreadable.set(unreadable);
+        if changed {
+            self.write_index();
+        }
+    }
+
+    fn write_index(&self) {
+        let raw = self
+            .index
+            .with_untracked(|items| persist::encode_index(items));
+        self.write(INDEX_KEY, &raw);
+    }
+
+    fn write(&self, key: &str, raw: &str) -> bool {
+        match storage::set(key, raw) {
+            Ok(()) => {
+                self.notices.clear_key(FULL_KEY);
+                true
+            }
+            Err(e) => {
+                self.notices
+                    .push_keyed(Level::Error, e.to_string(), Some(FULL_KEY));
+                false
+            }
+        }
+    }
+
+    /// Open a conversation, loading it from storage on first use.
+    pub fn select(&self, id: &str) {
+        if let Some(l) = self.get_or_load(id) {
+            self.current.set(Some(l));
+        }
+    }
+
+    /// Show the empty "new chat" view; the conversation is created with its first message.
+    pub fn select_none(&self) {
+        self.current.set(None);
+    }
+
+    pub fn current_id(&self) -> Option<String> {
+        self.current.get_untracked().map(|l| l.id())
+    }
+
+    fn get_or_load(&self, id: &str) -> Option<Loaded> {
+        if let Some(l) = self.loaded.with_value(|m| m.get(id).copied()) {
+            return Some(l);
+        }
+        let key = persist::conversation_key(id);
+        let raw = match storage::get(&key) {
+            Ok(Some(raw)) => raw,
+            Ok(None) => {
+                self.notices.push(
+                    Level::Warning,
+                    "That conversation no longer exists (it was deleted, perhaps in another tab).",
+                );
+                self.index.update(|items| items.retain(|s| s.id != id));
+                return None;
+            }
+            Err(e) => {
+                self.notices.push(Level::Error, e.to_string());
+                return None;
+            }
+        };
+        match persist::decode_conversation(&raw) {
+            Ok(mut c) => {
+                let stale = clock::now_ms() - c.updated_ms > STALE_STREAM_MS;
+                let interrupted = stale && c.mark_interrupted();
+                let l = Loaded::new(&c);
+                self.loaded.update_value(|m| {
+                    m.insert(id.to_string(), l);
+                });
+                if interrupted {
+                    self.save(&l);
+                }
+                Some(l)
+            }
+            Err(e) => {
+                self.notices.push(Level::Error, e.to_string());
+                self.unreadable.update(|u| {
+                    if !u.iter().any(|x| x.key == key) {
+                        u.push(Unreadable {
+                            key,
+                            error: e.to_string(),
+                        });
+                    }
+                });
+                self.index.update(|items| items.retain(|s| s.id != id));
+                None
+            }
+        }
+    }
+
+    /// Create a conversation in memory and make it current; saved with its first message.
+    pub fn create(&self) -> Loaded {
+        let now = clock::now_ms();
+        let c = Conversation::new(ids::new_id(), now);
+        let l = Loaded::new(&c);
+        self.loaded.update_value(|m| {
+            m.insert(c.id.clone(), l);
+        });
+        self.current.set(Some(l));
+        l
+    }
+
+    pub fn push_message(&self, conv: &Loaded, m: &Message) -> LiveMessage {
+        let live = LiveMessage::from_message(m);
+        conv.messages.update(|ms| ms.push(live));
+        live
+    }
+
+    /// Remove every message after `message_id` (used before regenerating an answer).
+    pub fn truncate_after(&self, conv: &Loaded, message_id: &str) {
+        conv.messages.update(|ms| {
+            if let Some(pos) = ms
+                .iter()
+                .position(|m| m.id.with_value(|id| id == message_id))
+            {
+                ms.truncate(pos + 1);
+            }
+        });
+    }
+
+    pub fn set_live(&self, message_id: &str, live: bool) {
+        self.live.update_value(|s| {
+            if live {
+                s.insert(message_id.to_string());
+            } else {
+                s.remove(message_id);
+            }
+        });
+    }
+
+    /// Write a conversation now, and its index entry.
+    pub fn save(&self, conv: &Loaded) {
+        let now = clock::now_ms();
+        conv.meta.update(|m| m.updated_ms = now);
+        let snapshot = conv.snapshot();
+        self.throttles.update_value(|t| {
+            if let Some(t) = t.get_mut(&snapshot.id) {
+                t.wrote(now);
+            }
+        });
+        if !self.write(
+            &persist::conversation_key(&snapshot.id),
+            &persist::encode_conversation(&snapshot),
+        ) {
+            return;
+        }
+        let summary = snapshot.summary();
+        self.index.update(|items| {
+            match items.iter_mut().find(|s| s.id == summary.id) {
+                Some(s) => *s = summary,
+                None => items.push(summary),
+            }
+            persist::sort_index(items);
+        });
+        self.write_index();
+    }
+
+    /// A streamed change: write at most every [`STREAM_WRITE_INTERVAL_MS`].
+    pub fn save_throttled(&self, conv: &Loaded) {
+        let id = conv.id();
+        let now = clock::now_ms();
+        let decision = self.throttles.try_update_value(|t| {
+            t.entry(id.clone())
+                .or_insert_with(|| WriteThrottle::new(STREAM_WRITE_INTERVAL_MS))
+                .changed(now)
+        });
+        match decision {
+            Some(WriteDecision::Now) => self.write_conversation_only(conv),
+            Some(WriteDecision::At(at)) => {
+                let armed = self
+                    .timers_armed
+                    .try_update_value(|s| !s.insert(id.clone()))
+                    .unwrap_or(true);
+                if armed {
+                    return;
+                }
+                let store = *self;
+                let conv = *conv;
+                spawn_local(async move {
+                    clock::sleep_ms((at - now).max(0.0) as u32).await;
+                    store.timers_armed.update_value(|s| {
+                        s.remove(&id);
+                    });
+                    let due = store
+                        .throttles
+                        .try_update_value(|t| {
+                            t.get_mut(&id)
+                                .map(|t| t.due(clock::now_ms()))
+                                .unwrap_or(false)
+                        })
+                        .unwrap_or(false);
+                    if due {
+                        store.write_conversation_only(&conv);
+                    }
+                });
+            }
+            None => {}
+        }
+    }
+
+    fn write_conversation_only(&self, conv: &Loaded) {
+        // Deleted while streaming: do not resurrect it.
+        let id = conv.id();
+        if !self.loaded.with_value(|m| m.contains_key(&id)) {
+            return;
+        }
+        conv.meta
+            .update_untracked(|m| m.updated_ms = clock::now_ms());
+        let snapshot = conv.snapshot();
+        self.write(
+            &persist::conversation_key(&snapshot.id),
+            &persist::encode_conversation(&snapshot),
+        );
+    }
+
+    /// Write whatever the throttle still owes (page being hidden or closed).
+    pub fn flush_all(&self) {
+        let owed: Vec<String> = self.throttles.with_value(|t| {
+            t.iter()
+                .filter(|(_, t)| t.is_pending())
+                .map(|(id, _)| id.clone())
+                .collect()
+        });
+        for id in owed {
+            if let Some(l) = self.loaded.with_value(|m| m.get(&id).copied()) {
+                self.write_conversation_only(&l);
+                self.throttles.update_value(|t| {
+                    if let Some(t) = t.get_mut(&id) {
+                        t.wrote(clock::now_ms());
+                    }
+                });
+            }
+        }
+    }
+
+    /// The page is going away (reload, close, navigation): the replies streaming here will not
+    /// finish, so say so in what is saved, then write everything owed. A crash skips this; the
+    /// staleness check on load covers that case.
+    pub fn on_page_hide(&self) {
+        let live: Vec<String> = self.live.with_value(|s| s.iter().cloned().collect());
+        if !live.is_empty() {
+            let all: Vec<Loaded> = self.loaded.with_value(|m| m.values().copied().collect());
+            for l in all {
+                let mut touched = false;
+                l.messages.with_untracked(|ms| {
+                    for m in ms.iter().filter(|m| live.contains(&m.id())) {
+                        m.status.set(MessageStatus::Interrupted);
+                        touched = true;
+                    }
+                });
+                if touched {
+                    self.write_conversation_only(&l);
+                }
+            }
+        }
+        self.flush_all();
+    }
+
+    pub fn rename(&self, id: &str, title: &str) {
+        let title = title.trim();
+        if let Some(l) = self.get_or_load(id) {
+            l.meta.update(|m| m.title = title.to_string());
+            self.save(&l);
+        }
+    }
+
+    pub fn delete(&self, id: &str) {
+        if let Err(e) = storage::remove(&persist::conversation_key(id)) {
+            self.notices.push(Level::Error, e.to_string());
+            return;
+        }
+        self.loaded.update_value(|m| {
+            m.remove(id);
+        });
+        self.throttles.update_value(|t| {
+            t.remove(id);
+        });
+        self.index.update(|items| items.retain(|s| s.id != id));
+        self.write_index();
+        if self.current_id().as_deref() == Some(id) {
+            self.current.set(None);
+        }
+    }
+
+    /// The raw text of a stored value, for downloading unreadable data.
+    pub fn raw_value(&self, key: &str) -> Option<String> {
+        storage::get(key).ok().flatten()
+    }
+
+    /// Delete an unreadable value the user has decided to give up.
+    pub fn discard_unreadable(&self, key: &str) {
+        match storage::remove(key) {
+            Ok(()) => self.unreadable.update(|u| u.retain(|x| x.key != key)),
+            Err(e) => self.notices.push(Level::Error, e.to_string()),
+        }
+    }
+
+    /// Another tab changed a key of ours.
+    pub fn apply_remote(&self, key: Option<&str>, new_value: Option<&str>) {
+        match key {
+            // `localStorage.clear()` elsewhere: keep what this tab shows, and re-save it.
+            None => {
+                let all: Vec<Loaded> = self.loaded.with_value(|m| m.values().copied().collect());
+                for l in all {
+                    self.save(&l);
+                }
+            }
+            Some(INDEX_KEY) => self.apply_remote_index(new_value),
+            Some(k) => {
+                if let Some(id) = persist::conversation_id_from_key(k) {
+                    self.apply_remote_conversation(id, new_value);
+                }
+            }
+        }
+    }
+
+    fn apply_remote_index(&self, new_value: Option<&str>) {
+        let Some(Ok(theirs)) = new_value.map(persist::decode_index) else {
+            return;
+        };
+        let mut merged = theirs;
+        let ours = self.index.get_untracked();
+        for s in ours {
+            if !merged.iter().any(|t| t.id == s.id) {
+                // Keep an entry the other tab did not know about only if it still exists.
+                if matches!(storage::get(&persist::conversation_key(&s.id)), Ok(Some(_))) {
+                    merged.push(s);
+                }
+            }
+        }
+        persist::sort_index(&mut merged);
+        if self.index.with_untracked(|cur| *cur != merged) {
+            self.index.set(merged);
+        }
+    }
+
+    fn apply_remote_conversation(&self, id: &str, new_value: Option<&str>) {
+        let Some(raw) = new_value else {
+            // Deleted in another tab.
+            self.loaded.update_value(|m| {
+                m.remove(id);
+            });
+            self.index.update(|items| items.retain(|s| s.id != id));
+            if self.current_id().as_deref() == Some(id) {
+                self.current.set(None);
+                self.notices
+                    .push(Level::Info, "This conversation was deleted in another tab.");
+            }
+            return;
+        };
+        let remote = match persist::decode_conversation(raw) {
+            Ok(c) => c,
+            Err(e) => {
+                leptos::logging::warn!("ignoring unreadable conversation from another tab: {e}");
+                return;
+            }
+        };
+        let summary = remote.summary();
+        self.index.update(|items| {
+            match items.iter_mut().find(|s| s.id == summary.id) {
+                Some(s) => *s = summary,
+                None => items.push(summary),
+            }
+            persist::sort_index(items);
+        });
+        let Some(l) = self.loaded.with_value(|m| m.get(id).copied()) else {
+            return;
+        };
+        let local = l.snapshot();
+        let live: Vec<String> = self.live.with_value(|s| s.iter().cloned().collect());
+        let live_refs: Vec<&str> = live.iter().map(String::as_str).collect();
+        let merged = merge_conversations(&local, &remote, &live_refs);
+        self.apply_merged(&l, &merged);
+        // We held something the other tab lacked: write the union so both converge.
+        if merged.messages != remote.messages {
+            self.write_conversation_only(&l);
+        }
+    }
+
+    fn apply_merged(&self, l: &Loaded, merged: &Conversation) {
+        let current: Vec<LiveMessage> = l.messages.get_untracked();
+        let mut next = Vec::with_capacity(merged.messages.len());
+        let mut added = false;
+        for m in &merged.messages {
+            match current.iter().find(|x| x.id.with_value(|id| *id == m.id)) {
+                Some(existing) => {
+                    if !self.live.with_value(|s| s.contains(&m.id)) {
+                        existing.apply(m);
+                    }
+                    next.push(*existing);
+                }
+                None => {
+                    added = true;
+                    next.push(LiveMessage::from_message(m));
+                }
+            }
+        }
+        let reordered = next.len() != current.len()
+            || next
+                .iter()
+                .zip(current.iter())
+                .any(|(a, b)| a.id.get_value() != b.id.get_value());
+        if added || reordered {
+            l.messages.set(next);
+        }
+        l.meta.update(|meta| {
+            meta.title = merged.title.clone();
+            meta.updated_ms = merged.updated_ms;
+        });
+    }
+
+    /// Is any message of this conversation streaming in this tab?
+    pub fn is_streaming(&self, conv: &Loaded) -> bool {
+        conv.messages.with(|ms| {
+            ms.iter()
+                .any(|m| m.status.with(|s| *s == MessageStatus::Streaming))
+        })
+    }
+}

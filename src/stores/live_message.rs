@@ -1,0 +1,107 @@
+//! A message as the UI sees it: the fields that change while a reply streams are separate
+//! signals, so a token updates `content` of one message and re-renders nothing else.
+
+use leptos::prelude::*;
+use skiff_core::chat::{Message, MessageStatus, Role, Usage};
+
+#[derive(Clone, Copy)]
+pub struct LiveMessage {
+    pub id: StoredValue<String>,
+    pub role: Role,
+    pub created_ms: f64,
+    pub content: RwSignal<String>,
+    pub reasoning: RwSignal<String>,
+    pub status: RwSignal<MessageStatus>,
+    pub model: RwSignal<Option<String>>,
+    pub usage: RwSignal<Option<Usage>>,
+    pub finish_reason: RwSignal<Option<String>>,
+    /// Bumped when `content` is replaced rather than appended to (retry, another tab's copy),
+    /// so the incremental markdown view knows to start over.
+    pub revision: RwSignal<u32>,
+    /// Live speed while streaming in this tab; not persisted.
+    pub stats: RwSignal<Option<StreamStats>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct StreamStats {
+    pub tokens: u32,
+    pub tokens_per_second: f64,
+}
+
+impl LiveMessage {
+    pub fn from_message(m: &Message) -> Self {
+        LiveMessage {
+            id: StoredValue::new(m.id.clone()),
+            role: m.role,
+            created_ms: m.created_ms,
+            content: RwSignal::new(m.content.clone()),
+            reasoning: RwSignal::new(m.reasoning.clone()),
+            status: RwSignal::new(m.status.clone()),
+            model: RwSignal::new(m.model.clone()),
+            usage: RwSignal::new(m.usage),
+            finish_reason: RwSignal::new(m.finish_reason.clone()),
+            revision: RwSignal::new(0),
+            stats: RwSignal::new(None),
+        }
+    }
+
+    pub fn id(&self) -> String {
+        self.id.get_value()
+    }
+
+    /// The plain record, read without subscribing (used for saving).
+    pub fn snapshot(&self) -> Message {
+        Message {
+            id: self.id.get_value(),
+            role: self.role,
+            content: self.content.get_untracked(),
+            reasoning: self.reasoning.get_untracked(),
+            created_ms: self.created_ms,
+            model: self.model.get_untracked(),
+            status: self.status.get_untracked(),
+            usage: self.usage.get_untracked(),
+            finish_reason: self.finish_reason.get_untracked(),
+        }
+    }
+
+    /// Take another copy of the same message (from another tab), touching only what differs.
+    pub fn apply(&self, m: &Message) {
+        let content_differs = self.content.with_untracked(|c| *c != m.content);
+        if content_differs {
+            let appended = self
+                .content
+                .with_untracked(|c| m.content.starts_with(c.as_str()));
+            self.content.set(m.content.clone());
+            if !appended {
+                self.revision.update(|r| *r += 1);
+            }
+        }
+        if self.reasoning.with_untracked(|r| *r != m.reasoning) {
+            self.reasoning.set(m.reasoning.clone());
+        }
+        if self.status.with_untracked(|s| *s != m.status) {
+            self.status.set(m.status.clone());
+        }
+        if self.model.with_untracked(|x| *x != m.model) {
+            self.model.set(m.model.clone());
+        }
+        if self.usage.get_untracked() != m.usage {
+            self.usage.set(m.usage);
+        }
+        if self.finish_reason.with_untracked(|x| *x != m.finish_reason) {
+            self.finish_reason.set(m.finish_reason.clone());
+        }
+    }
+
+    /// Start this (assistant) message over, for a retry.
+    pub fn reset_for_retry(&self, model: Option<String>) {
+        self.content.set(String::new());
+        self.reasoning.set(String::new());
+        self.usage.set(None);
+        self.finish_reason.set(None);
+        self.stats.set(None);
+        self.model.set(model);
+        self.status.set(MessageStatus::Streaming);
+        self.revision.update(|r| *r += 1);
+    }
+}

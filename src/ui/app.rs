@@ -1,0 +1,81 @@
+//! The app shell: creates the stores, wires cross-tab sync, theme and page-hide flushing, and
+//! lays out sidebar, chat and settings.
+
+use leptos::prelude::*;
+use skiff_core::persist::{self, SETTINGS_KEY};
+use skiff_core::settings::Theme;
+
+use super::chat_view::ChatView;
+use super::context::Ctx;
+use super::notices_view::NoticesView;
+use super::settings_panel::SettingsPanel;
+use super::sidebar::Sidebar;
+use crate::platform::storage;
+use crate::runner::chat::ChatRunner;
+use crate::stores::conversations::ConversationsStore;
+use crate::stores::notices::Notices;
+use crate::stores::settings::SettingsStore;
+
+#[component]
+pub fn App() -> impl IntoView {
+    let notices = Notices::new();
+    let settings = SettingsStore::load(notices);
+    let convs = ConversationsStore::load(notices);
+    let ctx = Ctx {
+        settings,
+        convs,
+        notices,
+        runner: ChatRunner::new(),
+        show_settings: RwSignal::new(false),
+        sidebar_open: RwSignal::new(false),
+    };
+    provide_context(ctx);
+
+    // Open the most recent conversation, as a returning user expects.
+    if let Some(first) = convs
+        .index
+        .with_untracked(|i| i.first().map(|s| s.id.clone()))
+    {
+        convs.select(&first);
+    }
+
+    // Another tab wrote to storage: merge it in. The listener lives as long as the page.
+    let listener = storage::on_change(move |change| {
+        let key = change.key.as_deref();
+        match key {
+            Some(SETTINGS_KEY) => settings.apply_remote(change.new_value.as_deref()),
+            Some(k) if !k.starts_with(persist::KEY_PREFIX) => {}
+            _ => convs.apply_remote(key, change.new_value.as_deref()),
+        }
+    });
+    StoredValue::new_local(listener);
+
+    // Throttled writes still owed when the page goes away are written now.
+    let _ = window_event_listener(leptos::ev::pagehide, move |_| convs.on_page_hide());
+
+    Effect::new(move |_| {
+        let theme = settings.settings.with(|s| s.theme);
+        if let Some(root) = document().document_element() {
+            let result = match theme {
+                Theme::System => root.remove_attribute("data-theme"),
+                Theme::Light => root.set_attribute("data-theme", "light"),
+                Theme::Dark => root.set_attribute("data-theme", "dark"),
+            };
+            if let Err(e) = result {
+                leptos::logging::warn!("could not set theme: {e:?}");
+            }
+        }
+    });
+
+    view! {
+        <div class="app" class:sidebar-open=move || ctx.sidebar_open.get()>
+            <Sidebar />
+            <div class="scrim" on:click=move |_| ctx.sidebar_open.set(false)></div>
+            <ChatView />
+            <NoticesView />
+            <Show when=move || ctx.show_settings.get()>
+                <SettingsPanel />
+            </Show>
+        </div>
+    }
+}

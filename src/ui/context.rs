@@ -1,0 +1,24 @@
+//! The handles every component may need, provided once by the app shell. All `Copy`.
+
+use leptos::prelude::*;
+
+use crate::runner::chat::ChatRunner;
+use crate::stores::conversations::ConversationsStore;
+use crate::stores::notices::Notices;
+use crate::stores::settings::SettingsStore;
+
+#[derive(Clone, Copy)]
+pub struct Ctx {
+    pub settings: SettingsStore,
+    pub convs: ConversationsStore,
+    pub notices: Notices,
+    pub runner: ChatRunner,
+    pub show_settings: RwSignal<bool>,
+    /// The sidebar as an overlay on narrow screens.
+    pub sidebar_open: RwSignal<bool>,
+}
+
+pub fn ctx() -> Ctx {
+    // Provided by `App` before any child renders; a missing context is a programming error.
+    expect_context::<Ctx>()
+}

@@ -1,0 +1,13 @@
+//! Leptos components. They render store state and dispatch intents to runners and stores;
+//! they hold no protocol logic and never touch storage directly.
+
+pub mod app;
+pub mod chat_view;
+pub mod composer;
+pub mod context;
+pub mod markdown_body;
+pub mod message_view;
+pub mod notices_view;
+pub mod onboarding;
+pub mod settings_panel;
+pub mod sidebar;

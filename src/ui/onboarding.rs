@@ -1,0 +1,87 @@
+//! What an empty conversation shows. With no provider configured: probe the usual local
+//! servers and offer the ones that answer, or explain how to get started. Never a demo model.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::context::ctx;
+use crate::runner::models::{probe_local, Found};
+
+#[derive(Clone, PartialEq)]
+enum Probe {
+    Running,
+    Done(Vec<Found>),
+}
+
+#[component]
+pub fn Onboarding() -> impl IntoView {
+    let ctx = ctx();
+    let configured = move || ctx.settings.settings.with(|s| s.is_configured());
+    let probe = RwSignal::new(Probe::Running);
+    let run_probe = move || {
+        probe.set(Probe::Running);
+        spawn_local(async move {
+            let found = probe_local().await;
+            probe.set(Probe::Done(found));
+        });
+    };
+    if !ctx.settings.settings.with_untracked(|s| s.is_configured()) {
+        run_probe();
+    }
+    let use_server = move |f: Found| {
+        ctx.settings.settings.update(|s| {
+            s.base_url = f.candidate.base_url.to_string();
+            s.model = f.models.first().cloned().unwrap_or_default();
+        });
+    };
+    view! {
+        <section class="onboarding">
+            <Show
+                when=configured
+                fallback=move || view! {
+                    <h2>"Welcome to Skiff"</h2>
+                    <p>
+                        "Skiff talks to your model provider straight from this page: nothing goes through a server of ours, and your conversations stay in this browser."
+                    </p>
+                    {move || match probe.get() {
+                        Probe::Running => view! { <p class="muted">"Looking for local servers (llama.cpp, Ollama, LM Studio)…"</p> }.into_any(),
+                        Probe::Done(found) if !found.is_empty() => view! {
+                            <p>"Found on this computer:"</p>
+                            <ul class="found-servers">
+                                {found.into_iter().map(|f| {
+                                    let label = format!("{} at {}", f.candidate.name, f.candidate.base_url);
+                                    let count = f.models.len();
+                                    let f2 = f.clone();
+                                    view! {
+                                        <li>
+                                            <span>{label}" — "{count}" model(s)"</span>
+                                            <button class="primary small" on:click=move |_| use_server(f2.clone())>"Use"</button>
+                                        </li>
+                                    }
+                                }).collect_view()}
+                            </ul>
+                        }.into_any(),
+                        Probe::Done(_) => view! {
+                            <p>"No local server answered. To start:"</p>
+                            <ul>
+                                <li>"Run a local server: llama.cpp (" <code>"llama-server -m model.gguf"</code> "), Ollama (allow this page with " <code>"OLLAMA_ORIGINS"</code> "), or LM Studio with CORS enabled;"</li>
+                                <li>"or use a hosted OpenAI-compatible provider with its base URL and API key."</li>
+                            </ul>
+                            <button class="link-button" on:click=move |_| run_probe()>"Look again"</button>
+                        }.into_any(),
+                    }}
+                    <button class="primary" on:click=move |_| ctx.show_settings.set(true)>"Open settings"</button>
+                }
+            >
+                <h2>"New conversation"</h2>
+                <p class="muted">
+                    {move || {
+                        let s = ctx.settings.settings.get();
+                        let model = if s.model.is_empty() { "the server's default model".to_string() } else { s.model };
+                        format!("Chatting with {model} at {}.", s.base_url)
+                    }}
+                </p>
+            </Show>
+        </section>
+    }
+}

@@ -1,0 +1,240 @@
+//! Settings: the provider (base URL, key, model, parameters), the theme, and storage health.
+//! Every field applies as it is edited; invalid numbers are reported beside the field and
+//! never saved.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use skiff_core::settings::{ChatSettings, Theme};
+
+use super::context::ctx;
+use crate::platform::storage;
+use crate::runner::models::list_models_default;
+
+#[derive(Clone, PartialEq)]
+enum Check {
+    Idle,
+    Running,
+    Ok(usize),
+    Failed(String),
+}
+
+#[component]
+pub fn SettingsPanel() -> impl IntoView {
+    let ctx = ctx();
+    let settings = ctx.settings.settings;
+    let models = RwSignal::new(Vec::<String>::new());
+    let check = RwSignal::new(Check::Idle);
+    let close = move || ctx.show_settings.set(false);
+
+    let test_connection = move |_| {
+        let s = settings.get_untracked();
+        check.set(Check::Running);
+        spawn_local(async move {
+            match list_models_default(&s.base_url, &s.api_key).await {
+                Ok(list) => {
+                    check.set(Check::Ok(list.len()));
+                    if settings.with_untracked(|s| s.model.is_empty()) {
+                        if let Some(first) = list.first() {
+                            settings.update(|s| s.model = first.clone());
+                        }
+                    }
+                    models.set(list);
+                }
+                Err(e) => check.set(Check::Failed(e.to_string())),
+            }
+        });
+    };
+
+    let text_field = move |label: &'static str,
+                           kind: &'static str,
+                           get: fn(&ChatSettings) -> String,
+                           set: fn(&mut ChatSettings, String)| {
+        view! {
+            <label class="field">
+                <span>{label}</span>
+                <input
+                    type=kind
+                    autocomplete="off"
+                    spellcheck="false"
+                    prop:value=move || settings.with(get)
+                    on:input=move |ev| settings.update(|s| set(s, event_target_value(&ev)))
+                />
+            </label>
+        }
+    };
+
+    view! {
+        <div class="modal-backdrop" on:click=move |_| close()>
+            <section
+                class="settings"
+                role="dialog"
+                aria-modal="true"
+                aria-label="Settings"
+                on:click=|ev| ev.stop_propagation()
+                on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Escape" { close() }
+            >
+                <header class="settings-header">
+                    <h2>"Settings"</h2>
+                    <button class="icon-button" aria-label="Close settings" on:click=move |_| close()>"×"</button>
+                </header>
+
+                <h3>"Provider (OpenAI-compatible)"</h3>
+                {text_field("Base URL", "url", |s| s.base_url.clone(), |s, v| s.base_url = v)}
+                <p class="hint">"For example http://127.0.0.1:8080/v1 (llama.cpp), http://127.0.0.1:11434/v1 (Ollama), https://api.openai.com/v1, https://openrouter.ai/api/v1."</p>
+                {text_field("API key (optional)", "password", |s| s.api_key.clone(), |s, v| s.api_key = v)}
+                <label class="field">
+                    <span>"Model"</span>
+                    <input
+                        list="skiff-models"
+                        autocomplete="off"
+                        spellcheck="false"
+                        placeholder="the server's default"
+                        prop:value=move || settings.with(|s| s.model.clone())
+                        on:input=move |ev| settings.update(|s| s.model = event_target_value(&ev))
+                    />
+                    <datalist id="skiff-models">
+                        <For each=move || models.get() key=|m| m.clone() let:m>
+                            <option value=m.clone()></option>
+                        </For>
+                    </datalist>
+                </label>
+                <div class="row">
+                    <button class="primary test-connection" on:click=test_connection disabled=move || check.get() == Check::Running>
+                        "Test connection"
+                    </button>
+                    <span class="connection-result" role="status">
+                        {move || match check.get() {
+                            Check::Idle => view! { <span></span> }.into_any(),
+                            Check::Running => view! { <span class="muted">"Connecting…"</span> }.into_any(),
+                            Check::Ok(n) => view! { <span class="ok">{format!("Connected: {n} model(s) available.")}</span> }.into_any(),
+                            Check::Failed(e) => view! { <span class="error">{e}</span> }.into_any(),
+                        }}
+                    </span>
+                </div>
+
+                <h3>"Conversation"</h3>
+                <label class="field">
+                    <span>"System prompt"</span>
+                    <textarea
+                        rows="3"
+                        prop:value=move || settings.with(|s| s.system_prompt.clone())
+                        on:input=move |ev| settings.update(|s| s.system_prompt = event_target_value(&ev))
+                    ></textarea>
+                </label>
+                <div class="params">
+                    <NumberField label="Temperature" min=0.0 max=2.0 get=|s| s.temperature.map(f64::from) set=|s, v| s.temperature = v.map(|v| v as f32) />
+                    <NumberField label="Top p" min=0.0 max=1.0 get=|s| s.top_p.map(f64::from) set=|s, v| s.top_p = v.map(|v| v as f32) />
+                    <NumberField label="Max tokens" min=1.0 max=1_000_000.0 integer=true get=|s| s.max_tokens.map(f64::from) set=|s, v| s.max_tokens = v.map(|v| v as u32) />
+                </div>
+
+                <h3>"Appearance"</h3>
+                <label class="field">
+                    <span>"Theme"</span>
+                    <select on:change=move |ev| {
+                        let theme = match event_target_value(&ev).as_str() {
+                            "light" => Theme::Light,
+                            "dark" => Theme::Dark,
+                            _ => Theme::System,
+                        };
+                        settings.update(|s| s.theme = theme);
+                    }>
+                        <option value="system" selected=move || settings.with(|s| s.theme == Theme::System)>"Follow the system"</option>
+                        <option value="light" selected=move || settings.with(|s| s.theme == Theme::Light)>"Light"</option>
+                        <option value="dark" selected=move || settings.with(|s| s.theme == Theme::Dark)>"Dark"</option>
+                    </select>
+                </label>
+
+                <StorageSection />
+            </section>
+        </div>
+    }
+}
+
+/// A number input where empty means "the server's default".
+#[component]
+fn NumberField(
+    label: &'static str,
+    min: f64,
+    max: f64,
+    #[prop(optional)] integer: bool,
+    get: fn(&ChatSettings) -> Option<f64>,
+    set: fn(&mut ChatSettings, Option<f64>),
+) -> impl IntoView {
+    let ctx = ctx();
+    let settings = ctx.settings.settings;
+    let error = RwSignal::new(None::<String>);
+    let initial = settings
+        .with_untracked(get)
+        .map(|v| v.to_string())
+        .unwrap_or_default();
+    view! {
+        <label class="field number">
+            <span>{label}</span>
+            <input
+                inputmode="decimal"
+                placeholder="default"
+                value=initial
+                on:input=move |ev| {
+                    let raw = event_target_value(&ev);
+                    let raw = raw.trim();
+                    if raw.is_empty() {
+                        error.set(None);
+                        settings.update(|s| set(s, None));
+                        return;
+                    }
+                    match raw.parse::<f64>() {
+                        Ok(v) if v >= min && v <= max && (!integer || v.fract() == 0.0) => {
+                            error.set(None);
+                            settings.update(|s| set(s, Some(v)));
+                        }
+                        _ => error.set(Some(format!(
+                            "{} must be {} from {min} to {max}; not saved.",
+                            label,
+                            if integer { "a whole number" } else { "a number" }
+                        ))),
+                    }
+                }
+            />
+            {move || error.get().map(|e| view! { <small class="error">{e}</small> })}
+        </label>
+    }
+}
+
+/// How much browser storage is used, and any saved data that could not be read.
+#[component]
+fn StorageSection() -> impl IntoView {
+    let ctx = ctx();
+    let used = storage::used_bytes_estimate();
+    view! {
+        <h3>"Storage"</h3>
+        <p class="hint">{format!("About {:.1} MB of this browser's storage is used by this site.", used as f64 / 1_000_000.0)}</p>
+        <Show when=move || !ctx.convs.unreadable.with(Vec::is_empty)>
+            <p class="error">"Saved data that could not be read (left untouched):"</p>
+            <ul class="unreadable">
+                <For each=move || ctx.convs.unreadable.get() key=|u| u.key.clone() let:u>
+                    <UnreadableItem key=u.key.clone() error=u.error.clone() />
+                </For>
+            </ul>
+        </Show>
+    }
+}
+
+#[component]
+fn UnreadableItem(key: String, error: String) -> impl IntoView {
+    let ctx = ctx();
+    let raw = ctx.convs.raw_value(&key).unwrap_or_default();
+    let href = format!(
+        "data:text/plain;charset=utf-8,{}",
+        js_sys::encode_uri_component(&raw)
+    );
+    let file = format!("{}.txt", key.replace(':', "-"));
+    let key = StoredValue::new(key);
+    view! {
+        <li>
+            <code>{key.get_value()}</code>
+            <small>{error}</small>
+            <a href=href download=file>"Download"</a>
+            <button class="danger small" on:click=move |_| ctx.convs.discard_unreadable(&key.get_value())>"Delete"</button>
+        </li>
+    }
+}

@@ -1,0 +1,326 @@
+// End-to-end: the release build in headless Chromium against the OpenAI-compatible test server.
+// Every assertion is about what a user sees (or what the page sent), never about internals.
+import { test, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  startOpenAiServer, startStaticServer, launchBrowser, newPage, screenshot, collectConsoleErrors,
+} from './harness.mjs';
+
+let api, site, browser;
+
+before(async () => {
+  api = await startOpenAiServer({ models: ['skiff-test-small', 'skiff-test-large'] });
+  site = await startStaticServer(process.env.SKIFF_DIST || 'dist');
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await site?.stop();
+  await api?.stop();
+});
+
+beforeEach(async () => {
+  await api.reset();
+});
+
+const BASE = () => `${api.url}/v1`;
+const SETTINGS = (extra = {}) => JSON.stringify({
+  v: 1,
+  data: { base_url: BASE(), api_key: '', model: 'skiff-test-small', system_prompt: '', theme: 'system', ...extra },
+});
+
+/** A fresh browser context (own localStorage) with the provider already configured. */
+async function configuredPage(opts = {}) {
+  const context = await browser.newContext({
+    viewport: { width: opts.width ?? 1100, height: opts.height ?? 760 },
+    colorScheme: opts.colorScheme ?? 'light',
+  });
+  const settings = SETTINGS(opts.settings);
+  await context.addInitScript((s) => {
+    if (!localStorage.getItem('skiff:settings')) localStorage.setItem('skiff:settings', s);
+  }, settings);
+  const page = await context.newPage();
+  const errors = collectConsoleErrors(page);
+  await page.goto(site.url);
+  await page.waitForSelector('textarea[aria-label="Message"]');
+  return { context, page, errors };
+}
+
+async function send(page, text) {
+  await page.fill('textarea[aria-label="Message"]', text);
+  await page.keyboard.press('Enter');
+}
+
+const lastAssistant = (page) => page.locator('article.message-assistant').last();
+
+async function waitStatus(page, status, timeout = 15000) {
+  await page.waitForFunction(
+    (s) => {
+      const all = document.querySelectorAll('article.message-assistant');
+      return all.length > 0 && all[all.length - 1].dataset.status === s;
+    },
+    status,
+    { timeout },
+  );
+}
+
+test('first run without configuration shows onboarding, and settings connect to the server', async () => {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
+  const page = await context.newPage();
+  await page.goto(site.url);
+  await page.getByText('Welcome to Skiff').waitFor();
+  // The probe of 127.0.0.1:8080/11434/1234 finishes either way and says what it found.
+  await page.waitForFunction(() => /No local server answered|Found on this computer/.test(document.body.innerText));
+  assert.equal(await page.locator('.send').isDisabled(), true, 'sending is disabled until a provider is set');
+
+  await page.click('button[aria-label="Settings"]');
+  await page.getByLabel('Base URL').fill(BASE());
+  await page.click('.test-connection');
+  await page.locator('.connection-result .ok').waitFor();
+  assert.match(await page.locator('.connection-result').innerText(), /Connected: 2 model\(s\)/);
+  assert.equal(await page.getByLabel('Model').inputValue(), 'skiff-test-large', 'first model (sorted) is picked');
+
+  await page.getByLabel('Base URL').fill('http://127.0.0.1:9/v1');
+  await page.click('.test-connection');
+  await page.locator('.connection-result .error').waitFor();
+  assert.match(await page.locator('.connection-result').innerText(), /could not|reach|network|connect/i);
+  await context.close();
+});
+
+test('a reply streams progressively, renders markdown, and survives a reload', async () => {
+  const reply = 'Here is **bold** text and a list:\n\n- one\n- two\n\n```rust\nfn main() {}\n```\n\nThe end of a fairly long answer that streams slowly.';
+  await api.script([{ reply, chunk_chars: 3, delay_ms: 25 }]);
+  const { context, page, errors } = await configuredPage();
+  await send(page, 'Tell me something');
+
+  // Sample the visible answer while it arrives: it must grow in several steps.
+  const lengths = new Set();
+  const t0 = Date.now();
+  while (Date.now() - t0 < 15000) {
+    const status = await lastAssistant(page).getAttribute('data-status');
+    lengths.add((await lastAssistant(page).locator('.markdown').innerText()).length);
+    if (status === 'done') break;
+    await page.waitForTimeout(60);
+  }
+  assert.ok(lengths.size >= 4, `text arrived in ${lengths.size} distinct steps`);
+  await waitStatus(page, 'done');
+  const md = lastAssistant(page).locator('.markdown');
+  assert.equal(await md.locator('strong').innerText(), 'bold');
+  assert.equal(await md.locator('li').count(), 2);
+  assert.match(await md.locator('pre code').innerText(), /fn main/);
+  assert.match(await page.locator('.message-status').last().innerText(), /tokens/);
+
+  // What the page sent: the model, stream flag and the user's text.
+  const reqs = await api.requests();
+  const body = reqs.at(-1).body;
+  assert.equal(body.model, 'skiff-test-small');
+  assert.equal(body.stream, true);
+  assert.equal(body.messages.at(-1).content, 'Tell me something');
+
+  await page.reload();
+  await page.locator('.conversation-select', { hasText: 'Tell me something' }).waitFor();
+  await waitStatus(page, 'done');
+  assert.equal(await lastAssistant(page).locator('strong').innerText(), 'bold');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('Stop keeps the partial answer, also after a reload', async () => {
+  const reply = 'word '.repeat(400);
+  await api.script([{ reply, chunk_chars: 5, delay_ms: 30 }]);
+  const { context, page } = await configuredPage();
+  await send(page, 'Count slowly');
+  await page.waitForFunction(() => {
+    const all = document.querySelectorAll('article.message-assistant .markdown');
+    return all.length && all[all.length - 1].innerText.length > 40;
+  });
+  await page.click('.stop');
+  await waitStatus(page, 'stopped');
+  const partial = await lastAssistant(page).locator('.markdown').innerText();
+  assert.ok(partial.length > 40 && partial.length < reply.length - 100, `partial length ${partial.length}`);
+  await page.waitForTimeout(300);
+  assert.equal(await lastAssistant(page).locator('.markdown').innerText(), partial, 'nothing arrives after Stop');
+  await page.reload();
+  await waitStatus(page, 'stopped');
+  assert.equal((await lastAssistant(page).locator('.markdown').innerText()).trim(), partial.trim());
+  await context.close();
+});
+
+const ERROR_CASES = [
+  { name: '401', step: { status: 401, error_body: '{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","code":"invalid_api_key"}}' }, expect: /API key/i },
+  { name: '429', step: { status: 429, error_body: '{"error":{"message":"Rate limit reached for requests","type":"requests","code":"rate_limit_exceeded"}}' }, expect: /rate limit/i },
+  { name: '500', step: { status: 500, error_body: '{"error":{"code":500,"message":"model crashed","type":"server_error"}}' }, expect: /model crashed/ },
+  { name: 'cut stream', step: { reply: 'This answer will be cut in the middle of things.', chunk_chars: 4, delay_ms: 10, cut_after_chars: 20 }, expect: /before the answer was complete|closed|interrupted|broke/i, partial: true },
+  { name: 'malformed chunk', step: { reply: 'Good start then garbage arrives.', chunk_chars: 4, delay_ms: 10, malformed_after_chars: 12 }, expect: /could not be read|malformed|unexpected|invalid/i, partial: true },
+];
+
+for (const c of ERROR_CASES) {
+  test(`error ${c.name}: readable message, partial answer kept, retry works`, async () => {
+    await api.script([c.step, { reply: 'Recovered answer.', chunk_chars: 5 }]);
+    const { context, page } = await configuredPage();
+    await send(page, `trigger ${c.name}`);
+    await waitStatus(page, 'error');
+    const errorText = await lastAssistant(page).locator('.message-error').innerText();
+    assert.match(errorText, c.expect);
+    if (c.partial) {
+      const partial = await lastAssistant(page).locator('.markdown').innerText();
+      assert.ok(partial.trim().length > 0, 'partial text is kept');
+    }
+    await page.reload();
+    await waitStatus(page, 'error');
+    assert.match(await lastAssistant(page).locator('.message-error').innerText(), c.expect);
+    await lastAssistant(page).locator('.retry').click();
+    await waitStatus(page, 'done');
+    assert.equal((await lastAssistant(page).locator('.markdown').innerText()).trim(), 'Recovered answer.');
+    await context.close();
+  });
+}
+
+test('reload mid-stream restores the partial answer marked interrupted', async () => {
+  await api.script([{ reply: 'slow '.repeat(300), chunk_chars: 5, delay_ms: 40 }]);
+  const { context, page } = await configuredPage();
+  await send(page, 'Go slowly');
+  await page.waitForFunction(() => {
+    const all = document.querySelectorAll('article.message-assistant .markdown');
+    return all.length && all[all.length - 1].innerText.length > 30;
+  });
+  await page.reload();
+  await waitStatus(page, 'interrupted');
+  assert.ok((await lastAssistant(page).locator('.markdown').innerText()).length > 30);
+  assert.match(await lastAssistant(page).innerText(), /Interrupted/);
+  await context.close();
+});
+
+test('a second tab sees new conversations and messages without overwriting', async () => {
+  await api.script([{ reply: 'First answer.' }, { reply: 'Answer from tab B.' }, { reply: 'Answer from tab A.' }]);
+  const { context, page: a } = await configuredPage();
+  const b = await context.newPage();
+  await b.goto(site.url);
+  await b.waitForSelector('textarea[aria-label="Message"]');
+
+  await send(a, 'hello from A');
+  await waitStatus(a, 'done');
+  const item = b.locator('.conversation-select', { hasText: 'hello from A' });
+  await item.waitFor({ timeout: 5000 });
+  await item.click();
+  await waitStatus(b, 'done');
+  assert.equal((await lastAssistant(b).locator('.markdown').innerText()).trim(), 'First answer.');
+
+  await send(b, 'now from B');
+  await waitStatus(b, 'done');
+  await a.waitForFunction(() => document.body.innerText.includes('Answer from tab B.'), null, { timeout: 5000 });
+  await send(a, 'and A again');
+  await waitStatus(a, 'done');
+  await b.waitForFunction(() => document.body.innerText.includes('Answer from tab A.'), null, { timeout: 5000 });
+  for (const p of [a, b]) {
+    const texts = await p.locator('article.message').allInnerTexts();
+    const joined = texts.join('\n');
+    for (const t of ['hello from A', 'First answer.', 'now from B', 'Answer from tab B.', 'and A again', 'Answer from tab A.']) {
+      assert.ok(joined.includes(t), `${t} present in both tabs`);
+    }
+  }
+  await context.close();
+});
+
+test('hostile markdown is shown as text, never run', async () => {
+  const reply = [
+    '<script>window.__pwned = 1</script>',
+    '<img src="x" onerror="window.__pwned = 2">',
+    '[click me](javascript:window.__pwned=3)',
+    '![tracker](http://127.0.0.1:9/pixel.png)',
+    '[safe link](https://example.com/)',
+  ].join('\n\n');
+  await api.script([{ reply }]);
+  const { context, page } = await configuredPage();
+  await send(page, 'be evil');
+  await waitStatus(page, 'done');
+  const md = lastAssistant(page).locator('.markdown');
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  assert.equal(await md.locator('script, img, iframe').count(), 0);
+  assert.match(await md.innerText(), /<script>window.__pwned = 1<\/script>/);
+  for (const a of await md.locator('a').all()) {
+    const href = (await a.getAttribute('href')) || '';
+    assert.ok(!/^\s*javascript:/i.test(href), `no javascript: link (${href})`);
+    if (href) assert.equal(await a.getAttribute('rel'), 'noopener noreferrer');
+  }
+  await md.locator('a', { hasText: 'click me' }).click({ trial: false }).catch(() => {});
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  await context.close();
+});
+
+test('unreadable saved data is reported, kept, and the rest still loads', async () => {
+  await api.script([{ reply: 'Good answer.' }]);
+  const { context, page } = await configuredPage();
+  await send(page, 'a good conversation');
+  await waitStatus(page, 'done');
+  await page.evaluate(() => {
+    localStorage.setItem('skiff:conv:broken', '{"v":1,"data":{"id": tru');
+    localStorage.setItem('skiff:settings', 'not json at all');
+  });
+  await page.reload();
+  await page.locator('.notice-error').first().waitFor();
+  const notices = (await page.locator('.notice').allInnerTexts()).join('\n');
+  assert.match(notices, /could not be read/);
+  await page.locator('.conversation-select', { hasText: 'a good conversation' }).waitFor();
+  const kept = await page.evaluate(() => ({
+    broken: localStorage.getItem('skiff:conv:broken'),
+    aside: Object.keys(localStorage).filter((k) => k.startsWith('skiff:aside:settings')).map((k) => localStorage.getItem(k)),
+  }));
+  assert.equal(kept.broken, '{"v":1,"data":{"id": tru', 'the unreadable conversation is untouched');
+  assert.deepEqual(kept.aside, ['not json at all'], 'the unreadable settings were kept aside');
+  await page.click('button[aria-label="Settings"]');
+  await page.locator('.unreadable code', { hasText: 'skiff:conv:broken' }).waitFor();
+  await context.close();
+});
+
+test('a full localStorage gives a clear message and loses nothing stored', async () => {
+  await api.script([{ reply: 'Stored answer.' }, { reply: 'This one cannot be saved.' }]);
+  const { context, page } = await configuredPage();
+  await send(page, 'before the disk fills');
+  await waitStatus(page, 'done');
+  const filled = await page.evaluate(() => {
+    const chunk = 'x'.repeat(256 * 1024);
+    let i = 0;
+    for (;;) {
+      try { localStorage.setItem(`filler:${i}`, chunk); i++; } catch { break; }
+    }
+    let small = 1024;
+    for (;;) { try { localStorage.setItem(`filler:s${small}`, 'x'.repeat(small)); small += 1024; } catch { break; } }
+    return i;
+  });
+  assert.ok(filled > 0);
+  await send(page, 'after the disk filled');
+  await waitStatus(page, 'done');
+  await page.locator('.notice-error', { hasText: /storage is full/i }).waitFor();
+  await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('filler:')).forEach((k) => localStorage.removeItem(k)));
+  await page.reload();
+  await page.locator('.conversation-select', { hasText: 'before the disk fills' }).waitFor();
+  await waitStatus(page, 'done');
+  assert.match(await page.locator('article.message').first().innerText(), /before the disk fills/);
+  assert.ok((await page.locator('article.message').allInnerTexts()).join('\n').includes('Stored answer.'));
+  await context.close();
+});
+
+test('screenshots: light, dark and phone width', async () => {
+  const reply = '## Streaming markdown\n\nSkiff renders **finished blocks once** and only re-renders the growing tail.\n\n| provider | streaming |\n| --- | --- |\n| llama.cpp | yes |\n| Ollama | yes |\n\n```js\nconsole.log("hello");\n```';
+  for (const [name, opts] of [
+    ['chat-light', { colorScheme: 'light' }],
+    ['chat-dark', { colorScheme: 'dark' }],
+    ['chat-phone', { colorScheme: 'light', width: 375, height: 740 }],
+  ]) {
+    await api.script([{ reply, reasoning: 'The user wants a demo of the rendering.' }]);
+    const { context, page } = await configuredPage(opts);
+    await send(page, 'Show me what you can render');
+    await waitStatus(page, 'done');
+    const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    if (opts.colorScheme === 'dark') assert.notEqual(bg, 'rgb(255, 255, 255)', 'dark theme follows the system');
+    else assert.equal(bg, 'rgb(255, 255, 255)');
+    if (opts.width === 375) {
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+      assert.equal(overflow, false, 'no horizontal scrolling at phone width');
+    }
+    await screenshot(page, name);
+    await context.close();
+  }
+});

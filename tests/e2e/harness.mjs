@@ -1,0 +1,244 @@
+// Shared helpers for Skiff's end-to-end tests (node --test tests/e2e/).
+//
+// Why it exists: every browser test needs the same three things — the built
+// page served over http, a scripted OpenAI-compatible peer
+// (tests/servers/openai_compat.py), and Debian's Chromium driven by
+// playwright-core — started on loopback and torn down even when a test fails.
+//
+// What it must never do: download a browser (no `npx playwright install`; we
+// launch /usr/bin/chromium), listen on anything but 127.0.0.1, or reach the
+// network. Chromium's background-networking flags below keep it from trying.
+
+import { spawn } from 'node:child_process';
+import { createReadStream } from 'node:fs';
+import { mkdir, stat } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { createInterface } from 'node:readline';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export const CHROMIUM_PATH = process.env.SKIFF_CHROMIUM || '/usr/bin/chromium';
+
+// The probe's flag set: without the background-networking ones Chromium keeps
+// trying to reach Google's hosts, which this machine refuses.
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** The built app's directory: env SKIFF_DIST (relative to the repo root), default dist/. */
+export function distDir() {
+  return path.resolve(repoRoot, process.env.SKIFF_DIST || 'dist');
+}
+
+/**
+ * Starts tests/servers/openai_compat.py on a free port.
+ * opts: { apiKey, models: string[], delayMs, protectModels, verbose }
+ */
+export async function startOpenAiServer(opts = {}) {
+  const script = path.join(repoRoot, 'tests', 'servers', 'openai_compat.py');
+  const args = [script, '--port', '0'];
+  if (opts.apiKey) args.push('--api-key', opts.apiKey);
+  if (opts.models && opts.models.length) args.push('--models', opts.models.join(','));
+  if (opts.delayMs) args.push('--delay-ms', String(opts.delayMs));
+  if (opts.protectModels) args.push('--protect-models');
+  if (opts.verbose) args.push('--verbose');
+
+  const child = spawn(process.env.SKIFF_PYTHON || 'python3', args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => {
+    stderr += d;
+    if (opts.verbose) process.stderr.write(d);
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+
+  const port = await new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`openai_compat.py printed no port within 10 s; stderr:\n${stderr}`));
+    }, 10_000);
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      const n = Number.parseInt(line.trim(), 10);
+      if (Number.isInteger(n) && n > 0) resolve(n);
+      else reject(new Error(`openai_compat.py printed "${line}" instead of a port`));
+    });
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(new Error(`could not start python3 for openai_compat.py: ${err.message}`));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`openai_compat.py exited (${code}) before printing its port; stderr:\n${stderr}`));
+    });
+  });
+
+  const url = `http://127.0.0.1:${port}`;
+  const control = async (method, route, body) => {
+    const res = await fetch(url + route, {
+      method,
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${route} answered ${res.status}: ${text}`);
+    return JSON.parse(text);
+  };
+
+  return {
+    url,
+    port,
+    /** Replaces the queue of scripted steps (see openai_compat.py for the keys). */
+    script: (steps) => control('POST', '/__control/script', steps),
+    /** Adds steps after those still queued. */
+    appendScript: (steps) => control('POST', '/__control/script', { steps, append: true }),
+    /** The chat requests received so far: [{method, path, headers, body, status, completed, client_aborted}]. */
+    requests: () => control('GET', '/__control/requests'),
+    reset: () => control('POST', '/__control/reset', {}),
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        await exited;
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+const MIME_TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.webmanifest': 'application/manifest+json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.woff2': 'font/woff2',
+};
+
+async function fileAt(p) {
+  try {
+    const s = await stat(p);
+    return s.isFile() ? s : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Serves a built app from `dir` on 127.0.0.1. A path with no file extension
+ * that matches no file gets index.html (the app routes on the client); a
+ * missing asset with an extension is a 404, so a broken asset link shows up.
+ */
+export async function startStaticServer(dir = distDir()) {
+  const root = path.resolve(dir);
+  const server = createServer(async (req, res) => {
+    try {
+      const pathname = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+      let target = path.resolve(root, '.' + pathname);
+      if (target !== root && !target.startsWith(root + path.sep)) {
+        res.writeHead(403).end('forbidden');
+        return;
+      }
+      let info = await fileAt(target);
+      if (!info && (await stat(target).catch(() => null))?.isDirectory()) {
+        target = path.join(target, 'index.html');
+        info = await fileAt(target);
+      }
+      if (!info && path.extname(pathname) === '') {
+        target = path.join(root, 'index.html');
+        info = await fileAt(target);
+      }
+      if (!info) {
+        res.writeHead(404, { 'Content-Type': 'text/plain' }).end(`not found: ${pathname}`);
+        return;
+      }
+      res.writeHead(200, {
+        'Content-Type': MIME_TYPES[path.extname(target).toLowerCase()] || 'application/octet-stream',
+        'Content-Length': info.size,
+        'Cache-Control': 'no-store',
+      });
+      if (req.method === 'HEAD') {
+        res.end();
+        return;
+      }
+      createReadStream(target).pipe(res);
+    } catch (err) {
+      res.writeHead(500, { 'Content-Type': 'text/plain' }).end(String(err));
+    }
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    stop: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Launches Debian's Chromium headless. Close it with `await browser.close()`. */
+export async function launchBrowser() {
+  try {
+    return await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  } catch (err) {
+    throw new Error(
+      `could not launch ${CHROMIUM_PATH} (run scripts/setup.sh to install Debian's chromium): ${err.message}`,
+    );
+  }
+}
+
+/** A page in a fresh context (own storage), sized and themed as asked. */
+export async function newPage(browser, { width = 1280, height = 800, colorScheme = 'light' } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, colorScheme });
+  return context.newPage();
+}
+
+/** Saves target/screenshots/<name>.png and returns its path. */
+export async function screenshot(page, name, { fullPage = false } = {}) {
+  const dir = path.join(repoRoot, 'target', 'screenshots');
+  await mkdir(dir, { recursive: true });
+  const file = path.join(dir, `${name}.png`);
+  await page.screenshot({ path: file, fullPage });
+  return file;
+}
+
+/**
+ * Starts collecting console errors and uncaught page errors; returns the live
+ * array of messages, to assert empty at the end of a test.
+ */
+export function collectConsoleErrors(page) {
+  const errors = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') {
+      const where = msg.location();
+      errors.push(`console.error: ${msg.text()}${where && where.url ? ` (${where.url}:${where.lineNumber})` : ''}`);
+    }
+  });
+  page.on('pageerror', (err) => errors.push(`uncaught: ${err.message}`));
+  return errors;
+}

@@ -1,0 +1,595 @@
+//! Browser tests for `skiff::platform`, run in headless Chromium by wasm-bindgen-test-runner.
+//!
+//! The fetch tests talk to tests/servers/echo_stream.py, whose URL is baked in at compile
+//! time through `SKIFF_TEST_SERVER`; scripts/test-wasm.sh starts the server and sets it.
+//! Tests that need the server fail (never skip) when it is missing, so a misconfigured run
+//! cannot pass silently.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use futures::future::{join, select, Either};
+use skiff::platform::abort::AbortHandle;
+use skiff::platform::fetch::{send, FetchError, StreamingResponse};
+use skiff::platform::storage::{self, StorageChange, StorageError};
+use skiff::platform::{clock, ids};
+use skiff_core::http::{HttpRequest, Method};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+// ---------------------------------------------------------------------------------------
+// helpers
+
+fn server() -> &'static str {
+    match option_env!("SKIFF_TEST_SERVER") {
+        Some(url) if !url.is_empty() => url.trim_end_matches('/'),
+        _ => panic!(
+            "SKIFF_TEST_SERVER was not set when these tests were compiled; \
+             run scripts/test-wasm.sh, which starts tests/servers/echo_stream.py"
+        ),
+    }
+}
+
+fn request(
+    method: Method,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&str>,
+) -> HttpRequest {
+    HttpRequest {
+        method,
+        url: format!("{}{}", server(), path),
+        headers: headers
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        body: body.map(str::to_string),
+    }
+}
+
+async fn open(req: &HttpRequest, abort: Option<&AbortHandle>) -> StreamingResponse {
+    match send(req, abort).await {
+        Ok(r) => r,
+        Err(e) => panic!("request to {} failed: {e:?}", req.url),
+    }
+}
+
+async fn all_chunks(resp: &mut StreamingResponse) -> Result<Vec<Vec<u8>>, FetchError> {
+    let mut chunks = Vec::new();
+    while let Some(c) = resp.next_chunk().await? {
+        chunks.push(c);
+    }
+    Ok(chunks)
+}
+
+/// Removes every key under a prefix when dropped, so a failing assertion does not leave
+/// megabytes in localStorage for the following tests.
+struct CleanPrefix(&'static str);
+
+impl Drop for CleanPrefix {
+    fn drop(&mut self) {
+        if let Ok(keys) = storage::keys_with_prefix(self.0) {
+            for k in keys {
+                let _ = storage::remove(&k);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// storage
+
+#[wasm_bindgen_test]
+fn storage_round_trip_and_overwrite() {
+    let _clean = CleanPrefix("skiff-test/rt/");
+    let key = "skiff-test/rt/a";
+    assert_eq!(storage::get(key), Ok(None));
+    storage::set(key, "{\"title\":\"héllo 日本 🚀\"}").unwrap();
+    assert_eq!(
+        storage::get(key).unwrap().as_deref(),
+        Some("{\"title\":\"héllo 日本 🚀\"}")
+    );
+    storage::set(key, "second").unwrap();
+    assert_eq!(storage::get(key).unwrap().as_deref(), Some("second"));
+}
+
+#[wasm_bindgen_test]
+fn storage_keeps_non_json_as_raw_string() {
+    let _clean = CleanPrefix("skiff-test/raw/");
+    let raw = "{\"unterminated\": [1, 2, \u{0} and a quote \" and 🚀";
+    storage::set("skiff-test/raw/k", raw).unwrap();
+    assert_eq!(
+        storage::get("skiff-test/raw/k").unwrap().as_deref(),
+        Some(raw)
+    );
+    storage::set("skiff-test/raw/empty", "").unwrap();
+    assert_eq!(
+        storage::get("skiff-test/raw/empty").unwrap().as_deref(),
+        Some("")
+    );
+}
+
+#[wasm_bindgen_test]
+fn storage_keys_with_prefix_is_exact_and_sorted() {
+    let _clean = CleanPrefix("skiff-test/kp");
+    for k in [
+        "skiff-test/kp/c",
+        "skiff-test/kp/a",
+        "skiff-test/kp/b",
+        "skiff-test/kpx",
+    ] {
+        storage::set(k, "v").unwrap();
+    }
+    assert_eq!(
+        storage::keys_with_prefix("skiff-test/kp/").unwrap(),
+        vec!["skiff-test/kp/a", "skiff-test/kp/b", "skiff-test/kp/c"]
+    );
+    assert_eq!(
+        storage::keys_with_prefix("skiff-test/kp").unwrap().len(),
+        4,
+        "the shorter prefix also matches skiff-test/kpx"
+    );
+    assert!(storage::keys_with_prefix("skiff-test/kp/zzz")
+        .unwrap()
+        .is_empty());
+}
+
+#[wasm_bindgen_test]
+fn storage_remove() {
+    let _clean = CleanPrefix("skiff-test/rm/");
+    storage::set("skiff-test/rm/a", "1").unwrap();
+    storage::set("skiff-test/rm/b", "2").unwrap();
+    storage::remove("skiff-test/rm/a").unwrap();
+    assert_eq!(storage::get("skiff-test/rm/a"), Ok(None));
+    assert_eq!(
+        storage::get("skiff-test/rm/b").unwrap().as_deref(),
+        Some("2")
+    );
+    // Removing a missing key is not an error.
+    storage::remove("skiff-test/rm/never-existed").unwrap();
+}
+
+#[wasm_bindgen_test]
+fn storage_used_bytes_counts_utf16() {
+    let _clean = CleanPrefix("skiff-test/ub/");
+    let before = storage::used_bytes_estimate();
+    // key: 16 ASCII chars; value: é (1 unit) 日 (1 unit) 🚀 (2 units) = 4 UTF-16 units.
+    storage::set("skiff-test/ub/k1", "é日🚀").unwrap();
+    assert_eq!(storage::used_bytes_estimate() - before, (16 + 4) * 2);
+    storage::remove("skiff-test/ub/k1").unwrap();
+    assert_eq!(storage::used_bytes_estimate(), before);
+}
+
+#[wasm_bindgen_test]
+fn storage_quota_exceeded_is_reported_and_keeps_existing_data() {
+    let _clean = CleanPrefix("skiff-test/quota/");
+    let precious_key = "skiff-test/quota/precious";
+    let precious = "{\"conversation\":\"must survive 日本\"}";
+    storage::set(precious_key, precious).unwrap();
+
+    const STEP: usize = 256 * 1024;
+    let mut stored: Vec<(String, usize)> = Vec::new();
+    let mut failure = None;
+    for i in 1..=200usize {
+        let key = format!("skiff-test/quota/fill-{i:03}");
+        let value = "x".repeat(STEP * i);
+        match storage::set(&key, &value) {
+            Ok(()) => stored.push((key, value.len())),
+            Err(e) => {
+                failure = Some((key, value.len(), e));
+                break;
+            }
+        }
+    }
+    let Some((failed_key, failed_len, err)) = failure else {
+        panic!(
+            "localStorage never reported a full quota after {} writes",
+            stored.len()
+        );
+    };
+    assert!(
+        !stored.is_empty(),
+        "the very first write already failed: {err:?}"
+    );
+    assert_eq!(
+        err,
+        StorageError::QuotaExceeded {
+            key: failed_key.clone(),
+            bytes: (failed_key.len() + failed_len) * 2,
+        }
+    );
+    assert!(err.to_string().starts_with("Browser storage is full"));
+    assert!(err.to_string().contains("nothing already saved was lost"));
+
+    // Everything written before the failure is intact; the rejected write left nothing.
+    assert_eq!(
+        storage::get(precious_key).unwrap().as_deref(),
+        Some(precious)
+    );
+    for (key, len) in &stored {
+        let value = storage::get(key).unwrap();
+        assert_eq!(value.map(|v| v.len()), Some(*len), "{key} changed");
+    }
+    assert_eq!(storage::get(&failed_key), Ok(None));
+
+    // After cleaning up, writes succeed again.
+    for (key, _) in &stored {
+        storage::remove(key).unwrap();
+    }
+    storage::set("skiff-test/quota/after", &"y".repeat(STEP)).unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn storage_on_change_sees_other_documents_and_stops_on_drop() {
+    let _clean = CleanPrefix("skiff-test/oc/");
+    let seen: Rc<RefCell<Vec<StorageChange>>> = Rc::default();
+    let sink = seen.clone();
+    let listener = storage::on_change(move |c| sink.borrow_mut().push(c));
+
+    // A same-origin iframe is another document sharing this localStorage; browsers only
+    // fire `storage` events at documents other than the writer.
+    let document = web_sys::window().unwrap().document().unwrap();
+    let iframe = document.create_element("iframe").unwrap();
+    document.body().unwrap().append_child(&iframe).unwrap();
+    let frame_window = js_sys::Reflect::get(&iframe, &"contentWindow".into()).unwrap();
+    let frame_storage = js_sys::Reflect::get(&frame_window, &"localStorage".into()).unwrap();
+    let call = |method: &str, args: &[&str]| {
+        let f: js_sys::Function = js_sys::Reflect::get(&frame_storage, &method.into())
+            .unwrap()
+            .dyn_into()
+            .unwrap();
+        let args: js_sys::Array = args.iter().map(|a| JsValue::from_str(a)).collect();
+        f.apply(&frame_storage, &args).unwrap();
+    };
+    let wait_for = |n: usize| {
+        let seen = seen.clone();
+        async move {
+            for _ in 0..40 {
+                if seen.borrow().len() >= n {
+                    return;
+                }
+                clock::sleep_ms(50).await;
+            }
+        }
+    };
+
+    call("setItem", &["skiff-test/oc/k", "v1"]);
+    wait_for(1).await;
+    call("removeItem", &["skiff-test/oc/k"]);
+    wait_for(2).await;
+    assert_eq!(
+        *seen.borrow(),
+        vec![
+            StorageChange {
+                key: Some("skiff-test/oc/k".into()),
+                new_value: Some("v1".into())
+            },
+            StorageChange {
+                key: Some("skiff-test/oc/k".into()),
+                new_value: None
+            },
+        ]
+    );
+
+    // A listener left registered after drop would call a freed closure, which throws; such
+    // throws surface as window `error` events, so count those too.
+    let errors = Rc::new(RefCell::new(0u32));
+    let errors_sink = errors.clone();
+    let on_error =
+        wasm_bindgen::closure::Closure::<dyn Fn(web_sys::Event)>::new(move |_: web_sys::Event| {
+            *errors_sink.borrow_mut() += 1
+        });
+    let window = web_sys::window().unwrap();
+    window
+        .add_event_listener_with_callback("error", on_error.as_ref().unchecked_ref())
+        .unwrap();
+    drop(listener);
+    call("setItem", &["skiff-test/oc/k", "v2"]);
+    clock::sleep_ms(500).await;
+    window
+        .remove_event_listener_with_callback("error", on_error.as_ref().unchecked_ref())
+        .unwrap();
+    assert_eq!(seen.borrow().len(), 2, "listener still fired after drop");
+    assert_eq!(
+        *errors.borrow(),
+        0,
+        "a dropped listener was still registered"
+    );
+    // The write itself did happen, so the silence above is the listener's doing.
+    assert_eq!(
+        storage::get("skiff-test/oc/k").unwrap().as_deref(),
+        Some("v2")
+    );
+    iframe.remove();
+}
+
+// ---------------------------------------------------------------------------------------
+// fetch
+
+#[wasm_bindgen_test]
+async fn fetch_streams_chunks_byte_exact_across_utf8_splits() {
+    let text = "Hé日本🚀 streaming ünïcödé — done. 🎉";
+    // Cut the server's writes inside multi-byte characters on purpose.
+    let splits: Vec<usize> = (1..text.len())
+        .filter(|&i| !text.is_char_boundary(i))
+        .step_by(3)
+        .take(5)
+        .collect();
+    assert!(splits.len() >= 4 && splits.iter().all(|&i| !text.is_char_boundary(i)));
+    let split_param: Vec<String> = splits.iter().map(|s| s.to_string()).collect();
+    let req = request(
+        Method::Post,
+        &format!("/stream?delay_ms=120&split={}", split_param.join(",")),
+        &[("Content-Type", "text/plain; charset=utf-8")],
+        Some(text),
+    );
+
+    let mut resp = open(&req, None).await;
+    assert_eq!(resp.status, 200);
+    assert!(resp.ok);
+    assert!(
+        resp.content_type.starts_with("text/plain"),
+        "{}",
+        resp.content_type
+    );
+    let chunks = all_chunks(&mut resp).await.unwrap();
+
+    assert!(
+        chunks.len() > 1,
+        "body arrived in {} chunk(s)",
+        chunks.len()
+    );
+    assert!(chunks.iter().all(|c| !c.is_empty()));
+    assert_eq!(chunks.concat(), text.as_bytes());
+    assert!(
+        chunks.iter().any(|c| std::str::from_utf8(c).is_err()),
+        "expected raw chunks that cut a character; got {chunks:?}"
+    );
+    // The end is sticky.
+    assert_eq!(resp.next_chunk().await, Ok(None));
+}
+
+/// The runner may race `next_chunk` against a timer (to flush UI per frame); losing that
+/// race must not lose bytes.
+#[wasm_bindgen_test]
+async fn fetch_next_chunk_is_cancel_safe() {
+    let text = "0123456789abcdefghij";
+    let req = request(
+        Method::Post,
+        "/stream?delay_ms=150&split=5,10,15",
+        &[],
+        Some(text),
+    );
+    let mut resp = open(&req, None).await;
+    let mut received = Vec::new();
+    let mut timeouts = 0;
+    loop {
+        let next = Box::pin(resp.next_chunk());
+        match select(next, Box::pin(clock::sleep_ms(40))).await {
+            Either::Left((Ok(Some(chunk)), _)) => received.extend(chunk),
+            Either::Left((Ok(None), _)) => break,
+            Either::Left((Err(e), _)) => panic!("stream failed: {e:?}"),
+            Either::Right(((), _)) => timeouts += 1,
+        }
+    }
+    assert!(
+        timeouts > 0,
+        "no read was ever interrupted, so nothing was tested"
+    );
+    assert_eq!(String::from_utf8(received).unwrap(), text);
+}
+
+#[wasm_bindgen_test]
+async fn fetch_error_status_body_is_readable() {
+    let resp = open(&request(Method::Get, "/status?code=401", &[], None), None).await;
+    assert_eq!(resp.status, 401);
+    assert!(!resp.ok);
+    assert_eq!(resp.content_type, "application/json");
+    let body = resp.text().await.unwrap();
+    let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(json["error"]["message"], "status 401 from echo_stream");
+    assert_eq!(json["error"]["code"], 401);
+}
+
+#[wasm_bindgen_test]
+async fn fetch_abort_mid_stream_is_prompt() {
+    let abort = AbortHandle::new().unwrap();
+    let req = request(Method::Get, "/hold?hold_ms=10000", &[], None);
+    let mut resp = open(&req, Some(&abort)).await;
+    assert_eq!(resp.next_chunk().await, Ok(Some(b"first".to_vec())));
+    assert!(!abort.is_aborted());
+
+    let trigger = abort.clone();
+    let started = clock::now_ms();
+    let (result, ()) = join(resp.next_chunk(), async move {
+        clock::sleep_ms(150).await;
+        trigger.abort();
+    })
+    .await;
+    let elapsed = clock::now_ms() - started;
+
+    assert_eq!(result, Err(FetchError::Aborted));
+    assert!(abort.is_aborted());
+    assert!(elapsed >= 100.0, "returned before the abort: {elapsed} ms");
+    assert!(elapsed < 2000.0, "abort took {elapsed} ms");
+    assert_eq!(resp.next_chunk().await, Err(FetchError::Aborted));
+}
+
+#[wasm_bindgen_test]
+async fn fetch_aborted_before_send_never_starts() {
+    let abort = AbortHandle::new().unwrap();
+    abort.abort();
+    let req = request(Method::Get, "/echo", &[], None);
+    assert_eq!(
+        send(&req, Some(&abort)).await.err(),
+        Some(FetchError::Aborted)
+    );
+}
+
+/// Recorded Chromium behaviour: a body cut short under chunked encoding or a declared
+/// Content-Length errors the stream (`Stream`), while a close-delimited body cannot be
+/// told apart from a normal end (`Ok(None)`). Callers must therefore still check for a
+/// protocol-level end marker (`[DONE]`, `finish_reason`) to detect truncation.
+#[wasm_bindgen_test]
+async fn fetch_connection_dropped_mid_body() {
+    for mode in ["chunked", "length", "eof"] {
+        let req = request(Method::Get, &format!("/drop?mode={mode}"), &[], None);
+        let mut resp = open(&req, None).await;
+        assert_eq!(resp.status, 200);
+        let mut received = Vec::new();
+        let outcome = loop {
+            match resp.next_chunk().await {
+                Ok(Some(c)) => received.extend(c),
+                other => break other,
+            }
+        };
+        assert_eq!(received, b"partial", "mode {mode}");
+        match mode {
+            "eof" => assert_eq!(outcome, Ok(None), "mode {mode}"),
+            _ => {
+                assert!(
+                    matches!(outcome, Err(FetchError::Stream(_))),
+                    "mode {mode}: {outcome:?}"
+                );
+                let err = outcome.unwrap_err();
+                assert!(err.to_string().contains("incomplete"), "{err}");
+                // The failure is sticky, not turned into a clean end.
+                assert_eq!(resp.next_chunk().await, Err(err));
+            }
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+async fn fetch_unreachable_port_is_network_error() {
+    let resp = open(&request(Method::Get, "/dead-port", &[], None), None).await;
+    let body: serde_json::Value = serde_json::from_str(&resp.text().await.unwrap()).unwrap();
+    let port = body["port"].as_u64().unwrap();
+    let req = HttpRequest {
+        method: Method::Get,
+        url: format!("http://127.0.0.1:{port}/v1/models"),
+        headers: vec![],
+        body: None,
+    };
+    let err = send(&req, None).await.err();
+    assert!(matches!(err, Some(FetchError::Network(_))), "{err:?}");
+    let message = err.unwrap().to_string();
+    assert!(
+        message.contains("CORS") && message.contains("mixed content"),
+        "{message}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn fetch_without_cors_headers_is_network_error() {
+    let err = send(&request(Method::Get, "/nocors", &[], None), None)
+        .await
+        .err();
+    assert!(matches!(err, Some(FetchError::Network(_))), "{err:?}");
+}
+
+#[wasm_bindgen_test]
+async fn fetch_rejects_bad_url_and_header_as_browser_errors() {
+    let bad_url = HttpRequest {
+        method: Method::Get,
+        url: "not a url/v1".into(),
+        headers: vec![],
+        body: None,
+    };
+    let err = send(&bad_url, None).await.err();
+    assert!(
+        matches!(err, Some(FetchError::Browser(ref m)) if m.contains("not a valid URL")),
+        "{err:?}"
+    );
+
+    let bad_header = request(
+        Method::Get,
+        "/echo",
+        &[("Authorization", "Bearer sk-€uro")],
+        None,
+    );
+    let err = send(&bad_header, None).await.err();
+    assert!(
+        matches!(err, Some(FetchError::Browser(ref m)) if m.contains("Authorization")),
+        "{err:?}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn fetch_sends_headers_and_body() {
+    let body = "{\"model\":\"m\",\"messages\":[{\"content\":\"héllo 🚀\"}]}";
+    let req = request(
+        Method::Post,
+        "/echo?x=1",
+        &[
+            ("Authorization", "Bearer sk-test-123"),
+            ("Content-Type", "application/json"),
+            ("X-Skiff-Test", "yes"),
+        ],
+        Some(body),
+    );
+    let resp = open(&req, None).await;
+    assert_eq!(resp.status, 200);
+    assert_eq!(resp.content_type, "application/json");
+    assert!(resp
+        .header("X-ECHO-ID")
+        .is_some_and(|v| v.starts_with("echo-")));
+    assert_eq!(
+        resp.header("x-hidden"),
+        None,
+        "CORS should hide unexposed headers"
+    );
+    let echoed: serde_json::Value = serde_json::from_str(&resp.text().await.unwrap()).unwrap();
+    assert_eq!(echoed["method"], "POST");
+    assert_eq!(echoed["path"], "/echo");
+    assert_eq!(echoed["query"]["x"], "1");
+    assert_eq!(echoed["headers"]["authorization"], "Bearer sk-test-123");
+    assert_eq!(echoed["headers"]["content-type"], "application/json");
+    assert_eq!(echoed["headers"]["x-skiff-test"], "yes");
+    assert_eq!(echoed["body"], body);
+
+    let del = open(&request(Method::Delete, "/echo", &[], None), None).await;
+    let echoed: serde_json::Value = serde_json::from_str(&del.text().await.unwrap()).unwrap();
+    assert_eq!(echoed["method"], "DELETE");
+    assert_eq!(echoed["body"], "");
+}
+
+// ---------------------------------------------------------------------------------------
+// clock and ids
+
+#[wasm_bindgen_test]
+async fn clock_sleep_and_frames() {
+    let t0 = clock::now_ms();
+    assert!(t0 > 1.6e12, "now_ms is not epoch milliseconds: {t0}");
+    clock::sleep_ms(120).await;
+    let slept = clock::now_ms() - t0;
+    assert!((100.0..1500.0).contains(&slept), "slept {slept} ms");
+
+    let t1 = clock::now_ms();
+    clock::next_frame().await;
+    let waited = clock::now_ms() - t1;
+    assert!(waited < 1000.0, "next_frame took {waited} ms");
+}
+
+#[wasm_bindgen_test]
+fn ids_are_unique_uuid_v4() {
+    let ids: Vec<String> = (0..2000).map(|_| ids::new_id()).collect();
+    let unique: std::collections::HashSet<&String> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len());
+    for id in &ids {
+        let parts: Vec<&str> = id.split('-').collect();
+        assert_eq!(
+            parts.iter().map(|p| p.len()).collect::<Vec<_>>(),
+            [8, 4, 4, 4, 12],
+            "{id}"
+        );
+        assert!(
+            id.chars().all(|c| c == '-' || c.is_ascii_hexdigit()),
+            "{id}"
+        );
+        assert_eq!(&id[14..15], "4", "{id}");
+        assert!("89ab".contains(&id[19..20]), "{id}");
+    }
+}

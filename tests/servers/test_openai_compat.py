@@ -1,0 +1,451 @@
+"""Tests of the scripted OpenAI-compatible server (tests/servers/openai_compat.py).
+
+Why: the page's end-to-end tests trust this server to speak llama.cpp's wire
+format exactly and to fail exactly when told. These tests pin the bytes it
+sends, so a drift in the fake is caught here rather than hidden as a page bug.
+They read raw HTTP from a socket where framing matters (chunked SSE, abrupt
+cut) and use http.client elsewhere. Run: python3 -m unittest discover -s tests/servers
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import openai_compat  # noqa: E402  (path set just above)
+
+CHUNK_KEYS = ["choices", "created", "id", "model", "object", "system_fingerprint"]
+
+
+class ServerCase(unittest.TestCase):
+    """Runs one server in a thread per test class."""
+
+    server_kwargs: dict = {}
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.server = openai_compat.make_server(0, **cls.server_kwargs)
+        cls.port = cls.server.server_address[1]
+        cls.thread = threading.Thread(target=cls.server.serve_forever, daemon=True)
+        cls.thread.start()
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.server.shutdown()
+        cls.server.server_close()
+
+    def setUp(self) -> None:
+        status, _, _ = self.request("POST", "/__control/reset", b"")
+        self.assertEqual(status, 200)
+
+    def request(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        try:
+            conn.request(method, path, body=body, headers=headers or {})
+            resp = conn.getresponse()
+            data = resp.read()
+            return resp.status, {k.lower(): v for k, v in resp.getheaders()}, data
+        finally:
+            conn.close()
+
+    def script(self, steps: list) -> None:
+        status, _, data = self.request("POST", "/__control/script", json.dumps(steps).encode())
+        self.assertEqual(status, 200, data)
+
+    def chat_body(self, text: str = "hello", stream: bool = True, **extra) -> bytes:
+        body = {"model": "m1", "stream": stream, "messages": [{"role": "user", "content": text}]}
+        body.update(extra)
+        return json.dumps(body).encode()
+
+    def raw_exchange(self, body: bytes, headers: str = "") -> bytes:
+        """Sends one chat request on a bare socket and returns every byte until close."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=10) as sock:
+            head = (
+                "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                "Content-Type: application/json\r\nConnection: close\r\n"
+                f"{headers}Content-Length: {len(body)}\r\n\r\n"
+            )
+            sock.sendall(head.encode() + body)
+            out = b""
+            while True:
+                piece = sock.recv(65536)
+                if not piece:
+                    return out
+                out += piece
+
+
+def dechunk(raw_body: bytes) -> tuple[bytes, bool]:
+    """Decodes a chunked body; returns (payload, saw_the_terminating_zero_chunk)."""
+    out = b""
+    rest = raw_body
+    while rest:
+        line_end = rest.find(b"\r\n")
+        if line_end < 0:
+            return out, False
+        size = int(rest[:line_end], 16)
+        if size == 0:
+            return out, rest[line_end:] == b"\r\n\r\n"
+        out += rest[line_end + 2 : line_end + 2 + size]
+        rest = rest[line_end + 2 + size + 2 :]
+    return out, False
+
+
+def split_response(raw: bytes) -> tuple[str, dict, bytes]:
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    return lines[0], headers, body
+
+
+def events(payload: bytes) -> list[str]:
+    text = payload.decode("utf-8")
+    assert text.endswith("\n\n"), repr(text[-40:])
+    return text[:-2].split("\n\n")
+
+
+class StreamFormatTest(ServerCase):
+    server_kwargs = {"models": ["m1", "m2"]}
+
+    def test_stream_bytes_follow_llama_cpp(self) -> None:
+        self.script([{"reply": "Hello world", "chunk_chars": 5, "delay_ms": 0}])
+        status_line, headers, body = split_response(self.raw_exchange(self.chat_body()))
+        self.assertEqual(status_line, "HTTP/1.1 200 OK")
+        self.assertEqual(headers["content-type"], "text/event-stream")
+        self.assertEqual(headers["transfer-encoding"], "chunked")
+        self.assertEqual(headers["access-control-allow-origin"], "*")
+        payload, finished = dechunk(body)
+        self.assertTrue(finished, "a complete stream ends with the zero-length chunk")
+        evs = events(payload)
+        self.assertEqual(evs[-1], "data: [DONE]")
+        for ev in evs:
+            self.assertTrue(ev.startswith("data: "), ev)
+            self.assertNotIn("\n", ev)
+        chunks = [json.loads(ev[len("data: ") :]) for ev in evs[:-1]]
+
+        first = chunks[0]
+        self.assertEqual(sorted(first), CHUNK_KEYS)
+        self.assertRegex(first["id"], r"^chatcmpl-[0-9A-Za-z]{32}$")
+        self.assertEqual(first["object"], "chat.completion.chunk")
+        self.assertEqual(first["model"], "m1")
+        self.assertIsInstance(first["created"], int)
+        self.assertRegex(first["system_fingerprint"], r"^b\d+-[0-9a-f]+$")
+        self.assertEqual(
+            first["choices"],
+            [{"delta": {"content": None, "role": "assistant"}, "finish_reason": None, "index": 0}],
+        )
+        # Exact bytes of the first event: compact JSON, keys sorted as nlohmann writes them.
+        self.assertEqual(
+            evs[0],
+            'data: {"choices":[{"delta":{"content":null,"role":"assistant"},'
+            '"finish_reason":null,"index":0}],"created":%d,"id":"%s","model":"m1",'
+            '"object":"chat.completion.chunk","system_fingerprint":"%s"}'
+            % (first["created"], first["id"], first["system_fingerprint"]),
+        )
+
+        content = [c["choices"][0]["delta"]["content"] for c in chunks[1:-1]]
+        self.assertEqual(content, ["Hello", " worl", "d"])
+        for c in chunks:
+            self.assertEqual(c["id"], first["id"], "all chunks share one id")
+
+        finish = chunks[-1]
+        self.assertEqual(
+            finish["choices"], [{"delta": {}, "finish_reason": "stop", "index": 0}]
+        )
+        self.assertNotIn("usage", finish, "no usage unless the request asked for it")
+        timings = finish["timings"]
+        self.assertEqual(timings["predicted_n"], 3)
+        for key in ("cache_n", "prompt_n", "prompt_ms", "predicted_ms", "predicted_per_second"):
+            self.assertIn(key, timings)
+
+    def test_usage_chunk_when_requested(self) -> None:
+        body = self.chat_body("abcdefgh", stream_options={"include_usage": True})
+        _, _, raw = split_response(self.raw_exchange(body))
+        payload, _ = dechunk(raw)
+        evs = events(payload)
+        self.assertEqual(evs[-1], "data: [DONE]")
+        usage_chunk = json.loads(evs[-2][len("data: ") :])
+        finish = json.loads(evs[-3][len("data: ") :])
+        self.assertEqual(usage_chunk["choices"], [])
+        self.assertEqual(finish["choices"][0]["finish_reason"], "stop")
+        self.assertNotIn("timings", finish, "timings ride on the last chunk only")
+        usage = usage_chunk["usage"]
+        self.assertEqual(usage["total_tokens"], usage["prompt_tokens"] + usage["completion_tokens"])
+        self.assertEqual(usage["prompt_tokens_details"], {"cached_tokens": 0})
+        self.assertIn("timings", usage_chunk)
+
+    def test_usage_step_overrides_request(self) -> None:
+        self.script([{"reply": "hi", "usage": True}, {"reply": "hi", "usage": False}])
+        payload, _ = dechunk(split_response(self.raw_exchange(self.chat_body()))[2])
+        self.assertIn('"usage":', events(payload)[-2])
+        body = self.chat_body(stream_options={"include_usage": True})
+        payload, _ = dechunk(split_response(self.raw_exchange(body))[2])
+        self.assertNotIn('"usage":', payload.decode())
+
+    def test_default_reply_echoes_last_user_message(self) -> None:
+        body = json.dumps(
+            {
+                "stream": True,
+                "messages": [
+                    {"role": "system", "content": "be brief"},
+                    {"role": "user", "content": "first"},
+                    {"role": "assistant", "content": "ok"},
+                    {"role": "user", "content": [{"type": "text", "text": "ünïcode ✓"}]},
+                ],
+            }
+        ).encode()
+        payload, _ = dechunk(split_response(self.raw_exchange(body))[2])
+        chunks = [json.loads(e[6:]) for e in events(payload)[:-1]]
+        text = "".join(
+            c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"]
+        )
+        self.assertEqual(text, "You said: ünïcode ✓")
+        self.assertGreater(len(chunks), 3, "the default reply comes in several chunks")
+        self.assertEqual(chunks[0]["model"], "m1", "no model in request: the first listed")
+        self.assertIn("✓".encode(), payload, "UTF-8 is sent raw, as llama.cpp does")
+        self.assertNotIn(b"\\u", payload, "no \\u escapes")
+
+    def test_reasoning_comes_before_content(self) -> None:
+        self.script([{"reply": "42", "reasoning": "think hard", "chunk_chars": 5}])
+        payload, _ = dechunk(split_response(self.raw_exchange(self.chat_body()))[2])
+        deltas = [json.loads(e[6:])["choices"][0]["delta"] for e in events(payload)[1:-2]]
+        self.assertEqual(
+            deltas,
+            [{"reasoning_content": "think"}, {"reasoning_content": " hard"}, {"content": "42"}],
+        )
+
+    def test_delay_slows_each_chunk(self) -> None:
+        self.script([{"reply": "abcdef", "chunk_chars": 2, "delay_ms": 60}])
+        start = time.monotonic()
+        self.raw_exchange(self.chat_body())
+        self.assertGreaterEqual(time.monotonic() - start, 0.17)
+
+    def test_cut_closes_without_done_or_final_chunk(self) -> None:
+        self.script([{"reply": "abcdefghijkl", "chunk_chars": 4, "cut_after_chars": 8}])
+        _, _, raw = split_response(self.raw_exchange(self.chat_body()))
+        payload, finished = dechunk(raw)
+        self.assertFalse(finished, "a cut stream must not end the chunked body cleanly")
+        text = payload.decode()
+        self.assertNotIn("[DONE]", text)
+        self.assertNotIn('"finish_reason":"stop"', text)
+        self.assertIn('"content":"abcd"', text)
+        self.assertIn('"content":"efgh"', text)
+        self.assertNotIn("ijkl", text)
+        # http.client, like a browser, sees the cut as an error, not a clean end.
+        self.script([{"reply": "abcdefgh", "cut_after_chars": 4}])
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        conn.request("POST", "/v1/chat/completions", body=self.chat_body())
+        resp = conn.getresponse()
+        with self.assertRaises(http.client.IncompleteRead):
+            resp.read()
+        conn.close()
+        recorded = self.get_requests()
+        self.assertFalse(recorded[-1]["completed"])
+
+    def test_malformed_line_then_stream_goes_on(self) -> None:
+        self.script([{"reply": "abcdefgh", "chunk_chars": 4, "malformed_after_chars": 4}])
+        payload, finished = dechunk(split_response(self.raw_exchange(self.chat_body()))[2])
+        self.assertTrue(finished)
+        evs = events(payload)
+        self.assertIn("data: {not json", evs)
+        bad = evs.index("data: {not json")
+        self.assertIn('"content":"abcd"', evs[bad - 1])
+        self.assertIn('"content":"efgh"', evs[bad + 1])
+        self.assertEqual(evs[-1], "data: [DONE]")
+
+    def test_error_mid_stream_is_an_error_event_without_done(self) -> None:
+        self.script(
+            [{"reply": "abcdefgh", "stream_error_after_chars": 4, "error_message": "context full"}]
+        )
+        payload, finished = dechunk(split_response(self.raw_exchange(self.chat_body()))[2])
+        self.assertTrue(finished)
+        evs = events(payload)
+        self.assertEqual(
+            evs[-1],
+            'data: {"error":{"code":500,"message":"context full","type":"server_error"}}',
+        )
+        self.assertNotIn("data: [DONE]", evs)
+
+    def test_scripted_status_uses_openai_error_body(self) -> None:
+        self.script([{"status": 429, "error_message": "slow down"}, {"status": 503}])
+        status, headers, data = self.request("POST", "/v1/chat/completions", self.chat_body())
+        self.assertEqual(status, 429)
+        self.assertEqual(headers["access-control-allow-origin"], "*")
+        self.assertTrue(headers["content-type"].startswith("application/json"))
+        self.assertEqual(
+            json.loads(data),
+            {"error": {"code": 429, "message": "slow down", "type": "server_error"}},
+        )
+        status, _, data = self.request("POST", "/v1/chat/completions", self.chat_body())
+        self.assertEqual(status, 503)
+        self.assertEqual(json.loads(data)["error"]["type"], "unavailable_error")
+
+    def test_scripted_error_body_is_sent_verbatim(self) -> None:
+        self.script([{"status": 400, "error_body": "<html>bad gateway page</html>"}])
+        status, _, data = self.request("POST", "/v1/chat/completions", self.chat_body())
+        self.assertEqual((status, data), (400, b"<html>bad gateway page</html>"))
+
+    def test_steps_are_consumed_in_order_then_default(self) -> None:
+        self.script([{"reply": "one"}, {"reply": "two"}])
+        replies = []
+        for _ in range(3):
+            _, _, data = self.request("POST", "/v1/chat/completions", self.chat_body("q", False))
+            replies.append(json.loads(data)["choices"][0]["message"]["content"])
+        self.assertEqual(replies, ["one", "two", "You said: q"])
+
+    def test_non_streaming_answer(self) -> None:
+        self.script([{"reply": "plain", "reasoning": "why"}])
+        status, headers, data = self.request(
+            "POST", "/v1/chat/completions", self.chat_body("x", stream=False)
+        )
+        self.assertEqual(status, 200)
+        self.assertEqual(headers["content-type"], "application/json; charset=utf-8")
+        value = json.loads(data)
+        self.assertEqual(value["object"], "chat.completion")
+        self.assertRegex(value["id"], r"^chatcmpl-")
+        self.assertEqual(
+            value["choices"],
+            [
+                {
+                    "finish_reason": "stop",
+                    "index": 0,
+                    "message": {"content": "plain", "reasoning_content": "why", "role": "assistant"},
+                }
+            ],
+        )
+        self.assertIn("usage", value)
+        self.assertIn("timings", value)
+
+    def test_models_list(self) -> None:
+        status, headers, data = self.request("GET", "/v1/models")
+        self.assertEqual(status, 200)
+        self.assertEqual(headers["access-control-allow-origin"], "*")
+        value = json.loads(data)
+        self.assertEqual(value["object"], "list")
+        self.assertEqual([m["id"] for m in value["data"]], ["m1", "m2"])
+        self.assertTrue(all(m["object"] == "model" for m in value["data"]))
+
+    def test_cors_preflight(self) -> None:
+        status, headers, data = self.request(
+            "OPTIONS",
+            "/v1/chat/completions",
+            headers={
+                "Origin": "http://127.0.0.1:9999",
+                "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "authorization,content-type",
+            },
+        )
+        self.assertEqual(status, 200)
+        self.assertEqual(data, b"")
+        self.assertEqual(headers["access-control-allow-origin"], "*")
+        allowed = {h.strip().lower() for h in headers["access-control-allow-headers"].split(",")}
+        self.assertTrue({"authorization", "content-type"} <= allowed)
+        self.assertIn("POST", headers["access-control-allow-methods"])
+
+    def test_requests_are_recorded_with_headers(self) -> None:
+        self.request(
+            "POST",
+            "/v1/chat/completions",
+            self.chat_body("remember me", False),
+            headers={"Authorization": "Bearer abc", "Content-Type": "application/json"},
+        )
+        recorded = self.get_requests()
+        self.assertEqual(len(recorded), 1)
+        self.assertEqual(recorded[0]["body"]["messages"][0]["content"], "remember me")
+        self.assertEqual(recorded[0]["headers"]["authorization"], "Bearer abc")
+        self.assertEqual(recorded[0]["status"], 200)
+        self.assertTrue(recorded[0]["completed"])
+        self.request("POST", "/__control/reset", b"")
+        self.assertEqual(self.get_requests(), [])
+
+    def test_bad_script_is_refused(self) -> None:
+        status, _, data = self.request(
+            "POST", "/__control/script", json.dumps([{"replyy": "typo"}]).encode()
+        )
+        self.assertEqual(status, 400)
+        self.assertIn("replyy", json.loads(data)["error"]["message"])
+
+    def test_unknown_path_is_llama_cpp_404(self) -> None:
+        status, _, data = self.request("GET", "/nope")
+        self.assertEqual(status, 404)
+        self.assertEqual(json.loads(data)["error"]["type"], "not_found_error")
+
+    def get_requests(self) -> list:
+        status, _, data = self.request("GET", "/__control/requests")
+        self.assertEqual(status, 200)
+        return json.loads(data)
+
+
+class ApiKeyTest(ServerCase):
+    server_kwargs = {"api_key": "sekret"}
+
+    def test_missing_or_wrong_key_is_401(self) -> None:
+        for headers in ({}, {"Authorization": "Bearer wrong"}):
+            status, hdrs, data = self.request(
+                "POST", "/v1/chat/completions", self.chat_body(), headers=headers
+            )
+            self.assertEqual(status, 401)
+            self.assertEqual(hdrs["access-control-allow-origin"], "*")
+            self.assertEqual(
+                json.loads(data),
+                {"error": {"code": 401, "message": "Invalid API Key", "type": "authentication_error"}},
+            )
+
+    def test_right_key_streams(self) -> None:
+        raw = self.raw_exchange(self.chat_body(), headers="Authorization: Bearer sekret\r\n")
+        status_line, _, body = split_response(raw)
+        self.assertEqual(status_line, "HTTP/1.1 200 OK")
+        self.assertIn(b"data: [DONE]", dechunk(body)[0])
+
+    def test_models_and_preflight_need_no_key(self) -> None:
+        self.assertEqual(self.request("GET", "/v1/models")[0], 200)
+        self.assertEqual(self.request("OPTIONS", "/v1/chat/completions")[0], 200)
+
+
+class ProtectedModelsTest(ServerCase):
+    server_kwargs = {"api_key": "k", "protect_models": True}
+
+    def test_models_need_the_key(self) -> None:
+        self.assertEqual(self.request("GET", "/v1/models")[0], 401)
+        status = self.request("GET", "/v1/models", headers={"Authorization": "Bearer k"})[0]
+        self.assertEqual(status, 200)
+
+
+class CommandLineTest(unittest.TestCase):
+    def test_port_zero_prints_the_port_first(self) -> None:
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "openai_compat.py")
+        proc = subprocess.Popen(
+            [sys.executable, script, "--port", "0", "--models", "x,y"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            line = proc.stdout.readline().strip()
+            self.assertRegex(line, r"^\d+$")
+            conn = http.client.HTTPConnection("127.0.0.1", int(line), timeout=10)
+            conn.request("GET", "/v1/models")
+            ids = [m["id"] for m in json.loads(conn.getresponse().read())["data"]]
+            conn.close()
+            self.assertEqual(ids, ["x", "y"])
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+            proc.stdout.close()
+            proc.stderr.close()
+
+
+if __name__ == "__main__":
+    unittest.main()
