@@ -6,6 +6,7 @@ use leptos::prelude::*;
 
 use super::composer::Composer;
 use super::context::ctx;
+use super::icons;
 use super::message_view::MessageView;
 use super::onboarding::Onboarding;
 
@@ -63,11 +64,11 @@ pub fn ChatView() -> impl IntoView {
                     aria-label="Conversations"
                     on:click=move |_| ctx.sidebar_open.update(|o| *o = !*o)
                 >
-                    "☰"
+                    {icons::menu()}
                 </button>
                 <h1 class="chat-title">{title}</h1>
                 <button class="icon-button" aria-label="Settings" title="Settings" on:click=move |_| ctx.show_settings.set(true)>
-                    "⚙"
+                    {icons::gear()}
                 </button>
             </header>
             <div class="messages" node_ref=scroller on:scroll=on_scroll>

@@ -39,16 +39,13 @@ pub fn MessageView(msg: LiveMessage, #[prop(into)] is_last: Signal<bool>) -> imp
     };
     let footer = move || {
         let status = msg.status.get();
-        let can_retry = msg.role == Role::Assistant
-            && is_last.get()
-            && !ctx.runner.sending.with(|s| {
-                !s.is_empty()
-                    && ctx
-                        .convs
-                        .current_id()
-                        .map(|id| s.contains(&id))
-                        .unwrap_or(false)
-            });
+        // Only the newest answer can be regenerated, and not while this conversation streams.
+        let busy_here = ctx
+            .convs
+            .current
+            .get()
+            .is_some_and(|l| ctx.runner.is_sending(&l.id()));
+        let can_retry = msg.role == Role::Assistant && is_last.get() && !busy_here;
         let retry_button = move |label: &'static str| {
             can_retry.then(
                 || view! { <button class="link-button retry" on:click=retry>{label}</button> },

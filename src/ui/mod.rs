@@ -5,6 +5,7 @@ pub mod app;
 pub mod chat_view;
 pub mod composer;
 pub mod context;
+pub mod icons;
 pub mod markdown_body;
 pub mod message_view;
 pub mod notices_view;

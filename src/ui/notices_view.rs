@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use super::context::ctx;
+use super::icons;
 use crate::stores::notices::Level;
 
 #[component]
@@ -24,7 +25,7 @@ pub fn NoticesView() -> impl IntoView {
                         aria-label="Dismiss"
                         on:click=move |_| ctx.notices.dismiss(n.id)
                     >
-                        "×"
+                        {icons::close()}
                     </button>
                 </div>
             </For>

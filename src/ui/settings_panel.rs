@@ -7,6 +7,7 @@ use leptos::task::spawn_local;
 use skiff_core::settings::{ChatSettings, Theme};
 
 use super::context::ctx;
+use super::icons;
 use crate::platform::storage;
 use crate::runner::models::list_models_default;
 
@@ -75,7 +76,7 @@ pub fn SettingsPanel() -> impl IntoView {
             >
                 <header class="settings-header">
                     <h2>"Settings"</h2>
-                    <button class="icon-button" aria-label="Close settings" on:click=move |_| close()>"×"</button>
+                    <button class="icon-button" aria-label="Close settings" on:click=move |_| close()>{icons::close()}</button>
                 </header>
 
                 <h3>"Provider (OpenAI-compatible)"</h3>

@@ -4,6 +4,7 @@ use leptos::prelude::*;
 use skiff_core::chat::ConversationSummary;
 
 use super::context::ctx;
+use super::icons;
 
 #[component]
 pub fn Sidebar() -> impl IntoView {
@@ -69,8 +70,8 @@ fn ConversationItem(summary: ConversationSummary) -> impl IntoView {
                     <button class="conversation-select" on:click=select title=title.clone()>
                         {title.clone()}
                     </button>
-                    <button class="icon-button" title="Rename" aria-label="Rename" on:click=move |_| mode.set(Mode::Renaming)>"✎"</button>
-                    <button class="icon-button" title="Delete" aria-label="Delete" on:click=move |_| mode.set(Mode::ConfirmDelete)>"🗑"</button>
+                    <button class="icon-button" title="Rename" aria-label="Rename" on:click=move |_| mode.set(Mode::Renaming)>{icons::pencil()}</button>
+                    <button class="icon-button" title="Delete" aria-label="Delete" on:click=move |_| mode.set(Mode::ConfirmDelete)>{icons::trash()}</button>
                 }
                 .into_any(),
                 Mode::Renaming => view! {

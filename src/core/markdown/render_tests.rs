@@ -596,16 +596,10 @@ fn gfm_extensions_render_and_headings_have_no_ids() {
 }
 #[test]
 fn zz_dbg() {
-    for md in [
-        "[r]: https://r.example\n\t- tab item\npara text\n-\n2. two\n",
-        "\t- tab item\npara text\n-\n2. two\n",
-        "x\n\n[r]: https://r.example\n\t- tab item\npara text\n",
-    ] {
-        println!("{md:?} {:?}", super::render::block_starts(md));
-        for (e, r) in
-            pulldown_cmark::Parser::new_ext(md, super::render::options()).into_offset_iter()
-        {
-            println!("  {r:?} {e:?}");
-        }
+    for md in ["1. one\n#tag\n\n[r]: https://r.example\n-\n  indented two\n", "para\n\n[r]: https://r.example\n-\n  indented two\n", "[r]: https://r.example\n-\n  indented two\n"] {
+        println!("{md:?}");
+        let p = pulldown_cmark::Parser::new_ext(md, super::render::options());
+        for (l, d) in p.reference_definitions().iter() { println!("  def {l} {:?}", d.span); }
+        for (e, r) in p.into_offset_iter() { println!("  {r:?} {e:?}"); }
     }
 }

@@ -153,7 +153,7 @@ impl StreamingMarkdown {
         let base = self.tail_start;
         let mut html = Vec::with_capacity(cuts.len());
         let mut from = 0;
-        for to in cuts {
+        for &to in cuts {
             if to <= from {
                 continue;
             }

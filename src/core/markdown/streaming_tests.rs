@@ -107,10 +107,9 @@ and the end.
 ";
 
 const REFS_ANSWER: &str = "\
-See the [Rust book][book] and the [reference].
-
 [book]: https://doc.rust-lang.org/book/ \"The Book\"
 [reference]: <https://doc.rust-lang.org/reference/>
+See the [Rust book][book] and the [reference].
 
 Both are free. The [book] has exercises; the [Reference] is terse.
 
@@ -417,15 +416,21 @@ fn a_block_after_a_blank_line_finishes_the_one_above_at_its_first_character() {
         blocks[0].starts_with("<ol>\n<li>\n<p>one</p>\n</li>\n<li>\n<p>two</p>"),
         "{blocks:?}"
     );
-    // `[` may become a definition that belongs with the paragraph above.
+    // A definition goes with the block after it, together with the lines that follow it.
     let mut md = StreamingMarkdown::new();
-    md.push("See [x].\n\n");
-    assert!(md.push("[x]: https://x.example").finished.is_empty());
-    let mut blocks = md.push("\n\nNext.\n").finished;
+    md.push("Intro.\n\n");
+    assert_eq!(
+        md.push("[x]: https://x.example").finished,
+        vec!["<p>Intro.</p>\n".to_owned()]
+    );
+    let mut blocks = md
+        .push("\n    not code: continues the definition's paragraph\n")
+        .finished;
     blocks.extend(md.finish());
-    assert!(
-        blocks[0].contains("href=\"https://x.example\""),
-        "{blocks:?}"
+    assert_eq!(blocks, render_blocks("Intro.\n\n[x]: https://x.example\n    not code: continues the definition's paragraph\n"));
+    assert_eq!(
+        blocks,
+        vec!["<p>not code: continues the definition&#39;s paragraph</p>\n".to_owned()]
     );
 }
 
@@ -587,10 +592,9 @@ fn total_work_is_linear_in_the_length() {
 
 /// Length in bytes of the longest two adjacent top-level blocks (with their blank lines).
 fn longest_two_blocks(text: &str) -> usize {
-    let starts = super::render::block_starts(text);
-    let mut bounds: Vec<usize> = starts
+    let mut bounds: Vec<usize> = super::render::block_spans(text)
         .iter()
-        .map(|&s| text[..s].rfind('\n').map_or(0, |i| i + 1))
+        .map(|b| text[..b.start].rfind('\n').map_or(0, |i| i + 1))
         .collect();
     bounds.push(text.len());
     bounds
