@@ -129,7 +129,11 @@ impl ChatRunner {
                 Err(End::Stopped) => MessageStatus::Stopped,
                 Err(End::Failed(e)) => MessageStatus::Error(e.to_string()),
             };
-            live.status.set(status);
+            // The page is unloading (see `on_page_hide`): the abort that follows is not the
+            // user's Stop, and "interrupted" is what was saved and must stay.
+            if live.status.get_untracked() != MessageStatus::Interrupted {
+                live.status.set(status);
+            }
             store.set_live(&live.id(), false);
             store.save(&conv);
             runner.aborts.update_value(|m| {

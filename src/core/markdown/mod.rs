@@ -9,6 +9,7 @@
 //! This module must never emit a tag or attribute outside the fixed set in `render.rs`, and
 //! never re-parse a whole message per streamed token.
 
+mod blocks;
 mod render;
 mod streaming;
 mod url;

@@ -13,6 +13,7 @@ use pulldown_cmark::{
     Tag, TagEnd,
 };
 
+use super::blocks::{Layout, TopLevelBlocks};
 use super::url::safe_href;
 
 /// Every link the renderer keeps opens in a new tab and cannot reach back into this page.
@@ -62,8 +63,8 @@ impl LinkDefs {
 /// One piece of markdown rendered on its own.
 pub(crate) struct Rendered {
     pub(crate) html: String,
-    /// Byte ranges (into the piece) of its top-level blocks, in order.
-    pub(crate) blocks: Vec<Range<usize>>,
+    /// Where the piece's top-level blocks and definitions lie.
+    pub(crate) layout: Layout,
     /// The piece's own link reference definitions: (label, destination, title).
     pub(crate) defs: Vec<(String, String, String)>,
 }
@@ -76,10 +77,12 @@ pub(crate) fn render_piece(md: &str, earlier: &LinkDefs) -> Rendered {
             .map(|(dest, title)| (CowStr::from(dest.clone()), CowStr::from(title.clone())))
     };
     let parser = Parser::new_with_broken_link_callback(md, options(), Some(resolve));
+    let mut definitions = Vec::new();
     let defs = parser
         .reference_definitions()
         .iter()
         .map(|(label, def)| {
+            definitions.push(def.span.clone());
             let title = def.title.as_deref().unwrap_or("");
             (label.to_owned(), def.dest.to_string(), title.to_owned())
         })
@@ -88,51 +91,11 @@ pub(crate) fn render_piece(md: &str, earlier: &LinkDefs) -> Rendered {
     writer.run(parser.into_offset_iter());
     Rendered {
         html: writer.out,
-        blocks: writer.blocks.spans,
+        layout: Layout {
+            blocks: writer.blocks.blocks,
+            definitions,
+        },
         defs,
-    }
-}
-
-/// The byte ranges of the top-level blocks of `md`, without producing HTML.
-pub(crate) fn block_spans(md: &str) -> Vec<Range<usize>> {
-    let mut blocks = TopLevelBlocks::default();
-    for (event, range) in Parser::new_ext(md, options()).into_offset_iter() {
-        blocks.observe(&event, range);
-    }
-    blocks.spans
-}
-
-/// Follows nesting depth through an event stream to record where top-level blocks lie.
-#[derive(Default)]
-struct TopLevelBlocks {
-    depth: usize,
-    spans: Vec<Range<usize>>,
-}
-
-impl TopLevelBlocks {
-    fn observe(&mut self, event: &Event<'_>, range: Range<usize>) {
-        match event {
-            // Images are inline (never top level) and the writer consumes their inner events
-            // itself, so they are left out of the count on both paths.
-            Event::Start(Tag::Image { .. }) | Event::End(TagEnd::Image) => {}
-            Event::Start(_) => {
-                if self.depth == 0 {
-                    self.spans.push(range);
-                }
-                self.depth += 1;
-            }
-            Event::End(_) => {
-                self.depth = self.depth.saturating_sub(1);
-                if self.depth == 0 {
-                    if let Some(last) = self.spans.last_mut() {
-                        last.end = last.end.max(range.end);
-                    }
-                }
-            }
-            // A thematic break is a block with no Start/End pair.
-            Event::Rule if self.depth == 0 => self.spans.push(range),
-            _ => {}
-        }
     }
 }
 

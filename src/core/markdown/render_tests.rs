@@ -594,12 +594,3 @@ fn gfm_extensions_render_and_headings_have_no_ids() {
     assert_eq!(render("a[^n] b\n"), "<p>a[^n] b</p>\n");
     assert!(!render("a[^n]\n\n[^n]: note\n").contains("id="));
 }
-#[test]
-fn zz_dbg() {
-    for md in ["1. one\n#tag\n\n[r]: https://r.example\n-\n  indented two\n", "para\n\n[r]: https://r.example\n-\n  indented two\n", "[r]: https://r.example\n-\n  indented two\n"] {
-        println!("{md:?}");
-        let p = pulldown_cmark::Parser::new_ext(md, super::render::options());
-        for (l, d) in p.reference_definitions().iter() { println!("  def {l} {:?}", d.span); }
-        for (e, r) in p.into_offset_iter() { println!("  {r:?} {e:?}"); }
-    }
-}

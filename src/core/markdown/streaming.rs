@@ -34,9 +34,8 @@
 //! This module must never hand out HTML for a block and later need to change it, and never
 //! parse text before the tail on a push.
 
-use std::ops::Range;
-
-use super::render::{block_spans, render_piece, LinkDefs};
+use super::blocks::{cut_after, cuts_between, layout, line_start};
+use super::render::{render_piece, LinkDefs};
 
 /// What changed after a push.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -88,10 +87,11 @@ impl StreamingMarkdown {
         // tail shows no second block starting on a complete line, its complete lines alone
         // cannot hold two blocks either.
         let complete = tail.rfind('\n').map_or(0, |i| i + 1);
-        let starts_before = |limit: usize| rendered.blocks.iter().skip(1).any(|b| b.start < limit);
-        let by_complete_line = delta.contains('\n') && starts_before(complete);
+        let blocks = &rendered.layout.blocks;
+        let by_complete_line =
+            delta.contains('\n') && blocks.iter().skip(1).any(|b| b.start < complete);
         let after_blank_line = complete > 0
-            && rendered.blocks.last().is_some_and(|b| b.start >= complete)
+            && blocks.last().is_some_and(|b| b.start >= complete)
             && ends_with_blank_line(&tail[..complete])
             && !tail[complete..]
                 .trim_start()
@@ -103,16 +103,16 @@ impl StreamingMarkdown {
             };
         }
         let stable = if complete == tail.len() {
-            rendered.blocks
+            rendered.layout
         } else {
             self.work.bookkeeping_bytes += complete;
-            block_spans(&tail[..complete])
+            layout(&tail[..complete])
         };
         // The last block of the complete lines may still change, unless a blank line and a new
         // block already follow it.
         let mut cuts = cuts_between(tail, &stable);
-        if let (true, Some(last)) = (after_blank_line, stable.last()) {
-            cuts.push(line_end(tail, last.end).min(complete));
+        if let (true, Some(last)) = (after_blank_line, stable.blocks.last()) {
+            cuts.push(cut_after(tail, &stable, last, complete));
         }
         let finished = self.finish_pieces(&cuts);
         let tail_html = if finished.is_empty() {
@@ -132,7 +132,13 @@ impl StreamingMarkdown {
     pub fn finish(&mut self) -> Vec<String> {
         let tail = &self.source[self.tail_start..];
         self.work.bookkeeping_bytes += tail.len();
-        let mut cuts = cuts_between(tail, &block_spans(tail));
+        let layout = layout(tail);
+        let mut cuts = cuts_between(tail, &layout);
+        // Definitions after the last block go with what follows, as they would have had the
+        // stream continued: they render nothing, but must not resolve the block before them.
+        if let Some(last) = layout.blocks.last() {
+            cuts.push(cut_after(tail, &layout, last, tail.len()));
+        }
         cuts.push(tail.len());
         self.finish_pieces(&cuts)
     }
@@ -171,33 +177,10 @@ impl StreamingMarkdown {
     }
 }
 
-/// Where to cut `text` between each pair of consecutive top-level `blocks`: at the end of the
-/// first one's last line. Text between blocks (blank lines, link reference definitions) goes
-/// with the block after it.
-fn cuts_between(text: &str, blocks: &[Range<usize>]) -> Vec<usize> {
-    blocks
-        .windows(2)
-        .map(|pair| line_end(text, pair[0].end).min(line_start(text, pair[1].start)))
-        .collect()
-}
-
 /// Whether the last line of `text` (which ends with a newline) holds only whitespace.
 fn ends_with_blank_line(text: &str) -> bool {
     let body = text.strip_suffix('\n').unwrap_or(text);
     body[line_start(body, body.len())..].trim().is_empty()
-}
-
-/// Where the line containing byte `pos` ends (after its newline), or `pos` if it is a line start.
-fn line_end(text: &str, pos: usize) -> usize {
-    if pos == 0 || pos >= text.len() || text.as_bytes()[pos - 1] == b'\n' {
-        return pos.min(text.len());
-    }
-    text[pos..].find('\n').map_or(text.len(), |i| pos + i + 1)
-}
-
-/// The start of the line containing byte `pos`.
-fn line_start(text: &str, pos: usize) -> usize {
-    text[..pos].rfind('\n').map_or(0, |i| i + 1)
 }
 
 /// A complete message (e.g. one loaded from storage) as the same blocks streaming produces,
