@@ -152,7 +152,17 @@ enum End {
 fn fetch_end(e: FetchError) -> End {
     match e {
         FetchError::Aborted => End::Stopped,
-        other => End::Failed(ProviderError::Network(other.to_string())),
+        other => End::Failed(provider_error(other)),
+    }
+}
+
+/// One sentence per failure: the provider error adds the advice, so only the browser's own
+/// words travel from the fetch error.
+pub(crate) fn provider_error(e: FetchError) -> ProviderError {
+    match e {
+        FetchError::Network(detail) | FetchError::Browser(detail) => ProviderError::Network(detail),
+        FetchError::Stream(_) => ProviderError::StreamCut,
+        FetchError::Aborted => ProviderError::Network("the request was cancelled".into()),
     }
 }
 

@@ -60,7 +60,7 @@ fn fetch_error(e: FetchError, timeout_ms: u32) -> ProviderError {
         FetchError::Aborted => {
             ProviderError::Network(format!("no answer within {} s", timeout_ms / 1000))
         }
-        other => ProviderError::Network(other.to_string()),
+        other => crate::runner::chat::provider_error(other),
     }
 }
 

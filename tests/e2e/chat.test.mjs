@@ -141,6 +141,10 @@ test('Stop keeps the partial answer, also after a reload', async () => {
   assert.ok(partial.length > 40 && partial.length < reply.length - 100, `partial length ${partial.length}`);
   await page.waitForTimeout(300);
   assert.equal(await lastAssistant(page).locator('.markdown').innerText(), partial, 'nothing arrives after Stop');
+  // Stop really aborted the fetch: the server saw the client go away mid-stream.
+  const stopped = (await api.requests()).at(-1);
+  assert.equal(stopped.client_aborted, true, 'the server saw the request aborted');
+  assert.equal(stopped.completed, false);
   await page.reload();
   await waitStatus(page, 'stopped');
   assert.equal((await lastAssistant(page).locator('.markdown').innerText()).trim(), partial.trim());

@@ -229,16 +229,21 @@ export async function screenshot(page, name, { fullPage = false } = {}) {
 
 /**
  * Starts collecting console errors and uncaught page errors; returns the live
- * array of messages, to assert empty at the end of a test.
+ * array of messages, to assert empty at the end of a test. `ignore` takes
+ * RegExps for messages a test expects (say, the network error Chromium logs
+ * by itself when a probed port is closed); keep them as narrow as possible.
  */
-export function collectConsoleErrors(page) {
+export function collectConsoleErrors(page, { ignore = [] } = {}) {
   const errors = [];
+  const keep = (text) => {
+    if (!ignore.some((re) => re.test(text))) errors.push(text);
+  };
   page.on('console', (msg) => {
     if (msg.type() === 'error') {
       const where = msg.location();
-      errors.push(`console.error: ${msg.text()}${where && where.url ? ` (${where.url}:${where.lineNumber})` : ''}`);
+      keep(`console.error: ${msg.text()}${where && where.url ? ` (${where.url}:${where.lineNumber})` : ''}`);
     }
   });
-  page.on('pageerror', (err) => errors.push(`uncaught: ${err.message}`));
+  page.on('pageerror', (err) => keep(`uncaught: ${err.message}`));
   return errors;
 }

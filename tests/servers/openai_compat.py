@@ -8,9 +8,10 @@ errors, a wrong API key). The format follows llama.cpp's `llama-server`
 (tools/server: server-task.cpp `to_json_oaicompat_chat*`, server-common.cpp
 `format_oai_sse` / `format_error_response`, server-http.cpp middlewares):
 
-* every SSE event is `data: <compact JSON>\\n\\n`; JSON keys are sorted, as
-  nlohmann::json writes them; the body is sent with chunked encoding;
-* the first event carries `delta: {"content": null, "role": "assistant"}`;
+* every SSE event is `data: <compact JSON>\\n\\n`, keys in llama.cpp's own
+  order (it uses nlohmann::ordered_json; compare the capture in
+  tests/fixtures/openai/llamacpp_b6459_reasoning.sse); chunked encoding;
+* the first event carries `delta: {"role": "assistant", "content": null}`;
   content arrives as `delta.content`, reasoning as `delta.reasoning_content`;
 * the finish event has `delta: {}` and `finish_reason: "stop"`; when the
   request asked `stream_options.include_usage`, a last event with
@@ -37,6 +38,12 @@ the key; CORS like everything else):
   error_message, usage (true = always send the usage event, false = never,
   absent/null = only when the request asked for it, as llama.cpp does),
   finish_reason. Unknown keys are refused with 400 so a typo fails loudly.
+  The *_after_chars triggers count reply characters (not reasoning):
+  cut = drop the connection without the final chunk, [DONE] or the chunked
+  terminator (a browser's reader throws); malformed = one `data: {not json`
+  event, after which the stream goes on to [DONE]; stream_error = llama.cpp's
+  in-stream error event, then the end. Without a script the reply is
+  "You said: <last user message>" in 4-character chunks.
 * `GET /__control/requests` — JSON list of the chat requests received, each
   {"method", "path", "headers", "body", "status", "completed",
   "client_aborted"}.
@@ -96,8 +103,8 @@ class ClientGone(Exception):
 
 
 def to_json(value: Any) -> str:
-    """Compact JSON with sorted keys and raw UTF-8, as nlohmann::json dumps it."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """Compact JSON in insertion order with raw UTF-8, as llama.cpp dumps it."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def sse(value: Any) -> bytes:
@@ -417,8 +424,8 @@ class Handler(BaseHTTPRequestHandler):
         return {
             "completion_tokens": completion_tokens,
             "prompt_tokens": prompt_tokens,
-            "prompt_tokens_details": {"cached_tokens": 0},
             "total_tokens": prompt_tokens + completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": 0},
         }
 
     def timings(self, prompt_tokens: int, completion_tokens: int, per_token_ms: float) -> dict:
@@ -497,18 +504,21 @@ class Handler(BaseHTTPRequestHandler):
             want_usage = isinstance(options, dict) and options.get("include_usage") is True
 
         created = int(time.time())
-        base = {
-            "created": created,
-            "id": gen_chatcmplid(),
-            "model": self.model_name(body),
-            "system_fingerprint": SYSTEM_FINGERPRINT,
-            "object": "chat.completion.chunk",
-        }
+        cmpl_id = gen_chatcmplid()
+        model = self.model_name(body)
+
+        def envelope(choices: list) -> dict:
+            return {
+                "choices": choices,
+                "created": created,
+                "id": cmpl_id,
+                "model": model,
+                "system_fingerprint": SYSTEM_FINGERPRINT,
+                "object": "chat.completion.chunk",
+            }
 
         def chunk(delta: dict, finish_reason: Any = None) -> dict:
-            value = dict(base)
-            value["choices"] = [{"finish_reason": finish_reason, "index": 0, "delta": delta}]
-            return value
+            return envelope([{"finish_reason": finish_reason, "index": 0, "delta": delta}])
 
         self.send_response(200)
         self.cors_headers()
@@ -550,8 +560,7 @@ class Handler(BaseHTTPRequestHandler):
         prompt_tokens, completion_tokens = self.counts(body, len(deltas))
         finals = [chunk({}, step.get("finish_reason") or "stop")]
         if want_usage:
-            usage_chunk = dict(base)
-            usage_chunk["choices"] = []
+            usage_chunk = envelope([])
             usage_chunk["usage"] = self.usage(prompt_tokens, completion_tokens)
             finals.append(usage_chunk)
         finals[-1]["timings"] = self.timings(prompt_tokens, completion_tokens, float(delay_ms))

@@ -24,7 +24,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import openai_compat  # noqa: E402  (path set just above)
 
-CHUNK_KEYS = ["choices", "created", "id", "model", "object", "system_fingerprint"]
+# llama.cpp writes keys in insertion order (nlohmann::ordered_json).
+CHUNK_KEYS = ["choices", "created", "id", "model", "system_fingerprint", "object"]
+FIXTURE = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)),
+    "..",
+    "fixtures",
+    "openai",
+    "llamacpp_b6459_reasoning.sse",
+)
 
 
 class ServerCase(unittest.TestCase):
@@ -136,7 +144,7 @@ class StreamFormatTest(ServerCase):
         chunks = [json.loads(ev[len("data: ") :]) for ev in evs[:-1]]
 
         first = chunks[0]
-        self.assertEqual(sorted(first), CHUNK_KEYS)
+        self.assertEqual(list(first), CHUNK_KEYS)
         self.assertRegex(first["id"], r"^chatcmpl-[0-9A-Za-z]{32}$")
         self.assertEqual(first["object"], "chat.completion.chunk")
         self.assertEqual(first["model"], "m1")
@@ -144,14 +152,14 @@ class StreamFormatTest(ServerCase):
         self.assertRegex(first["system_fingerprint"], r"^b\d+-[0-9a-f]+$")
         self.assertEqual(
             first["choices"],
-            [{"delta": {"content": None, "role": "assistant"}, "finish_reason": None, "index": 0}],
+            [{"finish_reason": None, "index": 0, "delta": {"role": "assistant", "content": None}}],
         )
-        # Exact bytes of the first event: compact JSON, keys sorted as nlohmann writes them.
+        # Exact bytes of the first event: compact JSON in llama.cpp's key order.
         self.assertEqual(
             evs[0],
-            'data: {"choices":[{"delta":{"content":null,"role":"assistant"},'
-            '"finish_reason":null,"index":0}],"created":%d,"id":"%s","model":"m1",'
-            '"object":"chat.completion.chunk","system_fingerprint":"%s"}'
+            'data: {"choices":[{"finish_reason":null,"index":0,'
+            '"delta":{"role":"assistant","content":null}}],"created":%d,"id":"%s",'
+            '"model":"m1","system_fingerprint":"%s","object":"chat.completion.chunk"}'
             % (first["created"], first["id"], first["system_fingerprint"]),
         )
 
@@ -169,6 +177,33 @@ class StreamFormatTest(ServerCase):
         self.assertEqual(timings["predicted_n"], 3)
         for key in ("cache_n", "prompt_n", "prompt_ms", "predicted_ms", "predicted_per_second"):
             self.assertIn(key, timings)
+
+    def test_key_order_matches_a_real_llama_cpp_capture(self) -> None:
+        with open(FIXTURE, encoding="utf-8") as f:
+            real = [json.loads(line[6:]) for line in f if line.startswith("data: {")]
+        self.script([{"reply": "ab", "reasoning": "cd", "chunk_chars": 2, "usage": True}])
+        payload, _ = dechunk(split_response(self.raw_exchange(self.chat_body()))[2])
+        ours = [json.loads(e[6:]) for e in events(payload)[:-1]]
+
+        def shape(value):
+            """Keys in order, recursively; lists reduced to their first item."""
+            if isinstance(value, dict):
+                return [(k, shape(v)) for k, v in value.items()]
+            if isinstance(value, list):
+                return [shape(value[0])] if value else []
+            return type(value).__name__
+
+        # The role, first reasoning, first content and finish events, then usage+timings.
+        real_content = next(c for c in real if c["choices"] and c["choices"][0]["delta"].get("content"))
+        real_pick = [real[0], real[1], real_content, real[-2], real[-1]]
+        ours_pick = ours[:5]
+        for r, o in zip(real_pick[:4], ours_pick[:4]):
+            self.assertEqual(shape(o), shape(r))
+        r_usage, o_usage = real_pick[4], ours_pick[4]
+        self.assertEqual([k for k in o_usage], [k for k in r_usage])
+        self.assertEqual(list(o_usage["timings"]), list(r_usage["timings"]))
+        # Newer llama.cpp appends prompt_tokens_details; the rest is in the same order.
+        self.assertEqual(list(o_usage["usage"])[:3], list(r_usage["usage"]))
 
     def test_usage_chunk_when_requested(self) -> None:
         body = self.chat_body("abcdefgh", stream_options={"include_usage": True})

@@ -1,17 +1,23 @@
 //! Where a markdown text can be cut into pieces that render on their own exactly as they
 //! render in place.
 //!
-//! Streaming renders each top-level block once, by itself. That is only sound if the cut
-//! between two blocks leaves each piece meaning what it meant in the whole text. The cut goes at
-//! the end of the earlier block's last line of content: blank lines and link reference
-//! definitions after a block go with the block after it, because a definition is parsed like the
-//! start of a paragraph and the lines after it must be parsed with it (`[r]: /u` followed by an
-//! indented line makes that line paragraph text, not code).
+//! Streaming renders each top-level block once, by itself. That is only sound if each piece
+//! means on its own what it meant in the whole text. Blocks are cut apart only where nothing but
+//! blank lines separates them; the cut goes at the end of the earlier block, so the blank lines
+//! go with the later one.
 //!
-//! The parser's own range for a top-level block is not enough: a list's range can extend over a
-//! blank line and a definition after it. So the cut walks back from that range's end over blank
-//! and definition lines, but never before the end of the block's inner content (a definition
-//! inside a list item belongs to the item). This module must never propose a cut inside a block.
+//! Link reference definitions are what makes this delicate: a definition is no block, it is
+//! parsed like the start of a paragraph (so an indented line after it is paragraph text, not
+//! code), it can span lines (`[a\n]: /u` or a title on the next line), and the parser's treatment
+//! of the lines after it depends on what came before it. So a cut is never made next to one:
+//! not when a definition (or anything starting with `[`, which may still become one) lies
+//! between the blocks, and not before a block whose first line starts with `[`. Those blocks
+//! simply stay in one piece with their neighbour.
+//!
+//! The parser's range for a top-level block can extend past its content (a list's range can
+//! cover a blank line and a definition after it), so the end of a block is found by walking back
+//! from that range's end over blank lines, never before the end of the block's inner content.
+//! This module must never propose a cut inside a block.
 
 use std::ops::Range;
 
@@ -28,6 +34,8 @@ pub(crate) struct Block {
     pub(crate) end: usize,
     /// End of the furthest event inside the block, if it has any.
     pub(crate) content_end: Option<usize>,
+    /// Whether the block is a list, the one kind a later line can join after a blank line.
+    pub(crate) is_list: bool,
 }
 
 /// The top-level blocks of a text and its link reference definitions (which are not blocks).
@@ -78,6 +86,7 @@ impl TopLevelBlocks {
                     start: range.start,
                     end: range.end,
                     content_end: None,
+                    is_list: matches!(event, Event::Start(Tag::List(_))),
                 });
                 self.depth = 1;
                 return;
@@ -101,6 +110,7 @@ impl TopLevelBlocks {
                     start: range.start,
                     end: range.end,
                     content_end: None,
+                    is_list: false,
                 });
             }
         } else if let Some(block) = self.blocks.last_mut() {
@@ -109,30 +119,49 @@ impl TopLevelBlocks {
     }
 }
 
-/// Where to cut `text` after `block` when the next piece starts no earlier than `next_start`.
-pub(crate) fn cut_after(text: &str, layout: &Layout, block: &Block, next_start: usize) -> usize {
+/// Where to cut `text` after `block` when the next block starts at `next_start` (or the text
+/// ends there), or `None` when these two must stay in one piece.
+pub(crate) fn cut_after(
+    text: &str,
+    layout: &Layout,
+    block: &Block,
+    next_start: usize,
+) -> Option<usize> {
     // The end of the text is a cut point even when it is not at a line start.
     let upper = if next_start >= text.len() {
         text.len()
     } else {
+        if starts_like_definition(&text[line_start(text, next_start)..]) {
+            return None;
+        }
         line_start(text, next_start)
     };
-    let lower = line_end(
-        text,
-        block.content_end.unwrap_or(block.start).max(block.start),
-    )
-    .min(upper);
+    let content_end = block.content_end.unwrap_or(block.start).max(block.start);
+    let lower = line_end(text, content_end).min(upper);
+    let between = &text[lower..upper];
+    let definition_between = between.split_inclusive('\n').any(starts_like_definition)
+        || layout
+            .definitions
+            .iter()
+            .any(|def| def.start < upper && def.end > lower);
+    if definition_between {
+        return None;
+    }
     let mut cut = line_end(text, block.end).clamp(lower, upper);
     while cut > lower {
         let prev = line_start(text, cut - 1);
-        let line = &text[prev..cut];
-        if line.trim().is_empty() || covered_by_definition(text, layout, prev..cut) {
-            cut = prev;
-        } else {
+        if !is_blank(&text[prev..cut]) {
             break;
         }
+        cut = prev;
     }
-    cut.max(lower)
+    Some(cut)
+}
+
+/// Whether `line` starts (after indentation) with `[`: a link reference definition, or text
+/// that may still turn into one.
+fn starts_like_definition(line: &str) -> bool {
+    line.trim_start_matches([' ', '\t']).starts_with('[')
 }
 
 /// Cuts between every pair of consecutive blocks of `layout`.
@@ -140,31 +169,36 @@ pub(crate) fn cuts_between(text: &str, layout: &Layout) -> Vec<usize> {
     layout
         .blocks
         .windows(2)
-        .map(|pair| cut_after(text, layout, &pair[0], pair[1].start))
+        .filter_map(|pair| cut_after(text, layout, &pair[0], pair[1].start))
         .collect()
 }
 
-/// Whether `line` overlaps a definition written at top level (only whitespace before it on its
-/// line). A definition inside a quote (`> [a]: /u`) is part of the quote.
-fn covered_by_definition(text: &str, layout: &Layout, line: Range<usize>) -> bool {
-    layout.definitions.iter().any(|def| {
-        def.start < line.end
-            && def.end > line.start
-            && text[line_start(text, def.start)..def.start]
-                .trim()
-                .is_empty()
-    })
+/// Blank in markdown's sense: spaces, tabs and line endings only. A no-break space is text, so
+/// `str::trim` would be wrong here.
+pub(crate) fn is_blank(line: &str) -> bool {
+    line.bytes()
+        .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
 }
 
 /// Where the line containing byte `pos` ends (after its newline), or `pos` if it is a line start.
+/// Works on bytes: `pos` need not be a char boundary.
 pub(crate) fn line_end(text: &str, pos: usize) -> usize {
-    if pos == 0 || pos >= text.len() || text.as_bytes()[pos - 1] == b'\n' {
-        return pos.min(text.len());
+    let bytes = text.as_bytes();
+    if pos == 0 || pos >= bytes.len() || bytes[pos - 1] == b'\n' {
+        return pos.min(bytes.len());
     }
-    text[pos..].find('\n').map_or(text.len(), |i| pos + i + 1)
+    bytes[pos..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |i| pos + i + 1)
 }
 
-/// The start of the line containing byte `pos`.
+/// The start of the line containing byte `pos`. Works on bytes: `pos` need not be a char
+/// boundary (a newline byte never occurs inside a multi-byte char, so the result always is).
 pub(crate) fn line_start(text: &str, pos: usize) -> usize {
-    text[..pos].rfind('\n').map_or(0, |i| i + 1)
+    let bytes = text.as_bytes();
+    bytes[..pos.min(bytes.len())]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1)
 }

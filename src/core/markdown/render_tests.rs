@@ -4,7 +4,7 @@
 //! must be an allowlisted tag with allowlisted attributes and values, tags must balance, and
 //! `<`, `>` and `&` may appear in text only as the entities the renderer writes.
 
-use super::{render, render_blocks};
+use super::{render, render_blocks, StreamingMarkdown};
 
 /// A small deterministic PRNG (xorshift64*), so generated cases are the same on every run.
 pub(super) struct Rng(u64);
@@ -460,20 +460,37 @@ fn generated_strings_always_render_to_balanced_allowlisted_markup() {
         "\u{0}",
         "\u{a0}",
     ];
-    let mut rng = Rng::new(0x5eed_cafe);
-    for case in 0..4000 {
+    let seed = std::env::var("MD_FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    let mut rng = Rng::new(seed.unwrap_or(0x5eed_cafe));
+    let cases: usize = std::env::var("MD_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(4000);
+    for case in 0..cases {
         let len = rng.below(60);
-        let md: String = (0..len).map(|_| PIECES[rng.below(PIECES.len())]).collect();
+        let pieces: Vec<&str> = (0..len).map(|_| PIECES[rng.below(PIECES.len())]).collect();
+        let md = pieces.concat();
         let html = render(&md);
         if let Err(e) = check_html(&html) {
             panic!("case {case}: {e}\ninput: {md:?}\noutput:\n{html}");
         }
         // The page inserts each block on its own, so each must balance by itself.
-        for block in render_blocks(&md) {
-            if let Err(e) = check_html(&block) {
+        let blocks = render_blocks(&md);
+        for block in &blocks {
+            if let Err(e) = check_html(block) {
                 panic!("case {case} block: {e}\ninput: {md:?}\nblock:\n{block}");
             }
         }
+        // Streamed piece by piece, the same blocks come out.
+        let mut stream = StreamingMarkdown::new();
+        let mut streamed = Vec::new();
+        for piece in &pieces {
+            streamed.extend(stream.push(piece).finished);
+        }
+        streamed.extend(stream.finish());
+        assert_eq!(streamed, blocks, "case {case}: {md:?}");
     }
 }
 

@@ -13,28 +13,28 @@
 //! stays open (setext underlines, lazy continuations, a list gaining items, an unclosed fence
 //! swallowing everything all change the last block, never an earlier one). One exception keeps
 //! the tail short for single-line paragraphs: when the line being written starts a new block
-//! right after a blank line, the blocks above it are finished at once. After a blank line only a
-//! list item can still attach to the block above (`2` may become `2.`, the next item of an
-//! ordered list), so a line starting with a digit waits for its newline.
+//! right after a blank line, the blocks above it are finished at once. After a blank line the
+//! line can still join the block above only as a list item (`2` may become `2.`, `- --` may
+//! become `- --x`) or become a link reference definition, so after a list a line starting with a
+//! digit, `-`, `*` or `+`, and anywhere a line starting with `[`, waits for its newline.
 //!
-//! Each finished block is rendered on its own, from where the previous block ended to where it
-//! ends. Blank lines and link reference definitions after a block go with the next one: a
-//! definition is parsed like the start of a paragraph, so the lines after it must be parsed with
-//! it. Because a block's meaning does not depend on the text after it, the split is the same
-//! whatever sizes the deltas had. Definitions are carried forward to later blocks.
+//! Each finished block is rendered on its own, cut from its neighbours where only blank lines
+//! separate them (see `blocks.rs`; blocks next to a link reference definition stay in one
+//! piece). Because a block's meaning does not depend on the text after it, the split is the same
+//! whatever sizes the deltas had. Definitions are carried forward to later pieces.
 //!
 //! Known limitations, both about link reference definitions, whose meaning crosses blocks:
-//! - A reference used *before* its definition (`[a]` in one block, `[a]: url` later, as in
-//!   "sources" lists at the end of an answer) stays literal text: that block was finished
+//! - A reference used *before* its definition (`[a]` in one piece, `[a]: url` in a later one,
+//!   as in "sources" lists at the end of an answer) stays literal text: that piece was finished
 //!   before the definition arrived. [`super::render`] on the whole text resolves it, so a
 //!   caller wanting that can render a completed message once more with it.
-//! - If a label is defined twice, the block holding the second definition uses it for itself,
+//! - If a label is defined twice, the piece holding the second definition uses it for itself,
 //!   where CommonMark would use the first everywhere.
 //!
 //! This module must never hand out HTML for a block and later need to change it, and never
 //! parse text before the tail on a push.
 
-use super::blocks::{cut_after, cuts_between, layout, line_start};
+use super::blocks::{cut_after, cuts_between, is_blank, layout, line_start, Block};
 use super::render::{render_piece, LinkDefs};
 
 /// What changed after a push.
@@ -65,7 +65,8 @@ pub struct ParseWork {
 #[derive(Debug, Default, Clone)]
 pub struct StreamingMarkdown {
     source: String,
-    /// Byte offset into `source` where the unfinished tail starts; always at a line start.
+    /// Byte offset into `source` where the unfinished tail starts: a line start, or the end of
+    /// the text once `finish` ran.
     tail_start: usize,
     defs: LinkDefs,
     work: ParseWork,
@@ -77,6 +78,9 @@ impl StreamingMarkdown {
     }
 
     /// Appends `delta` to the message and returns the blocks this finished plus the new tail.
+    ///
+    /// Costs one parse of the tail (the open block and the line being written); when blocks
+    /// finish, they and the shortened tail are parsed once more.
     pub fn push(&mut self, delta: &str) -> MarkdownUpdate {
         self.source.push_str(delta);
         let tail = &self.source[self.tail_start..];
@@ -93,9 +97,7 @@ impl StreamingMarkdown {
         let after_blank_line = complete > 0
             && blocks.last().is_some_and(|b| b.start >= complete)
             && ends_with_blank_line(&tail[..complete])
-            && !tail[complete..]
-                .trim_start()
-                .starts_with(|c: char| c.is_ascii_digit());
+            && !may_still_attach(&tail[complete..], blocks.iter().rev().nth(1));
         if !by_complete_line && !after_blank_line {
             return MarkdownUpdate {
                 finished: Vec::new(),
@@ -112,7 +114,7 @@ impl StreamingMarkdown {
         // block already follow it.
         let mut cuts = cuts_between(tail, &stable);
         if let (true, Some(last)) = (after_blank_line, stable.blocks.last()) {
-            cuts.push(cut_after(tail, &stable, last, complete));
+            cuts.extend(cut_after(tail, &stable, last, complete));
         }
         let finished = self.finish_pieces(&cuts);
         let tail_html = if finished.is_empty() {
@@ -129,6 +131,9 @@ impl StreamingMarkdown {
     }
 
     /// The stream is over: the tail is split into its blocks, which are all finished.
+    ///
+    /// Calling it again returns nothing. Text pushed after it is rendered as a new start, not as
+    /// a continuation of the last line.
     pub fn finish(&mut self) -> Vec<String> {
         let tail = &self.source[self.tail_start..];
         self.work.bookkeeping_bytes += tail.len();
@@ -137,7 +142,7 @@ impl StreamingMarkdown {
         // Definitions after the last block go with what follows, as they would have had the
         // stream continued: they render nothing, but must not resolve the block before them.
         if let Some(last) = layout.blocks.last() {
-            cuts.push(cut_after(tail, &layout, last, tail.len()));
+            cuts.extend(cut_after(tail, &layout, last, tail.len()));
         }
         cuts.push(tail.len());
         self.finish_pieces(&cuts)
@@ -177,10 +182,23 @@ impl StreamingMarkdown {
     }
 }
 
+/// Whether `line`, being written after a blank line that follows `above`, may still turn into
+/// something that is not a block of its own: an item of the list above (`2` may become `2.`,
+/// `- --` is a thematic break that `- --x` turns into an item), or a link reference definition.
+fn may_still_attach(line: &str, above: Option<&Block>) -> bool {
+    let first = line.trim_start_matches([' ', '\t']).chars().next();
+    let list_above = above.is_some_and(|b| b.is_list);
+    match first {
+        Some('[') => true,
+        Some(c) => list_above && (c.is_ascii_digit() || matches!(c, '-' | '*' | '+')),
+        None => true,
+    }
+}
+
 /// Whether the last line of `text` (which ends with a newline) holds only whitespace.
 fn ends_with_blank_line(text: &str) -> bool {
     let body = text.strip_suffix('\n').unwrap_or(text);
-    body[line_start(body, body.len())..].trim().is_empty()
+    is_blank(&body[line_start(body, body.len())..])
 }
 
 /// A complete message (e.g. one loaded from storage) as the same blocks streaming produces,
