@@ -11,6 +11,7 @@
 pub mod chat;
 pub mod http;
 pub mod markdown;
+pub mod mcp;
 pub mod openai;
 pub mod persist;
 pub mod settings;

@@ -1,0 +1,366 @@
+//! MCP server settings as stored, and import/export of the `mcpServers` JSON that Claude
+//! Desktop, Cursor and friends use.
+//!
+//! Import is forgiving per entry: a stdio entry (`command`) cannot run in a browser and is
+//! reported with a one-line reason, an entry without a usable URL is reported too, and every
+//! other entry still imports. Stored records are versioned envelopes (see `crate::persist`);
+//! a newer record is refused rather than overwritten.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use super::envelope;
+use crate::persist::PersistError;
+
+pub const SERVERS_KEY: &str = "skiff:mcp-servers";
+pub const SERVERS_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransportChoice {
+    /// Streamable HTTP, falling back to HTTP+SSE per the spec's back-compat rule; `ws(s)://`
+    /// URLs use WebSocket.
+    #[default]
+    Auto,
+    StreamableHttp,
+    Sse,
+    WebSocket,
+}
+
+fn default_true() -> bool {
+    true
+}
+fn default_request_timeout() -> u64 {
+    60_000
+}
+fn default_ping() -> Option<u64> {
+    Some(30_000)
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerConfig {
+    pub id: String,
+    pub name: String,
+    pub url: String,
+    #[serde(default)]
+    pub transport: TransportChoice,
+    /// Sent on every request, e.g. `Authorization: Bearer ...`. Order is kept.
+    #[serde(default)]
+    pub headers: Vec<(String, String)>,
+    /// A CORS proxy prefix; the server URL is appended to it.
+    #[serde(default)]
+    pub proxy: Option<String>,
+    #[serde(default = "default_true")]
+    pub enabled: bool,
+    /// Reconnect attempts before giving up; `None` retries forever.
+    #[serde(default)]
+    pub max_attempts: Option<u32>,
+    #[serde(default = "default_request_timeout")]
+    pub request_timeout_ms: u64,
+    #[serde(default = "default_ping")]
+    pub ping_interval_ms: Option<u64>,
+}
+
+impl ServerConfig {
+    pub fn new(id: &str, name: &str, url: &str) -> Self {
+        ServerConfig {
+            id: id.into(),
+            name: name.into(),
+            url: url.trim().into(),
+            transport: TransportChoice::Auto,
+            headers: Vec::new(),
+            proxy: None,
+            enabled: true,
+            max_attempts: None,
+            request_timeout_ms: default_request_timeout(),
+            ping_interval_ms: default_ping(),
+        }
+    }
+
+    /// The transport to open, resolving `Auto` by the URL scheme.
+    pub fn effective_transport(&self) -> TransportChoice {
+        match self.transport {
+            TransportChoice::Auto if is_ws(&self.url) => TransportChoice::WebSocket,
+            t => t,
+        }
+    }
+}
+
+fn is_ws(url: &str) -> bool {
+    let u = url.trim().to_ascii_lowercase();
+    u.starts_with("ws://") || u.starts_with("wss://")
+}
+
+fn is_http(url: &str) -> bool {
+    let u = url.trim().to_ascii_lowercase();
+    u.starts_with("http://") || u.starts_with("https://")
+}
+
+/// All configured servers, in the order Settings shows them (which also orders tool prefixes).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerList {
+    pub servers: Vec<ServerConfig>,
+}
+
+impl ServerList {
+    pub fn encode(&self) -> String {
+        envelope::encode(SERVERS_VERSION, self)
+    }
+
+    pub fn decode(raw: &str) -> Result<ServerList, PersistError> {
+        envelope::decode(raw, "MCP server list", SERVERS_VERSION)
+    }
+
+    /// An id for a new server named `name`, unique in this list and stable for a given list.
+    pub fn fresh_id(&self, name: &str) -> String {
+        let base: String = name
+            .to_ascii_lowercase()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect::<String>()
+            .trim_matches('-')
+            .to_string();
+        let base = if base.is_empty() {
+            "server".into()
+        } else {
+            base
+        };
+        let taken = |id: &str| self.servers.iter().any(|s| s.id == id);
+        if !taken(&base) {
+            return base;
+        }
+        (2..)
+            .map(|n| format!("{base}-{n}"))
+            .find(|id| !taken(id))
+            .unwrap_or(base)
+    }
+}
+
+/// An `mcpServers` entry that was not imported, and why, in one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkippedEntry {
+    pub name: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ImportReport {
+    pub imported: Vec<ServerConfig>,
+    pub skipped: Vec<SkippedEntry>,
+}
+
+/// Why a whole import failed (as opposed to single entries).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportError(pub String);
+
+impl std::fmt::Display for ImportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Could not import the MCP servers: {}", self.0)
+    }
+}
+
+impl std::error::Error for ImportError {}
+
+/// Import `{"mcpServers": {name: entry}}` (VS Code's `{"servers": ...}` is accepted too).
+/// New ids are made unique against `existing`.
+pub fn import_mcp_servers(text: &str, existing: &ServerList) -> Result<ImportReport, ImportError> {
+    let root: Value = serde_json::from_str(text)
+        .map_err(|e| ImportError(format!("the text is not valid JSON ({e}).")))?;
+    let servers = root
+        .get("mcpServers")
+        .or_else(|| root.get("servers"))
+        .and_then(Value::as_object)
+        .ok_or_else(|| ImportError("there is no \"mcpServers\" object in it.".into()))?;
+    let mut list = existing.clone();
+    let mut report = ImportReport::default();
+    for (name, entry) in servers {
+        match import_entry(name, entry, &list) {
+            Ok(cfg) => {
+                list.servers.push(cfg.clone());
+                report.imported.push(cfg);
+            }
+            Err(reason) => report.skipped.push(SkippedEntry {
+                name: name.clone(),
+                reason,
+            }),
+        }
+    }
+    Ok(report)
+}
+
+fn import_entry(name: &str, entry: &Value, list: &ServerList) -> Result<ServerConfig, String> {
+    let Some(obj) = entry.as_object() else {
+        return Err("the entry is not a JSON object.".into());
+    };
+    let url = obj
+        .get("url")
+        .or_else(|| obj.get("serverUrl"))
+        .and_then(Value::as_str)
+        .map(str::trim);
+    if url.is_none() {
+        if let Some(cmd) = obj.get("command").and_then(Value::as_str) {
+            return Err(format!(
+                "runs a local program (`{cmd}`) over stdio, which a web page cannot start; expose it over HTTP (for example with an MCP proxy) and add its URL."
+            ));
+        }
+        return Err("it has no \"url\".".into());
+    }
+    let url = url.unwrap_or_default();
+    if !(is_http(url) || is_ws(url)) {
+        return Err(format!("its URL `{url}` is not http(s):// or ws(s)://."));
+    }
+    let declared = obj.get("type").or_else(|| obj.get("transport"));
+    let transport = match declared
+        .and_then(Value::as_str)
+        .map(str::to_ascii_lowercase)
+    {
+        None => TransportChoice::Auto,
+        Some(t) => match t.as_str() {
+            "sse" => TransportChoice::Sse,
+            "http" | "streamable-http" | "streamablehttp" | "streamable_http" => {
+                TransportChoice::StreamableHttp
+            }
+            "ws" | "websocket" => TransportChoice::WebSocket,
+            "stdio" => return Err("its type is stdio, which a web page cannot start.".into()),
+            other => return Err(format!("its type `{other}` is not one Skiff knows.")),
+        },
+    };
+    let mut headers: Vec<(String, String)> = obj
+        .get("headers")
+        .and_then(Value::as_object)
+        .map(|h| {
+            h.iter()
+                .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
+                .collect()
+        })
+        .unwrap_or_default();
+    headers.sort();
+    let mut cfg = ServerConfig::new(&list.fresh_id(name), name, url);
+    cfg.transport = transport;
+    cfg.headers = headers;
+    if obj.get("disabled").and_then(Value::as_bool) == Some(true) {
+        cfg.enabled = false;
+    }
+    Ok(cfg)
+}
+
+/// Export the servers as `{"mcpServers": {...}}` with url, headers and type.
+pub fn export_mcp_servers(list: &ServerList) -> String {
+    let mut servers = Map::new();
+    let mut used: BTreeMap<String, usize> = BTreeMap::new();
+    for s in &list.servers {
+        // Keys must be unique; two servers with one name get the id appended.
+        let n = used.entry(s.name.clone()).or_default();
+        *n += 1;
+        let key = if *n == 1 {
+            s.name.clone()
+        } else {
+            format!("{} ({})", s.name, s.id)
+        };
+        let mut entry = Map::new();
+        entry.insert("url".into(), json!(s.url));
+        match s.transport {
+            TransportChoice::Auto => {}
+            TransportChoice::StreamableHttp => {
+                entry.insert("type".into(), json!("http"));
+            }
+            TransportChoice::Sse => {
+                entry.insert("type".into(), json!("sse"));
+            }
+            TransportChoice::WebSocket => {
+                entry.insert("type".into(), json!("websocket"));
+            }
+        }
+        if !s.headers.is_empty() {
+            let h: Map<String, Value> = s
+                .headers
+                .iter()
+                .map(|(k, v)| (k.clone(), json!(v)))
+                .collect();
+            entry.insert("headers".into(), Value::Object(h));
+        }
+        if !s.enabled {
+            entry.insert("disabled".into(), json!(true));
+        }
+        servers.insert(key, Value::Object(entry));
+    }
+    serde_json::to_string_pretty(&json!({ "mcpServers": servers }))
+        .unwrap_or_else(|_| "{\"mcpServers\":{}}".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CLAUDE_DESKTOP: &str = r#"{
+      "mcpServers": {
+        "filesystem": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]},
+        "everything": {"url": "http://127.0.0.1:3001/mcp", "headers": {"Authorization": "Bearer abc"}},
+        "legacy": {"type": "sse", "url": "http://127.0.0.1:3002/sse"},
+        "socket": {"url": "ws://127.0.0.1:3003/"},
+        "broken": {"url": "ftp://x"},
+        "nothing": {}
+      }
+    }"#;
+
+    #[test]
+    fn stdio_entries_are_skipped_with_a_reason_and_the_rest_import() {
+        let r = import_mcp_servers(CLAUDE_DESKTOP, &ServerList::default()).unwrap();
+        let names: Vec<_> = r.imported.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["everything", "legacy", "socket"]);
+        assert_eq!(
+            r.imported[0].headers,
+            [("Authorization".into(), "Bearer abc".into())]
+        );
+        assert_eq!(r.imported[1].transport, TransportChoice::Sse);
+        assert_eq!(
+            r.imported[2].effective_transport(),
+            TransportChoice::WebSocket
+        );
+        let skipped: Vec<_> = r.skipped.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(skipped, ["broken", "filesystem", "nothing"]);
+        let fs = &r.skipped[1].reason;
+        assert!(fs.contains("npx") && fs.contains("web page"), "{fs}");
+        assert!(!fs.contains('\n'));
+    }
+
+    #[test]
+    fn ids_stay_unique_and_export_round_trips() {
+        let mut list = ServerList::default();
+        list.servers.push(ServerConfig::new(
+            "everything",
+            "everything",
+            "http://a/mcp",
+        ));
+        let r = import_mcp_servers(CLAUDE_DESKTOP, &list).unwrap();
+        assert_eq!(r.imported[0].id, "everything-2");
+        list.servers.extend(r.imported);
+        let again = import_mcp_servers(&export_mcp_servers(&list), &ServerList::default()).unwrap();
+        assert!(again.skipped.is_empty(), "{:?}", again.skipped);
+        let urls: Vec<_> = again.imported.iter().map(|s| s.url.as_str()).collect();
+        assert_eq!(urls.len(), 4);
+        assert!(urls.contains(&"http://a/mcp") && urls.contains(&"http://127.0.0.1:3001/mcp"));
+    }
+
+    #[test]
+    fn stored_list_is_versioned() {
+        let mut list = ServerList::default();
+        let mut s = ServerConfig::new("a", "A", " http://x/mcp ");
+        s.proxy = Some("http://127.0.0.1:8080/".into());
+        list.servers.push(s);
+        assert_eq!(list.servers[0].url, "http://x/mcp");
+        assert_eq!(ServerList::decode(&list.encode()).unwrap(), list);
+        // Fields added later get defaults when reading an older record.
+        let old = r#"{"v":1,"data":{"servers":[{"id":"a","name":"A","url":"http://x"}]}}"#;
+        let read = ServerList::decode(old).unwrap();
+        assert!(read.servers[0].enabled);
+        assert_eq!(read.servers[0].request_timeout_ms, 60_000);
+        assert!(matches!(
+            ServerList::decode(r#"{"v":2,"data":{}}"#),
+            Err(PersistError::TooNew { .. })
+        ));
+        assert!(import_mcp_servers("[]", &ServerList::default()).is_err());
+    }
+}

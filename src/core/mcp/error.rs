@@ -1,0 +1,215 @@
+//! Every way talking to an MCP server can fail, as one typed enum whose `Display` is a sentence a
+//! user can act on.
+//!
+//! The settings page shows these verbatim next to a server's status dot, and the agent loop hands
+//! them to the model as tool errors, so each message says what happened and, where we know it,
+//! what to do. It must never leak a Rust type name or a bare status code without context.
+
+use std::fmt;
+
+use serde_json::Value;
+
+/// Why a request, a connection attempt or a transport failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum McpError {
+    /// No answer before the deadline.
+    Timeout { method: String, after_ms: u64 },
+    /// Cancelled on our side (user pressed stop, or the caller gave up).
+    Cancelled { reason: Option<String> },
+    /// The connection dropped while the request was in flight. A tool call in that state may or
+    /// may not have run on the server; it is never sent again automatically.
+    ConnectionLost {
+        reason: String,
+        in_flight_tool: bool,
+    },
+    /// The server forgot our session (restart, expiry). A new session is being set up.
+    SessionExpired { in_flight_tool: bool },
+    /// A request was made while no connection exists.
+    NotConnected,
+    /// The server answered with a JSON-RPC error.
+    Rpc {
+        code: i64,
+        message: String,
+        data: Option<Value>,
+    },
+    /// No protocol version both sides speak.
+    UnsupportedVersion {
+        ours: Vec<String>,
+        theirs: Vec<String>,
+    },
+    /// The server broke the protocol (malformed message, wrong shape).
+    Protocol(String),
+    /// An HTTP status we cannot use, with the start of the body.
+    Http {
+        status: u16,
+        body: String,
+        hint: Option<String>,
+    },
+    /// 401 or 403: the server wants credentials we did not send, or refused them.
+    Auth { status: u16 },
+    /// The request never got an HTTP answer (offline, refused, CORS, mixed content).
+    Network {
+        message: String,
+        hint: Option<String>,
+    },
+    /// Streamable HTTP failed in a way that allowed the old HTTP+SSE transport, and that failed
+    /// too: both causes are kept, since the first is usually the real one.
+    BothTransportsFailed {
+        streamable: Box<McpError>,
+        sse: Box<McpError>,
+    },
+    /// The server asked for input in the middle of a request (sampling, elicitation, roots),
+    /// which Skiff does not provide yet.
+    InputRequired { method: String },
+    /// A paginated list did not end (a server returning cursors forever, or repeating one).
+    EndlessPagination { method: String, pages: usize },
+}
+
+impl McpError {
+    /// Whether the error happened to a tool call that may have run on the server.
+    pub fn tool_may_have_run(&self) -> bool {
+        matches!(
+            self,
+            McpError::ConnectionLost {
+                in_flight_tool: true,
+                ..
+            } | McpError::SessionExpired {
+                in_flight_tool: true
+            }
+        )
+    }
+
+    /// The JSON-RPC error code, when the server sent one.
+    pub fn rpc_code(&self) -> Option<i64> {
+        match self {
+            McpError::Rpc { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+}
+
+const NOT_RESENT: &str = "The tool call may or may not have run on the server; Skiff did not send it again. Check the server's state before retrying.";
+
+impl fmt::Display for McpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            McpError::Timeout { method, after_ms } => write!(
+                f,
+                "The server did not answer `{method}` within {} s. It may be overloaded or stuck; try again, or raise the timeout in the server's settings.",
+                (*after_ms as f64 / 1000.0)
+            ),
+            McpError::Cancelled { reason: Some(r) } => write!(f, "The request was cancelled ({r})."),
+            McpError::Cancelled { reason: None } => write!(f, "The request was cancelled."),
+            McpError::ConnectionLost { reason, in_flight_tool } => {
+                write!(f, "The connection to the server was lost ({reason}).")?;
+                if *in_flight_tool {
+                    write!(f, " {NOT_RESENT}")?;
+                }
+                Ok(())
+            }
+            McpError::SessionExpired { in_flight_tool } => {
+                write!(f, "The server ended the session (it probably restarted); Skiff is opening a new one.")?;
+                if *in_flight_tool {
+                    write!(f, " {NOT_RESENT}")?;
+                }
+                Ok(())
+            }
+            McpError::NotConnected => write!(
+                f,
+                "This MCP server is not connected. Enable it or press \"retry now\" in Settings."
+            ),
+            McpError::Rpc { code, message, .. } => {
+                write!(f, "The server answered with an error: {message} (code {code}).")
+            }
+            McpError::UnsupportedVersion { ours, theirs } => write!(
+                f,
+                "The server speaks MCP {} but Skiff speaks {}; there is no version in common. Update the server or Skiff.",
+                list_or_unknown(theirs),
+                ours.join(", ")
+            ),
+            McpError::Protocol(detail) => write!(
+                f,
+                "The server sent something that is not valid MCP ({detail})."
+            ),
+            McpError::Http { status, body, hint } => {
+                write!(f, "The server answered HTTP {status}")?;
+                let body = body.trim();
+                if !body.is_empty() {
+                    write!(f, ": {body}")?;
+                }
+                write!(f, ".")?;
+                if let Some(h) = hint {
+                    write!(f, " {h}")?;
+                }
+                Ok(())
+            }
+            McpError::Auth { status } => write!(
+                f,
+                "The server refused access (HTTP {status}). Add or fix the Authorization header in this server's settings."
+            ),
+            McpError::Network { message, hint } => {
+                write!(f, "Could not reach the server ({message}).")?;
+                if let Some(h) = hint {
+                    write!(f, " {h}")?;
+                }
+                Ok(())
+            }
+            McpError::BothTransportsFailed { streamable, sse } => write!(
+                f,
+                "Neither MCP transport worked. Streamable HTTP: {streamable} Legacy HTTP+SSE: {sse}"
+            ),
+            McpError::InputRequired { method } => write!(
+                f,
+                "The server asked for extra input during `{method}` (sampling, elicitation or roots), which Skiff does not support yet."
+            ),
+            McpError::EndlessPagination { method, pages } => write!(
+                f,
+                "The server kept returning more pages for `{method}` (stopped after {pages}); its pagination looks broken."
+            ),
+        }
+    }
+}
+
+fn list_or_unknown(v: &[String]) -> String {
+    if v.is_empty() {
+        "an unknown version".to_string()
+    } else {
+        v.join(", ")
+    }
+}
+
+impl std::error::Error for McpError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentences_name_the_cause_and_the_next_step() {
+        let e = McpError::ConnectionLost {
+            reason: "stream ended".into(),
+            in_flight_tool: true,
+        };
+        let s = e.to_string();
+        assert!(
+            s.contains("stream ended") && s.contains("did not send it again"),
+            "{s}"
+        );
+        assert!(e.tool_may_have_run());
+        let e = McpError::BothTransportsFailed {
+            streamable: Box::new(McpError::Http {
+                status: 404,
+                body: "Cannot POST /sse".into(),
+                hint: None,
+            }),
+            sse: Box::new(McpError::Auth { status: 401 }),
+        };
+        let s = e.to_string();
+        assert!(s.contains("HTTP 404") && s.contains("HTTP 401"), "{s}");
+        let t = McpError::Timeout {
+            method: "tools/call".into(),
+            after_ms: 1500,
+        };
+        assert!(t.to_string().contains("1.5 s"), "{t}");
+    }
+}

@@ -1,0 +1,39 @@
+//! Skiff's MCP client core: everything about talking to MCP servers that does not touch the
+//! browser.
+//!
+//! It exists so that the hard parts (both protocol eras, version negotiation, Streamable HTTP
+//! sessions and resumption, the deprecated HTTP+SSE fallback, reconnect schedules, tool-name
+//! conflicts) are plain Rust that `cargo test` drives natively with recorded traffic and a fake
+//! clock. The platform adapters only move bytes: they perform the `HttpRequest`s built here,
+//! feed back statuses, headers and body chunks, and set the timers `next_deadline` asks for.
+//!
+//! Nothing here may perform IO, read a clock, spawn a task or depend on a browser API. rmcp is
+//! used for its `model` types only; its tokio service cannot run in a browser.
+
+pub mod backoff;
+pub mod config;
+mod envelope;
+pub mod era;
+pub mod error;
+pub mod http_client;
+pub mod http_common;
+pub mod legacy_sse;
+pub mod messages;
+pub mod session;
+mod session_lists;
+mod session_requests;
+pub mod session_types;
+pub mod streamable_http;
+pub mod tool_index;
+pub mod types_2026;
+
+pub use era::{Era, EraCache};
+pub use error::McpError;
+pub use messages::{ListKind, RequestId};
+pub use session::McpSession;
+pub use session_types::{Output, Phase, SendKind, SendMeta, SessionConfig, SessionEvent};
+
+#[cfg(test)]
+mod session_tests;
+#[cfg(test)]
+mod test_support;

@@ -1,0 +1,179 @@
+//! Paginated `*/list` requests of `McpSession`: follow `nextCursor` until the list is complete,
+//! then report the whole list in one event.
+//!
+//! A list asked for again while one is running is not run twice in parallel: the running one
+//! is marked to start over when it finishes, so the last report always reflects the latest
+//! `list_changed`. List pages are safe to repeat, which is why a session that expires in the
+//! middle of a list simply starts that list over on the new session.
+
+use serde_json::{json, Value};
+
+use super::error::McpError;
+use super::messages::{ListItems, ListKind, RequestId};
+use super::session::{McpSession, PendingKind};
+use super::session_types::SessionEvent;
+
+#[derive(Debug, Clone)]
+pub(super) struct ListOp {
+    pub items: ListItems,
+    pub pages: usize,
+    pub cursors: Vec<String>,
+    pub skipped: Vec<String>,
+    /// The page request in flight, if any.
+    pub current: Option<RequestId>,
+    /// Start over once this run ends.
+    pub rerun: bool,
+}
+
+impl ListOp {
+    fn new(kind: ListKind) -> Self {
+        ListOp {
+            items: ListItems::empty(kind),
+            pages: 0,
+            cursors: Vec::new(),
+            skipped: Vec::new(),
+            current: None,
+            rerun: false,
+        }
+    }
+}
+
+impl McpSession {
+    pub fn list_tools(&mut self, now_ms: f64) {
+        self.list(ListKind::Tools, now_ms);
+    }
+
+    pub fn list_resources(&mut self, now_ms: f64) {
+        self.list(ListKind::Resources, now_ms);
+    }
+
+    pub fn list_resource_templates(&mut self, now_ms: f64) {
+        self.list(ListKind::ResourceTemplates, now_ms);
+    }
+
+    pub fn list_prompts(&mut self, now_ms: f64) {
+        self.list(ListKind::Prompts, now_ms);
+    }
+
+    /// List everything of `kind`, following cursors; reported as one `*Listed` event, or
+    /// `ListFailed`. While connecting the list starts once the session is ready.
+    pub fn list(&mut self, kind: ListKind, now_ms: f64) {
+        if let Some(op) = self.lists.get_mut(&kind) {
+            op.rerun = true;
+            return;
+        }
+        if self.phase.is_ready() {
+            self.lists.insert(kind, ListOp::new(kind));
+            self.request_page(kind, None, now_ms);
+        } else if self.phase.is_connecting() {
+            // Started by `start_waiting_lists` when the session becomes ready.
+            self.lists.insert(kind, ListOp::new(kind));
+        } else {
+            self.emit(SessionEvent::ListFailed {
+                kind,
+                error: McpError::NotConnected,
+            });
+        }
+    }
+
+    fn request_page(&mut self, kind: ListKind, cursor: Option<String>, now_ms: f64) {
+        let id = self.alloc_id();
+        let params = cursor.map(|c| json!({ "cursor": c }));
+        self.send_request(&id, kind.method(), params.clone());
+        self.track(
+            id.clone(),
+            kind.method(),
+            params,
+            PendingKind::ListPage(kind),
+            now_ms,
+        );
+        if let Some(op) = self.lists.get_mut(&kind) {
+            op.current = Some(id);
+        }
+    }
+
+    /// Lists asked for while connecting, and lists interrupted by an expired session.
+    pub(super) fn start_waiting_lists(&mut self, now_ms: f64) {
+        let mut waiting: Vec<ListKind> = self
+            .lists
+            .iter()
+            .filter(|(_, op)| op.current.is_none())
+            .map(|(k, _)| *k)
+            .collect();
+        waiting.sort_by_key(|k| k.method());
+        for kind in waiting {
+            self.lists.insert(kind, ListOp::new(kind));
+            self.request_page(kind, None, now_ms);
+        }
+    }
+
+    /// Forget in-flight page requests so the lists restart on the next session.
+    pub(super) fn reset_lists_for_new_session(&mut self) {
+        for op in self.lists.values_mut() {
+            op.current = None;
+        }
+    }
+
+    pub(super) fn on_list_page(&mut self, kind: ListKind, result: &Value, now_ms: f64) {
+        let max_pages = self.config.max_list_pages;
+        let Some(op) = self.lists.get_mut(&kind) else {
+            return;
+        };
+        op.current = None;
+        op.pages += 1;
+        let (skipped, next) = match op.items.extend_from_page(kind, result) {
+            Ok(x) => x,
+            Err(e) => return self.list_failed(kind, e),
+        };
+        op.skipped.extend(skipped);
+        match next {
+            Some(cursor) if op.cursors.contains(&cursor) || op.pages >= max_pages => {
+                let pages = op.pages;
+                self.list_failed(
+                    kind,
+                    McpError::EndlessPagination {
+                        method: kind.method().into(),
+                        pages,
+                    },
+                );
+            }
+            Some(cursor) => {
+                op.cursors.push(cursor.clone());
+                self.request_page(kind, Some(cursor), now_ms);
+            }
+            None => self.list_complete(kind, now_ms),
+        }
+    }
+
+    fn list_complete(&mut self, kind: ListKind, now_ms: f64) {
+        let Some(op) = self.lists.remove(&kind) else {
+            return;
+        };
+        if op.rerun {
+            self.list(kind, now_ms);
+            return;
+        }
+        if !op.skipped.is_empty() {
+            self.emit(SessionEvent::ListEntriesSkipped {
+                kind,
+                entries: op.skipped,
+            });
+        }
+        let event = match op.items {
+            ListItems::Tools(v) => SessionEvent::ToolsListed(v),
+            ListItems::Resources(v) => SessionEvent::ResourcesListed(v),
+            ListItems::ResourceTemplates(v) => SessionEvent::ResourceTemplatesListed(v),
+            ListItems::Prompts(v) => SessionEvent::PromptsListed(v),
+        };
+        self.emit(event);
+    }
+
+    pub(super) fn list_failed(&mut self, kind: ListKind, error: McpError) {
+        if let Some(op) = self.lists.remove(&kind) {
+            if let Some(id) = op.current {
+                self.pending.remove(&id);
+            }
+        }
+        self.emit(SessionEvent::ListFailed { kind, error });
+    }
+}

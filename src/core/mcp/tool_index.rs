@@ -1,0 +1,302 @@
+//! Which server answers which tool name, as the model sees it.
+//!
+//! Tool names only have to be unique within one server, but the model sees the tools of every
+//! connected server at once, under names that must match `^[a-zA-Z0-9_-]{1,64}$`. A name used
+//! by one server only is kept (sanitized if needed); a name used by several gets the server's
+//! name as a prefix, `server__tool`, on every server that has it, so no server's tool silently
+//! wins. The result depends only on the input order (the order of servers in Settings), never
+//! on hashing or timing, so the names the model sees stay stable between turns.
+//!
+//! Per-conversation overrides switch servers or single tools off; they are keyed by server id
+//! and the tool's own name, so they survive a rename caused by a new conflict.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use rmcp::model::Tool;
+use serde::{Deserialize, Serialize};
+
+pub const MAX_NAME_LEN: usize = 64;
+const PREFIX_SEPARATOR: &str = "__";
+
+/// One tool the model can call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolEntry {
+    /// The name the model sees and the UI shows.
+    pub exposed_name: String,
+    pub server_id: String,
+    /// The name to send in `tools/call`.
+    pub tool_name: String,
+    pub tool: Tool,
+}
+
+/// The tools of one server, as input to the index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerTools {
+    pub server_id: String,
+    pub server_name: String,
+    pub tools: Vec<Tool>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolIndex {
+    entries: Vec<ToolEntry>,
+    by_name: HashMap<String, usize>,
+}
+
+/// Per-conversation switches.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ToolOverrides {
+    #[serde(default)]
+    pub disabled_servers: BTreeSet<String>,
+    /// `(server id, tool name)` → enabled.
+    #[serde(default)]
+    pub tools: BTreeMap<String, bool>,
+}
+
+impl ToolOverrides {
+    fn key(server_id: &str, tool_name: &str) -> String {
+        format!("{server_id}\u{1f}{tool_name}")
+    }
+
+    pub fn set_tool(&mut self, server_id: &str, tool_name: &str, enabled: bool) {
+        self.tools.insert(Self::key(server_id, tool_name), enabled);
+    }
+
+    pub fn allows(&self, entry: &ToolEntry) -> bool {
+        !self.disabled_servers.contains(&entry.server_id)
+            && self
+                .tools
+                .get(&Self::key(&entry.server_id, &entry.tool_name))
+                .copied()
+                .unwrap_or(true)
+    }
+}
+
+/// Replace every character outside `[a-zA-Z0-9_-]` with `_`; an empty result becomes `tool`.
+pub fn sanitize(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() {
+        "tool".into()
+    } else {
+        s
+    }
+}
+
+pub fn is_valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= MAX_NAME_LEN
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// FNV-1a, for a short deterministic suffix that keeps truncated names apart.
+fn short_hash(s: &str) -> String {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in s.bytes() {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    format!("{:06x}", h & 0xff_ffff)
+}
+
+/// Fit a sanitized name into 64 characters; a cut name gets a hash of the full name.
+fn fit(name: String) -> String {
+    if name.len() <= MAX_NAME_LEN {
+        return name;
+    }
+    let hash = short_hash(&name);
+    let keep = MAX_NAME_LEN - hash.len() - 1;
+    format!("{}_{hash}", &name[..keep])
+}
+
+impl ToolIndex {
+    pub fn build(servers: &[ServerTools]) -> ToolIndex {
+        let mut owners: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+        for s in servers {
+            for t in &s.tools {
+                owners
+                    .entry(t.name.as_ref())
+                    .or_default()
+                    .insert(s.server_id.as_str());
+            }
+        }
+        let mut index = ToolIndex::default();
+        for s in servers {
+            let mut seen_here = BTreeSet::new();
+            for t in &s.tools {
+                // A server listing a name twice keeps the first; `tools/call` could not tell
+                // them apart anyway.
+                if !seen_here.insert(t.name.as_ref()) {
+                    continue;
+                }
+                let shared = owners.get(t.name.as_ref()).is_some_and(|o| o.len() > 1);
+                let base = if shared {
+                    format!(
+                        "{}{PREFIX_SEPARATOR}{}",
+                        sanitize(&s.server_name),
+                        sanitize(&t.name)
+                    )
+                } else {
+                    sanitize(&t.name)
+                };
+                let exposed = index.unique(fit(base));
+                index.by_name.insert(exposed.clone(), index.entries.len());
+                index.entries.push(ToolEntry {
+                    exposed_name: exposed,
+                    server_id: s.server_id.clone(),
+                    tool_name: t.name.to_string(),
+                    tool: t.clone(),
+                });
+            }
+        }
+        index
+    }
+
+    /// Sanitizing or prefixing can still collide (two servers with the same name, `a.b` and
+    /// `a_b`): number the later ones.
+    fn unique(&self, name: String) -> String {
+        if !self.by_name.contains_key(&name) {
+            return name;
+        }
+        (2..)
+            .map(|n| {
+                let suffix = format!("_{n}");
+                let room = MAX_NAME_LEN - suffix.len();
+                let stem = if name.len() > room {
+                    &name[..room]
+                } else {
+                    &name[..]
+                };
+                format!("{stem}{suffix}")
+            })
+            .find(|candidate| !self.by_name.contains_key(candidate))
+            .unwrap_or(name)
+    }
+
+    pub fn entries(&self) -> &[ToolEntry] {
+        &self.entries
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The server and tool behind a name the model used.
+    pub fn lookup(&self, exposed_name: &str) -> Option<&ToolEntry> {
+        self.by_name.get(exposed_name).map(|&i| &self.entries[i])
+    }
+
+    /// The tools a conversation may use.
+    pub fn enabled<'a>(
+        &'a self,
+        overrides: &'a ToolOverrides,
+    ) -> impl Iterator<Item = &'a ToolEntry> {
+        self.entries.iter().filter(move |e| overrides.allows(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(name: &str) -> Tool {
+        serde_json::from_value(json!({"name": name, "inputSchema": {"type": "object"}})).unwrap()
+    }
+
+    fn server(id: &str, name: &str, tools: &[&str]) -> ServerTools {
+        ServerTools {
+            server_id: id.into(),
+            server_name: name.into(),
+            tools: tools.iter().map(|t| tool(t)).collect(),
+        }
+    }
+
+    fn names(i: &ToolIndex) -> Vec<&str> {
+        i.entries()
+            .iter()
+            .map(|e| e.exposed_name.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn conflicts_get_a_server_prefix_on_every_side() {
+        let i = ToolIndex::build(&[
+            server("a", "Everything", &["echo", "add"]),
+            server("b", "my files", &["echo", "read"]),
+        ]);
+        assert_eq!(
+            names(&i),
+            ["Everything__echo", "add", "my_files__echo", "read"]
+        );
+        let e = i.lookup("my_files__echo").unwrap();
+        assert_eq!((e.server_id.as_str(), e.tool_name.as_str()), ("b", "echo"));
+        assert!(i.lookup("echo").is_none());
+        // Deterministic: the same input gives the same names.
+        assert_eq!(
+            i,
+            ToolIndex::build(&[
+                server("a", "Everything", &["echo", "add"]),
+                server("b", "my files", &["echo", "read"]),
+            ])
+        );
+    }
+
+    #[test]
+    fn every_name_fits_the_model_charset() {
+        let long = "x".repeat(80);
+        let i = ToolIndex::build(&[
+            server(
+                "a",
+                "srv",
+                &["get.weather", "ünïcode", &long, "a_b", "dup", "dup"],
+            ),
+            server("b", "srv", &["a.b", &long]),
+            server("c", "srv", &["a.b"]),
+        ]);
+        for n in names(&i) {
+            assert!(is_valid_name(n), "{n}");
+        }
+        let all = names(&i);
+        let unique: BTreeSet<_> = all.iter().collect();
+        assert_eq!(unique.len(), all.len(), "{all:?}");
+        assert_eq!(
+            i.len(),
+            8,
+            "the duplicate `dup` on one server is listed once"
+        );
+        assert!(all.contains(&"get_weather"));
+        // Servers b and c share `a.b`, and both are called "srv": numbered apart.
+        assert!(
+            all.contains(&"srv__a_b") && all.contains(&"srv__a_b_2"),
+            "{all:?}"
+        );
+    }
+
+    #[test]
+    fn overrides_filter_by_server_and_tool() {
+        let i = ToolIndex::build(&[server("a", "A", &["x", "y"]), server("b", "B", &["z"])]);
+        let mut o = ToolOverrides::default();
+        o.set_tool("a", "y", false);
+        o.disabled_servers.insert("b".into());
+        let on: Vec<_> = i.enabled(&o).map(|e| e.exposed_name.as_str()).collect();
+        assert_eq!(on, ["x"]);
+        let round: ToolOverrides =
+            serde_json::from_str(&serde_json::to_string(&o).unwrap()).unwrap();
+        assert_eq!(round, o);
+    }
+}
