@@ -11,6 +11,7 @@ pub mod abort;
 pub mod clock;
 pub mod fetch;
 pub mod ids;
+pub mod location;
 pub mod storage;
 
 pub use abort::AbortHandle;

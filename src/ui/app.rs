@@ -10,7 +10,7 @@ use super::context::Ctx;
 use super::notices_view::NoticesView;
 use super::settings_panel::SettingsPanel;
 use super::sidebar::Sidebar;
-use crate::platform::storage;
+use crate::platform::{location, storage};
 use crate::runner::chat::ChatRunner;
 use crate::stores::conversations::ConversationsStore;
 use crate::stores::notices::Notices;
@@ -31,13 +31,25 @@ pub fn App() -> impl IntoView {
     };
     provide_context(ctx);
 
-    // Open the most recent conversation, as a returning user expects.
-    if let Some(first) = convs
-        .index
-        .with_untracked(|i| i.first().map(|s| s.id.clone()))
-    {
-        convs.select(&first);
+    // Reopen the conversation named in the URL (a reload or a bookmark), else the newest.
+    let wanted = location::hash()
+        .filter(|id| {
+            convs
+                .index
+                .with_untracked(|i| i.iter().any(|s| s.id == *id))
+        })
+        .or_else(|| {
+            convs
+                .index
+                .with_untracked(|i| i.first().map(|s| s.id.clone()))
+        });
+    if let Some(id) = wanted {
+        convs.select(&id);
     }
+    Effect::new(move |_| {
+        let id = convs.current.get().map(|l| l.id());
+        location::replace_hash(id.as_deref());
+    });
 
     // Another tab wrote to storage: merge it in. The listener lives as long as the page.
     let listener = storage::on_change(move |change| {

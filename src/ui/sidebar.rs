@@ -49,6 +49,7 @@ fn ConversationItem(summary: ConversationSummary) -> impl IntoView {
     } else {
         summary.title.clone()
     };
+    let confirm_text = format!("Delete “{title}”?");
     let active = move || ctx.convs.current.get().map(|l| l.id()) == Some(id.get_value());
     let select = move |_| {
         ctx.convs.select(&id.get_value());
@@ -89,7 +90,7 @@ fn ConversationItem(summary: ConversationSummary) -> impl IntoView {
                 .into_any(),
                 Mode::ConfirmDelete => view! {
                     <div class="confirm-delete" role="group" aria-label="Confirm delete">
-                        <span>"Delete this conversation?"</span>
+                        <span>{confirm_text.clone()}</span>
                         <button class="danger small" on:click=delete>"Delete"</button>
                         <button class="small" on:click=move |_| mode.set(Mode::Normal)>"Cancel"</button>
                     </div>

@@ -335,3 +335,41 @@ test('screenshots: light, dark and phone width', async () => {
     await context.close();
   }
 });
+
+test('a reload reopens the conversation that was open, and rename and delete work', async () => {
+  await api.script([{ reply: 'Answer one.' }, { reply: 'Answer two.' }]);
+  const { context, page } = await configuredPage();
+  await send(page, 'first topic');
+  await waitStatus(page, 'done');
+  await page.click('.new-chat');
+  await send(page, 'second topic');
+  await waitStatus(page, 'done');
+  await page.locator('.conversation-select', { hasText: 'first topic' }).click();
+  await page.getByText('Answer one.').waitFor();
+  await page.reload();
+  await page.getByText('Answer one.').waitFor();
+  assert.equal(await page.locator('.chat-title').innerText(), 'first topic');
+
+  // Rename in place.
+  const item = page.locator('.conversation', { hasText: 'first topic' });
+  await item.locator('button[aria-label="Rename"]').click();
+  await page.getByLabel('Conversation title').fill('Renamed topic');
+  await page.keyboard.press('Enter');
+  await page.locator('.conversation-select', { hasText: 'Renamed topic' }).waitFor();
+  assert.equal(await page.locator('.chat-title').innerText(), 'Renamed topic');
+
+  // Delete asks first; Cancel keeps it, Delete removes it, also from storage.
+  const renamed = page.locator('.conversation', { hasText: 'Renamed topic' });
+  await renamed.locator('button[aria-label="Delete"]').click();
+  await renamed.getByRole('button', { name: 'Cancel' }).click();
+  assert.equal(await page.locator('.conversation-select', { hasText: 'Renamed topic' }).count(), 1);
+  await renamed.locator('button[aria-label="Delete"]').click();
+  await renamed.getByRole('button', { name: 'Delete', exact: true }).click();
+  await page.waitForFunction(() => !document.body.innerText.includes('Renamed topic'));
+  await page.reload();
+  await page.locator('.conversation-select', { hasText: 'second topic' }).waitFor();
+  assert.equal(await page.locator('.conversation-select').count(), 1);
+  const keys = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('skiff:conv:')));
+  assert.equal(keys.length, 1);
+  await context.close();
+});

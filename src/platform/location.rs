@@ -1,0 +1,26 @@
+//! The URL fragment, which holds the open conversation's id so a reload (or a bookmark)
+//! returns to it. `replaceState` rather than assigning `location.hash`, so switching
+//! conversations does not flood the back button's history.
+
+/// The fragment without its `#`, if any.
+pub fn hash() -> Option<String> {
+    let hash = web_sys::window()?.location().hash().ok()?;
+    let trimmed = hash.trim_start_matches('#');
+    (!trimmed.is_empty()).then(|| trimmed.to_string())
+}
+
+/// Set (or clear, with `None`) the fragment without adding a history entry.
+pub fn replace_hash(value: Option<&str>) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let Ok(history) = window.history() else {
+        return;
+    };
+    let url = match value {
+        Some(v) => format!("#{v}"),
+        // An empty fragment would leave a dangling `#`; the path alone clears it.
+        None => window.location().pathname().unwrap_or_else(|_| "/".into()),
+    };
+    let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+}
