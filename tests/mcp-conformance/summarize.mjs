@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// Reads the conformance suite's results (one folder per scenario, each holding
+// <scenario>-<timestamp>/checks.json) and decides pass/fail per scenario.
+//
+// Why not trust the suite's exit code alone: a scenario whose client never connects can
+// "pass" with zero checks (seen with `initialize`: "Passed: 0/0 … OVERALL: PASSED"). A
+// scenario passes here only if its run exited 0, it has at least one SUCCESS check and no
+// FAILURE check.
+//
+// Usage: node summarize.mjs RESULTS_DIR REQUIRED_CSV SCENARIO=EXIT_CODE...
+// Prints one line per scenario, then "N passed, N failed"; exits 1 if a required scenario failed.
+import fs from "node:fs";
+import path from "node:path";
+
+const [resultsDir, requiredCsv, ...runs] = process.argv.slice(2);
+const required = new Set((requiredCsv ?? "").split(",").filter(Boolean));
+let passed = 0;
+let failed = 0;
+let requiredFailed = [];
+
+function findChecks(dir) {
+  if (!fs.existsSync(dir)) return null;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    if (entry.isFile() && entry.name === "checks.json") return p;
+    if (entry.isDirectory()) {
+      const found = findChecks(p);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+for (const run of runs) {
+  const eq = run.lastIndexOf("=");
+  const scenario = run.slice(0, eq);
+  const exitCode = Number(run.slice(eq + 1));
+  const file = findChecks(path.join(resultsDir, scenario.replaceAll("/", "_")));
+  let checks = [];
+  let note = "";
+  if (file) {
+    try {
+      checks = JSON.parse(fs.readFileSync(file, "utf8"));
+    } catch (err) {
+      note = `unreadable checks.json: ${err.message}`;
+    }
+  } else {
+    note = "no checks.json";
+  }
+  const count = (s) => checks.filter((c) => c.status === s).length;
+  const ok = exitCode === 0 && count("SUCCESS") > 0 && count("FAILURE") === 0;
+  const failedIds = checks.filter((c) => c.status === "FAILURE").map((c) => c.id);
+  if (ok) passed++;
+  else failed++;
+  if (!ok && required.has(scenario)) requiredFailed.push(scenario);
+  console.log(
+    `${ok ? "PASS" : "FAIL"} ${scenario}${required.has(scenario) ? " (required)" : ""}: ` +
+      `exit ${exitCode}, ${count("SUCCESS")} success, ${count("FAILURE")} failure, ${count("WARNING")} warning` +
+      (failedIds.length ? ` [${failedIds.join(", ")}]` : "") +
+      (note ? ` (${note})` : ""),
+  );
+}
+console.log(`${passed} passed, ${failed} failed`);
+if (requiredFailed.length) {
+  console.error(`required conformance scenarios failed: ${requiredFailed.join(", ")}`);
+  process.exit(1);
+}

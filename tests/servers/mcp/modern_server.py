@@ -1,0 +1,197 @@
+"""Dual-era Streamable HTTP MCP server for Skiff's tests, built on the Python `mcp` SDK 2.x.
+
+Why it exists: it is the real "modern" (2026-07-28) server the client's era detection is
+proven against. SDK 2.3.0 routes by the `MCP-Protocol-Version` header: a request whose
+header names 2026-07-28 (or an unknown version) is served statelessly (server/discover,
+per-request `_meta`, UnsupportedProtocolVersionError -32022); a request without it, or
+with a handshake-era version, gets the legacy `initialize` + `Mcp-Session-Id` session.
+Sessions are in memory, so a restart answers 404 to the old session id.
+
+It listens on 127.0.0.1 only and prints the bound port as its first stdout line.
+Run with the venv from scripts/setup-mcp.sh:
+    "$SKIFF_MCP_PY2" tests/servers/mcp/modern_server.py [--port 0] [--pidfile F] [--page-size 3]
+        [--json-response] [--cors full|none|no-expose|no-allow-headers] [--no-event-store] [--retry-ms N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import os
+import socket
+import struct
+import sys
+import zlib
+
+import uuid
+
+import uvicorn
+from mcp.server.mcpserver import Context, Image, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.streamable_http import EventCallback, EventMessage, EventStore
+from mcp_types import ListToolsResult
+from starlette.middleware.cors import CORSMiddleware
+
+# The browser must be allowed to send these, and to read Mcp-Session-Id back.
+# Mcp-Method / Mcp-Name / Mcp-Param-* are the 2026-07-28 mirrored headers; "*" reflects
+# whatever the preflight asks for, which covers Mcp-Param-{Name}.
+CORS_ALLOW_HEADERS = ["*"]
+CORS_EXPOSE_HEADERS = ["Mcp-Session-Id", "MCP-Protocol-Version"]
+
+
+def tiny_png(width: int = 2, height: int = 2, rgb: tuple[int, int, int] = (255, 0, 0)) -> bytes:
+    """A valid PNG built in code, so the image tool needs no binary file in the repo."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    raw = b"".join(b"\x00" + bytes(rgb) * width for _ in range(height))
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+
+
+class InMemoryEventStore(EventStore):
+    """Keeps the last `limit` SSE events so a legacy-era client can resume with Last-Event-ID.
+
+    Also needed for correctness: SDK 2.3.0 answers a GET carrying Last-Event-ID with a bare
+    500 (no CORS headers) when no event store is configured.
+    """
+
+    def __init__(self, limit: int = 10_000) -> None:
+        self.limit = limit
+        self.events: list[tuple[str, str, object]] = []  # (event_id, stream_id, message or None)
+
+    async def store_event(self, stream_id, message):  # type: ignore[override]
+        event_id = uuid.uuid4().hex
+        self.events.append((event_id, stream_id, message))
+        del self.events[: -self.limit]
+        return event_id
+
+    async def replay_events_after(self, last_event_id, send_callback: EventCallback):  # type: ignore[override]
+        for i, (event_id, stream_id, _) in enumerate(self.events):
+            if event_id == last_event_id:
+                for later_id, later_stream, message in self.events[i + 1 :]:
+                    if later_stream == stream_id and message is not None:
+                        await send_callback(EventMessage(message, later_id))
+                return stream_id
+        return None
+
+
+class PagedMCPServer(MCPServer):
+    """MCPServer whose tools/list is paginated, so clients must follow nextCursor."""
+
+    page_size: int = 3
+
+    async def _handle_list_tools(self, ctx, params):  # type: ignore[override]
+        tools = await self.list_tools()
+        start = 0
+        cursor = getattr(params, "cursor", None) if params is not None else None
+        if cursor:
+            try:
+                start = int(base64.urlsafe_b64decode(cursor.encode()).decode().removeprefix("offset:"))
+            except (ValueError, UnicodeDecodeError):
+                from mcp.shared.exceptions import MCPError
+
+                raise MCPError(code=-32602, message=f"Invalid cursor: {cursor}")
+        end = start + self.page_size
+        next_cursor = base64.urlsafe_b64encode(f"offset:{end}".encode()).decode() if end < len(tools) else None
+        return ListToolsResult(tools=tools[start:end], next_cursor=next_cursor)
+
+
+def build_server(page_size: int) -> PagedMCPServer:
+    mcp = PagedMCPServer(
+        name="skiff-modern-test-server",
+        title="Skiff modern test server",
+        version="1.0.0",
+        instructions="Test server for Skiff: echo, add, slow (progress), image, fail.",
+    )
+    mcp.page_size = page_size
+
+    @mcp.tool(description="Echo the message back.")
+    def echo(message: str) -> str:
+        return f"Echo: {message}"
+
+    @mcp.tool(description="Add two integers.")
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    @mcp.tool(description="Sleep `seconds` in `steps` steps, reporting progress after each.")
+    async def slow(ctx: Context, seconds: float = 2.0, steps: int = 4) -> str:
+        for i in range(1, steps + 1):
+            await asyncio.sleep(seconds / steps)
+            await ctx.report_progress(i, steps, f"step {i} of {steps}")
+        return f"slow done after {seconds} s in {steps} steps"
+
+    @mcp.tool(description="Return a tiny red PNG image.")
+    def image() -> Image:
+        return Image(data=tiny_png(), format="png")
+
+    @mcp.tool(description="Always fails: the result has isError true.")
+    def fail(reason: str = "requested failure") -> str:
+        raise ToolError(f"fail tool: {reason}")
+
+    @mcp.resource("skiff://readme", name="readme", description="A fixed text resource.", mime_type="text/plain")
+    def readme() -> str:
+        return "Skiff modern test server: a fixed resource."
+
+    @mcp.resource("skiff://greeting/{name}", name="greeting", description="A greeting for {name}.")
+    def greeting(name: str) -> str:
+        return f"Hello, {name}!"
+
+    @mcp.prompt(description="Ask for a review of some code.")
+    def review(code: str) -> str:
+        return f"Please review this code:\n\n{code}"
+
+    return mcp
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--port", type=int, default=int(os.environ.get("PORT", "0")))
+    ap.add_argument("--pidfile", default=os.environ.get("SKIFF_MCP_PIDFILE"))
+    ap.add_argument("--page-size", type=int, default=3, help="tools per tools/list page")
+    ap.add_argument("--json-response", action="store_true", help="answer legacy requests with JSON, not SSE")
+    ap.add_argument(
+        "--cors",
+        choices=["full", "none", "no-expose", "no-allow-headers"],
+        default="full",
+        help="CORS behaviour, to reproduce what a browser client meets in the wild: "
+        "full (default); none (no CORS headers at all); no-expose (Mcp-Session-Id not exposed); "
+        "no-allow-headers (preflight allows only Content-Type, so mcp-* request headers are refused)",
+    )
+    ap.add_argument("--no-event-store", action="store_true", help="legacy era: no SSE event ids, no resume")
+    ap.add_argument("--retry-ms", type=int, default=None, help="legacy era: SSE `retry:` sent with priming events")
+    args = ap.parse_args()
+
+    mcp = build_server(args.page_size)
+    app = mcp.streamable_http_app(
+        json_response=args.json_response,
+        event_store=None if args.no_event_store else InMemoryEventStore(),
+        retry_interval=args.retry_ms,
+        host="127.0.0.1",
+    )
+    if args.cors != "none":
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=["*"],
+            allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
+            allow_headers=["Content-Type"] if args.cors == "no-allow-headers" else CORS_ALLOW_HEADERS,
+            expose_headers=[] if args.cors == "no-expose" else CORS_EXPOSE_HEADERS,
+        )
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", args.port))
+    sock.listen(128)
+    print(sock.getsockname()[1], flush=True)
+    if args.pidfile:
+        with open(args.pidfile, "w") as f:
+            f.write(f"{os.getpid()}\n")
+
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
