@@ -30,7 +30,7 @@ step "end to end: Playwright + Chromium against the release build"
 SKIFF_DIST="$(pwd)/${SKIFF_DIST:-dist}" node --test --test-concurrency=1 tests/e2e/
 
 step "benchmarks (numbers, not pass/fail)"
-scripts/bench-size.sh
+scripts/bench.sh --quick
 
 echo
 echo "All tests passed in $(( $(date +%s) - start )) s."
