@@ -62,6 +62,25 @@ impl WriteThrottle {
     pub fn is_pending(&self) -> bool {
         self.pending_since.is_some()
     }
+
+    /// Adapt the interval to what one write costs. Each write stores the whole conversation, so
+    /// a fixed interval makes the bytes written grow with the square of the answer's length;
+    /// scaling the interval with the size caps the write rate at `bytes_per_second`, never
+    /// below the base interval nor above `max_ms` (what a crash could lose).
+    pub fn scale_to_size(
+        &mut self,
+        base_ms: f64,
+        size_bytes: usize,
+        bytes_per_second: f64,
+        max_ms: f64,
+    ) {
+        let by_size = size_bytes as f64 / bytes_per_second * 1000.0;
+        self.min_interval_ms = by_size.clamp(base_ms, max_ms);
+    }
+
+    pub fn interval_ms(&self) -> f64 {
+        self.min_interval_ms
+    }
 }
 
 #[cfg(test)]
@@ -95,6 +114,21 @@ mod tests {
         assert!(t.is_pending());
         // 10 s at one write per 250 ms is 40 writes, and never more.
         assert!((39..=41).contains(&writes), "{writes} writes");
+    }
+
+    #[test]
+    fn interval_scales_with_size_within_bounds() {
+        let mut t = WriteThrottle::new(250.0);
+        t.scale_to_size(250.0, 1_000, 100_000.0, 2_000.0);
+        assert_eq!(t.interval_ms(), 250.0);
+        t.scale_to_size(250.0, 50_000, 100_000.0, 2_000.0);
+        assert_eq!(t.interval_ms(), 500.0);
+        t.scale_to_size(250.0, 10_000_000, 100_000.0, 2_000.0);
+        assert_eq!(t.interval_ms(), 2_000.0);
+        // Bytes written over a 30,000-token answer stay linear: a 240 KB conversation is
+        // written about every 2 s instead of 4 times a second.
+        assert_eq!(t.changed(0.0), WriteDecision::Now);
+        assert_eq!(t.changed(10.0), WriteDecision::At(2_000.0));
     }
 
     #[test]

@@ -26,8 +26,12 @@ use super::notices::{Level, Notices};
 use super::settings::keep_aside;
 use crate::platform::{clock, ids, storage};
 
-/// While streaming, a conversation is written at most this often.
+/// While streaming, a conversation is written at most this often...
 pub const STREAM_WRITE_INTERVAL_MS: f64 = 250.0;
+/// ...and, as it grows, at most this many bytes a second (see `WriteThrottle::scale_to_size`)...
+const STREAM_WRITE_BYTES_PER_SECOND: f64 = 100_000.0;
+/// ...but never less often than this, which bounds what a crash can lose.
+const STREAM_WRITE_MAX_INTERVAL_MS: f64 = 2_000.0;
 /// A message saved as streaming whose conversation has not been written for this long is not
 /// streaming in any tab any more: the page that streamed it was closed or reloaded.
 pub const STALE_STREAM_MS: f64 = 15_000.0;
@@ -400,10 +404,18 @@ impl ConversationsStore {
         conv.meta
             .update_untracked(|m| m.updated_ms = clock::now_ms());
         let snapshot = conv.snapshot();
-        self.write(
-            &persist::conversation_key(&snapshot.id),
-            &persist::encode_conversation(&snapshot),
-        );
+        let raw = persist::encode_conversation(&snapshot);
+        self.throttles.update_value(|t| {
+            if let Some(t) = t.get_mut(&id) {
+                t.scale_to_size(
+                    STREAM_WRITE_INTERVAL_MS,
+                    raw.len(),
+                    STREAM_WRITE_BYTES_PER_SECOND,
+                    STREAM_WRITE_MAX_INTERVAL_MS,
+                );
+            }
+        });
+        self.write(&persist::conversation_key(&snapshot.id), &raw);
     }
 
     /// Write whatever the throttle still owes (page being hidden or closed).

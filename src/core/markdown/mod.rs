@@ -27,6 +27,7 @@ pub use streaming::{render_blocks, MarkdownUpdate, ParseWork, StreamingMarkdown}
 /// relative targets and open in a new tab with `rel="noopener noreferrer"`; images become links
 /// (labelled `🖼 alt`) instead of loading; code block languages are reduced to
 /// `[A-Za-z0-9_+-]`; headings carry no ids.
+#[must_use]
 pub fn render(md: &str) -> String {
     render::render_piece(md, &render::LinkDefs::default()).html
 }

@@ -73,6 +73,7 @@ pub struct StreamingMarkdown {
 }
 
 impl StreamingMarkdown {
+    #[must_use]
     pub fn new() -> Self {
         Self::default()
     }
@@ -149,11 +150,13 @@ impl StreamingMarkdown {
     }
 
     /// Everything pushed so far.
+    #[must_use]
     pub fn source(&self) -> &str {
         &self.source
     }
 
     /// Bytes parsed so far, for checking that the work stays linear.
+    #[must_use]
     pub fn parse_work(&self) -> ParseWork {
         self.work
     }
@@ -203,6 +206,7 @@ fn ends_with_blank_line(text: &str) -> bool {
 
 /// A complete message (e.g. one loaded from storage) as the same blocks streaming produces,
 /// whatever deltas it arrived in.
+#[must_use]
 pub fn render_blocks(md: &str) -> Vec<String> {
     let mut stream = StreamingMarkdown::new();
     let mut blocks = stream.push(md).finished;

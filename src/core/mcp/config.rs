@@ -364,3 +364,70 @@ mod tests {
         assert!(import_mcp_servers("[]", &ServerList::default()).is_err());
     }
 }
+
+/// Parse the settings form's header box: one `Name: value` per line, blank lines ignored.
+/// A line without a colon or with an invalid header name is refused with its line number,
+/// so a typo never silently drops an `Authorization` header.
+pub fn parse_header_lines(text: &str) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let Some((name, value)) = line.split_once(':') else {
+            return Err(format!("Line {}: expected \"Name: value\".", n + 1));
+        };
+        let name = name.trim();
+        let valid = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+        if !valid {
+            return Err(format!(
+                "Line {}: \"{name}\" is not a valid header name.",
+                n + 1
+            ));
+        }
+        out.push((name.to_string(), value.trim().to_string()));
+    }
+    Ok(out)
+}
+
+/// The inverse of [`parse_header_lines`], for editing.
+pub fn format_header_lines(headers: &[(String, String)]) -> String {
+    headers
+        .iter()
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod header_line_tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_round_trips() {
+        let h = parse_header_lines("Authorization: Bearer a:b\n\n  X-Team : red ").unwrap();
+        assert_eq!(
+            h,
+            vec![
+                ("Authorization".to_string(), "Bearer a:b".to_string()),
+                ("X-Team".to_string(), "red".to_string())
+            ]
+        );
+        assert_eq!(parse_header_lines(&format_header_lines(&h)).unwrap(), h);
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_read() {
+        assert_eq!(
+            parse_header_lines("Bearer abc").unwrap_err(),
+            "Line 1: expected \"Name: value\"."
+        );
+        assert!(parse_header_lines("ok: 1\nbad name: 2")
+            .unwrap_err()
+            .starts_with("Line 2"));
+    }
+}
