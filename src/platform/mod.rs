@@ -12,7 +12,9 @@ pub mod clock;
 pub mod fetch;
 pub mod ids;
 pub mod location;
+pub mod online;
 pub mod storage;
+pub mod websocket;
 
 pub use abort::AbortHandle;
 pub use fetch::{send, FetchError, StreamingResponse};

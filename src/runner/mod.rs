@@ -4,4 +4,5 @@
 //! decision belongs in core.
 
 pub mod chat;
+pub mod mcp;
 pub mod models;

@@ -7,5 +7,6 @@
 
 pub mod conversations;
 pub mod live_message;
+pub mod mcp;
 pub mod notices;
 pub mod settings;

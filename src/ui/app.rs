@@ -2,6 +2,7 @@
 //! lays out sidebar, chat and settings.
 
 use leptos::prelude::*;
+use skiff_core::mcp::config::SERVERS_KEY as MCP_SERVERS_KEY;
 use skiff_core::persist::{self, SETTINGS_KEY};
 use skiff_core::settings::Theme;
 
@@ -12,7 +13,9 @@ use super::settings_panel::SettingsPanel;
 use super::sidebar::Sidebar;
 use crate::platform::{location, storage};
 use crate::runner::chat::ChatRunner;
+use crate::runner::mcp::McpRunner;
 use crate::stores::conversations::ConversationsStore;
+use crate::stores::mcp::McpStore;
 use crate::stores::notices::Notices;
 use crate::stores::settings::SettingsStore;
 
@@ -21,11 +24,15 @@ pub fn App() -> impl IntoView {
     let notices = Notices::new();
     let settings = SettingsStore::load(notices);
     let convs = ConversationsStore::load(notices);
+    let mcp = McpStore::load(notices);
+    let mcp_runner = McpRunner::new(mcp);
     let ctx = Ctx {
         settings,
         convs,
         notices,
         runner: ChatRunner::new(),
+        mcp,
+        mcp_runner,
         show_settings: RwSignal::new(false),
         sidebar_open: RwSignal::new(false),
     };
@@ -56,11 +63,15 @@ pub fn App() -> impl IntoView {
         let key = change.key.as_deref();
         match key {
             Some(SETTINGS_KEY) => settings.apply_remote(change.new_value.as_deref()),
+            Some(MCP_SERVERS_KEY) => mcp.apply_remote(change.new_value.as_deref()),
             Some(k) if !k.starts_with(persist::KEY_PREFIX) => {}
             _ => convs.apply_remote(key, change.new_value.as_deref()),
         }
     });
     StoredValue::new_local(listener);
+
+    // Connect every enabled MCP server concurrently, as soon as the page is up.
+    mcp_runner.ensure_initialized();
 
     // Throttled writes still owed when the page goes away are written now.
     let _ = window_event_listener(leptos::ev::pagehide, move |_| convs.on_page_hide());

@@ -3,7 +3,9 @@
 use leptos::prelude::*;
 
 use crate::runner::chat::ChatRunner;
+use crate::runner::mcp::McpRunner;
 use crate::stores::conversations::ConversationsStore;
+use crate::stores::mcp::McpStore;
 use crate::stores::notices::Notices;
 use crate::stores::settings::SettingsStore;
 
@@ -13,6 +15,8 @@ pub struct Ctx {
     pub convs: ConversationsStore,
     pub notices: Notices,
     pub runner: ChatRunner,
+    pub mcp: McpStore,
+    pub mcp_runner: McpRunner,
     pub show_settings: RwSignal<bool>,
     /// The sidebar as an overlay on narrow screens.
     pub sidebar_open: RwSignal<bool>,

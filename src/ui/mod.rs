@@ -7,6 +7,7 @@ pub mod composer;
 pub mod context;
 pub mod icons;
 pub mod markdown_body;
+pub mod mcp_settings;
 pub mod message_view;
 pub mod notices_view;
 pub mod onboarding;

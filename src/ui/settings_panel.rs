@@ -8,8 +8,16 @@ use skiff_core::settings::{ChatSettings, Theme};
 
 use super::context::ctx;
 use super::icons;
+use super::mcp_settings::McpSettings;
 use crate::platform::storage;
 use crate::runner::models::list_models_default;
+
+#[derive(Clone, Copy, PartialEq)]
+enum Tab {
+    Provider,
+    Mcp,
+    Storage,
+}
 
 #[derive(Clone, PartialEq)]
 enum Check {
@@ -26,6 +34,7 @@ pub fn SettingsPanel() -> impl IntoView {
     let models = RwSignal::new(Vec::<String>::new());
     let check = RwSignal::new(Check::Idle);
     let close = move || ctx.show_settings.set(false);
+    let tab = RwSignal::new(Tab::Provider);
 
     let test_connection = move |_| {
         let s = settings.get_untracked();
@@ -79,6 +88,21 @@ pub fn SettingsPanel() -> impl IntoView {
                     <button class="icon-button" aria-label="Close settings" on:click=move |_| close()>{icons::close()}</button>
                 </header>
 
+                <div class="tabs" role="tablist">
+                    {[(Tab::Provider, "Provider"), (Tab::Mcp, "MCP servers"), (Tab::Storage, "Storage")]
+                        .into_iter()
+                        .map(|(t, label)| view! {
+                            <button role="tab" class:active=move || tab.get() == t aria-selected=move || (tab.get() == t).to_string() on:click=move |_| tab.set(t)>{label}</button>
+                        })
+                        .collect_view()}
+                </div>
+                <Show when=move || tab.get() == Tab::Mcp>
+                    <McpSettings />
+                </Show>
+                <Show when=move || tab.get() == Tab::Storage>
+                    <StorageSection />
+                </Show>
+                <Show when=move || tab.get() == Tab::Provider>
                 <h3>"Provider (OpenAI-compatible)"</h3>
                 {text_field("Base URL", "url", |s| s.base_url.clone(), |s, v| s.base_url = v)}
                 <p class="hint">"For example http://127.0.0.1:8080/v1 (llama.cpp), http://127.0.0.1:11434/v1 (Ollama), https://api.openai.com/v1, https://openrouter.ai/api/v1."</p>
@@ -145,7 +169,7 @@ pub fn SettingsPanel() -> impl IntoView {
                     </select>
                 </label>
 
-                <StorageSection />
+                </Show>
             </section>
         </div>
     }
@@ -207,7 +231,6 @@ fn StorageSection() -> impl IntoView {
     let ctx = ctx();
     let used = storage::used_bytes_estimate();
     view! {
-        <h3>"Storage"</h3>
         <p class="hint">{format!("About {:.1} MB of this browser's storage is used by this site.", used as f64 / 1_000_000.0)}</p>
         <Show when=move || !ctx.convs.unreadable.with(Vec::is_empty)>
             <p class="error">"Saved data that could not be read (left untouched):"</p>

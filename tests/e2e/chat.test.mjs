@@ -283,6 +283,7 @@ test('unreadable saved data is reported, kept, and the rest still loads', async 
   assert.equal(kept.broken, '{"v":1,"data":{"id": tru', 'the unreadable conversation is untouched');
   assert.deepEqual(kept.aside, ['not json at all'], 'the unreadable settings were kept aside');
   await page.click('button[aria-label="Settings"]');
+  await page.getByRole('tab', { name: 'Storage' }).click();
   await page.locator('.unreadable code', { hasText: 'skiff:conv:broken' }).waitFor();
   await context.close();
 });

@@ -1,0 +1,82 @@
+//! What one MCP server looks like right now, as signals the settings page and the agent loop
+//! read: health, negotiated version, server info, its lists and a short log.
+//!
+//! The MCP runner is the only writer. Each field is its own signal so a ping updating
+//! `health` does not re-render a tool list.
+
+use leptos::prelude::*;
+use rmcp::model::{Prompt, Resource, ResourceTemplate, Tool};
+use skiff_core::mcp::backoff::{Health, HealthStatus};
+use skiff_core::mcp::Era;
+
+/// How many log lines a server keeps; older ones are dropped first.
+pub const LOG_LIMIT: usize = 50;
+
+#[derive(Clone, Copy)]
+pub struct ServerLive {
+    pub health: RwSignal<Health>,
+    /// Era and protocol version, once ready; kept after a disconnect to show what was used.
+    pub negotiated: RwSignal<Option<(Era, String)>>,
+    /// "name version" from the server's `serverInfo`.
+    pub server_info: RwSignal<Option<String>>,
+    /// The server's `instructions`, if it sent any.
+    pub instructions: RwSignal<Option<String>>,
+    /// The transport in use: "Streamable HTTP", "HTTP+SSE (deprecated)", "WebSocket", "in-page".
+    pub transport: RwSignal<Option<String>>,
+    pub tools: RwSignal<Vec<Tool>>,
+    pub resources: RwSignal<Vec<Resource>>,
+    pub resource_templates: RwSignal<Vec<ResourceTemplate>>,
+    pub prompts: RwSignal<Vec<Prompt>>,
+    /// The last [`LOG_LIMIT`] notices, server log lines and errors, newest last.
+    pub log: RwSignal<Vec<String>>,
+}
+
+impl Default for ServerLive {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ServerLive {
+    pub fn new() -> Self {
+        ServerLive {
+            health: RwSignal::new(Health::default()),
+            negotiated: RwSignal::new(None),
+            server_info: RwSignal::new(None),
+            instructions: RwSignal::new(None),
+            transport: RwSignal::new(None),
+            tools: RwSignal::new(Vec::new()),
+            resources: RwSignal::new(Vec::new()),
+            resource_templates: RwSignal::new(Vec::new()),
+            prompts: RwSignal::new(Vec::new()),
+            log: RwSignal::new(Vec::new()),
+        }
+    }
+
+    pub fn push_log(&self, line: impl Into<String>) {
+        let line = line.into();
+        self.log.update(|log| {
+            log.push(line);
+            let excess = log.len().saturating_sub(LOG_LIMIT);
+            log.drain(..excess);
+        });
+    }
+
+    /// Tracked: whether the server is connected (its tools count for the model).
+    pub fn is_connected(&self) -> bool {
+        self.health
+            .with(|h| matches!(h.status, HealthStatus::Connected { .. }))
+    }
+
+    /// Set the status, leaving `last_checked_ms` alone; no notification when unchanged.
+    pub fn set_status(&self, status: HealthStatus) {
+        if self.health.with_untracked(|h| h.status != status) {
+            self.health.update(|h| h.status = status);
+        }
+    }
+
+    /// The server answered something at `at_ms`.
+    pub fn checked(&self, at_ms: f64) {
+        self.health.update(|h| h.last_checked_ms = Some(at_ms));
+    }
+}

@@ -1,0 +1,455 @@
+//! MCP servers in Settings: each server with a live status dot and message, add / edit /
+//! remove, retry now, the tools it offers with a "try" form that shows the raw result (the way a
+//! server author checks their server), and import / export of the `mcpServers` JSON that Claude
+//! Desktop and Cursor use.
+
+use std::time::Duration;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use skiff_core::mcp::backoff::HealthStatus;
+use skiff_core::mcp::config::{
+    format_header_lines, parse_header_lines, ServerConfig, TransportChoice,
+};
+use skiff_core::mcp::Era;
+
+use super::context::ctx;
+use crate::platform::clock;
+
+/// A clock for "reconnecting in N s", ticking once a second while Settings is open.
+fn ticking_now() -> ReadSignal<f64> {
+    let (now, set_now) = signal(clock::now_ms());
+    if let Ok(handle) = set_interval_with_handle(
+        move || set_now.set(clock::now_ms()),
+        Duration::from_millis(500),
+    ) {
+        on_cleanup(move || handle.clear());
+    }
+    now
+}
+
+fn status_name(s: &HealthStatus) -> &'static str {
+    match s {
+        HealthStatus::Idle => "idle",
+        HealthStatus::Connecting { .. } => "connecting",
+        HealthStatus::Connected { .. } => "connected",
+        HealthStatus::Reconnecting { .. } => "reconnecting",
+        HealthStatus::Error { .. } => "error",
+    }
+}
+
+#[component]
+pub fn McpSettings() -> impl IntoView {
+    let ctx = ctx();
+    let now = ticking_now();
+    let adding = RwSignal::new(false);
+    view! {
+        <section class="mcp-section">
+            <p class="hint">
+                "Skiff reaches MCP servers straight from this page over Streamable HTTP, HTTP+SSE or WebSocket. The server must allow this page's origin (CORS), or set a CORS proxy prefix."
+            </p>
+            <p class="mcp-summary">
+                {move || format!("{} tool(s) from {} connected server(s).", ctx.mcp.tool_count().get(), ctx.mcp.connected_servers().get().len())}
+            </p>
+            <ul class="mcp-servers">
+                <For each=move || ctx.mcp.servers.get() key=|c| format!("{c:?}") let:cfg>
+                    <ServerRow cfg=cfg now=now />
+                </For>
+            </ul>
+            <Show when=move || ctx.mcp.servers.with(Vec::is_empty)>
+                <p class="muted">"No MCP servers yet."</p>
+            </Show>
+            <Show
+                when=move || adding.get()
+                fallback=move || view! { <button class="primary mcp-add-open" on:click=move |_| adding.set(true)>"Add server"</button> }
+            >
+                <ServerForm initial=None on_done=Callback::new(move |_| adding.set(false)) />
+            </Show>
+            <ImportExport />
+        </section>
+    }
+}
+
+#[component]
+fn ServerRow(cfg: ServerConfig, now: ReadSignal<f64>) -> impl IntoView {
+    let ctx = ctx();
+    let id = StoredValue::new(cfg.id.clone());
+    let live = ctx.mcp.live_for(&cfg.id);
+    let editing = RwSignal::new(false);
+    let show_tools = RwSignal::new(false);
+    let confirm_remove = RwSignal::new(false);
+    let status = move || {
+        live.map(|l| l.health.get().status)
+            .unwrap_or(HealthStatus::Idle)
+    };
+    let status_text = move || {
+        let s = status();
+        let mut text = s.describe(now.get());
+        if let Some(checked) = live.and_then(|l| l.health.get().last_checked_ms) {
+            let ago = ((now.get() - checked) / 1000.0).max(0.0).round();
+            text.push_str(&format!(" · last answer {ago:.0} s ago"));
+        }
+        text
+    };
+    let negotiated = move || {
+        live.and_then(|l| l.negotiated.get()).map(|(era, version)| {
+            let era = match era {
+                Era::Modern => "modern",
+                Era::Legacy => "legacy",
+            };
+            format!("protocol {version} ({era})")
+        })
+    };
+    let server_info = move || live.and_then(|l| l.server_info.get());
+    let enabled = cfg.enabled;
+    let cfg_for_toggle = cfg.clone();
+    let toggle_enabled = move |_| {
+        let mut c = cfg_for_toggle.clone();
+        c.enabled = !c.enabled;
+        let on = c.enabled;
+        ctx.mcp.update_server(c);
+        if on {
+            ctx.mcp_runner.connect(&id.get_value());
+        } else {
+            ctx.mcp_runner.disconnect(&id.get_value());
+        }
+    };
+    let cfg_for_edit = StoredValue::new(cfg.clone());
+    view! {
+        <li class="mcp-server" data-server-name=cfg.name.clone() data-status=move || status_name(&status())>
+            <div class="mcp-server-head">
+                <span class="status-dot" title=move || status_name(&status())></span>
+                <div class="mcp-server-id">
+                    <strong>{cfg.name.clone()}</strong>
+                    <small class="muted">{cfg.url.clone()}</small>
+                </div>
+                <label class="mcp-enabled" title="Enabled">
+                    <input type="checkbox" checked=enabled on:change=toggle_enabled />
+                    "on"
+                </label>
+            </div>
+            <div class="mcp-status-text" role="status">{status_text}</div>
+            <div class="mcp-protocol muted">
+                {move || negotiated().unwrap_or_default()}
+                {move || server_info().map(|s| format!(" · {s}"))}
+            </div>
+            <div class="row mcp-actions">
+                <button class="small mcp-retry" on:click=move |_| ctx.mcp_runner.retry_now(&id.get_value())>"Retry now"</button>
+                <button class="small mcp-toggle-tools" on:click=move |_| show_tools.update(|s| *s = !*s)>
+                    {move || {
+                        let n = live.map(|l| l.tools.with(Vec::len)).unwrap_or(0);
+                        format!("Tools ({n})")
+                    }}
+                </button>
+                <button class="small mcp-edit" on:click=move |_| editing.update(|e| *e = !*e)>"Edit"</button>
+                <Show
+                    when=move || confirm_remove.get()
+                    fallback=move || view! { <button class="small mcp-remove" on:click=move |_| confirm_remove.set(true)>"Remove"</button> }
+                >
+                    <span>"Remove this server?"</span>
+                    <button class="danger small mcp-remove-confirm" on:click=move |_| {
+                        ctx.mcp_runner.disconnect(&id.get_value());
+                        ctx.mcp.remove_server(&id.get_value());
+                    }>"Remove"</button>
+                    <button class="small" on:click=move |_| confirm_remove.set(false)>"Cancel"</button>
+                </Show>
+            </div>
+            <Show when=move || editing.get()>
+                <ServerForm initial=Some(cfg_for_edit.get_value()) on_done=Callback::new(move |_| editing.set(false)) />
+            </Show>
+            <Show when=move || show_tools.get()>
+                <ToolList server_id=id.get_value() />
+            </Show>
+            <Show when=move || live.map(|l| !l.log.with(Vec::is_empty)).unwrap_or(false)>
+                <details class="mcp-log">
+                    <summary>"Log"</summary>
+                    <pre>{move || live.map(|l| l.log.get().join("\n")).unwrap_or_default()}</pre>
+                </details>
+            </Show>
+        </li>
+    }
+}
+
+#[component]
+fn ToolList(server_id: String) -> impl IntoView {
+    let ctx = ctx();
+    let live = ctx.mcp.live_for(&server_id);
+    let server_id = StoredValue::new(server_id);
+    view! {
+        <ul class="mcp-tools">
+            {move || {
+                live.map(|l| l.tools.get()).unwrap_or_default().into_iter().map(|t| {
+                    let name = t.name.to_string();
+                    let description = t.description.as_deref().unwrap_or("").to_string();
+                    let schema = serde_json::to_string_pretty(&*t.input_schema).unwrap_or_default();
+                    view! { <ToolTry server_id=server_id.get_value() name=name description=description schema=schema /> }
+                }).collect_view()
+            }}
+        </ul>
+    }
+}
+
+#[derive(Clone, PartialEq)]
+enum Try {
+    Idle,
+    Running { progress: Option<String> },
+    Done(String),
+    Failed(String),
+}
+
+#[component]
+fn ToolTry(server_id: String, name: String, description: String, schema: String) -> impl IntoView {
+    let ctx = ctx();
+    let args = RwSignal::new("{}".to_string());
+    let state = RwSignal::new(Try::Idle);
+    let server_id = StoredValue::new(server_id);
+    let tool = StoredValue::new(name.clone());
+    let call = move |_| {
+        let parsed = match serde_json::from_str::<serde_json::Value>(&args.get_untracked()) {
+            Ok(serde_json::Value::Object(map)) => map,
+            Ok(_) => {
+                state.set(Try::Failed(
+                    "Arguments must be a JSON object, like {\"message\": \"hi\"}.".into(),
+                ));
+                return;
+            }
+            Err(e) => {
+                state.set(Try::Failed(format!("Arguments are not valid JSON: {e}.")));
+                return;
+            }
+        };
+        state.set(Try::Running { progress: None });
+        spawn_local(async move {
+            let on_progress = move |done: f64, total: Option<f64>, message: Option<String>| {
+                let text = match total {
+                    Some(t) => format!("{done}/{t}"),
+                    None => format!("{done}"),
+                };
+                let text = match message {
+                    Some(m) => format!("{text} — {m}"),
+                    None => text,
+                };
+                state.set(Try::Running {
+                    progress: Some(text),
+                });
+            };
+            let result = ctx
+                .mcp_runner
+                .call_tool(
+                    &server_id.get_value(),
+                    &tool.get_value(),
+                    parsed,
+                    on_progress,
+                )
+                .await;
+            state.set(match result {
+                Ok(v) => {
+                    Try::Done(serde_json::to_string_pretty(&v).unwrap_or_else(|_| v.to_string()))
+                }
+                Err(e) => Try::Failed(e.to_string()),
+            });
+        });
+    };
+    view! {
+        <li class="mcp-tool" data-tool=name.clone()>
+            <details>
+                <summary><code>{name.clone()}</code> " " <span class="muted">{description.clone()}</span></summary>
+                <pre class="mcp-schema">{schema}</pre>
+                <label class="field">
+                    <span>"Arguments (JSON)"</span>
+                    <textarea class="mcp-try-args" rows="3" spellcheck="false"
+                        prop:value=move || args.get()
+                        on:input=move |ev| args.set(event_target_value(&ev))
+                    ></textarea>
+                </label>
+                <button class="small primary mcp-try-call" on:click=call disabled=move || matches!(state.get(), Try::Running { .. })>"Call"</button>
+                {move || match state.get() {
+                    Try::Idle => view! { <span></span> }.into_any(),
+                    Try::Running { progress } => view! { <span class="muted mcp-try-running">{format!("Running… {}", progress.unwrap_or_default())}</span> }.into_any(),
+                    Try::Done(text) => view! { <pre class="mcp-try-result">{text}</pre> }.into_any(),
+                    Try::Failed(text) => view! { <p class="error mcp-try-error">{text}</p> }.into_any(),
+                }}
+            </details>
+        </li>
+    }
+}
+
+fn transport_value(t: TransportChoice) -> &'static str {
+    match t {
+        TransportChoice::Auto => "auto",
+        TransportChoice::StreamableHttp => "streamable",
+        TransportChoice::Sse => "sse",
+        TransportChoice::WebSocket => "websocket",
+    }
+}
+
+/// Add (no `initial`) or edit a server. Nothing is saved until every field reads correctly.
+#[component]
+fn ServerForm(initial: Option<ServerConfig>, on_done: Callback<()>) -> impl IntoView {
+    let ctx = ctx();
+    let editing = initial.is_some();
+    let base = initial.unwrap_or_else(|| ServerConfig::new("", "", ""));
+    let name = RwSignal::new(base.name.clone());
+    let url = RwSignal::new(base.url.clone());
+    let transport = RwSignal::new(transport_value(base.transport).to_string());
+    let headers = RwSignal::new(format_header_lines(&base.headers));
+    let proxy = RwSignal::new(base.proxy.clone().unwrap_or_default());
+    let attempts = RwSignal::new(base.max_attempts.map(|n| n.to_string()).unwrap_or_default());
+    let error = RwSignal::new(None::<String>);
+    let base = StoredValue::new(base);
+    let save = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let url_text = url.get_untracked().trim().to_string();
+        let scheme_ok = ["http://", "https://", "ws://", "wss://"]
+            .iter()
+            .any(|s| url_text.starts_with(s));
+        if !scheme_ok {
+            error.set(Some(
+                "The URL must start with http://, https://, ws:// or wss://.".into(),
+            ));
+            return;
+        }
+        let parsed_headers = match parse_header_lines(&headers.get_untracked()) {
+            Ok(h) => h,
+            Err(e) => {
+                error.set(Some(format!("Headers: {e}")));
+                return;
+            }
+        };
+        let max_attempts = match attempts.get_untracked().trim() {
+            "" => None,
+            n => {
+                match n.parse::<u32>() {
+                    Ok(v) if v > 0 => Some(v),
+                    _ => {
+                        error.set(Some("Maximum attempts must be a whole number above 0, or empty for no limit.".into()));
+                        return;
+                    }
+                }
+            }
+        };
+        let mut cfg = base.get_value();
+        let name_text = name.get_untracked().trim().to_string();
+        cfg.name = if name_text.is_empty() {
+            url_text.clone()
+        } else {
+            name_text
+        };
+        cfg.url = url_text;
+        cfg.transport = match transport.get_untracked().as_str() {
+            "streamable" => TransportChoice::StreamableHttp,
+            "sse" => TransportChoice::Sse,
+            "websocket" => TransportChoice::WebSocket,
+            _ => TransportChoice::Auto,
+        };
+        cfg.headers = parsed_headers;
+        cfg.proxy = Some(proxy.get_untracked().trim().to_string()).filter(|p| !p.is_empty());
+        cfg.max_attempts = max_attempts;
+        error.set(None);
+        if editing {
+            let id = cfg.id.clone();
+            ctx.mcp.update_server(cfg);
+            ctx.mcp_runner.connect(&id);
+        } else {
+            ctx.mcp.add_server(cfg);
+            // The store assigned the id: connect the newest entry.
+            if let Some(id) = ctx
+                .mcp
+                .servers
+                .with_untracked(|s| s.last().map(|c| c.id.clone()))
+            {
+                ctx.mcp_runner.connect(&id);
+            }
+        }
+        on_done.run(());
+    };
+    let text_input = move |label: &'static str,
+                           class: &'static str,
+                           sig: RwSignal<String>,
+                           placeholder: &'static str| {
+        view! {
+            <label class="field">
+                <span>{label}</span>
+                <input class=class spellcheck="false" autocomplete="off" placeholder=placeholder
+                    prop:value=move || sig.get()
+                    on:input=move |ev| sig.set(event_target_value(&ev)) />
+            </label>
+        }
+    };
+    view! {
+        <form class="mcp-form" on:submit=save>
+            {text_input("Server name", "mcp-name", name, "my server")}
+            {text_input("Server URL", "mcp-url", url, "http://127.0.0.1:3001/mcp or ws://…")}
+            <label class="field">
+                <span>"Transport"</span>
+                <select class="mcp-transport" on:change=move |ev| transport.set(event_target_value(&ev))>
+                    {[("auto", "Automatic (Streamable HTTP, then HTTP+SSE; WebSocket for ws://)"), ("streamable", "Streamable HTTP"), ("sse", "HTTP+SSE (deprecated)"), ("websocket", "WebSocket")]
+                        .into_iter()
+                        .map(|(v, label)| view! { <option value=v selected=move || transport.get() == v>{label}</option> })
+                        .collect_view()}
+                </select>
+            </label>
+            <label class="field">
+                <span>"Headers (one \"Name: value\" per line)"</span>
+                <textarea class="mcp-headers" rows="2" spellcheck="false" placeholder="Authorization: Bearer …"
+                    prop:value=move || headers.get()
+                    on:input=move |ev| headers.set(event_target_value(&ev))></textarea>
+            </label>
+            {text_input("CORS proxy prefix (optional)", "mcp-proxy", proxy, "http://127.0.0.1:8089/")}
+            {text_input("Maximum reconnect attempts (empty: no limit)", "mcp-attempts", attempts, "")}
+            {move || error.get().map(|e| view! { <p class="error mcp-form-error" role="alert">{e}</p> })}
+            <div class="row">
+                <button type="submit" class="primary mcp-save">{if editing { "Save and reconnect" } else { "Add and connect" }}</button>
+                <button type="button" on:click=move |_| on_done.run(())>"Cancel"</button>
+            </div>
+        </form>
+    }
+}
+
+#[component]
+fn ImportExport() -> impl IntoView {
+    let ctx = ctx();
+    let text = RwSignal::new(String::new());
+    let report = RwSignal::new(None::<Result<String, String>>);
+    let import = move |_| {
+        let before: Vec<String> = ctx
+            .mcp
+            .servers
+            .with_untracked(|s| s.iter().map(|c| c.id.clone()).collect());
+        match ctx.mcp.import(&text.get_untracked()) {
+            Ok(r) => {
+                let mut lines = vec![format!("Imported {} server(s).", r.imported.len())];
+                for s in &r.skipped {
+                    lines.push(format!("Not imported: {}: {}", s.name, s.reason));
+                }
+                report.set(Some(Ok(lines.join("\n"))));
+                let new_ids: Vec<String> = ctx.mcp.servers.with_untracked(|s| {
+                    s.iter()
+                        .filter(|c| c.enabled && !before.contains(&c.id))
+                        .map(|c| c.id.clone())
+                        .collect()
+                });
+                for id in new_ids {
+                    ctx.mcp_runner.connect(&id);
+                }
+            }
+            Err(e) => report.set(Some(Err(e.to_string()))),
+        }
+    };
+    view! {
+        <details class="mcp-import-export">
+            <summary>"Import or export (Claude Desktop / Cursor mcpServers JSON)"</summary>
+            <textarea class="mcp-import-text" rows="6" spellcheck="false" placeholder="{\"mcpServers\": {\"name\": {\"url\": \"https://…\", \"headers\": {…}}}}"
+                prop:value=move || text.get()
+                on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+            <div class="row">
+                <button class="small mcp-import" on:click=import>"Import"</button>
+                <button class="small mcp-export" on:click=move |_| { text.set(ctx.mcp.export()); report.set(None); }>"Export current servers"</button>
+            </div>
+            {move || report.get().map(|r| match r {
+                Ok(t) => view! { <pre class="mcp-import-report">{t}</pre> }.into_any(),
+                Err(e) => view! { <p class="error mcp-import-report" role="alert">{e}</p> }.into_any(),
+            })}
+        </details>
+    }
+}
