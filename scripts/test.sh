@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 start=$(date +%s)
 # shellcheck source=setup.sh
 source scripts/setup.sh
+# Real MCP servers (server-everything, Python mcp 2.x and mcp[ws] 1.x), Node 22, cors-anywhere.
+# shellcheck source=setup-mcp.sh
+source scripts/setup-mcp.sh
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/skiff/target}"
 
 step() { echo; echo "==> $*  [$(( $(date +%s) - start )) s]"; }

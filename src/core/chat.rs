@@ -6,6 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::mcp::tool_index::ToolOverrides;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
@@ -96,6 +98,9 @@ pub struct Conversation {
     pub created_ms: f64,
     pub updated_ms: f64,
     pub messages: Vec<Message>,
+    /// Which MCP servers and tools this conversation may use (all, unless switched off here).
+    #[serde(default, skip_serializing_if = "ToolOverrides::is_empty")]
+    pub tool_overrides: ToolOverrides,
 }
 
 /// What the sidebar needs about a conversation without loading its messages.
@@ -114,6 +119,7 @@ impl Conversation {
             created_ms: now_ms,
             updated_ms: now_ms,
             messages: Vec::new(),
+            tool_overrides: ToolOverrides::default(),
         }
     }
 
@@ -170,6 +176,7 @@ pub fn merge_conversations(
         .sort_by(|a, b| a.created_ms.total_cmp(&b.created_ms));
     if remote.updated_ms > local.updated_ms {
         merged.title = remote.title.clone();
+        merged.tool_overrides = remote.tool_overrides.clone();
     }
     merged.updated_ms = local.updated_ms.max(remote.updated_ms);
     merged
@@ -262,6 +269,26 @@ mod tests {
             merge_conversations(&a, &b, &[]).messages[0].content,
             "short plus a lot more from elsewhere"
         );
+    }
+
+    #[test]
+    fn tool_overrides_are_optional_in_records_and_follow_the_newer_copy() {
+        let old: Conversation = serde_json::from_str(
+            r#"{"id":"c","title":"t","created_ms":0,"updated_ms":0,"messages":[]}"#,
+        )
+        .unwrap();
+        assert!(old.tool_overrides.is_empty());
+        assert!(!serde_json::to_string(&old)
+            .unwrap()
+            .contains("tool_overrides"));
+        let mut remote = old.clone();
+        remote.updated_ms = 5.0;
+        remote.tool_overrides.set_server("srv", false);
+        let merged = merge_conversations(&old, &remote, &[]);
+        assert!(!merged.tool_overrides.server_enabled("srv"));
+        let back: Conversation =
+            serde_json::from_str(&serde_json::to_string(&merged).unwrap()).unwrap();
+        assert_eq!(back.tool_overrides, merged.tool_overrides);
     }
 
     #[test]

@@ -18,6 +18,7 @@ use leptos::task::spawn_local;
 use skiff_core::chat::{
     merge_conversations, Conversation, ConversationSummary, Message, MessageStatus,
 };
+use skiff_core::mcp::tool_index::ToolOverrides;
 use skiff_core::persist::{self, INDEX_KEY};
 use skiff_core::throttle::{WriteDecision, WriteThrottle};
 
@@ -51,6 +52,8 @@ pub struct Meta {
 pub struct Loaded {
     pub meta: RwSignal<Meta>,
     pub messages: RwSignal<Vec<LiveMessage>>,
+    /// Which MCP servers and tools this conversation may use.
+    pub tool_overrides: RwSignal<ToolOverrides>,
 }
 
 impl Loaded {
@@ -63,6 +66,7 @@ impl Loaded {
                 updated_ms: c.updated_ms,
             }),
             messages: RwSignal::new(c.messages.iter().map(LiveMessage::from_message).collect()),
+            tool_overrides: RwSignal::new(c.tool_overrides.clone()),
         }
     }
 
@@ -80,6 +84,7 @@ impl Loaded {
             messages: self
                 .messages
                 .with_untracked(|ms| ms.iter().map(LiveMessage::snapshot).collect()),
+            tool_overrides: self.tool_overrides.get_untracked(),
         }
     }
 }
@@ -101,6 +106,8 @@ pub struct ConversationsStore {
     timers_armed: StoredValue<HashSet<String>>,
     /// Ids of messages streaming in this tab right now.
     live: StoredValue<HashSet<String>>,
+    /// Tool switches chosen in the empty "new chat" view, given to the conversation it becomes.
+    pub draft_overrides: RwSignal<ToolOverrides>,
     notices: Notices,
 }
 
@@ -114,6 +121,7 @@ impl ConversationsStore {
             throttles: StoredValue::new(HashMap::new()),
             timers_armed: StoredValue::new(HashSet::new()),
             live: StoredValue::new(HashSet::new()),
+            draft_overrides: RwSignal::new(ToolOverrides::default()),
             notices,
         };
         store.load_index();
@@ -288,7 +296,9 @@ impl ConversationsStore {
     /// Create a conversation in memory and make it current; saved with its first message.
     pub fn create(&self) -> Loaded {
         let now = clock::now_ms();
-        let c = Conversation::new(ids::new_id(), now);
+        let mut c = Conversation::new(ids::new_id(), now);
+        c.tool_overrides = self.draft_overrides.get_untracked();
+        self.draft_overrides.set(ToolOverrides::default());
         let l = Loaded::new(&c);
         self.loaded.update_value(|m| {
             m.insert(c.id.clone(), l);
@@ -612,6 +622,38 @@ impl ConversationsStore {
             meta.title = merged.title.clone();
             meta.updated_ms = merged.updated_ms;
         });
+        if l.tool_overrides
+            .with_untracked(|o| *o != merged.tool_overrides)
+        {
+            l.tool_overrides.set(merged.tool_overrides.clone());
+        }
+    }
+
+    /// Switch an MCP server or one of its tools on or off for the open conversation (or for
+    /// the next one, in the empty "new chat" view), and save it.
+    pub fn set_tool_switch(&self, server_id: &str, tool_name: Option<&str>, enabled: bool) {
+        let apply = |o: &mut ToolOverrides| match tool_name {
+            Some(t) => o.set_tool(server_id, t, enabled),
+            None => o.set_server(server_id, enabled),
+        };
+        match self.current.get_untracked() {
+            Some(l) => {
+                l.tool_overrides.update(apply);
+                // A conversation with no message yet is not stored; it will be with its first.
+                if l.messages.with_untracked(|m| !m.is_empty()) {
+                    self.save(&l);
+                }
+            }
+            None => self.draft_overrides.update(apply),
+        }
+    }
+
+    /// The switches in force for what the user is looking at.
+    pub fn current_overrides(&self) -> ToolOverrides {
+        match self.current.get() {
+            Some(l) => l.tool_overrides.get(),
+            None => self.draft_overrides.get(),
+        }
     }
 
     /// Is any message of this conversation streaming in this tab?

@@ -9,6 +9,7 @@ use super::context::ctx;
 use super::icons;
 use super::message_view::MessageView;
 use super::onboarding::Onboarding;
+use super::tool_picker::ToolPicker;
 
 #[component]
 pub fn ChatView() -> impl IntoView {
@@ -67,6 +68,7 @@ pub fn ChatView() -> impl IntoView {
                     {icons::menu()}
                 </button>
                 <h1 class="chat-title">{title}</h1>
+                <ToolPicker />
                 <button class="icon-button" aria-label="Settings" title="Settings" on:click=move |_| ctx.show_settings.set(true)>
                     {icons::gear()}
                 </button>

@@ -13,3 +13,4 @@ pub mod notices_view;
 pub mod onboarding;
 pub mod settings_panel;
 pub mod sidebar;
+pub mod tool_picker;

@@ -62,6 +62,29 @@ impl ToolOverrides {
         self.tools.insert(Self::key(server_id, tool_name), enabled);
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.disabled_servers.is_empty() && self.tools.is_empty()
+    }
+
+    pub fn set_server(&mut self, server_id: &str, enabled: bool) {
+        if enabled {
+            self.disabled_servers.remove(server_id);
+        } else {
+            self.disabled_servers.insert(server_id.to_string());
+        }
+    }
+
+    pub fn server_enabled(&self, server_id: &str) -> bool {
+        !self.disabled_servers.contains(server_id)
+    }
+
+    pub fn tool_enabled(&self, server_id: &str, tool_name: &str) -> bool {
+        self.tools
+            .get(&Self::key(server_id, tool_name))
+            .copied()
+            .unwrap_or(true)
+    }
+
     pub fn allows(&self, entry: &ToolEntry) -> bool {
         !self.disabled_servers.contains(&entry.server_id)
             && self

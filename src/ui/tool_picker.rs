@@ -1,0 +1,92 @@
+//! The chat header's tool picker: which MCP servers and tools this conversation may use.
+//! Everything connected is on by default; switches are saved with the conversation.
+
+use leptos::prelude::*;
+
+use super::context::ctx;
+
+#[component]
+pub fn ToolPicker() -> impl IntoView {
+    let ctx = ctx();
+    let open = RwSignal::new(false);
+    let index = ctx.mcp.tool_index();
+    let enabled_count = move || {
+        let overrides = ctx.convs.current_overrides();
+        index.with(|i| i.enabled(&overrides).count())
+    };
+    let servers = move || {
+        let connected = ctx.mcp.connected_servers().get();
+        ctx.mcp
+            .servers
+            .get()
+            .into_iter()
+            .filter(|c| connected.contains(&c.id))
+            .collect::<Vec<_>>()
+    };
+    view! {
+        <Show when=move || !ctx.mcp.servers.with(Vec::is_empty)>
+            <div class="tool-picker">
+                <button
+                    class="small tool-picker-toggle"
+                    aria-expanded=move || open.get().to_string()
+                    title="MCP tools this conversation may use"
+                    on:click=move |_| open.update(|o| *o = !*o)
+                >
+                    {move || format!("Tools: {}", enabled_count())}
+                </button>
+                <Show when=move || open.get()>
+                    <div class="tool-picker-panel" role="dialog" aria-label="Tools for this conversation">
+                        {move || {
+                            let list = servers();
+                            if list.is_empty() {
+                                return view! { <p class="muted">"No MCP server is connected."</p> }.into_any();
+                            }
+                            let overrides = ctx.convs.current_overrides();
+                            list.into_iter()
+                                .map(|cfg| {
+                                    let id = StoredValue::new(cfg.id.clone());
+                                    let server_on = overrides.server_enabled(&cfg.id);
+                                    let tools = ctx.mcp.live_for(&cfg.id).map(|l| l.tools.get()).unwrap_or_default();
+                                    let tool_rows = tools
+                                        .into_iter()
+                                        .map(|t| {
+                                            let name = StoredValue::new(t.name.to_string());
+                                            let on = overrides.tool_enabled(&cfg.id, &t.name);
+                                            view! {
+                                                <label class="tool-switch">
+                                                    <input
+                                                        type="checkbox"
+                                                        checked=on
+                                                        disabled=!server_on
+                                                        on:change=move |ev| ctx.convs.set_tool_switch(&id.get_value(), Some(&name.get_value()), event_target_checked(&ev))
+                                                    />
+                                                    <code>{t.name.to_string()}</code>
+                                                </label>
+                                            }
+                                        })
+                                        .collect_view();
+                                    view! {
+                                        <fieldset class="tool-server" data-server-name=cfg.name.clone()>
+                                            <legend>
+                                                <label>
+                                                    <input
+                                                        type="checkbox"
+                                                        checked=server_on
+                                                        on:change=move |ev| ctx.convs.set_tool_switch(&id.get_value(), None, event_target_checked(&ev))
+                                                    />
+                                                    <strong>{cfg.name.clone()}</strong>
+                                                </label>
+                                            </legend>
+                                            {tool_rows}
+                                        </fieldset>
+                                    }
+                                })
+                                .collect_view()
+                                .into_any()
+                        }}
+                    </div>
+                </Show>
+            </div>
+        </Show>
+    }
+}

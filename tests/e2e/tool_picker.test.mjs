@@ -1,0 +1,73 @@
+// Per-conversation MCP tool switches: chosen in the chat header, saved with the conversation,
+// independent between conversations. Uses the real server-everything on loopback.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startOpenAiServer, startStaticServer, launchBrowser } from './harness.mjs';
+import { startServer } from '../servers/mcp/servers.mjs';
+
+let api, site, browser, mcp;
+
+before(async () => {
+  api = await startOpenAiServer({});
+  site = await startStaticServer(process.env.SKIFF_DIST || 'dist');
+  browser = await launchBrowser();
+  mcp = await startServer('everything-http');
+});
+
+after(async () => {
+  await browser?.close();
+  await site?.stop();
+  await api?.stop();
+  await mcp?.stop();
+});
+
+test('tool switches are per conversation and survive a reload', async () => {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+  const settings = JSON.stringify({ v: 1, data: { base_url: `${api.url}/v1`, model: 'm' } });
+  const servers = JSON.stringify({
+    v: 1,
+    data: { servers: [{ id: 'everything', name: 'everything', url: mcp.url, transport: 'auto', headers: [], enabled: true }] },
+  });
+  await context.addInitScript(([s, m]) => {
+    if (!localStorage.getItem('skiff:settings')) localStorage.setItem('skiff:settings', s);
+    if (!localStorage.getItem('skiff:mcp-servers')) localStorage.setItem('skiff:mcp-servers', m);
+  }, [settings, servers]);
+  const page = await context.newPage();
+  await page.goto(site.url);
+  const toggle = page.locator('.tool-picker-toggle');
+  await page.waitForFunction(() => /Tools: [1-9]/.test(document.querySelector('.tool-picker-toggle')?.innerText || ''), null, { timeout: 20000 });
+  const all = Number((await toggle.innerText()).replace(/\D+/g, ''));
+  assert.ok(all >= 10, `server-everything offers its tools (${all})`);
+
+  // New chat: switch echo off, then start the conversation.
+  await toggle.click();
+  await page.locator('.tool-switch', { hasText: 'echo' }).locator('input').uncheck();
+  assert.equal(await toggle.innerText(), `Tools: ${all - 1}`);
+  await api.script([{ reply: 'ok' }, { reply: 'ok too' }]);
+  await page.fill('textarea[aria-label="Message"]', 'without echo');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('article.message-assistant')?.dataset.status === 'done');
+
+  // A second conversation starts with everything on.
+  await page.click('.new-chat');
+  assert.equal(await toggle.innerText(), `Tools: ${all}`);
+  await page.fill('textarea[aria-label="Message"]', 'with everything');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('article.message-assistant')?.dataset.status === 'done');
+  assert.equal(await toggle.innerText(), `Tools: ${all}`);
+
+  // After a reload the first conversation still has echo off; switching the server off
+  // removes all of its tools.
+  await page.reload();
+  await page.locator('.conversation-select', { hasText: 'without echo' }).click();
+  await page.waitForFunction((n) => document.querySelector('.tool-picker-toggle')?.innerText === `Tools: ${n}`, all - 1, { timeout: 20000 });
+  await toggle.click();
+  await page.locator('.tool-server legend input').uncheck();
+  assert.equal(await toggle.innerText(), 'Tools: 0');
+  const stored = await page.evaluate(() => Object.keys(localStorage)
+    .filter((k) => k.startsWith('skiff:conv:'))
+    .map((k) => JSON.parse(localStorage.getItem(k)).data)
+    .find((c) => c.title === 'without echo').tool_overrides);
+  assert.deepEqual(stored.disabled_servers, ['everything']);
+  await context.close();
+});
