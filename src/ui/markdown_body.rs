@@ -17,6 +17,26 @@ struct RenderState {
     consumed: usize,
     revision: u32,
     finished: bool,
+    /// The tail HTML last written to the DOM, to recognise an open code block that only grew.
+    shown_tail: String,
+}
+
+const CODE_END: &str = "</code></pre>\n";
+
+/// When the tail is a single open code block that only gained text, the escaped text to append
+/// to its `<code>` element. Replacing a growing 2,000-line block on every flush made style and
+/// layout grow with the square of its length; appending keeps each flush proportional to the
+/// new text. Anything else (a second block, a closing fence, changed markup) returns `None` and
+/// the tail is replaced as usual.
+fn appended_code<'a>(old: &str, new: &'a str) -> Option<&'a str> {
+    let old_body = old.strip_suffix(CODE_END)?;
+    let new_body = new.strip_suffix(CODE_END)?;
+    if !old_body.starts_with("<pre><code") || old_body.contains(CODE_END) {
+        return None;
+    }
+    let added = new_body.strip_prefix(old_body)?;
+    // Escaped code text never contains markup; anything with a tag is a structural change.
+    (!added.contains('<')).then_some(added)
 }
 
 impl RenderState {
@@ -26,6 +46,7 @@ impl RenderState {
             consumed: 0,
             revision,
             finished: false,
+            shown_tail: String::new(),
         }
     }
 }
@@ -67,8 +88,21 @@ pub fn MarkdownBody(msg: LiveMessage) -> impl IntoView {
                 let delta = text.get(st.consumed..).unwrap_or("");
                 if streaming {
                     let update = st.md.push(delta);
+                    let had_finished = !update.finished.is_empty();
                     append(&blocks, update.finished);
-                    tail.set_inner_html(&update.tail);
+                    let grown = (!had_finished)
+                        .then(|| appended_code(&st.shown_tail, &update.tail))
+                        .flatten();
+                    let code = grown.and_then(|_| tail.query_selector("code").ok().flatten());
+                    match (grown, code) {
+                        (Some(text), Some(code)) => {
+                            if let Err(e) = code.insert_adjacent_html("beforeend", text) {
+                                leptos::logging::warn!("could not append code text: {e:?}");
+                            }
+                        }
+                        _ => tail.set_inner_html(&update.tail),
+                    }
+                    st.shown_tail = update.tail;
                 } else {
                     // Loaded whole from storage: one pass. Otherwise finish what streamed.
                     if st.consumed == 0 {
@@ -79,6 +113,7 @@ pub fn MarkdownBody(msg: LiveMessage) -> impl IntoView {
                         append(&blocks, st.md.finish());
                     }
                     tail.set_inner_html("");
+                    st.shown_tail.clear();
                     st.finished = true;
                 }
                 st.consumed = text.len();
