@@ -23,6 +23,9 @@ cargo test -p skiff-core
 step "platform: wasm-bindgen tests in headless Chromium"
 scripts/test-wasm.sh
 
+step "MCP browser side: wasm-bindgen tests in Chromium against real MCP servers"
+scripts/test-wasm-mcp.sh
+
 step "test servers: python unit tests"
 python3 -m unittest discover -s tests/servers -p 'test_*.py'
 
@@ -31,6 +34,9 @@ SKIFF_DIST="${SKIFF_DIST:-dist}" scripts/build.sh
 
 step "end to end: Playwright + Chromium against the release build"
 SKIFF_DIST="$(pwd)/${SKIFF_DIST:-dist}" node --test --test-concurrency=1 tests/e2e/
+
+step "MCP conformance suite (client mode), Skiff in Chromium through a CORS proxy"
+SKIFF_DIST="$(pwd)/${SKIFF_DIST:-dist}" scripts/test-mcp-conformance.sh --no-build
 
 step "benchmarks (numbers, not pass/fail)"
 scripts/bench.sh --quick

@@ -84,9 +84,13 @@ fn ServerRow(cfg: ServerConfig, now: ReadSignal<f64>) -> impl IntoView {
     };
     let status_text = move || {
         let s = status();
-        let mut text = s.describe(now.get());
+        // `now` only schedules the re-render; the tick can be 500 ms old, and a countdown
+        // computed from it showed "in 2 s" for a 1 s wait.
+        now.track();
+        let now_ms = clock::now_ms();
+        let mut text = s.describe(now_ms);
         if let Some(checked) = live.and_then(|l| l.health.get().last_checked_ms) {
-            let ago = ((now.get() - checked) / 1000.0).max(0.0).round();
+            let ago = ((now_ms - checked) / 1000.0).max(0.0).round();
             text.push_str(&format!(" · last answer {ago:.0} s ago"));
         }
         text
@@ -131,6 +135,7 @@ fn ServerRow(cfg: ServerConfig, now: ReadSignal<f64>) -> impl IntoView {
             <div class="mcp-status-text" role="status">{status_text}</div>
             <div class="mcp-protocol muted">
                 {move || negotiated().unwrap_or_default()}
+                {move || live.and_then(|l| l.transport.get()).map(|t| format!(" · {t}"))}
                 {move || server_info().map(|s| format!(" · {s}"))}
             </div>
             <div class="row mcp-actions">

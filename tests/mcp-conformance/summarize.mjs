@@ -60,7 +60,10 @@ for (const run of runs) {
       (note ? ` (${note})` : ""),
   );
 }
-console.log(`${passed} passed, ${failed} failed`);
+// Only a run that contains required scenarios prints the "N passed, N failed" line CI reads as a
+// test runner's verdict; a report-only run must not look like a failing test run.
+if (runs.some((r) => required.has(r.slice(0, r.lastIndexOf("="))))) console.log(`${passed} passed, ${failed} failed`);
+else console.log(`reported only: ${passed} of ${passed + failed} scenario(s) pass`);
 if (requiredFailed.length) {
   console.error(`required conformance scenarios failed: ${requiredFailed.join(", ")}`);
   process.exit(1);

@@ -79,6 +79,21 @@ impl McpError {
         )
     }
 
+    /// A short cause to embed in another sentence ("The connection to the server was lost
+    /// (…)"), where the full sentence, with its own advice, would nest and mislead: CORS advice
+    /// is wrong for a server that was answering a moment ago.
+    pub fn cause(&self) -> String {
+        match self {
+            McpError::Network { message, .. } => format!("the server stopped answering: {message}"),
+            McpError::ConnectionLost { reason, .. } => reason.clone(),
+            McpError::Http { status, .. } => format!("HTTP {status}"),
+            McpError::Timeout { method, after_ms } => {
+                format!("{method} got no answer in {} s", after_ms / 1000)
+            }
+            other => other.to_string().trim_end_matches('.').to_string(),
+        }
+    }
+
     /// The JSON-RPC error code, when the server sent one.
     pub fn rpc_code(&self) -> Option<i64> {
         match self {
@@ -211,5 +226,20 @@ mod tests {
             after_ms: 1500,
         };
         assert!(t.to_string().contains("1.5 s"), "{t}");
+    }
+
+    #[test]
+    fn a_lost_connection_names_its_cause_without_nesting_advice() {
+        let net = McpError::Network {
+            message: "TypeError: Failed to fetch".into(),
+            hint: None,
+        };
+        let lost = McpError::ConnectionLost {
+            reason: net.cause(),
+            in_flight_tool: true,
+        };
+        let text = lost.to_string();
+        assert!(text.starts_with("The connection to the server was lost (the server stopped answering: TypeError: Failed to fetch)."), "{text}");
+        assert!(!text.contains("CORS"), "{text}");
     }
 }

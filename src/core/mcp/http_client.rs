@@ -238,7 +238,7 @@ impl HttpClient {
                 }
             }
             TransportEvent::TransportLost(error) => {
-                self.session.transport_lost(&error.to_string(), now_ms)
+                self.session.transport_lost(&error.cause(), now_ms)
             }
             TransportEvent::Notice(n) => self
                 .actions

@@ -520,8 +520,21 @@ impl StreamableHttp {
             self.get_stream = None;
         }
         if let Body::Sse(dec) = ex.body {
-            // The body broke off mid-stream: same as the server closing it.
-            return self.sse_ended(ex.purpose, ex.request_id, ex.answered, ex.era, dec, now_ms);
+            // The body broke off mid-stream: same as the server closing it...
+            let unanswered_post =
+                matches!(ex.purpose, Purpose::Post | Purpose::Resume) && !ex.answered;
+            let modern = ex.era == Some(Era::Modern);
+            self.sse_ended(ex.purpose, ex.request_id, ex.answered, ex.era, dec, now_ms);
+            // ...except that a modern stream cannot be resumed, so nothing else would notice a
+            // dead server until the next health check (30 s later, measured): a network
+            // failure mid-answer is a lost transport, and the reconnect schedule starts now.
+            if modern && unanswered_post {
+                self.deliver(TransportEvent::TransportLost(McpError::ConnectionLost {
+                    reason: format!("the connection broke mid-answer ({message})"),
+                    in_flight_tool: false,
+                }));
+            }
+            return;
         }
         let url = self.target.url.clone();
         let error = describe_fetch_failure(&self.target, &url, message);

@@ -384,6 +384,35 @@ fn a_closed_get_stream_is_reopened_after_retry_with_last_event_id() {
 }
 
 #[test]
+fn a_modern_stream_broken_by_the_network_is_a_lost_transport() {
+    let mut t = StreamableHttp::new(target());
+    t.send(
+        "{}".into(),
+        &meta("tools/call", Some(7), Some(Era::Modern), Some("2026-07-28")),
+    );
+    let (tok, _) = fetched(&actions(&mut t)).remove(0);
+    t.on_head(
+        tok,
+        200,
+        &[("content-type".into(), "text/event-stream".into())],
+    );
+    t.on_chunk(tok, b"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":7,\"progress\":1}}\n\n");
+    t.on_fetch_error(tok, "network error", 10.0);
+    let ev = events(actions(&mut t));
+    assert!(
+        matches!(
+            &ev[..],
+            [
+                TransportEvent::Message(_),
+                TransportEvent::RequestFailed { .. },
+                TransportEvent::TransportLost(McpError::ConnectionLost { .. })
+            ]
+        ),
+        "{ev:?}"
+    );
+}
+
+#[test]
 fn a_post_stream_cut_before_its_answer_is_resumed_or_fails() {
     let mut t = StreamableHttp::new(target());
     t.send(

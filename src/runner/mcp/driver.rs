@@ -16,23 +16,23 @@ use futures::channel::{mpsc, oneshot};
 use futures::future::{join_all, select};
 use futures::StreamExt;
 use gloo_timers::callback::Timeout;
-use leptos::prelude::{Set, WithUntracked};
+use leptos::prelude::Set;
 use serde_json::{Map, Value};
-use skiff_core::mcp::backoff::{Backoff, ConnectStep, Decision, HealthStatus};
+use skiff_core::mcp::backoff::{Backoff, Decision, HealthStatus};
 use skiff_core::mcp::config::{ServerConfig, TransportChoice};
 use skiff_core::mcp::http_client::{ClientAction, HttpClient};
 use skiff_core::mcp::http_common::{HttpTarget, Token};
-use skiff_core::mcp::{
-    Era, McpError, McpSession, Output, Phase, RequestId, SessionConfig, SessionEvent,
-};
+use skiff_core::mcp::{McpError, McpSession, Output, Phase, RequestId, SessionConfig};
 use wasm_bindgen_futures::spawn_local;
 
 use super::in_page::InPageServer;
-use super::link::{forward_ws, spawn_detached_fetch, spawn_fetch, FetchEv, Link};
+use super::link::{forward_ws, spawn_detached_fetch, FetchEv, Link};
 use crate::platform::abort::AbortHandle;
 use crate::platform::websocket::{WebSocket, WsEvent, NORMAL_CLOSURE};
 use crate::platform::{clock, online, storage};
 use crate::stores::mcp::{McpStore, ServerLive};
+
+mod outputs;
 
 /// `localStorage` key of the test-only time scale for reconnect delays (see [`time_scale`]).
 pub const TIME_SCALE_KEY: &str = "skiff:test-time-scale";
@@ -139,6 +139,8 @@ pub(super) struct Driver {
     connected_since: Option<f64>,
     /// The session failed; acted upon once the current batch of outputs is handled.
     lost: Option<McpError>,
+    /// The last connection error logged, so repeated attempts do not repeat the sentence.
+    last_error: Option<String>,
 }
 
 impl Driver {
@@ -180,6 +182,7 @@ impl Driver {
             listing_tools: false,
             connected_since: None,
             lost: None,
+            last_error: None,
         }
     }
 
@@ -209,7 +212,7 @@ impl Driver {
                     self.start_connect(now);
                 }
             }
-            Msg::Disconnect { done } => self.disconnect(done, now),
+            Msg::Disconnect { done } => self.disconnect(done, true, now),
             Msg::RetryNow => {
                 self.wanted = true;
                 if self.link.is_none() {
@@ -237,7 +240,8 @@ impl Driver {
             Msg::Timer { gen } if gen == self.timer_gen => self.on_timer(now),
             Msg::Timer { .. } => {}
             Msg::Stop => {
-                self.disconnect(None, now);
+                // The live entry is gone or taken over by a replacement task: leave it alone.
+                self.disconnect(None, false, now);
                 self.timer = None;
                 return false;
             }
@@ -282,7 +286,7 @@ impl Driver {
     // connecting and losing
 
     fn start_connect(&mut self, now: f64) {
-        self.abandon("reconnecting", now);
+        self.abandon("the connection was restarted", now);
         self.reconnect_at = None;
         // Clears Backoff's own pending retry, so `online` only fires while one is waiting.
         self.backoff.take_due(f64::INFINITY);
@@ -297,7 +301,7 @@ impl Driver {
         } else {
             self.log(format!("Connecting to {} …", self.cfg.url));
             match self.cfg.effective_transport() {
-                TransportChoice::WebSocket => self.open_socket(now),
+                TransportChoice::WebSocket => self.open_socket(),
                 choice => {
                     let target = HttpTarget {
                         url: self.cfg.url.trim().to_string(),
@@ -307,7 +311,7 @@ impl Driver {
                     };
                     let mut client = HttpClient::new(target, choice, self.session_config(false));
                     client.connect(now);
-                    self.link = Some(Link::Http(client));
+                    self.link = Some(Link::Http(Box::new(client)));
                 }
             }
         }
@@ -317,7 +321,7 @@ impl Driver {
         self.drain(now);
     }
 
-    fn open_socket(&mut self, now: f64) {
+    fn open_socket(&mut self) {
         if !self.cfg.headers.is_empty() {
             self.log("Browsers cannot send custom headers on a WebSocket; this server's headers are not sent. Put a token in the URL if the server accepts one.");
         }
@@ -348,7 +352,6 @@ impl Driver {
                 });
             }
         }
-        let _ = now;
     }
 
     /// Drop the current link on purpose (reconnect, disconnect): its in-flight requests fail
@@ -436,7 +439,13 @@ impl Driver {
     /// The connection failed or dropped: schedule the reconnect, or give up.
     fn on_lost(&mut self, error: McpError, now: f64) {
         self.teardown(&error);
-        self.log(error.to_string());
+        let text = error.to_string();
+        if self.last_error.as_deref() == Some(text.as_str()) {
+            self.log("Failed again, the same way.");
+        } else {
+            self.log(text.clone());
+            self.last_error = Some(text);
+        }
         if !self.wanted {
             self.live.set_status(HealthStatus::Error {
                 message: error.to_string(),
@@ -457,8 +466,8 @@ impl Driver {
                 self.live
                     .set_status(HealthStatus::Reconnecting { at_ms: at, attempt });
                 self.log(format!(
-                    "Reconnecting in {:.1} s (attempt {attempt}).",
-                    (at - now) / 1000.0
+                    "Reconnecting in {} (attempt {attempt}).",
+                    describe_delay(at - now)
                 ));
             }
             Decision::GiveUp => {
@@ -474,7 +483,8 @@ impl Driver {
         }
     }
 
-    fn disconnect(&mut self, done: Option<oneshot::Sender<()>>, now: f64) {
+    /// `report`: show the outcome in the server's status and log.
+    fn disconnect(&mut self, done: Option<oneshot::Sender<()>>, report: bool, now: f64) {
         self.wanted = false;
         self.reconnect_at = None;
         self.backoff.take_due(f64::INFINITY);
@@ -526,9 +536,11 @@ impl Driver {
             reason: Some("disconnected".into()),
         });
         self.lost = None;
-        self.live.set_status(HealthStatus::Idle);
-        if had_link {
-            self.log("Disconnected.");
+        if report {
+            self.live.set_status(HealthStatus::Idle);
+            if had_link {
+                self.log("Disconnected.");
+            }
         }
         self.rearm(now);
         if let Some(done) = done {
@@ -695,286 +707,13 @@ impl Driver {
         }
         self.drain(now);
     }
-
-    // ---------------------------------------------------------------------------------------
-    // the core's outputs
-
-    /// Perform everything the link asks for until it is quiet, then act on a failure, update
-    /// the status line and re-arm the timer.
-    fn drain(&mut self, now: f64) {
-        loop {
-            let mut steps: Vec<Step> = Vec::new();
-            match self.link.as_mut() {
-                None => break,
-                Some(Link::Http(c)) => {
-                    c.pump(now);
-                    while let Some(a) = c.poll_action() {
-                        steps.push(match a {
-                            ClientAction::Fetch { token, request, .. } => {
-                                Step::Fetch(token, request)
-                            }
-                            ClientAction::Abort(t) => Step::Abort(t),
-                            ClientAction::Event(e) => Step::Event(e),
-                        });
-                    }
-                }
-                Some(Link::Ws {
-                    session, socket, ..
-                }) => {
-                    while let Some(out) = session.poll_output() {
-                        match out {
-                            Output::Send(body, _) => {
-                                if let Err(e) = socket.send_text(&body) {
-                                    steps.push(Step::Lost(e.to_string()));
-                                }
-                            }
-                            // One socket carries every request: nothing to close per request;
-                            // the session already sent notifications/cancelled.
-                            Output::Abort(_) => {}
-                            Output::Event(e) => steps.push(Step::Event(e)),
-                        }
-                    }
-                }
-                Some(Link::InPage { session }) => {
-                    while let Some(out) = session.poll_output() {
-                        match out {
-                            Output::Send(body, _) => match self.in_page.as_mut() {
-                                Some(server) => steps
-                                    .extend(server.handle(&body).into_iter().map(Step::Incoming)),
-                                None => steps.push(Step::Lost("the in-page server is gone".into())),
-                            },
-                            Output::Abort(_) => {}
-                            Output::Event(e) => steps.push(Step::Event(e)),
-                        }
-                    }
-                }
-            }
-            if steps.is_empty() {
-                break;
-            }
-            for step in steps {
-                self.apply(step, now);
-            }
-        }
-        if let Some(error) = self.lost.take() {
-            self.on_lost(error, now);
-        }
-        self.refresh_status(now);
-        self.rearm(now);
-    }
-
-    fn apply(&mut self, step: Step, now: f64) {
-        match step {
-            Step::Fetch(token, request) => match AbortHandle::new() {
-                Ok(handle) => {
-                    self.aborts.insert(token, handle.clone());
-                    spawn_fetch(self.tx.clone(), self.gen, token, request, handle);
-                }
-                Err(e) => {
-                    if let Some(Link::Http(c)) = self.link.as_mut() {
-                        c.on_fetch_error(token, &e.to_string(), now);
-                    }
-                }
-            },
-            Step::Abort(token) => {
-                if let Some(h) = self.aborts.remove(&token) {
-                    h.abort();
-                }
-            }
-            Step::Event(e) => self.on_event(e, now),
-            Step::Incoming(text) => {
-                if let Some(link) = self.link.as_mut() {
-                    link.session_mut().handle_message(&text, now);
-                }
-            }
-            Step::Lost(reason) => {
-                if let Some(link) = self.link.as_mut() {
-                    if !matches!(link.session().phase(), Phase::Failed(_)) {
-                        link.session_mut().transport_lost(&reason, now);
-                    }
-                }
-            }
-        }
-    }
-
-    fn on_event(&mut self, event: SessionEvent, now: f64) {
-        match event {
-            SessionEvent::StateChanged(Phase::Ready {
-                version,
-                era,
-                server_info,
-                capabilities,
-                instructions,
-            }) => {
-                self.backoff.on_success();
-                self.connected_since = Some(now);
-                self.live.checked(now);
-                let info = server_info.map(|i| format!("{} {}", i.name, i.version));
-                let transport = self.link.as_ref().map(Link::label).unwrap_or("?");
-                self.log(format!(
-                    "Connected over {transport}: MCP {version} ({} era){}.",
-                    era_name(era),
-                    info.as_deref()
-                        .map(|i| format!(", server {i}"))
-                        .unwrap_or_default()
-                ));
-                self.live.negotiated.set(Some((era, version)));
-                self.live.server_info.set(info);
-                self.live.instructions.set(instructions);
-                let auto_list = self
-                    .link
-                    .as_ref()
-                    .is_some_and(|l| l.session().config().auto_list);
-                self.listing_tools = auto_list && capabilities.tools.is_some();
-                if capabilities.tools.is_none() {
-                    self.live.tools.set(Vec::new());
-                }
-            }
-            SessionEvent::StateChanged(Phase::Failed(error)) => self.lost = Some(error),
-            SessionEvent::StateChanged(_) => {}
-            SessionEvent::EraDetected(cache) => self.store.set_era_cache(&self.id, Some(cache)),
-            SessionEvent::ToolsListed(tools) => {
-                self.live.checked(now);
-                self.listing_tools = false;
-                self.log(format!("Listed {} tool(s).", tools.len()));
-                self.live.tools.set(tools);
-            }
-            SessionEvent::ResourcesListed(r) => self.live.resources.set(r),
-            SessionEvent::ResourceTemplatesListed(r) => self.live.resource_templates.set(r),
-            SessionEvent::PromptsListed(p) => self.live.prompts.set(p),
-            SessionEvent::ListFailed { kind, error } => {
-                if kind == skiff_core::mcp::ListKind::Tools {
-                    self.listing_tools = false;
-                }
-                self.log(format!("Could not list ({}): {error}", kind.method()));
-            }
-            SessionEvent::ListEntriesSkipped { kind, entries } => self.log(format!(
-                "Skipped {} entr{} of {} that did not decode: {}",
-                entries.len(),
-                if entries.len() == 1 { "y" } else { "ies" },
-                kind.method(),
-                entries.join("; ")
-            )),
-            SessionEvent::Response { id, method, result } => {
-                match &result {
-                    Ok(_) => self.live.checked(now),
-                    Err(e) => self.log(format!("{method} failed: {e}")),
-                }
-                if let Some(slot) = self.calls.remove(&id) {
-                    self.keys.remove(&slot.key);
-                    let _ = slot.reply.send(result);
-                }
-            }
-            SessionEvent::Progress {
-                id,
-                progress,
-                total,
-                message,
-            } => {
-                if let Some(f) = self.calls.get(&id).and_then(|s| s.progress.as_ref()) {
-                    f(progress, total, message);
-                }
-            }
-            SessionEvent::Log {
-                level,
-                logger,
-                data,
-            } => {
-                let text = match data {
-                    Value::String(s) => s,
-                    other => other.to_string(),
-                };
-                let logger = logger.map(|l| format!(" {l}")).unwrap_or_default();
-                self.log(format!("Server log [{level}]{logger}: {text}"));
-            }
-            SessionEvent::HealthOk { at_ms, .. } => self.live.checked(at_ms),
-            SessionEvent::HealthFailed { error, .. } => {
-                // An unanswered health check means the connection is gone in practice.
-                if let Some(link) = self.link.as_mut() {
-                    let why = format!("the health check failed: {error}");
-                    link.session_mut().transport_lost(&why, now);
-                }
-            }
-            SessionEvent::Notice(text) => self.log(text),
-        }
-    }
-
-    fn refresh_status(&mut self, now: f64) {
-        let Some(link) = self.link.as_ref() else {
-            return;
-        };
-        let status = match link {
-            Link::Ws { open: false, .. } => HealthStatus::Connecting {
-                step: ConnectStep::OpeningSocket,
-            },
-            _ => match link.session().phase() {
-                Phase::Discovering => HealthStatus::Connecting {
-                    step: ConnectStep::Discovering,
-                },
-                Phase::Initializing => HealthStatus::Connecting {
-                    step: match link {
-                        Link::Http(c) if c.uses_legacy_sse() => ConnectStep::OpeningSse,
-                        _ => ConnectStep::Initializing,
-                    },
-                },
-                Phase::Ready { .. } if self.listing_tools => HealthStatus::Connecting {
-                    step: ConnectStep::ListingTools,
-                },
-                Phase::Ready { .. } => HealthStatus::Connected {
-                    since_ms: self.connected_since.unwrap_or(now),
-                },
-                Phase::Idle | Phase::Failed(_) => return,
-            },
-        };
-        let label = link.label();
-        if self
-            .live
-            .transport
-            .with_untracked(|t| t.as_deref() != Some(label))
-        {
-            self.live.transport.set(Some(label.to_string()));
-        }
-        self.live.set_status(status);
-    }
-
-    /// Keep exactly one timer, at the earliest of the link's deadline and the reconnect.
-    fn rearm(&mut self, now: f64) {
-        let link = self.link.as_ref().and_then(Link::next_deadline);
-        let want = [link, self.reconnect_at]
-            .into_iter()
-            .flatten()
-            .reduce(f64::min);
-        if want == self.timer_at && (want.is_none() || self.timer.is_some()) {
-            return;
-        }
-        self.timer_gen += 1;
-        self.timer = None;
-        self.timer_at = want;
-        if let Some(at) = want {
-            let delay = (at - now).ceil().clamp(0.0, f64::from(i32::MAX)) as u32;
-            let tx = self.tx.clone();
-            let gen = self.timer_gen;
-            self.timer = Some(Timeout::new(delay, move || {
-                let _ = tx.unbounded_send(Msg::Timer { gen });
-            }));
-        }
-    }
 }
 
-enum Step {
-    Fetch(Token, skiff_core::http::HttpRequest),
-    Abort(Token),
-    Event(SessionEvent),
-    /// A message from the in-page server.
-    Incoming(String),
-    /// The transport could not send.
-    Lost(String),
-}
-
-fn era_name(era: Era) -> &'static str {
-    match era {
-        Era::Modern => "modern",
-        Era::Legacy => "legacy",
+fn describe_delay(ms: f64) -> String {
+    if ms < 1_000.0 {
+        format!("{ms:.0} ms")
+    } else {
+        format!("{:.1} s", ms / 1_000.0)
     }
 }
 

@@ -20,7 +20,8 @@ use crate::platform::fetch::{self, FetchError};
 use crate::platform::websocket::{WebSocket, WsEvent};
 
 pub(super) enum Link {
-    Http(HttpClient),
+    /// Boxed: the HTTP client state is far larger than a session.
+    Http(Box<HttpClient>),
     Ws {
         session: McpSession,
         socket: WebSocket,

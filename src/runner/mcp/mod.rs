@@ -6,7 +6,7 @@
 //! the settings page calls `connect` / `disconnect` after editing one. Removing a server from
 //! the store ends its task.
 //!
-//! Calls: [`McpRunner::start_call`] gives a [`CallHandle`]; dropping the handle (or the
+//! Calls: [`McpRunner::start_tool_call`] gives a [`CallHandle`]; dropping the handle (or the
 //! future of [`CallHandle::result`]) before the answer cancels the request on the server
 //! (`notifications/cancelled`, or closing the response stream in the modern era).
 //! [`McpRunner::call_tool`] is the same as one `await`. An active-flow counter tracks calls in
@@ -270,7 +270,12 @@ impl McpRunner {
 
     /// Send only to a running task (a disconnect needs no new task).
     fn send_existing(&self, id: &str, msg: Msg) {
-        if let Some(tx) = self.drivers.with_value(|m| m.get(id).cloned()) {
+        // `try_`: a call handle may be dropped while the page tears the app down.
+        if let Some(tx) = self
+            .drivers
+            .try_with_value(|m| m.get(id).cloned())
+            .flatten()
+        {
             let _ = tx.unbounded_send(msg);
         }
     }

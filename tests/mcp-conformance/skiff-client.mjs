@@ -1,0 +1,172 @@
+#!/usr/bin/env node
+// The MCP conformance suite's client command for Skiff: Skiff itself, in headless Chromium.
+//
+// Why it exists: the suite (npm @modelcontextprotocol/conformance, client mode) judges a client
+// by what its test server sees. It runs `<command> <server URL>` with MCP_CONFORMANCE_SCENARIO
+// set; this command opens the built page (dist/, or $SKIFF_DIST) on a loopback static server,
+// adds the server through Settings → MCP servers exactly as a user would — with the CORS proxy
+// prefix $SKIFF_CORS_PROXY, since the suite's servers send no CORS headers — and makes Skiff do
+// what the scenario asks:
+//   initialize     connect (Skiff sends initialize and lists tools), then leave
+//   tools_call     connect, call `add_numbers` {a: 5, b: 3} from the tool's "try" form
+//   sse-retry      connect, call `test_reconnection`; the server closes the call's SSE stream
+//                  and Skiff must resume it with GET + Last-Event-ID after the `retry` delay
+//   elicitation-sep1034-client-defaults
+//                  connect, call `test_client_elicitation_defaults` (Skiff does not answer
+//                  elicitation yet; the outcome is reported as it is)
+//   anything else  connect and report "not supported"
+// It exits 0 once the scenario's work is done (the suite kills it after its --timeout), and 1
+// when Skiff could not do it, printing what the page showed.
+//
+// What it must never do: decide a result itself (the suite's server judges), listen on anything
+// but 127.0.0.1, or talk to the server other than through the page.
+//
+//   node tests/mcp-conformance/skiff-client.mjs <server URL>
+//   env: MCP_CONFORMANCE_SCENARIO, SKIFF_CORS_PROXY (prefix), SKIFF_DIST (default dist/),
+//        SKIFF_CONFORMANCE_SCREENSHOT=1 to save target/screenshots/conformance-<scenario>.png
+
+import { existsSync } from 'node:fs';
+import { distDir, launchBrowser, startStaticServer, screenshot } from '../e2e/harness.mjs';
+
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+const serverUrl = process.argv[process.argv.length - 1];
+const proxy = process.env.SKIFF_CORS_PROXY ?? '';
+const NAME = 'conformance';
+
+const log = (...a) => console.log('skiff-client:', ...a);
+
+if (!/^https?:\/\//.test(serverUrl ?? '')) {
+  console.error('usage: skiff-client.mjs <server URL>  (MCP_CONFORMANCE_SCENARIO set)');
+  process.exit(2);
+}
+if (!existsSync(`${distDir()}/index.html`)) {
+  console.error(`skiff-client: no build in ${distDir()}: run scripts/build.sh first`);
+  process.exit(2);
+}
+
+const WORK = {
+  initialize: null,
+  tools_call: { tool: 'add_numbers', args: { a: 5, b: 3 } },
+  'sse-retry': { tool: 'test_reconnection', args: {} },
+  'elicitation-sep1034-client-defaults': { tool: 'test_client_elicitation_defaults', args: {} },
+};
+
+const row = (page) => page.locator(`li.mcp-server[data-server-name="${NAME}"]`);
+
+async function describeRow(page) {
+  if (!(await row(page).count())) return { status: 'absent' };
+  return row(page).evaluate((li) => ({
+    status: li.dataset.status,
+    text: li.querySelector('.mcp-status-text')?.textContent ?? '',
+    protocol: li.querySelector('.mcp-protocol')?.textContent ?? '',
+    log: li.querySelector('details.mcp-log pre')?.textContent ?? '',
+  }));
+}
+
+/** Waits for connected (or a final error); returns the row's description. */
+async function waitSettled(page, timeout) {
+  await page
+    .waitForFunction(
+      (n) => {
+        const s = document.querySelector(`li.mcp-server[data-server-name="${n}"]`)?.dataset.status;
+        return s === 'connected' || s === 'error' || s === 'reconnecting';
+      },
+      NAME,
+      { timeout },
+    )
+    .catch(() => {});
+  return describeRow(page);
+}
+
+async function callTool(page, tool, args, timeout) {
+  const r = row(page);
+  if (!(await r.locator('ul.mcp-tools').count())) await r.locator('.mcp-toggle-tools').click();
+  const li = r.locator(`li.mcp-tool[data-tool="${tool}"]`);
+  try {
+    await li.waitFor({ timeout: 5_000 });
+  } catch {
+    const shown = await r.locator('li.mcp-tool').evaluateAll((ls) => ls.map((l) => l.dataset.tool));
+    return { ok: false, text: `the tool ${tool} is not listed (listed: ${shown.join(', ') || 'none'})` };
+  }
+  await li.locator('summary').click();
+  await li.locator('.mcp-try-args').fill(JSON.stringify(args));
+  await li.locator('.mcp-try-call').click();
+  try {
+    await li.locator('.mcp-try-result, .mcp-try-error').first().waitFor({ timeout });
+  } catch {
+    return { ok: false, text: `no result within ${timeout} ms (${await li.locator('.mcp-try-running').innerText().catch(() => '')})` };
+  }
+  if (await li.locator('.mcp-try-result').count()) return { ok: true, text: await li.locator('.mcp-try-result').innerText() };
+  return { ok: false, text: await li.locator('.mcp-try-error').innerText() };
+}
+
+let site;
+let browser;
+let code = 1;
+try {
+  site = await startStaticServer();
+  browser = await launchBrowser();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+  const page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') console.error(`page ${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => console.error(`page uncaught: ${e.message}`));
+  page.on('requestfinished', async (req) => {
+    const res = await req.response().catch(() => null);
+    if (req.url().startsWith(site.url)) return;
+    console.error(`wire: ${req.method()} ${req.url()} -> ${res?.status() ?? '?'}`);
+  });
+  page.on('requestfailed', (req) => {
+    console.error(`wire: ${req.method()} ${req.url()} -> failed: ${req.failure()?.errorText}`);
+  });
+
+  log(`scenario=${scenario || '(none)'} server=${serverUrl} proxy=${proxy || '(none)'} page=${site.url}`);
+  await page.goto(site.url);
+  await page.click('button[aria-label="Settings"]');
+  await page.getByRole('tab', { name: 'MCP servers' }).click();
+  await page.click('.mcp-add-open');
+  await page.getByLabel('Server name').fill(NAME);
+  await page.getByLabel('Server URL').fill(serverUrl);
+  if (proxy) await page.locator('.mcp-proxy').fill(proxy);
+  await page.click('.mcp-save');
+
+  const state = await waitSettled(page, 20_000);
+  log(`status: ${state.status}: ${state.text}`);
+  log(`protocol: ${state.protocol.trim()}`);
+  const work = WORK[scenario];
+  if (!(scenario in WORK)) {
+    log(`scenario ${scenario} is not supported by this command; connected only`);
+    code = state.status === 'connected' ? 0 : 1;
+  } else if (state.status !== 'connected') {
+    log('Skiff did not connect');
+    code = 1;
+  } else if (work === null) {
+    code = 0;
+  } else {
+    const result = await callTool(page, work.tool, work.args, 30_000);
+    log(`${work.tool} ${result.ok ? 'result' : 'error'}: ${result.text}`);
+    if (scenario.startsWith('elicitation') && /-32601|Method not found/i.test(result.text)) {
+      log('not supported: Skiff answered the server\'s elicitation/create with "method not found"');
+    }
+    code = result.ok ? 0 : 1;
+  }
+  const end = await describeRow(page);
+  log(`log:\n${end.log}`);
+  if (process.env.SKIFF_CONFORMANCE_SCREENSHOT) {
+    log(`screenshot: ${await screenshot(page, `conformance-${scenario.replaceAll('/', '_') || 'none'}`, { fullPage: true })}`);
+  }
+  // Leave like a client that is done: the session is closed (DELETE) before the page goes.
+  if (await row(page).count()) {
+    await row(page).locator('.mcp-remove').click();
+    await row(page).locator('.mcp-remove-confirm').click();
+    await page.waitForTimeout(300);
+  }
+} catch (err) {
+  console.error(`skiff-client: ${err.stack ?? err}`);
+  code = 1;
+} finally {
+  await browser?.close().catch(() => {});
+  await site?.stop().catch(() => {});
+}
+process.exit(code);
