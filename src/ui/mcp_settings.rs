@@ -134,9 +134,13 @@ fn ServerRow(cfg: ServerConfig, now: ReadSignal<f64>) -> impl IntoView {
             </div>
             <div class="mcp-status-text" role="status">{status_text}</div>
             <div class="mcp-protocol muted">
-                {move || negotiated().unwrap_or_default()}
-                {move || live.and_then(|l| l.transport.get()).map(|t| format!(" · {t}"))}
-                {move || server_info().map(|s| format!(" · {s}"))}
+                {move || {
+                    [negotiated(), live.and_then(|l| l.transport.get()), server_info()]
+                        .into_iter()
+                        .flatten()
+                        .collect::<Vec<_>>()
+                        .join(" · ")
+                }}
             </div>
             <div class="row mcp-actions">
                 <button class="small mcp-retry" on:click=move |_| ctx.mcp_runner.retry_now(&id.get_value())>"Retry now"</button>
