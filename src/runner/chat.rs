@@ -19,9 +19,10 @@ use skiff_core::settings::ChatSettings;
 
 use crate::platform::abort::AbortHandle;
 use crate::platform::fetch::{self, FetchError};
-use crate::platform::{clock, ids};
+use crate::platform::{clock, ids, online};
 use crate::stores::conversations::{ConversationsStore, Loaded};
 use crate::stores::live_message::{LiveMessage, StreamStats};
+use skiff_core::http::blocked_as_mixed_content;
 
 const FLUSH_INTERVAL_MS: f64 = 50.0;
 const TITLE_CHARS: usize = 48;
@@ -313,7 +314,16 @@ async fn run_stream(
     let messages = wire_messages(settings, conv, &live.id());
     let req = openai::chat_request(&base, key, &params, &messages);
 
-    let mut resp = fetch::send(&req, Some(abort)).await.map_err(fetch_end)?;
+    let mut resp = match fetch::send(&req, Some(abort)).await {
+        Ok(resp) => resp,
+        // The browser's "Failed to fetch" hides this cause; name it when it applies.
+        Err(FetchError::Network(_)) if blocked_as_mixed_content(online::page_is_https(), &base) => {
+            return Err(End::Failed(ProviderError::Network(
+                "this page is served over https and the provider over plain http, which the browser blocks as mixed content; use an https base URL".into(),
+            )));
+        }
+        Err(e) => return Err(fetch_end(e)),
+    };
     if !resp.ok {
         let retry_after = resp
             .header("retry-after")

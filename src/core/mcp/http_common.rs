@@ -106,21 +106,10 @@ pub fn custom_header_names(target: &HttpTarget) -> Vec<String> {
     names
 }
 
-fn is_loopback_http(url: &str) -> bool {
-    let rest = url.trim().to_ascii_lowercase();
-    let Some(rest) = rest.strip_prefix("http://") else {
-        return false;
-    };
-    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host = host.rsplit_once('@').map(|(_, h)| h).unwrap_or(host);
-    host.starts_with("localhost") || host.starts_with("127.") || host.starts_with("[::1]")
-}
-
 /// Turn a fetch that failed without an HTTP answer (the browser's bare "Failed to fetch") into
 /// an error naming the likely cause.
 pub fn describe_fetch_failure(target: &HttpTarget, url: &str, message: &str) -> McpError {
-    let plain_http = url.trim().to_ascii_lowercase().starts_with("http://");
-    let hint = if target.page_is_https && plain_http && !is_loopback_http(url) {
+    let hint = if crate::http::blocked_as_mixed_content(target.page_is_https, url) {
         "This page is served over https and the server over plain http: the browser blocks that as mixed content. Use an https URL for the server (or an https CORS proxy).".to_string()
     } else {
         let proxy = if target.proxy.is_some() {
