@@ -655,12 +655,4 @@ impl ConversationsStore {
             None => self.draft_overrides.get(),
         }
     }
-
-    /// Is any message of this conversation streaming in this tab?
-    pub fn is_streaming(&self, conv: &Loaded) -> bool {
-        conv.messages.with(|ms| {
-            ms.iter()
-                .any(|m| m.status.with(|s| *s == MessageStatus::Streaming))
-        })
-    }
 }
