@@ -357,13 +357,7 @@ impl McpSession {
                 result: Err(error.clone()),
             });
         }
-        let mut waiting: Vec<ListKind> = self
-            .lists
-            .iter()
-            .filter(|(_, op)| op.current.is_none())
-            .map(|(k, _)| *k)
-            .collect();
-        waiting.sort_by_key(|k| k.method());
+        let waiting = self.waiting_lists();
         for kind in waiting {
             self.lists.remove(&kind);
             self.emit(SessionEvent::ListFailed {

@@ -92,8 +92,9 @@ impl McpSession {
         }
     }
 
-    /// Lists asked for while connecting, and lists interrupted by an expired session.
-    pub(super) fn start_waiting_lists(&mut self, now_ms: f64) {
+    /// Lists with no page request in flight (asked for while connecting, or interrupted by an
+    /// expired session), in a stable order.
+    pub(super) fn waiting_lists(&self) -> Vec<ListKind> {
         let mut waiting: Vec<ListKind> = self
             .lists
             .iter()
@@ -101,6 +102,12 @@ impl McpSession {
             .map(|(k, _)| *k)
             .collect();
         waiting.sort_by_key(|k| k.method());
+        waiting
+    }
+
+    /// Lists asked for while connecting, and lists interrupted by an expired session.
+    pub(super) fn start_waiting_lists(&mut self, now_ms: f64) {
+        let waiting = self.waiting_lists();
         for kind in waiting {
             self.lists.insert(kind, ListOp::new(kind));
             self.request_page(kind, None, now_ms);
