@@ -15,14 +15,8 @@ cd "$ROOT"
 
 die() { echo "test-wasm.sh: $*" >&2; exit 2; }
 
-export PATH="$HOME/.cargo/bin:$PATH"
-command -v python3 >/dev/null || die "python3 is required for the echo server"
-command -v wasm-bindgen-test-runner >/dev/null ||
-  die "wasm-bindgen-test-runner not found; install it with: cargo install wasm-bindgen-cli --version <wasm-bindgen version in Cargo.lock>"
-CHROMEDRIVER=${CHROMEDRIVER:-$(command -v chromedriver || true)}
-[ -n "$CHROMEDRIVER" ] && [ -x "$CHROMEDRIVER" ] ||
-  die "chromedriver not found; install chromium-driver or set CHROMEDRIVER=/path/to/chromedriver"
-export CHROMEDRIVER
+# shellcheck source=wasm-test-env.sh
+source scripts/wasm-test-env.sh
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/skiff-test-wasm.XXXXXX")
 SERVER_PID=""
