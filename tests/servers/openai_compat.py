@@ -259,6 +259,10 @@ class Handler(BaseHTTPRequestHandler):
         """Drop the socket without finishing the body, as a crashed peer would."""
         try:
             self.wfile.flush()
+            # Let the bytes already written reach the client first: an immediate shutdown can
+            # reset the connection with them still in flight, and the browser then drops them,
+            # which made "the partial answer is kept" depend on timing.
+            time.sleep(0.2)
             self.connection.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
