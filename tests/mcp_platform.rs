@@ -370,8 +370,12 @@ async fn modern_streamable_http_server_connect_list_call_and_progress() {
         phases.borrow(),
         live.log.get_untracked().join("\n")
     );
+    // The status was seen connecting before connected. Which step is caught depends on polling:
+    // on loopback `server/discover` can finish within one poll (requiring "Discovering" here
+    // failed 2 runs in ~12). That the discover probe ran is proven by the modern era below,
+    // which nothing else can produce.
     assert!(
-        phases.borrow().iter().any(|p| p.contains("Discovering")),
+        phases.borrow().iter().any(|p| p.contains("Connecting")),
         "{:?}",
         phases.borrow()
     );
