@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::agent::record::{ToolCallRecord, ToolMode};
 use crate::mcp::tool_index::ToolOverrides;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,6 +74,13 @@ pub struct Message {
     /// Why generation ended, as the provider put it (`stop`, `length`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
+    /// Tools this answer called, in the order the model asked (rendered as cards).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCallRecord>,
+    /// How this answer's request offered tools (`Native` or `Prompt`); decides how its calls
+    /// and results are replayed to the model. `None` for answers made without tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_mode: Option<ToolMode>,
 }
 
 impl Message {
@@ -87,6 +95,8 @@ impl Message {
             status: MessageStatus::Done,
             usage: None,
             finish_reason: None,
+            tool_calls: Vec::new(),
+            tool_mode: None,
         }
     }
 }

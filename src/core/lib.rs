@@ -8,6 +8,7 @@
 //! This crate must never gain a dependency on a browser API: the compiler enforces the layer
 //! boundary because this is a separate crate with no web dependencies.
 
+pub mod agent;
 pub mod chat;
 pub mod http;
 pub mod markdown;

@@ -14,7 +14,7 @@ mod stream;
 pub use error::{error_from_response, parse_retry_after, ProviderError};
 pub use models::parse_models;
 pub use request::{chat_request, models_request, validate_base_url, ChatParams, WireMessage};
-pub use stream::{parse_completion_body, ChatStream, StreamEvent};
+pub use stream::{parse_completion_body, ChatStream, StreamEvent, ToolCallDelta};
 
 #[cfg(test)]
 mod fixture_tests;

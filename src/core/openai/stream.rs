@@ -31,8 +31,20 @@ pub enum StreamEvent {
     Usage(Usage),
     /// Why generation ended (`stop`, `length`, `tool_calls`, ...).
     Finish(String),
+    /// A fragment of a native tool call (`delta.tool_calls[]`).
+    ToolCall(ToolCallDelta),
     /// The server's `data: [DONE]`.
     Done,
+}
+
+/// One `delta.tool_calls[]` entry: the first for an index usually carries `id` and `name`,
+/// later ones pieces of `arguments` (see `agent::assemble`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCallDelta {
+    pub index: u32,
+    pub id: Option<String>,
+    pub name: Option<String>,
+    pub arguments: String,
 }
 
 #[derive(Debug)]
