@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::record::{ToolCallRecord, ToolMode};
+use crate::agent::record::{ToolCallRecord, ToolCallStatus, ToolMode};
 use crate::mcp::tool_index::ToolOverrides;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -101,6 +101,10 @@ impl Message {
     }
 }
 
+/// What a tool call left unfinished by a closed page says.
+pub const INTERRUPTED_CALL: &str =
+    "The page was closed before this call finished; it may still have run on its server.";
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Conversation {
     pub id: String,
@@ -150,6 +154,14 @@ impl Conversation {
                 m.status = MessageStatus::Interrupted;
                 changed = true;
             }
+            // A call nobody is waiting for any more must not spin as "running" forever; it
+            // may still have run on its server, which the sentence says.
+            for call in &mut m.tool_calls {
+                if !call.status.is_final() {
+                    call.status = ToolCallStatus::Error(INTERRUPTED_CALL.to_string());
+                    changed = true;
+                }
+            }
         }
         changed
     }
@@ -172,7 +184,8 @@ pub fn merge_conversations(
                     continue;
                 }
                 let theirs_ahead = theirs.content.len() > ours.content.len()
-                    || (ours.status == MessageStatus::Streaming && theirs.status.is_final());
+                    || (ours.status == MessageStatus::Streaming && theirs.status.is_final())
+                    || settled_calls(theirs) > settled_calls(ours);
                 if theirs_ahead {
                     *ours = theirs.clone();
                 }
@@ -190,6 +203,11 @@ pub fn merge_conversations(
     }
     merged.updated_ms = local.updated_ms.max(remote.updated_ms);
     merged
+}
+
+/// How far a message's tool calls have got: calls made, plus calls finished.
+fn settled_calls(m: &Message) -> usize {
+    m.tool_calls.len() + m.tool_calls.iter().filter(|c| c.status.is_final()).count()
 }
 
 /// A title from the first user message: first line, whitespace collapsed, cut at a word
@@ -240,6 +258,32 @@ mod tests {
         assert_eq!(c.messages[0].status, MessageStatus::Interrupted);
         assert_eq!(c.messages[0].content, "partial");
         assert!(!c.mark_interrupted());
+    }
+
+    #[test]
+    fn reload_settles_unfinished_tool_calls_and_merge_prefers_the_copy_further_along() {
+        use crate::agent::record::ToolCallRecord;
+        let mut c = Conversation::new("c".into(), 0.0);
+        let mut m = Message::new("m".into(), Role::Assistant, "Let me look.".into(), 0.0);
+        m.status = MessageStatus::Done;
+        let mut running = ToolCallRecord::new("a".into(), "echo".into(), "{}".into());
+        running.status = ToolCallStatus::Running;
+        let mut done = ToolCallRecord::new("b".into(), "echo".into(), "{}".into());
+        done.status = ToolCallStatus::Done;
+        m.tool_calls = vec![running, done];
+        c.messages.push(m);
+        let before = c.clone();
+        assert!(c.mark_interrupted());
+        assert_eq!(
+            c.messages[0].tool_calls[0].status,
+            ToolCallStatus::Error(INTERRUPTED_CALL.into())
+        );
+        assert_eq!(c.messages[0].tool_calls[1].status, ToolCallStatus::Done);
+        // Same text, but the other tab's calls got further: take them.
+        let merged = merge_conversations(&before, &c, &[]);
+        assert_eq!(merged.messages[0].tool_calls, c.messages[0].tool_calls);
+        let merged = merge_conversations(&c, &before, &[]);
+        assert_eq!(merged.messages[0].tool_calls, c.messages[0].tool_calls);
     }
 
     fn msg(id: &str, role: Role, text: &str, at: f64) -> Message {

@@ -1,6 +1,12 @@
 //! Chat settings: which provider to call and how. Plain data; the settings store persists it.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
+
+use crate::agent::machine::DEFAULT_STEP_LIMIT;
+use crate::agent::result::DEFAULT_RESULT_CHAR_LIMIT;
+use crate::agent::{ApprovalPolicy, ToolMode, ToolModeSetting};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -24,6 +30,18 @@ pub struct ChatSettings {
     pub top_p: Option<f32>,
     pub max_tokens: Option<u32>,
     pub theme: Theme,
+    /// How tools are offered to the model (auto: native, falling back to prompt-based).
+    pub tool_mode: ToolModeSetting,
+    /// What auto mode learned per model (`model_key`): native or prompt-based.
+    pub learned_tool_modes: BTreeMap<String, ToolMode>,
+    /// Model requests per turn before the loop stops and says so.
+    pub step_limit: u32,
+    /// Characters of one tool result sent to the model (the user always sees it whole).
+    pub result_char_limit: usize,
+    /// Send image results to the model as image input (for vision models).
+    pub tool_images_to_model: bool,
+    /// Per server+tool approval rules, and the read-only switch.
+    pub approvals: ApprovalPolicy,
 }
 
 impl Default for ChatSettings {
@@ -37,6 +55,12 @@ impl Default for ChatSettings {
             top_p: None,
             max_tokens: None,
             theme: Theme::System,
+            tool_mode: ToolModeSetting::Auto,
+            learned_tool_modes: BTreeMap::new(),
+            step_limit: DEFAULT_STEP_LIMIT,
+            result_char_limit: DEFAULT_RESULT_CHAR_LIMIT,
+            tool_images_to_model: false,
+            approvals: ApprovalPolicy::default(),
         }
     }
 }
@@ -44,6 +68,26 @@ impl Default for ChatSettings {
 impl ChatSettings {
     pub fn is_configured(&self) -> bool {
         !self.base_url.trim().is_empty()
+    }
+
+    /// The key auto mode remembers its finding under: the same model name on another server
+    /// may support tools differently.
+    pub fn model_key(&self) -> String {
+        format!("{} {}", self.base_url.trim(), self.model.trim())
+    }
+
+    /// The tool mode for the next request, before any fallback.
+    pub fn resolved_tool_mode(&self) -> ToolMode {
+        match self.tool_mode {
+            ToolModeSetting::Native => ToolMode::Native,
+            ToolModeSetting::Prompt => ToolMode::Prompt,
+            ToolModeSetting::Off => ToolMode::Off,
+            ToolModeSetting::Auto => self
+                .learned_tool_modes
+                .get(&self.model_key())
+                .copied()
+                .unwrap_or(ToolMode::Native),
+        }
     }
 }
 

@@ -3,6 +3,9 @@
 //! `skiff-core`, state lives in `stores`. When a runner grows a decision worth testing, that
 //! decision belongs in core.
 
+pub mod agent;
+pub mod builtin;
 pub mod chat;
 pub mod mcp;
 pub mod models;
+mod step;

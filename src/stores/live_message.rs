@@ -2,6 +2,7 @@
 //! signals, so a token updates `content` of one message and re-renders nothing else.
 
 use leptos::prelude::*;
+use skiff_core::agent::{ToolCallRecord, ToolMode};
 use skiff_core::chat::{Message, MessageStatus, Role, Usage};
 
 #[derive(Clone, Copy)]
@@ -20,6 +21,10 @@ pub struct LiveMessage {
     pub revision: RwSignal<u32>,
     /// Live speed while streaming in this tab; not persisted.
     pub stats: RwSignal<Option<StreamStats>>,
+    /// The tools this answer called, each rendered as a card; replaced whole when one changes
+    /// (a step has a handful of calls, and they change a few times a second at most).
+    pub tool_calls: RwSignal<Vec<ToolCallRecord>>,
+    pub tool_mode: RwSignal<Option<ToolMode>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -42,6 +47,8 @@ impl LiveMessage {
             finish_reason: RwSignal::new(m.finish_reason.clone()),
             revision: RwSignal::new(0),
             stats: RwSignal::new(None),
+            tool_calls: RwSignal::new(m.tool_calls.clone()),
+            tool_mode: RwSignal::new(m.tool_mode),
         }
     }
 
@@ -61,6 +68,8 @@ impl LiveMessage {
             status: self.status.get_untracked(),
             usage: self.usage.get_untracked(),
             finish_reason: self.finish_reason.get_untracked(),
+            tool_calls: self.tool_calls.get_untracked(),
+            tool_mode: self.tool_mode.get_untracked(),
         }
     }
 
@@ -91,6 +100,12 @@ impl LiveMessage {
         if self.finish_reason.with_untracked(|x| *x != m.finish_reason) {
             self.finish_reason.set(m.finish_reason.clone());
         }
+        if self.tool_calls.with_untracked(|x| *x != m.tool_calls) {
+            self.tool_calls.set(m.tool_calls.clone());
+        }
+        if self.tool_mode.get_untracked() != m.tool_mode {
+            self.tool_mode.set(m.tool_mode);
+        }
     }
 
     /// Start this (assistant) message over, for a retry.
@@ -100,6 +115,8 @@ impl LiveMessage {
         self.usage.set(None);
         self.finish_reason.set(None);
         self.stats.set(None);
+        self.tool_calls.set(Vec::new());
+        self.tool_mode.set(None);
         self.model.set(model);
         self.status.set(MessageStatus::Streaming);
         self.revision.update(|r| *r += 1);

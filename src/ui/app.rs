@@ -16,6 +16,7 @@ use crate::runner::chat::ChatRunner;
 use crate::runner::mcp::McpRunner;
 use crate::stores::conversations::ConversationsStore;
 use crate::stores::mcp::McpStore;
+use crate::stores::memory::MemoryStore;
 use crate::stores::notices::Notices;
 use crate::stores::settings::SettingsStore;
 
@@ -26,13 +27,17 @@ pub fn App() -> impl IntoView {
     let convs = ConversationsStore::load(notices);
     let mcp = McpStore::load(notices);
     let mcp_runner = McpRunner::new(mcp);
+    let memory = MemoryStore::load(notices);
+    // Built-in tools: an MCP server in the page, attached while switched on.
+    crate::runner::builtin::start(mcp_runner, memory);
     let ctx = Ctx {
         settings,
         convs,
         notices,
-        runner: ChatRunner::new(),
+        runner: ChatRunner::new(settings, mcp_runner),
         mcp,
         mcp_runner,
+        memory,
         show_settings: RwSignal::new(false),
         sidebar_open: RwSignal::new(false),
     };
@@ -64,7 +69,13 @@ pub fn App() -> impl IntoView {
         match key {
             Some(SETTINGS_KEY) => settings.apply_remote(change.new_value.as_deref()),
             Some(MCP_SERVERS_KEY) => mcp.apply_remote(change.new_value.as_deref()),
+            Some(skiff_core::builtin::MEMORY_KEY) => memory.apply_remote(change.new_value.as_deref()),
             Some(k) if !k.starts_with(persist::KEY_PREFIX) => {}
+            None => {
+                // Another tab cleared storage: both stores write back what this tab holds.
+                memory.apply_remote(None);
+                convs.apply_remote(key, change.new_value.as_deref());
+            }
             _ => convs.apply_remote(key, change.new_value.as_deref()),
         }
     });

@@ -6,6 +6,7 @@ use crate::runner::chat::ChatRunner;
 use crate::runner::mcp::McpRunner;
 use crate::stores::conversations::ConversationsStore;
 use crate::stores::mcp::McpStore;
+use crate::stores::memory::MemoryStore;
 use crate::stores::notices::Notices;
 use crate::stores::settings::SettingsStore;
 
@@ -17,6 +18,8 @@ pub struct Ctx {
     pub runner: ChatRunner,
     pub mcp: McpStore,
     pub mcp_runner: McpRunner,
+    /// The built-in tools' memory and their on/off switch.
+    pub memory: MemoryStore,
     pub show_settings: RwSignal<bool>,
     /// The sidebar as an overlay on narrow screens.
     pub sidebar_open: RwSignal<bool>,

@@ -51,7 +51,9 @@ pub enum TurnEnd {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
     /// Show the approval card of this call.
-    AskApproval { call_id: String },
+    AskApproval {
+        call_id: String,
+    },
     /// Send `tools/call` now.
     StartTool {
         call_id: String,
@@ -60,10 +62,21 @@ pub enum Action {
         arguments: Map<String, Value>,
     },
     /// Cancel a running call (`notifications/cancelled`).
-    CancelTool { call_id: String },
+    CancelTool {
+        call_id: String,
+    },
     /// Every call of the step is final: send the next model request.
     NextStep,
     Finish(TurnEnd),
+}
+
+/// A call as the model wrote it, before it is checked.
+struct RawCall {
+    id: String,
+    server_hint: Option<String>,
+    name: String,
+    arguments: String,
+    parse_error: Option<String>,
 }
 
 #[derive(Debug)]
@@ -144,36 +157,38 @@ impl AgentRun {
         if self.stopped {
             return vec![Action::Finish(TurnEnd::Stopped)];
         }
-        let raw: Vec<(String, Option<String>, String, String, Option<String>)> =
-            match self.config.mode {
-                ToolMode::Off => Vec::new(),
-                ToolMode::Native => std::mem::take(&mut self.assembler)
-                    .finish()
-                    .into_iter()
-                    .map(|c| (c.id, None, c.name, c.arguments, None))
-                    .collect(),
-                ToolMode::Prompt => prompt::parse_calls(content)
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, c)| {
-                        (
-                            format!("mcp-{}-{}", self.steps, i + 1),
-                            Some(c.server_id),
-                            c.tool_name,
-                            c.arguments,
-                            c.parse_error,
-                        )
-                    })
-                    .collect(),
-            };
+        let raw: Vec<RawCall> = match self.config.mode {
+            ToolMode::Off => Vec::new(),
+            ToolMode::Native => std::mem::take(&mut self.assembler)
+                .finish()
+                .into_iter()
+                .map(|c| RawCall {
+                    id: c.id,
+                    server_hint: None,
+                    name: c.name,
+                    arguments: c.arguments,
+                    parse_error: None,
+                })
+                .collect(),
+            ToolMode::Prompt => prompt::parse_calls(content)
+                .into_iter()
+                .enumerate()
+                .map(|(i, c)| RawCall {
+                    id: format!("mcp-{}-{}", self.steps, i + 1),
+                    server_hint: Some(c.server_id),
+                    name: c.tool_name,
+                    arguments: c.arguments,
+                    parse_error: c.parse_error,
+                })
+                .collect(),
+        };
         if raw.is_empty() {
             return vec![Action::Finish(TurnEnd::Answered)];
         }
         let mut actions = Vec::new();
-        for (id, server_hint, name, arguments, parse_error) in raw {
-            let id = self.unique_id(id);
-            let (record, action) =
-                self.plan_call(id, server_hint, name, arguments, parse_error, now_ms);
+        for call in raw {
+            let id = self.unique_id(call.id.clone());
+            let (record, action) = self.plan_call(id, call, now_ms);
             self.calls.push(record);
             actions.extend(action);
         }
@@ -310,12 +325,16 @@ impl AgentRun {
     fn plan_call(
         &self,
         id: String,
-        server_hint: Option<String>,
-        name: String,
-        arguments: String,
-        parse_error: Option<String>,
+        call: RawCall,
         now_ms: f64,
     ) -> (ToolCallRecord, Option<Action>) {
+        let RawCall {
+            server_hint,
+            name,
+            arguments,
+            parse_error,
+            ..
+        } = call;
         let mut record = ToolCallRecord::new(id, name.clone(), arguments);
         let spec = self.resolve(server_hint.as_deref(), &name);
         let fail = |mut record: ToolCallRecord, sentence: String| {
@@ -327,11 +346,7 @@ impl AgentRun {
             if let Some(hint) = server_hint {
                 record.server_id = Some(hint);
             }
-            let known: Vec<&str> = self
-                .tools
-                .iter()
-                .map(|t| t.exposed_name.as_str())
-                .collect();
+            let known: Vec<&str> = self.tools.iter().map(|t| t.exposed_name.as_str()).collect();
             let sentence = if name.is_empty() {
                 "The call did not name a tool.".to_string()
             } else {
@@ -349,7 +364,10 @@ impl AgentRun {
         record.server_name = spec.server_name.clone();
         record.tool_name = spec.tool_name.clone();
         if let Some(e) = parse_error {
-            return fail(record, format!("The tool call block could not be read: {e}."));
+            return fail(
+                record,
+                format!("The tool call block could not be read: {e}."),
+            );
         }
         let arguments = match parse_arguments(&record.arguments) {
             Ok(a) => a,

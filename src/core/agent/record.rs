@@ -147,7 +147,8 @@ mod tests {
 
     #[test]
     fn record_round_trips_and_omits_empty_fields() {
-        let mut r = ToolCallRecord::new("call_1".into(), "echo".into(), r#"{"message":"hi"}"#.into());
+        let mut r =
+            ToolCallRecord::new("call_1".into(), "echo".into(), r#"{"message":"hi"}"#.into());
         let j = serde_json::to_string(&r).unwrap();
         assert_eq!(
             j,
@@ -155,7 +156,8 @@ mod tests {
         );
         r.status = ToolCallStatus::Error("bad".into());
         r.result = Some(json!({"content": [], "isError": true}));
-        let back: ToolCallRecord = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+        let back: ToolCallRecord =
+            serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
         assert_eq!(back, r);
         assert!(back.is_error());
     }

@@ -3,6 +3,7 @@
 //! the same events, and those events must add up to the text stated in each test.
 
 use super::{ChatStream, ProviderError, StreamEvent};
+use crate::agent::assemble::{AssembledCall, ToolCallAssembler};
 use crate::chat::Usage;
 
 macro_rules! fixture {
@@ -80,6 +81,7 @@ fn summarize(r: Run) -> Summary {
                 s.finish = Some(f);
             }
             StreamEvent::Done => s.done = true,
+            StreamEvent::ToolCall(_) => panic!("no tool calls in a plain-text fixture"),
         }
     }
     s
@@ -256,6 +258,104 @@ fn openrouter_error_chunk_keeps_earlier_text() {
             end: Err(ProviderError::InStream(
                 "Provider disconnected unexpectedly".into()
             )),
+        }
+    );
+}
+
+/// What a tool-calling capture adds up to once its fragments are assembled.
+#[derive(Debug, PartialEq)]
+struct Calls {
+    calls: Vec<AssembledCall>,
+    content: String,
+    usage: Option<Usage>,
+    finish: Option<String>,
+    done: bool,
+    end: Result<(), ProviderError>,
+}
+
+/// Like `decode_every_way`, for captures holding tool calls.
+fn calls_every_way(bytes: &[u8]) -> Calls {
+    let whole = run([bytes]);
+    for i in 0..=bytes.len() {
+        assert_eq!(run([&bytes[..i], &bytes[i..]]), whole, "split at byte {i}");
+    }
+    assert_eq!(run(bytes.chunks(1)), whole, "one byte at a time");
+    let mut assembler = ToolCallAssembler::new();
+    let mut out = Calls {
+        calls: Vec::new(),
+        content: String::new(),
+        usage: None,
+        finish: None,
+        done: false,
+        end: whole.end,
+    };
+    for e in whole.events {
+        match e {
+            StreamEvent::ToolCall(d) => assembler.push(&d),
+            StreamEvent::Content(t) => out.content.push_str(&t),
+            StreamEvent::Reasoning(_) => {}
+            StreamEvent::Usage(u) => out.usage = Some(u),
+            StreamEvent::Finish(f) => out.finish = Some(f),
+            StreamEvent::Done => out.done = true,
+        }
+    }
+    out.calls = assembler.finish();
+    out
+}
+
+fn call(id: &str, name: &str, arguments: &str) -> AssembledCall {
+    AssembledCall {
+        id: id.into(),
+        name: name.into(),
+        arguments: arguments.into(),
+    }
+}
+
+#[test]
+fn openai_two_parallel_calls_in_sequence() {
+    let got = calls_every_way(fixture!("openai_gpt4_parallel_tool_calls.sse"));
+    assert_eq!(
+        got,
+        Calls {
+            calls: vec![
+                call(
+                    "call_3Gyr3HylFJwfrtKrL6NaIit1",
+                    "search",
+                    r#"{"search_query": "Discourse AI bot"}"#
+                ),
+                call(
+                    "call_H7YkbgYurHpyJqzwUN4bghwN",
+                    "search",
+                    r#"{"query": "Discourse AI bot2"}"#
+                ),
+            ],
+            content: String::new(),
+            usage: None,
+            finish: Some("tool_calls".into()),
+            done: false, // file ends `data: [DONE]` with no newline
+            end: Ok(()),
+        }
+    );
+}
+
+#[test]
+fn vllm_empty_argument_fragment_on_the_finish_chunk() {
+    // The name arrives without `arguments`, and the finish chunk repeats the index with an
+    // empty fragment: one call, not two.
+    let got = calls_every_way(fixture!("vllm_llama31_tool_call_empty_tail.sse"));
+    assert_eq!(
+        got,
+        Calls {
+            calls: vec![call(
+                "chatcmpl-tool-b3b307239370432d9910d4b79b4dbbaa",
+                "searchGoogle",
+                r#"{"query": "latest news on ai"}"#
+            )],
+            content: String::new(),
+            usage: usage(226, 20, 246),
+            finish: Some("tool_calls".into()),
+            done: true,
+            end: Ok(()),
         }
     );
 }

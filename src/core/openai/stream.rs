@@ -8,7 +8,10 @@
 //!   on the finish chunk (Groq), inside the choice (Moonshot), or on every chunk as running
 //!   totals (xAI) — so `Usage` may be emitted more than once and the last one wins;
 //! - errors after the 200 status arrive as a chunk with an `error` field (OpenRouter, OpenAI,
-//!   llama.cpp, vLLM's `{"object":"error"}`), or an `event: error` SSE event.
+//!   llama.cpp, vLLM's `{"object":"error"}`), or an `event: error` SSE event;
+//! - native tool calls arrive as `delta.tool_calls[]` fragments keyed by `index`, which
+//!   Gemini's OpenAI endpoint leaves out, and whose `arguments` a few servers send as a JSON
+//!   object rather than a string (see `ToolIndexer`).
 //!
 //! Every chunk is parsed exactly once, so the cost is linear in the stream. This module must
 //! never mistake a cut stream for a finished one: only `[DONE]` or a `finish_reason` marks an
@@ -72,6 +75,7 @@ pub struct ChatStream {
     saw_done: bool,
     saw_finish: bool,
     error: Option<ProviderError>,
+    tools: ToolIndexer,
 }
 
 impl Default for ChatStream {
@@ -90,6 +94,7 @@ impl ChatStream {
             saw_done: false,
             saw_finish: false,
             error: None,
+            tools: ToolIndexer::default(),
         }
     }
 
@@ -204,7 +209,7 @@ impl ChatStream {
         let chunk: Chunk = serde_json::from_str(data).map_err(|e| {
             ProviderError::Malformed(format!("a stream chunk was not valid JSON ({e})"))
         })?;
-        let finished = chunk.events(out)?;
+        let finished = chunk.events(out, &mut self.tools)?;
         self.saw_finish |= finished;
         Ok(())
     }
@@ -224,7 +229,7 @@ pub fn parse_completion_body(body: &str) -> Result<Vec<StreamEvent>, ProviderErr
         ));
     }
     let mut out = Vec::new();
-    chunk.events(&mut out)?;
+    chunk.events(&mut out, &mut ToolIndexer::default())?;
     out.push(StreamEvent::Done);
     Ok(out)
 }
@@ -254,6 +259,8 @@ struct Delta {
     content: Option<Value>,
     reasoning_content: Option<Value>,
     reasoning: Option<Value>,
+    /// Kept loose: entries with missing or null fields, or object `arguments`, are real.
+    tool_calls: Option<Value>,
 }
 
 impl Chunk {
@@ -262,7 +269,11 @@ impl Chunk {
     }
 
     /// Append this chunk's events; returns whether it carried a `finish_reason`.
-    fn events(self, out: &mut Vec<StreamEvent>) -> Result<bool, ProviderError> {
+    fn events(
+        self,
+        out: &mut Vec<StreamEvent>,
+        tools: &mut ToolIndexer,
+    ) -> Result<bool, ProviderError> {
         if let Some(err) = self.error.as_ref().filter(|e| !e.is_null()) {
             return Err(ProviderError::InStream(detail_from_json(err)));
         }
@@ -296,6 +307,13 @@ impl Chunk {
                 if !content.is_empty() {
                     out.push(StreamEvent::Content(content));
                 }
+                if let Some(Value::Array(entries)) = &d.tool_calls {
+                    for (position, entry) in entries.iter().enumerate() {
+                        if let Some(delta) = tools.delta(entry, position) {
+                            out.push(StreamEvent::ToolCall(delta));
+                        }
+                    }
+                }
             }
             if let Some(reason) = choice.finish_reason.as_ref().and_then(Value::as_str) {
                 if !reason.is_empty() {
@@ -311,6 +329,87 @@ impl Chunk {
             out.push(StreamEvent::Usage(u));
         }
         Ok(finished)
+    }
+}
+
+/// Gives every `tool_calls[]` entry the index the assembler joins it by.
+///
+/// An explicit `index` is used as sent. Without one (Gemini's OpenAI endpoint, some proxies),
+/// the entry's position in its array would merge two calls that arrive one per chunk, each at
+/// position 0, into one call with glued arguments; so a new id gets a fresh index, a known id
+/// its earlier one, and an entry with no id continues the call last started at its position.
+#[derive(Debug, Default)]
+struct ToolIndexer {
+    /// Every index handed out or seen, so a fresh one never collides.
+    used: Vec<u32>,
+    /// Id → index of calls that came without an index.
+    by_id: Vec<(String, u32)>,
+    /// Position in the array → index of the call last started there without an index.
+    by_position: Vec<Option<u32>>,
+}
+
+impl ToolIndexer {
+    fn delta(&mut self, entry: &Value, position: usize) -> Option<ToolCallDelta> {
+        let entry = entry.as_object()?;
+        let function = entry.get("function").and_then(Value::as_object);
+        let text = |v: Option<&Value>| {
+            v.and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+        };
+        let id = text(entry.get("id"));
+        // A name outside `function` is not OpenAI's shape, but costs nothing to accept.
+        let name = text(function.and_then(|f| f.get("name"))).or_else(|| text(entry.get("name")));
+        let arguments = match function.and_then(|f| f.get("arguments")) {
+            Some(Value::String(s)) => s.clone(),
+            None | Some(Value::Null) => String::new(),
+            // Some servers send the arguments as a JSON object; what the model meant is its text.
+            Some(v) => v.to_string(),
+        };
+        if id.is_none() && name.is_none() && arguments.is_empty() {
+            return None; // e.g. `{"index":0,"function":{"arguments":""}}` on a finish chunk
+        }
+        let explicit = entry
+            .get("index")
+            .and_then(Value::as_u64)
+            .and_then(|i| u32::try_from(i).ok());
+        let index = match explicit {
+            Some(i) => i,
+            None => self.implicit_index(id.as_deref(), position),
+        };
+        if !self.used.contains(&index) {
+            self.used.push(index);
+        }
+        Some(ToolCallDelta {
+            index,
+            id,
+            name,
+            arguments,
+        })
+    }
+
+    fn implicit_index(&mut self, id: Option<&str>, position: usize) -> u32 {
+        let position_index = u32::try_from(position).unwrap_or(u32::MAX);
+        if let Some(id) = id {
+            if let Some((_, i)) = self.by_id.iter().find(|(known, _)| known == id) {
+                return *i;
+            }
+            let mut fresh = position_index;
+            while self.used.contains(&fresh) && fresh < u32::MAX {
+                fresh += 1;
+            }
+            self.by_id.push((id.to_string(), fresh));
+            if self.by_position.len() <= position {
+                self.by_position.resize(position + 1, None);
+            }
+            self.by_position[position] = Some(fresh);
+            return fresh;
+        }
+        self.by_position
+            .get(position)
+            .copied()
+            .flatten()
+            .unwrap_or(position_index)
     }
 }
 

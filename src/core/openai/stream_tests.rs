@@ -295,3 +295,96 @@ fn thirty_thousand_tokens_in_ragged_chunks() {
     assert!(s.is_complete());
     assert_eq!(got, expected);
 }
+
+fn tool(index: u32, id: Option<&str>, name: Option<&str>, arguments: &str) -> StreamEvent {
+    StreamEvent::ToolCall(ToolCallDelta {
+        index,
+        id: id.map(str::to_string),
+        name: name.map(str::to_string),
+        arguments: arguments.to_string(),
+    })
+}
+
+#[test]
+fn tool_call_deltas_with_nulls_and_object_arguments() {
+    let (ev, end) = feed_all(concat!(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"Let me look.\",",
+        "\"tool_calls\":[{\"index\":0,\"id\":\"call_a\",\"type\":\"function\",\"function\":{\"name\":\"echo\",\"arguments\":\"\"}}]}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":null,\"tool_calls\":[{\"index\":0,\"id\":null,\"type\":null,\"function\":{\"name\":null,\"arguments\":\"{\\\"m\\\":\"}}]}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"1}\"}},",
+        "{\"index\":1,\"id\":\"call_b\",\"function\":{\"name\":\"add\",\"arguments\":{\"a\": 1, \"b\": [2]}}}]}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":null}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"\"}}, null, 7]},",
+        "\"finish_reason\":\"tool_calls\"}]}\n\n",
+    ));
+    assert_eq!(
+        ev,
+        vec![
+            content("Let me look."),
+            tool(0, Some("call_a"), Some("echo"), ""),
+            tool(0, None, None, "{\"m\":"),
+            tool(0, None, None, "1}"),
+            // An object is sent back as its compact text.
+            tool(1, Some("call_b"), Some("add"), "{\"a\":1,\"b\":[2]}"),
+            StreamEvent::Finish("tool_calls".into()),
+        ]
+    );
+    assert_eq!(end, Ok(vec![]));
+}
+
+#[test]
+fn missing_index_uses_position_then_ids() {
+    // Gemini's OpenAI endpoint sends no `index`; two calls in one chunk sit at 0 and 1, and a
+    // call in a later chunk (again at position 0) must not be glued onto the first.
+    let (ev, _) = feed_all(concat!(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[",
+        "{\"id\":\"a\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"x\\\":\"}},",
+        "{\"id\":\"b\",\"type\":\"function\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}]}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"function\":{\"arguments\":\"1}\"}}]}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"id\":\"c\",\"function\":{\"name\":\"h\",\"arguments\":\"{\"}}]}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"id\":\"c\",\"function\":{\"name\":\"h\",\"arguments\":\"}\"}}]}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"function\":{\"arguments\":\" \"}}]}}]}\n\n",
+    ));
+    assert_eq!(
+        ev,
+        vec![
+            tool(0, Some("a"), Some("f"), "{\"x\":"),
+            tool(1, Some("b"), Some("g"), "{}"),
+            tool(0, None, None, "1}"),
+            tool(2, Some("c"), Some("h"), "{"),
+            tool(2, Some("c"), Some("h"), "}"),
+            tool(2, None, None, " "),
+        ]
+    );
+}
+
+#[test]
+fn whole_answer_with_tool_calls() {
+    let body = r#"{"id":"chatcmpl-9JxkAzzaeO4DSV3omWvok9TKhCjBH","object":"chat.completion",
+        "choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[
+          {"id":"call_I8LKnoijVuhKOM85nnEQgWwd","type":"function","function":{"name":"echo","arguments":"{\"text\":\"hello\"}"}},
+          {"id":"call_2","type":"function","function":{"name":"add","arguments":{"a":1}}}]},
+          "logprobs":null,"finish_reason":"tool_calls"}],
+        "usage":{"prompt_tokens":55,"completion_tokens":13,"total_tokens":68}}"#;
+    let expected = vec![
+        tool(
+            0,
+            Some("call_I8LKnoijVuhKOM85nnEQgWwd"),
+            Some("echo"),
+            "{\"text\":\"hello\"}",
+        ),
+        tool(1, Some("call_2"), Some("add"), "{\"a\":1}"),
+        StreamEvent::Finish("tool_calls".into()),
+        StreamEvent::Usage(Usage {
+            prompt_tokens: 55,
+            completion_tokens: 13,
+            total_tokens: 68,
+        }),
+        StreamEvent::Done,
+    ];
+    assert_eq!(parse_completion_body(body).unwrap(), expected);
+    // The same body where `stream: true` was ignored.
+    let mut s = ChatStream::new();
+    assert_eq!(s.feed(body.as_bytes()).unwrap(), vec![]);
+    assert_eq!(s.finish().unwrap(), expected);
+}

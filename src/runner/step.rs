@@ -1,0 +1,238 @@
+//! Streaming one model request into one assistant message.
+//!
+//! Signal updates are batched to at most one every [`FLUSH_INTERVAL_MS`], so at 500 tok/s the
+//! page re-renders ~20 times a second, not 500; storage writes are throttled by the store.
+//! Tool-call fragments go to the agent machine as they arrive, untouched by batching.
+//! Whatever happens, the text already received stays in the message.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use skiff_core::agent::AgentRun;
+use skiff_core::http::{blocked_as_mixed_content, HttpRequest};
+use skiff_core::openai::{self, ChatStream, ProviderError, StreamEvent};
+
+use crate::platform::abort::AbortHandle;
+use crate::platform::fetch::{self, FetchError};
+use crate::platform::{clock, online};
+use crate::stores::conversations::{ConversationsStore, Loaded};
+use crate::stores::live_message::{LiveMessage, StreamStats};
+
+const FLUSH_INTERVAL_MS: f64 = 50.0;
+
+/// How a request ended when it did not end well.
+pub enum End {
+    Stopped,
+    Failed(ProviderError),
+    /// The server refused before streaming: its status and body, for the caller to classify
+    /// (auto tool mode retries prompt-based when the body says tools are not supported).
+    Refused {
+        status: u16,
+        body: String,
+        error: ProviderError,
+    },
+}
+
+impl End {
+    pub fn into_error(self) -> Option<ProviderError> {
+        match self {
+            End::Stopped => None,
+            End::Failed(e) | End::Refused { error: e, .. } => Some(e),
+        }
+    }
+}
+
+fn fetch_end(e: FetchError) -> End {
+    match e {
+        FetchError::Aborted => End::Stopped,
+        other => End::Failed(provider_error(other)),
+    }
+}
+
+/// One sentence per failure: the provider error adds the advice, so only the browser's own
+/// words travel from the fetch error.
+pub(crate) fn provider_error(e: FetchError) -> ProviderError {
+    match e {
+        FetchError::Network(detail) | FetchError::Browser(detail) => ProviderError::Network(detail),
+        FetchError::Stream(_) => ProviderError::StreamCut,
+        FetchError::Aborted => ProviderError::Network("the request was cancelled".into()),
+    }
+}
+
+/// Text received but not yet shown; flushed to the message's signals at most every
+/// [`FLUSH_INTERVAL_MS`].
+#[derive(Default)]
+struct Batch {
+    content: String,
+    reasoning: String,
+    tokens: u32,
+    total_tokens: u32,
+    first_token_ms: Option<f64>,
+    last_flush_ms: f64,
+    timer_armed: bool,
+}
+
+fn flush(batch: &Rc<RefCell<Batch>>, live: LiveMessage, store: &ConversationsStore, conv: &Loaded) {
+    let (content, reasoning, stats) = {
+        let mut b = batch.borrow_mut();
+        let now = clock::now_ms();
+        b.last_flush_ms = now;
+        b.total_tokens += b.tokens;
+        b.tokens = 0;
+        let elapsed_s = b.first_token_ms.map(|t| (now - t) / 1000.0).unwrap_or(0.0);
+        let rate = if elapsed_s > 0.2 {
+            f64::from(b.total_tokens) / elapsed_s
+        } else {
+            0.0
+        };
+        let stats = StreamStats {
+            tokens: b.total_tokens,
+            tokens_per_second: rate,
+        };
+        (
+            std::mem::take(&mut b.content),
+            std::mem::take(&mut b.reasoning),
+            stats,
+        )
+    };
+    if content.is_empty() && reasoning.is_empty() {
+        return;
+    }
+    if !content.is_empty() {
+        live.content.update(|c| c.push_str(&content));
+    }
+    if !reasoning.is_empty() {
+        live.reasoning.update(|r| r.push_str(&reasoning));
+    }
+    live.stats.set(Some(stats));
+    store.save_throttled(conv);
+}
+
+fn schedule_flush(
+    batch: &Rc<RefCell<Batch>>,
+    live: LiveMessage,
+    store: ConversationsStore,
+    conv: Loaded,
+) {
+    let now = clock::now_ms();
+    let due_in = {
+        let mut b = batch.borrow_mut();
+        let since = now - b.last_flush_ms;
+        if since >= FLUSH_INTERVAL_MS {
+            None
+        } else if b.timer_armed {
+            return;
+        } else {
+            b.timer_armed = true;
+            Some(FLUSH_INTERVAL_MS - since)
+        }
+    };
+    match due_in {
+        None => flush(batch, live, &store, &conv),
+        Some(ms) => {
+            let batch = batch.clone();
+            spawn_local(async move {
+                clock::sleep_ms(ms.ceil() as u32).await;
+                batch.borrow_mut().timer_armed = false;
+                flush(&batch, live, &store, &conv);
+            });
+        }
+    }
+}
+
+fn apply_events(
+    events: Vec<StreamEvent>,
+    batch: &Rc<RefCell<Batch>>,
+    live: LiveMessage,
+    run: &RefCell<AgentRun>,
+) {
+    let mut b = batch.borrow_mut();
+    for ev in events {
+        match ev {
+            StreamEvent::Content(t) => {
+                b.first_token_ms.get_or_insert_with(clock::now_ms);
+                b.tokens += 1;
+                b.content.push_str(&t);
+            }
+            StreamEvent::Reasoning(t) => {
+                b.first_token_ms.get_or_insert_with(clock::now_ms);
+                b.tokens += 1;
+                b.reasoning.push_str(&t);
+            }
+            StreamEvent::Usage(u) => live.usage.set(Some(u)),
+            StreamEvent::Finish(reason) => live.finish_reason.set(Some(reason)),
+            ev @ StreamEvent::ToolCall(_) => {
+                b.first_token_ms.get_or_insert_with(clock::now_ms);
+                b.tokens += 1;
+                run.borrow_mut().on_event(&ev);
+            }
+            StreamEvent::Done => {}
+        }
+    }
+}
+
+/// Send `req` and stream its answer into `live`. `base` is the validated base URL (for the
+/// mixed-content sentence).
+pub async fn stream_step(
+    store: &ConversationsStore,
+    conv: &Loaded,
+    live: LiveMessage,
+    base: &str,
+    req: &HttpRequest,
+    abort: &AbortHandle,
+    run: &RefCell<AgentRun>,
+) -> Result<(), End> {
+    let mut resp = match fetch::send(req, Some(abort)).await {
+        Ok(resp) => resp,
+        // The browser's "Failed to fetch" hides this cause; name it when it applies.
+        Err(FetchError::Network(_)) if blocked_as_mixed_content(online::page_is_https(), base) => {
+            return Err(End::Failed(ProviderError::Network(
+                "this page is served over https and the provider over plain http, which the browser blocks as mixed content; use an https base URL".into(),
+            )));
+        }
+        Err(e) => return Err(fetch_end(e)),
+    };
+    if !resp.ok {
+        let retry_after = resp
+            .header("retry-after")
+            .and_then(openai::parse_retry_after);
+        let status = resp.status;
+        let body = resp.text().await.map_err(fetch_end)?;
+        let error = openai::error_from_response(status, &body).with_retry_after(retry_after);
+        return Err(End::Refused {
+            status,
+            body,
+            error,
+        });
+    }
+
+    let batch = Rc::new(RefCell::new(Batch {
+        last_flush_ms: clock::now_ms(),
+        ..Batch::default()
+    }));
+    let mut decoder = ChatStream::new();
+    let result = loop {
+        match resp.next_chunk().await {
+            Ok(Some(bytes)) => match decoder.feed(&bytes) {
+                Ok(events) => {
+                    apply_events(events, &batch, live, run);
+                    schedule_flush(&batch, live, *store, *conv);
+                }
+                Err(e) => break Err(End::Failed(e)),
+            },
+            Ok(None) => match decoder.finish() {
+                Ok(events) => {
+                    apply_events(events, &batch, live, run);
+                    break Ok(());
+                }
+                Err(e) => break Err(End::Failed(e)),
+            },
+            Err(e) => break Err(fetch_end(e)),
+        }
+    };
+    // Whatever arrived is shown and kept, however the stream ended.
+    flush(&batch, live, store, conv);
+    result
+}
