@@ -80,6 +80,8 @@ pub struct TurnDeps {
     pub store: ConversationsStore,
     pub settings: SettingsStore,
     pub mcp: McpRunner,
+    /// The owner new messages' signals live under (see `ChatRunner`).
+    pub owner: StoredValue<Option<Owner>, LocalStorage>,
 }
 
 /// Run one turn starting with the (empty, streaming) assistant message `first`.
@@ -240,7 +242,11 @@ pub async fn run_turn(
                 );
                 reply.status = MessageStatus::Streaming;
                 reply.model = Some(settings.model.clone()).filter(|m| !m.is_empty());
-                live = store.push_message(&conv, &reply);
+                let push = || store.push_message(&conv, &reply);
+                live = match deps.owner.with_value(|o| o.clone()) {
+                    Some(owner) => owner.with(push),
+                    None => push(),
+                };
                 store.set_live(&live.id(), true);
                 store.save(&conv);
             }

@@ -35,6 +35,10 @@ pub struct ChatRunner {
     pub sending: RwSignal<Vec<String>>,
     settings: SettingsStore,
     mcp: McpRunner,
+    /// The app's owner. New messages' signals are created under it: a button's handler runs
+    /// under the owner of the view that rendered it, and a footer that re-renders (Continue
+    /// clears the notice it sits in) would dispose the signals of the message it just made.
+    owner: StoredValue<Option<Owner>, LocalStorage>,
 }
 
 impl ChatRunner {
@@ -44,6 +48,7 @@ impl ChatRunner {
             sending: RwSignal::new(Vec::new()),
             settings,
             mcp,
+            owner: StoredValue::new_local(Owner::current()),
         }
     }
 
@@ -150,7 +155,11 @@ impl ChatRunner {
         );
         reply.status = MessageStatus::Streaming;
         reply.model = Some(settings.model.clone()).filter(|m| !m.is_empty());
-        let live = store.push_message(&conv, &reply);
+        let push = || store.push_message(&conv, &reply);
+        let live = match self.owner.with_value(|o| o.clone()) {
+            Some(owner) => owner.with(push),
+            None => push(),
+        };
         store.save(&conv);
         self.start_turn(store, conv, live, settings);
     }
@@ -177,6 +186,7 @@ impl ChatRunner {
             store,
             settings: self.settings,
             mcp: self.mcp,
+            owner: self.owner,
         };
         spawn_local(async move {
             run_turn(deps, conv, live, settings, handle, rx).await;

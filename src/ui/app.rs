@@ -69,7 +69,9 @@ pub fn App() -> impl IntoView {
         match key {
             Some(SETTINGS_KEY) => settings.apply_remote(change.new_value.as_deref()),
             Some(MCP_SERVERS_KEY) => mcp.apply_remote(change.new_value.as_deref()),
-            Some(skiff_core::builtin::MEMORY_KEY) => memory.apply_remote(change.new_value.as_deref()),
+            Some(skiff_core::builtin::MEMORY_KEY) => {
+                memory.apply_remote(change.new_value.as_deref())
+            }
             Some(k) if !k.starts_with(persist::KEY_PREFIX) => {}
             None => {
                 // Another tab cleared storage: both stores write back what this tab holds.

@@ -1,11 +1,14 @@
-//! One message: role, optional reasoning, body, and how it ended (with retry when it did not
-//! end well). Subscribes only to its own message's signals.
+//! One message: role, optional reasoning, body, the tool calls it made, the sources of the
+//! turn it ends, and how it ended (with retry when it did not end well, and Continue when the
+//! agent loop reached its step limit). Subscribes only to its own message's signals, apart from
+//! `Sources`, which reads the turn's earlier tool calls.
 
 use leptos::prelude::*;
 use skiff_core::chat::{MessageStatus, Role};
 
 use super::context::ctx;
 use super::markdown_body::MarkdownBody;
+use super::tool_card::{Sources, ToolCards};
 use crate::stores::live_message::LiveMessage;
 
 #[component]
@@ -19,6 +22,10 @@ pub fn MessageView(msg: LiveMessage, #[prop(into)] is_last: Signal<bool>) -> imp
     let retry = move |_| {
         let settings = ctx.settings.settings.get_untracked();
         ctx.runner.retry(ctx.convs, settings, msg);
+    };
+    let continue_turn = move |_| {
+        let settings = ctx.settings.settings.get_untracked();
+        ctx.runner.continue_turn(ctx.convs, settings, msg);
     };
     let body = match msg.role {
         Role::Assistant => view! { <MarkdownBody msg=msg /> }.into_any(),
@@ -54,7 +61,9 @@ pub fn MessageView(msg: LiveMessage, #[prop(into)] is_last: Signal<bool>) -> imp
         match status {
             MessageStatus::Streaming => {
                 let stats = msg.stats.get();
+                let tools_phase = msg.tool_calls.with(|calls| tool_phase_text(calls));
                 let text = match stats {
+                    _ if tools_phase.is_some() => tools_phase.unwrap_or_default(),
                     Some(s) if s.tokens_per_second > 0.0 => {
                         format!("Generating… {} tokens · {:.1} tok/s", s.tokens, s.tokens_per_second)
                     }
@@ -64,10 +73,27 @@ pub fn MessageView(msg: LiveMessage, #[prop(into)] is_last: Signal<bool>) -> imp
             }
             MessageStatus::Done => {
                 let usage = msg.usage.get().map(|u| format!("{} tokens", u.completion_tokens));
-                let truncated = msg.finish_reason.get().as_deref() == Some("length");
+                let finish = msg.finish_reason.get();
+                let truncated = finish.as_deref() == Some("length");
+                let step_limit = (finish.as_deref() == Some("step_limit")).then(|| {
+                    let n = ctx.settings.settings.with(|s| s.step_limit);
+                    view! {
+                        <span class="step-limit-notice">
+                            {format!(
+                                "Stopped after {n} model steps, the step limit (Settings → Tools). The last tool results have not been sent to the model. "
+                            )}
+                            // Like Regenerate: only the newest answer, and not while this
+                            // conversation is busy.
+                            {can_retry.then(|| view! {
+                                <button class="link-button continue" on:click=continue_turn>"Continue"</button>
+                            })}
+                        </span>
+                    }
+                });
                 view! {
                     <div class="message-status">
                         {truncated.then(|| view! { <span class="warn">"Cut off at the length limit. "</span> })}
+                        {step_limit}
                         {usage}
                         {retry_button("Regenerate")}
                     </div>
@@ -101,9 +127,36 @@ pub fn MessageView(msg: LiveMessage, #[prop(into)] is_last: Signal<bool>) -> imp
             </div>
             {reasoning}
             {body}
+            {(msg.role == Role::Assistant).then(|| view! {
+                <ToolCards msg=msg />
+                <Sources msg=msg />
+            })}
             {move || (msg.role == Role::Assistant).then(footer)}
         </article>
     }
+}
+
+/// While a step's calls run, the footer says what the turn waits for instead of the model.
+fn tool_phase_text(calls: &[skiff_core::agent::ToolCallRecord]) -> Option<String> {
+    use skiff_core::agent::ToolCallStatus;
+    if calls.is_empty() {
+        return None;
+    }
+    let waiting = calls
+        .iter()
+        .filter(|c| c.status == ToolCallStatus::AwaitingApproval)
+        .count();
+    let running = calls
+        .iter()
+        .filter(|c| c.status == ToolCallStatus::Running)
+        .count();
+    Some(match (waiting, running) {
+        (0, 0) => "Sending the results to the model…".to_string(),
+        (0, 1) => "Running a tool…".to_string(),
+        (0, n) => format!("Running {n} tools…"),
+        (1, _) => "Waiting for your approval…".to_string(),
+        (n, _) => format!("Waiting for your approval of {n} calls…"),
+    })
 }
 
 fn status_name(s: &MessageStatus) -> &'static str {

@@ -9,6 +9,8 @@ use skiff_core::settings::{ChatSettings, Theme};
 use super::context::ctx;
 use super::icons;
 use super::mcp_settings::McpSettings;
+use super::memory_settings::MemorySettings;
+use super::tools_settings::ToolsSettings;
 use crate::platform::storage;
 use crate::runner::models::list_models_default;
 
@@ -16,6 +18,8 @@ use crate::runner::models::list_models_default;
 enum Tab {
     Provider,
     Mcp,
+    Tools,
+    Memory,
     Storage,
 }
 
@@ -89,15 +93,27 @@ pub fn SettingsPanel() -> impl IntoView {
                 </header>
 
                 <div class="tabs" role="tablist">
-                    {[(Tab::Provider, "Provider"), (Tab::Mcp, "MCP servers"), (Tab::Storage, "Storage")]
+                    {[
+                        (Tab::Provider, "Provider"),
+                        (Tab::Mcp, "MCP servers"),
+                        (Tab::Tools, "Tools"),
+                        (Tab::Memory, "Memory"),
+                        (Tab::Storage, "Storage"),
+                    ]
                         .into_iter()
                         .map(|(t, label)| view! {
-                            <button role="tab" class:active=move || tab.get() == t aria-selected=move || (tab.get() == t).to_string() on:click=move |_| tab.set(t)>{label}</button>
+                            <button role="tab" class="tab" class:active=move || tab.get() == t aria-selected=move || (tab.get() == t).to_string() on:click=move |_| tab.set(t)>{label}</button>
                         })
                         .collect_view()}
                 </div>
                 <Show when=move || tab.get() == Tab::Mcp>
                     <McpSettings />
+                </Show>
+                <Show when=move || tab.get() == Tab::Tools>
+                    <ToolsSettings />
+                </Show>
+                <Show when=move || tab.get() == Tab::Memory>
+                    <MemorySettings memory=ctx.memory />
                 </Show>
                 <Show when=move || tab.get() == Tab::Storage>
                     <StorageSection />

@@ -1,0 +1,271 @@
+//! The "Tools" settings tab: how tools are offered to the model, how far one turn may go, how
+//! much of a result the model reads, and the approval choices the user asked Skiff to remember.
+//!
+//! Like the Provider tab, every field applies as it is edited, and an invalid number is
+//! reported beside its field and never saved.
+
+use leptos::prelude::*;
+use skiff_core::agent::{ApprovalRule, ToolMode, ToolModeSetting};
+use skiff_core::settings::ChatSettings;
+
+use super::context::ctx;
+
+/// The longest a turn may be allowed to run; past this a loop is more likely than a task.
+const MAX_STEP_LIMIT: u32 = 100;
+/// Below this a result is cut before most tools have said anything useful.
+const MIN_RESULT_LIMIT: usize = 500;
+/// Far beyond any context window; only there to keep the number sane.
+const MAX_RESULT_LIMIT: usize = 10_000_000;
+
+#[component]
+pub fn ToolsSettings() -> impl IntoView {
+    let ctx = ctx();
+    let settings = ctx.settings.settings;
+
+    let learned = move || settings.with(|s| s.learned_tool_modes.get(&s.model_key()).copied());
+    let forget = move |_| {
+        settings.update(|s| {
+            let key = s.model_key();
+            s.learned_tool_modes.remove(&key);
+        })
+    };
+    let mode_option = move |value: &'static str, label: &'static str, mode: ToolModeSetting| {
+        view! {
+            <option value=value selected=move || settings.with(|s| s.tool_mode == mode)>{label}</option>
+        }
+    };
+
+    view! {
+        <div class="tools-settings">
+            <h3>"Tool calls"</h3>
+            <label class="field">
+                <span>"How tools are offered to the model"</span>
+                <select id="tool-mode" on:change=move |ev| {
+                    let mode = match event_target_value(&ev).as_str() {
+                        "native" => ToolModeSetting::Native,
+                        "prompt" => ToolModeSetting::Prompt,
+                        "off" => ToolModeSetting::Off,
+                        _ => ToolModeSetting::Auto,
+                    };
+                    settings.update(|s| s.tool_mode = mode);
+                }>
+                    {mode_option("auto", "Auto (native, falling back to prompt-based)", ToolModeSetting::Auto)}
+                    {mode_option("native", "Native function calling", ToolModeSetting::Native)}
+                    {mode_option("prompt", "Prompt-based (for models without tool support)", ToolModeSetting::Prompt)}
+                    {mode_option("off", "Off", ToolModeSetting::Off)}
+                </select>
+            </label>
+            <p class="hint learned-tool-mode">
+                {move || {
+                    let model = settings.with(|s| s.model.trim().to_string());
+                    let model = if model.is_empty() { "the server's default model".to_string() } else { model };
+                    match learned() {
+                        Some(mode) => view! {
+                            <span>
+                                {format!("Auto found that {model} works with {}. ", mode_text(mode))}
+                                <button class="link-button forget-tool-mode" on:click=forget>"Forget"</button>
+                            </span>
+                        }
+                        .into_any(),
+                        None => view! {
+                            <span>{format!("Auto has not tried tools with {model} yet: it starts with native function calling.")}</span>
+                        }
+                        .into_any(),
+                    }
+                }}
+            </p>
+
+            <div class="params">
+                <IntField
+                    id="step-limit"
+                    label="Step limit"
+                    min=1
+                    max=MAX_STEP_LIMIT as usize
+                    get=|s| s.step_limit as usize
+                    set=|s, v| s.step_limit = v as u32
+                />
+                <IntField
+                    id="result-limit"
+                    label="Result limit (characters)"
+                    min=MIN_RESULT_LIMIT
+                    max=MAX_RESULT_LIMIT
+                    get=|s| s.result_char_limit
+                    set=|s, v| s.result_char_limit = v
+                />
+            </div>
+            <p class="hint">
+                "The step limit is how many model requests one turn may make before Skiff stops and asks you to continue. "
+                "The result limit is how much of one tool result is sent to the model; you always see the whole result."
+            </p>
+
+            <label class="check">
+                <input
+                    type="checkbox"
+                    id="tool-images"
+                    prop:checked=move || settings.with(|s| s.tool_images_to_model)
+                    on:change=move |ev| settings.update(|s| s.tool_images_to_model = event_target_checked(&ev))
+                />
+                <span>"Send images from tool results to the model (for vision models)"</span>
+            </label>
+            <label class="check">
+                <input
+                    type="checkbox"
+                    id="allow-read-only"
+                    prop:checked=move || settings.with(|s| s.approvals.allow_read_only)
+                    on:change=move |ev| settings.update(|s| s.approvals.allow_read_only = event_target_checked(&ev))
+                />
+                <span>"Run tools their server marks read-only without asking"</span>
+            </label>
+
+            <h3>"Remembered approvals"</h3>
+            <ApprovalRules />
+        </div>
+    }
+}
+
+fn mode_text(mode: ToolMode) -> &'static str {
+    match mode {
+        ToolMode::Native => "native function calling",
+        ToolMode::Prompt => "prompt-based tools",
+        ToolMode::Off => "no tools",
+    }
+}
+
+/// A whole-number setting with bounds. Unlike the Provider tab's fields it has no "default"
+/// empty state: these settings always hold a value, so an empty field is just not saved.
+#[component]
+fn IntField(
+    id: &'static str,
+    label: &'static str,
+    min: usize,
+    max: usize,
+    get: fn(&ChatSettings) -> usize,
+    set: fn(&mut ChatSettings, usize),
+) -> impl IntoView {
+    let ctx = ctx();
+    let settings = ctx.settings.settings;
+    let error = RwSignal::new(None::<String>);
+    let initial = settings.with_untracked(get).to_string();
+    view! {
+        <label class="field number">
+            <span>{label}</span>
+            <input
+                id=id
+                type="number"
+                inputmode="numeric"
+                min=min.to_string()
+                max=(max != MAX_RESULT_LIMIT).then(|| max.to_string())
+                step="1"
+                value=initial
+                on:input=move |ev| {
+                    let raw = event_target_value(&ev);
+                    match raw.trim().parse::<usize>() {
+                        Ok(v) if (min..=max).contains(&v) => {
+                            error.set(None);
+                            settings.update(|s| set(s, v));
+                        }
+                        _ => error.set(Some(if max == MAX_RESULT_LIMIT {
+                            format!("{label} must be a whole number of at least {min}; not saved.")
+                        } else {
+                            format!("{label} must be a whole number from {min} to {max}; not saved.")
+                        })),
+                    }
+                }
+            />
+            {move || error.get().map(|e| view! { <small class="error">{e}</small> })}
+        </label>
+    }
+}
+
+/// The rules "Always allow" and "Never allow" stored, one row per server and tool.
+#[component]
+fn ApprovalRules() -> impl IntoView {
+    let ctx = ctx();
+    let settings = ctx.settings.settings;
+    let keys = Memo::new(move |_| {
+        settings.with(|s| s.approvals.rules.keys().cloned().collect::<Vec<_>>())
+    });
+    view! {
+        <Show
+            when=move || !keys.with(Vec::is_empty)
+            fallback=|| view! {
+                <p class="muted approval-rules-empty">
+                    "No remembered choices. \"Always allow\" and \"Never allow\" on a tool call add one here."
+                </p>
+            }
+        >
+            <table class="approval-rules">
+                <thead>
+                    <tr><th>"Server"</th><th>"Tool"</th><th>"Rule"</th><th></th></tr>
+                </thead>
+                <tbody>
+                    <For each=move || keys.get() key=|k| k.clone() let:key>
+                        <ApprovalRuleRow key=key />
+                    </For>
+                </tbody>
+            </table>
+        </Show>
+    }
+}
+
+#[component]
+fn ApprovalRuleRow(key: String) -> impl IntoView {
+    let ctx = ctx();
+    let settings = ctx.settings.settings;
+    // Keys are "{server_id}\u{1f}{tool_name}"; a key without the separator is shown whole as
+    // the tool rather than dropped, so it can still be removed.
+    let (server_id, tool) = match key.split_once('\u{1f}') {
+        Some((s, t)) => (s.to_string(), t.to_string()),
+        None => (String::new(), key.clone()),
+    };
+    let server = ctx
+        .mcp
+        .server_name(&server_id)
+        .unwrap_or_else(|| server_id.clone());
+    let tool_attr = tool.clone();
+    let key = StoredValue::new(key);
+    let rule = move || {
+        settings.with(|s| {
+            key.with_value(|k| s.approvals.rules.get(k).copied())
+                .unwrap_or_default()
+        })
+    };
+    // The stored key is used as is (not rebuilt from its parts), and "ask" is the default that
+    // is never stored, as `ApprovalPolicy::set_rule` does.
+    let set_rule = move |r: ApprovalRule| {
+        settings.update(|s| {
+            let k = key.get_value();
+            if r == ApprovalRule::Ask {
+                s.approvals.rules.remove(&k);
+            } else {
+                s.approvals.rules.insert(k, r);
+            }
+        })
+    };
+    let option = move |value: &'static str, label: &'static str, r: ApprovalRule| {
+        view! { <option value=value selected=move || rule() == r>{label}</option> }
+    };
+    view! {
+        <tr class="approval-rule-row" data-server-id=server_id data-tool=tool_attr>
+            <td class="approval-rule-server">{server}</td>
+            <td><code>{tool}</code></td>
+            <td>
+                <select class="approval-rule" on:change=move |ev| {
+                    let r = match event_target_value(&ev).as_str() {
+                        "always" => ApprovalRule::Always,
+                        "never" => ApprovalRule::Never,
+                        _ => ApprovalRule::Ask,
+                    };
+                    set_rule(r);
+                }>
+                    {option("ask", "Ask", ApprovalRule::Ask)}
+                    {option("always", "Always allow", ApprovalRule::Always)}
+                    {option("never", "Never allow", ApprovalRule::Never)}
+                </select>
+            </td>
+            <td>
+                <button class="small remove-rule" on:click=move |_| set_rule(ApprovalRule::Ask)>"Remove"</button>
+            </td>
+        </tr>
+    }
+}
