@@ -37,16 +37,45 @@ the key; CORS like everything else):
   status, error_body, malformed_after_chars, stream_error_after_chars,
   error_message, usage (true = always send the usage event, false = never,
   absent/null = only when the request asked for it, as llama.cpp does),
-  finish_reason. Unknown keys are refused with 400 so a typo fails loudly.
+  finish_reason, tool_calls, arguments_chunk_chars, repeat_tool_ids,
+  reject_tools. Unknown keys are refused with 400 so a typo fails loudly.
   The *_after_chars triggers count reply characters (not reasoning):
   cut = drop the connection without the final chunk, [DONE] or the chunked
   terminator (a browser's reader throws); malformed = one `data: {not json`
   event, after which the stream goes on to [DONE]; stream_error = llama.cpp's
   in-stream error event, then the end. Without a script the reply is
   "You said: <last user message>" in 4-character chunks.
+
+  Tool calls (llama.cpp with `--jinja`; server-common.cpp
+  `common_chat_msg_diff_to_json_oaicompat`, compare the capture quoted in
+  test_openai_compat.py):
+  `tool_calls` is a list of {"name": str, "arguments": str | object,
+  "id"?: str}; an object is sent as compact JSON, a string verbatim (so a
+  test can send broken JSON); a missing id is a random 32-character
+  alphanumeric one, as llama.cpp's `gen_tool_call_id`. The streamed answer
+  sends the `reply` text first (empty by default when there are calls), then
+  for each call in order one delta
+  `{"tool_calls":[{"index":i,"id":..,"type":"function","function":{"name":..,"arguments":""}}]}`
+  followed by argument pieces `{"tool_calls":[{"index":i,"function":{"arguments":"…"}}]}`
+  of `arguments_chunk_chars` characters (default 8), and finishes with
+  `finish_reason: "tool_calls"` (unless `finish_reason` says otherwise).
+  `repeat_tool_ids: true` imitates servers that repeat `id`, `type` and
+  `function.name` on every delta (arguments still come in pieces).
+  With `stream: false` the calls come whole in `message.tool_calls`
+  (`{"type":"function","function":{"name","arguments"},"id"}`, content null
+  when there is no reply).
+  `reject_tools: true` answers a request whose body has a non-empty `tools`
+  list the way llama-server started without `--jinja` does: HTTP 500
+  `{"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}}`
+  (a std::runtime_error, which llama.cpp reports as a 500 server_error);
+  an integer instead of true picks another status (e.g. 400, as some other
+  servers answer) with the same message. The rejection CONSUMES the step, so
+  a test scripts the retry as the next step. A request without `tools` that
+  meets a `reject_tools` step is served by that step normally.
 * `GET /__control/requests` — JSON list of the chat requests received, each
   {"method", "path", "headers", "body", "status", "completed",
-  "client_aborted"}.
+  "client_aborted"}; "body" is the whole parsed request body (messages with
+  their `tool_calls`, `role:"tool"` results, image_url parts, `tools`...).
 * `POST /__control/reset` — forget the script and the recorded requests.
 """
 
@@ -79,7 +108,12 @@ STEP_KEYS = {
     "error_message",
     "usage",
     "finish_reason",
+    "tool_calls",
+    "arguments_chunk_chars",
+    "repeat_tool_ids",
+    "reject_tools",
 }
+JINJA_REQUIRED = "tools param requires --jinja flag"
 # llama.cpp's error types for the statuses a test is likely to ask for.
 ERROR_TYPES = {
     400: "invalid_request_error",
@@ -121,9 +155,30 @@ def error_object(status: int, message: str) -> dict:
     }
 
 
-def gen_chatcmplid() -> str:
+def random_string() -> str:
+    """32 alphanumeric characters, like llama.cpp's `random_string()`."""
     alphabet = string.digits + string.ascii_uppercase + string.ascii_lowercase
-    return "chatcmpl-" + "".join(random.choice(alphabet) for _ in range(32))
+    return "".join(random.choice(alphabet) for _ in range(32))
+
+
+def gen_chatcmplid() -> str:
+    return "chatcmpl-" + random_string()
+
+
+def scripted_tool_calls(step: dict) -> list[dict]:
+    """The step's tool calls as {"id", "name", "arguments": str}, ids filled in once."""
+    calls = []
+    for call in step.get("tool_calls") or []:
+        arguments = call.get("arguments", "")
+        if not isinstance(arguments, str):
+            arguments = to_json(arguments)
+        calls.append({"id": call.get("id") or random_string(), "name": call["name"], "arguments": arguments})
+    return calls
+
+
+def has_tools(body: dict) -> bool:
+    tools = body.get("tools")
+    return isinstance(tools, list) and len(tools) > 0
 
 
 def message_text(content: Any) -> str:
@@ -176,6 +231,30 @@ def validate_step(step: Any) -> dict:
     status = step.get("status")
     if status is not None and (not isinstance(status, int) or not 100 <= status <= 599):
         raise ValueError("status must be an HTTP status code")
+    calls = step.get("tool_calls")
+    if calls is not None:
+        if not isinstance(calls, list):
+            raise ValueError("tool_calls must be a list")
+        for call in calls:
+            if not isinstance(call, dict) or not isinstance(call.get("name"), str) or not call["name"]:
+                raise ValueError("each tool call needs a non-empty string name")
+            extra = set(call) - {"name", "arguments", "id"}
+            if extra:
+                raise ValueError("unknown tool call keys: " + ", ".join(sorted(extra)))
+            if "id" in call and (not isinstance(call["id"], str) or not call["id"]):
+                raise ValueError("a tool call id must be a non-empty string")
+            if "arguments" in call and not isinstance(call["arguments"], (str, dict, list)):
+                raise ValueError("tool call arguments must be a string or a JSON object")
+    args_chars = step.get("arguments_chunk_chars")
+    if args_chars is not None and (not isinstance(args_chars, int) or args_chars < 1):
+        raise ValueError("arguments_chunk_chars must be a positive integer")
+    reject = step.get("reject_tools")
+    if reject is not None and not isinstance(reject, bool) and not (
+        isinstance(reject, int) and 400 <= reject <= 599
+    ):
+        raise ValueError("reject_tools must be true/false or an HTTP error status")
+    if step.get("repeat_tool_ids") is not None and not isinstance(step["repeat_tool_ids"], bool):
+        raise ValueError("repeat_tool_ids must be true or false")
     return step
 
 
@@ -384,6 +463,16 @@ class Handler(BaseHTTPRequestHandler):
         if first_delay:
             time.sleep(first_delay / 1000)
 
+        reject = step.get("reject_tools")
+        if reject is not None and reject is not False and has_tools(body):
+            # llama-server without --jinja throws std::runtime_error before generating
+            # (oaicompat_chat_params_parse); its handler reports that as 500 server_error.
+            status = 500 if reject is True else int(reject)
+            entry["status"] = status
+            entry["completed"] = True
+            self.send_json(status, error_object(status, JINJA_REQUIRED))
+            return
+
         status = step.get("status")
         if status is None and step.get("error_body") is not None:
             status = 500
@@ -418,7 +507,7 @@ class Handler(BaseHTTPRequestHandler):
     def reply_parts(self, body: dict, step: dict) -> tuple[str, str]:
         reply = step.get("reply")
         if reply is None:
-            reply = "You said: " + last_user_text(body)
+            reply = "" if step.get("tool_calls") else "You said: " + last_user_text(body)
         return str(reply), str(step.get("reasoning") or "")
 
     def counts(self, body: dict, n_chunks: int) -> tuple[int, int]:
@@ -456,15 +545,28 @@ class Handler(BaseHTTPRequestHandler):
     def plain_reply(self, body: dict, step: dict) -> None:
         reply, reasoning = self.reply_parts(body, step)
         size = step.get("chunk_chars") or 4
+        calls = scripted_tool_calls(step)
+        args_size = step.get("arguments_chunk_chars") or 8
         n_chunks = len(split_chunks(reply, size)) + len(split_chunks(reasoning, size))
+        n_chunks += sum(1 + len(split_chunks(c["arguments"], args_size)) for c in calls)
         prompt_tokens, completion_tokens = self.counts(body, n_chunks)
-        message: dict = {"role": "assistant", "content": reply}
+        # common_chat_msg::to_json_oaicompat: content is null when only tools were called.
+        message: dict = {"role": "assistant", "content": reply if reply or not calls else None}
         if reasoning:
             message["reasoning_content"] = reasoning
+        if calls:
+            message["tool_calls"] = [
+                {
+                    "type": "function",
+                    "function": {"name": c["name"], "arguments": c["arguments"]},
+                    "id": c["id"],
+                }
+                for c in calls
+            ]
         value = {
             "choices": [
                 {
-                    "finish_reason": step.get("finish_reason") or "stop",
+                    "finish_reason": step.get("finish_reason") or ("tool_calls" if calls else "stop"),
                     "index": 0,
                     "message": message,
                 }
@@ -534,8 +636,17 @@ class Handler(BaseHTTPRequestHandler):
 
         sent_chars = 0
         malformed_sent = False
-        deltas = [("reasoning_content", piece) for piece in split_chunks(reasoning, size)]
+        calls = scripted_tool_calls(step)
+        deltas: list[tuple[str, Any]] = [
+            ("reasoning_content", piece) for piece in split_chunks(reasoning, size)
+        ]
         deltas += [("content", piece) for piece in split_chunks(reply, size)]
+        deltas += [
+            ("tool_calls", [call])
+            for call in self.tool_call_deltas(
+                calls, step.get("arguments_chunk_chars") or 8, bool(step.get("repeat_tool_ids"))
+            )
+        ]
         for field, piece in deltas:
             # The triggers count only reply characters, so a test can place a
             # fault inside the visible answer regardless of any reasoning.
@@ -562,7 +673,7 @@ class Handler(BaseHTTPRequestHandler):
             self.write_chunk(b"data: {not json\n\n")
 
         prompt_tokens, completion_tokens = self.counts(body, len(deltas))
-        finals = [chunk({}, step.get("finish_reason") or "stop")]
+        finals = [chunk({}, step.get("finish_reason") or ("tool_calls" if calls else "stop"))]
         if want_usage:
             usage_chunk = envelope([])
             usage_chunk["usage"] = self.usage(prompt_tokens, completion_tokens)
@@ -572,6 +683,32 @@ class Handler(BaseHTTPRequestHandler):
             self.write_chunk(sse(value))
         self.write_chunk(b"data: [DONE]\n\n")
         self.end_chunks()
+
+    @staticmethod
+    def tool_call_deltas(calls: list[dict], args_size: int, repeat_ids: bool) -> list[dict]:
+        """One call after another: the opening delta, then the argument pieces.
+
+        The opening delta is llama.cpp's `{"index","id","type","function":{"name","arguments":""}}`;
+        the pieces carry only `index` and `function.arguments`, unless `repeat_ids` asks for
+        the quirk of servers that repeat id/type/name on every delta.
+        """
+        out = []
+        for index, call in enumerate(calls):
+            def full(arguments: str) -> dict:
+                return {
+                    "index": index,
+                    "id": call["id"],
+                    "type": "function",
+                    "function": {"name": call["name"], "arguments": arguments},
+                }
+
+            out.append(full(""))
+            for piece in split_chunks(call["arguments"], args_size):
+                if repeat_ids:
+                    out.append(full(piece))
+                else:
+                    out.append({"index": index, "function": {"arguments": piece}})
+        return out
 
     def send_stream_error(self, step: dict) -> None:
         message = step.get("error_message") or "scripted error during generation"

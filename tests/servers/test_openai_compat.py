@@ -423,6 +423,238 @@ class StreamFormatTest(ServerCase):
         return json.loads(data)
 
 
+def sse_chunks(raw: bytes) -> tuple[list[str], list[dict]]:
+    """The events of a complete streamed answer and the JSON of all but [DONE]."""
+    payload, finished = dechunk(split_response(raw)[2])
+    assert finished, "the stream must end with the zero-length chunk"
+    evs = events(payload)
+    assert evs[-1] == "data: [DONE]", evs[-1]
+    return evs, [json.loads(e[len("data: ") :]) for e in evs[:-1]]
+
+
+class ToolCallTest(ServerCase):
+    """Tool calls as llama-server --jinja streams them.
+
+    The reference is a capture of llama-server (Qwen3-Coder, Hermes 2 Pro
+    format) calling one tool, published in g0t4/ask-openai.nvim
+    (lua/ask-openai/tools/notes/llama-server-tool-call.md): after the role
+    chunk, `{"tool_calls":[{"index":0,"id":"…","type":"function","function":
+    {"name":"run_command","arguments":""}}]}`, then pieces
+    `{"tool_calls":[{"index":0,"function":{"arguments":"{\""}}]}`, then
+    `{"finish_reason":"tool_calls","index":0,"delta":{}}` with timings.
+    """
+
+    server_kwargs = {"models": ["m1"]}
+
+    def test_one_call_streams_byte_for_byte(self) -> None:
+        self.script(
+            [
+                {
+                    "tool_calls": [{"name": "echo", "arguments": {"message": "hi"}, "id": "call0"}],
+                    "arguments_chunk_chars": 8,
+                }
+            ]
+        )
+        evs, chunks = sse_chunks(self.raw_exchange(self.chat_body(tools=[{"type": "function"}])))
+        created, cid = chunks[0]["created"], chunks[0]["id"]
+        tail = ',"created":%d,"id":"%s","model":"m1","system_fingerprint":"%s",' % (
+            created,
+            cid,
+            openai_compat.SYSTEM_FINGERPRINT,
+        ) + '"object":"chat.completion.chunk"}'
+
+        def ev(choice: str) -> str:
+            return 'data: {"choices":[' + choice + "]" + tail
+
+        expected = [
+            ev('{"finish_reason":null,"index":0,"delta":{"role":"assistant","content":null}}'),
+            ev(
+                '{"finish_reason":null,"index":0,"delta":{"tool_calls":[{"index":0,"id":"call0",'
+                '"type":"function","function":{"name":"echo","arguments":""}}]}}'
+            ),
+            # {"message":"hi"} (16 characters) in two 8-character pieces.
+            ev(
+                '{"finish_reason":null,"index":0,"delta":{"tool_calls":[{"index":0,'
+                '"function":{"arguments":"{\\"messag"}}]}}'
+            ),
+            ev(
+                '{"finish_reason":null,"index":0,"delta":{"tool_calls":[{"index":0,'
+                '"function":{"arguments":"e\\":\\"hi\\"}"}}]}}'
+            ),
+        ]
+        self.assertEqual(evs[: len(expected)], expected)
+        self.assertEqual(len(evs), len(expected) + 2, "then the finish event and [DONE]")
+        finish = chunks[-1]
+        self.assertEqual(
+            list(finish), ["choices", "created", "id", "model", "system_fingerprint", "object", "timings"]
+        )
+        self.assertEqual(
+            evs[-2].split(',"created"')[0],
+            'data: {"choices":[{"finish_reason":"tool_calls","index":0,"delta":{}}]',
+        )
+        args = "".join(
+            c["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] for c in chunks[1:-1]
+        )
+        self.assertEqual(json.loads(args), {"message": "hi"})
+
+    def test_parallel_calls_come_one_after_another_after_the_text(self) -> None:
+        self.script(
+            [
+                {
+                    "reply": "Let me check.",
+                    "chunk_chars": 20,
+                    "tool_calls": [
+                        {"name": "get-sum", "arguments": {"a": 2, "b": 3}},
+                        {"name": "echo", "arguments": '{"message":"x"}', "id": "fixed-id"},
+                    ],
+                    "arguments_chunk_chars": 4,
+                }
+            ]
+        )
+        _, chunks = sse_chunks(self.raw_exchange(self.chat_body()))
+        deltas = [c["choices"][0]["delta"] for c in chunks[1:-1]]
+        self.assertEqual(deltas[0], {"content": "Let me check."})
+        calls = [d["tool_calls"] for d in deltas[1:]]
+        self.assertTrue(all(len(tc) == 1 for tc in calls), "one call fragment per delta")
+        indexes = [tc[0]["index"] for tc in calls]
+        self.assertEqual(indexes, sorted(indexes), "call 0's deltas, then call 1's")
+        self.assertEqual(set(indexes), {0, 1})
+        openings = [tc[0] for tc in calls if "id" in tc[0]]
+        self.assertEqual([o["function"]["name"] for o in openings], ["get-sum", "echo"])
+        self.assertRegex(openings[0]["id"], r"^[0-9A-Za-z]{32}$", "llama.cpp's random id")
+        self.assertEqual(openings[1]["id"], "fixed-id")
+        for o in openings:
+            self.assertEqual(list(o), ["index", "id", "type", "function"])
+            self.assertEqual(o["function"]["arguments"], "")
+        joined = {}
+        for tc in calls:
+            piece = tc[0]
+            if "id" not in piece:
+                self.assertEqual(list(piece), ["index", "function"])
+                self.assertEqual(list(piece["function"]), ["arguments"])
+                self.assertLessEqual(len(piece["function"]["arguments"]), 4)
+            joined[piece["index"]] = joined.get(piece["index"], "") + piece["function"]["arguments"]
+        self.assertEqual(json.loads(joined[0]), {"a": 2, "b": 3})
+        self.assertEqual(joined[1], '{"message":"x"}', "a string is sent verbatim")
+        self.assertEqual(chunks[-1]["choices"][0]["finish_reason"], "tool_calls")
+
+    def test_repeat_quirk_repeats_id_type_and_name(self) -> None:
+        self.script(
+            [
+                {
+                    "tool_calls": [
+                        {"name": "echo", "arguments": {"message": "abc"}, "id": "A"},
+                        {"name": "get-sum", "arguments": {"a": 1, "b": 2}, "id": "B"},
+                    ],
+                    "repeat_tool_ids": True,
+                    "arguments_chunk_chars": 5,
+                }
+            ]
+        )
+        _, chunks = sse_chunks(self.raw_exchange(self.chat_body()))
+        pieces = [c["choices"][0]["delta"]["tool_calls"][0] for c in chunks[1:-1]]
+        joined = {"A": "", "B": ""}
+        for piece in pieces:
+            self.assertEqual(list(piece), ["index", "id", "type", "function"])
+            self.assertEqual(piece["type"], "function")
+            want = {"A": (0, "echo"), "B": (1, "get-sum")}[piece["id"]]
+            self.assertEqual((piece["index"], piece["function"]["name"]), want)
+            self.assertLessEqual(len(piece["function"]["arguments"]), 5)
+            joined[piece["id"]] += piece["function"]["arguments"]
+        self.assertEqual(json.loads(joined["A"]), {"message": "abc"})
+        self.assertEqual(json.loads(joined["B"]), {"a": 1, "b": 2})
+        self.assertGreater(len(pieces), 4, "arguments still arrive in fragments")
+
+    def test_broken_arguments_are_sent_as_given(self) -> None:
+        self.script([{"tool_calls": [{"name": "echo", "arguments": '{"message": "unterminated'}]}])
+        _, chunks = sse_chunks(self.raw_exchange(self.chat_body()))
+        args = "".join(
+            c["choices"][0]["delta"]["tool_calls"][0]["function"]["arguments"] for c in chunks[1:-1]
+        )
+        self.assertEqual(args, '{"message": "unterminated')
+
+    def test_reject_tools_is_llama_cpp_without_jinja_and_consumes_the_step(self) -> None:
+        self.script([{"reject_tools": True, "reply": "never sent"}, {"reply": "second"}])
+        status, headers, data = self.request(
+            "POST", "/v1/chat/completions", self.chat_body(tools=[{"type": "function"}])
+        )
+        self.assertEqual(status, 500)
+        self.assertEqual(headers["access-control-allow-origin"], "*")
+        self.assertEqual(
+            data,
+            b'{"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}}',
+        )
+        _, _, data = self.request("POST", "/v1/chat/completions", self.chat_body(stream=False))
+        self.assertEqual(json.loads(data)["choices"][0]["message"]["content"], "second")
+        recorded = self.get_requests()
+        self.assertEqual([r["status"] for r in recorded], [500, 200])
+        self.assertEqual(recorded[0]["body"]["tools"], [{"type": "function"}])
+
+    def test_reject_tools_without_tools_is_a_normal_step_and_status_can_change(self) -> None:
+        self.script([{"reject_tools": True, "reply": "plain answer"}, {"reject_tools": 400}])
+        _, _, data = self.request("POST", "/v1/chat/completions", self.chat_body(stream=False))
+        self.assertEqual(json.loads(data)["choices"][0]["message"]["content"], "plain answer")
+        status, _, data = self.request(
+            "POST", "/v1/chat/completions", self.chat_body(tools=[{"type": "function"}])
+        )
+        self.assertEqual(status, 400)
+        self.assertEqual(json.loads(data)["error"]["message"], "tools param requires --jinja flag")
+        self.assertEqual(json.loads(data)["error"]["type"], "invalid_request_error")
+
+    def test_non_streamed_calls_come_whole(self) -> None:
+        self.script(
+            [{"tool_calls": [{"name": "echo", "arguments": {"message": "hi"}, "id": "c1"}]}]
+        )
+        status, _, data = self.request("POST", "/v1/chat/completions", self.chat_body(stream=False))
+        self.assertEqual(status, 200)
+        value = json.loads(data)
+        choice = value["choices"][0]
+        self.assertEqual(choice["finish_reason"], "tool_calls")
+        # Exact bytes of the message, in common_chat_msg::to_json_oaicompat's key order.
+        self.assertIn(
+            '"message":{"role":"assistant","content":null,"tool_calls":[{"type":"function",'
+            '"function":{"name":"echo","arguments":"{\\"message\\":\\"hi\\"}"},"id":"c1"}]}}',
+            data.decode(),
+        )
+        arguments = choice["message"]["tool_calls"][0]["function"]["arguments"]
+        self.assertEqual(json.loads(arguments), {"message": "hi"})
+
+    def test_request_log_keeps_tool_results_and_images(self) -> None:
+        messages = [
+            {"role": "user", "content": [
+                {"type": "text", "text": "look"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+            ]},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "echo", "arguments": "{}"}},
+            ]},
+            {"role": "tool", "tool_call_id": "c1", "content": "Echo: hi"},
+        ]
+        body = json.dumps({"stream": False, "messages": messages, "tools": [{"type": "function"}]})
+        self.request("POST", "/v1/chat/completions", body.encode())
+        recorded = self.get_requests()
+        self.assertEqual(recorded[0]["body"]["messages"], messages)
+        self.assertEqual(recorded[0]["body"]["tools"], [{"type": "function"}])
+
+    def test_bad_tool_steps_are_refused(self) -> None:
+        for step in (
+            {"tool_calls": {"name": "x"}},
+            {"tool_calls": [{"arguments": "{}"}]},
+            {"tool_calls": [{"name": "x", "args": "{}"}]},
+            {"tool_calls": [{"name": "x", "arguments": 3}]},
+            {"arguments_chunk_chars": 0},
+            {"reject_tools": "yes"},
+            {"repeat_tool_ids": 1},
+        ):
+            status, _, data = self.request("POST", "/__control/script", json.dumps([step]).encode())
+            self.assertEqual(status, 400, step)
+
+    def get_requests(self) -> list:
+        status, _, data = self.request("GET", "/__control/requests")
+        self.assertEqual(status, 200)
+        return json.loads(data)
+
+
 class ApiKeyTest(ServerCase):
     server_kwargs = {"api_key": "sekret"}
 

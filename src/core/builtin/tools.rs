@@ -8,7 +8,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::memory::{MemoryBook, MemoryEntry, Saved, MAX_TAGS, MAX_TAG_CHARS, MAX_TEXT_CHARS};
+use super::memory::{MemoryBook, MemoryEntry, Saved};
+#[cfg(test)]
+use super::memory::{MAX_TAGS, MAX_TAG_CHARS, MAX_TEXT_CHARS};
 use super::time;
 
 pub const MEMORY_SAVE: &str = "memory_save";
@@ -45,9 +47,16 @@ impl Features {
     }
 }
 
+/// The four tools as the model reads them. Kept as one JSON text rather than `json!` literals:
+/// the macro expands to code that builds every map entry by entry, which cost ~20 KB of wasm
+/// for what is data. The limits quoted in the descriptions are checked against the constants
+/// in the tests.
+const DEFINITIONS: &str = include_str!("tool_definitions.json");
+
+#[derive(serde::Deserialize)]
 struct ToolDef {
-    name: &'static str,
-    title: &'static str,
+    name: String,
+    title: String,
     description: String,
     input: Value,
     output: Value,
@@ -55,161 +64,8 @@ struct ToolDef {
 }
 
 fn definitions() -> Vec<ToolDef> {
-    vec![
-        ToolDef {
-            name: MEMORY_SAVE,
-            title: "Save a memory",
-            description: format!(
-                "Save one short, self-contained fact to the user's persistent memory, kept in this browser across conversations. Use it for durable facts and preferences the user shares or asks you to remember (\"I'm vegetarian\", \"call me Sam\"), one fact per call, written so it makes sense without the conversation. Do not save secrets, passwords or one-off details. Saving the same text again returns the existing id. Returns the memory's id. Limits: {MAX_TEXT_CHARS} characters, {MAX_TAGS} tags."
-            ),
-            input: json!({
-                "type": "object",
-                "properties": {
-                    "text": {
-                        "type": "string",
-                        "description": "The fact to remember, in a full sentence.",
-                        "minLength": 1,
-                        "maxLength": MAX_TEXT_CHARS,
-                    },
-                    "tags": {
-                        "type": "array",
-                        "description": "Optional lower-case keywords to group memories, such as \"preferences\" or \"work\".",
-                        "items": {"type": "string", "minLength": 1, "maxLength": MAX_TAG_CHARS},
-                        "maxItems": MAX_TAGS,
-                    },
-                },
-                "required": ["text"],
-                "additionalProperties": false,
-            }),
-            output: json!({
-                "type": "object",
-                "properties": {
-                    "id": {"type": "string", "description": "The memory's id, for memory_delete."},
-                    "duplicate": {"type": "boolean", "description": "True when the same text was already saved; nothing changed."},
-                },
-                "required": ["id", "duplicate"],
-            }),
-            annotations: json!({
-                "title": "Save a memory",
-                "readOnlyHint": false,
-                "destructiveHint": false,
-                "idempotentHint": true,
-                "openWorldHint": false,
-            }),
-        },
-        ToolDef {
-            name: MEMORY_SEARCH,
-            title: "Search memories",
-            description: format!(
-                "Search the user's persistent memory. Use it before answering anything that may depend on what the user told you earlier (preferences, names, projects, plans). Matches whole words case-insensitively in text and tags (a word of 3+ letters also matches longer words starting with it); memories matching more words come first, then the newest. Leave query empty to list memories newest first. Returns up to limit memories (default {DEFAULT_SEARCH_LIMIT}, at most {MAX_SEARCH_LIMIT}) with their ids and dates."
-            ),
-            input: json!({
-                "type": "object",
-                "properties": {
-                    "query": {
-                        "type": "string",
-                        "description": "Words to look for; empty or missing lists all memories.",
-                    },
-                    "tag": {
-                        "type": "string",
-                        "description": "Only memories with this tag.",
-                    },
-                    "limit": {
-                        "type": "integer",
-                        "description": "How many memories to return at most.",
-                        "minimum": 1,
-                        "maximum": MAX_SEARCH_LIMIT,
-                        "default": DEFAULT_SEARCH_LIMIT,
-                    },
-                },
-                "additionalProperties": false,
-            }),
-            output: json!({
-                "type": "object",
-                "properties": {
-                    "memories": {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                "id": {"type": "string"},
-                                "text": {"type": "string"},
-                                "tags": {"type": "array", "items": {"type": "string"}},
-                                "created": {"type": "string", "description": "ISO 8601, the user's local time."},
-                                "updated": {"type": "string", "description": "ISO 8601, the user's local time."},
-                            },
-                            "required": ["id", "text", "tags", "created", "updated"],
-                        },
-                    },
-                    "total": {"type": "integer", "description": "How many memories matched in all."},
-                    "returned": {"type": "integer"},
-                },
-                "required": ["memories", "total", "returned"],
-            }),
-            annotations: json!({
-                "title": "Search memories",
-                "readOnlyHint": true,
-                "openWorldHint": false,
-            }),
-        },
-        ToolDef {
-            name: MEMORY_DELETE,
-            title: "Delete a memory",
-            description: "Delete one memory by its id (from memory_search or memory_save). Use it when the user asks you to forget something or a memory is wrong or outdated (then save the corrected fact). Deleting cannot be undone.".to_string(),
-            input: json!({
-                "type": "object",
-                "properties": {
-                    "id": {"type": "string", "description": "The memory's id, such as \"m12\".", "minLength": 1},
-                },
-                "required": ["id"],
-                "additionalProperties": false,
-            }),
-            output: json!({
-                "type": "object",
-                "properties": {
-                    "id": {"type": "string"},
-                    "deleted": {"type": "boolean"},
-                },
-                "required": ["id", "deleted"],
-            }),
-            annotations: json!({
-                "title": "Delete a memory",
-                "readOnlyHint": false,
-                "destructiveHint": true,
-                "idempotentHint": true,
-                "openWorldHint": false,
-            }),
-        },
-        ToolDef {
-            name: CURRENT_TIME,
-            title: "Current time",
-            description: "The current date and time: the user's local time in ISO 8601 with its UTC offset, the UTC time, the weekday and Unix milliseconds. Use it whenever the answer depends on today's date or the time of day; your own knowledge of the date is out of date.".to_string(),
-            input: json!({
-                "type": "object",
-                "properties": {},
-                "additionalProperties": false,
-            }),
-            output: json!({
-                "type": "object",
-                "properties": {
-                    "local": {"type": "string", "description": "ISO 8601 local time with offset."},
-                    "utc": {"type": "string", "description": "ISO 8601 UTC time."},
-                    "unix_ms": {"type": "integer"},
-                    "weekday": {"type": "string"},
-                    "date": {"type": "string", "description": "Local date, YYYY-MM-DD."},
-                    "time": {"type": "string", "description": "Local time, HH:MM:SS."},
-                    "utc_offset": {"type": "string", "description": "Such as +02:00."},
-                    "utc_offset_minutes": {"type": "integer"},
-                },
-                "required": ["local", "utc", "unix_ms", "weekday", "date", "time", "utc_offset", "utc_offset_minutes"],
-            }),
-            annotations: json!({
-                "title": "Current time",
-                "readOnlyHint": true,
-                "openWorldHint": false,
-            }),
-        },
-    ]
+    // The text is ours and tested; a parse failure would be a build defect, shown as no tools.
+    serde_json::from_str(DEFINITIONS).unwrap_or_default()
 }
 
 /// The `tools` array of a `tools/list` result.
@@ -217,19 +73,18 @@ pub fn list(features: Features) -> Vec<Value> {
     definitions()
         .into_iter()
         .map(|d| {
-            let mut tool = json!({
-                "name": d.name,
-                "description": d.description,
-                "inputSchema": d.input,
-            });
+            let mut tool = Map::new();
+            tool.insert("name".into(), Value::String(d.name));
+            tool.insert("description".into(), Value::String(d.description));
+            tool.insert("inputSchema".into(), d.input);
             if features.structured {
-                tool["title"] = json!(d.title);
-                tool["outputSchema"] = d.output;
+                tool.insert("title".into(), Value::String(d.title));
+                tool.insert("outputSchema".into(), d.output);
             }
             if features.annotations {
-                tool["annotations"] = d.annotations;
+                tool.insert("annotations".into(), d.annotations);
             }
-            tool
+            Value::Object(tool)
         })
         .collect()
 }
@@ -506,4 +361,35 @@ fn current_time(args: &Map<String, Value>, clock: Clock) -> Result<Success, Stri
             "utc_offset_minutes": offset,
         }),
     })
+}
+
+#[cfg(test)]
+mod definition_tests {
+    use super::*;
+
+    #[test]
+    fn the_definitions_parse_and_quote_the_real_limits() {
+        let defs = definitions();
+        let names: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [MEMORY_SAVE, MEMORY_SEARCH, MEMORY_DELETE, CURRENT_TIME]
+        );
+        let save = &defs[0].description;
+        assert!(
+            save.contains(&format!("{MAX_TEXT_CHARS} characters")),
+            "{save}"
+        );
+        assert!(save.contains(&format!("{MAX_TAGS} tags")), "{save}");
+        let text = DEFINITIONS;
+        for n in [
+            MAX_TEXT_CHARS,
+            MAX_TAGS,
+            MAX_TAG_CHARS,
+            MAX_SEARCH_LIMIT,
+            DEFAULT_SEARCH_LIMIT,
+        ] {
+            assert!(text.contains(&n.to_string()), "{n} is quoted somewhere");
+        }
+    }
 }
