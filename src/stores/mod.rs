@@ -7,7 +7,7 @@
 
 pub mod conversations;
 pub mod live_message;
-pub mod memory;
 pub mod mcp;
+pub mod memory;
 pub mod notices;
 pub mod settings;
