@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use futures::channel::mpsc;
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::agent::approval::ApprovalRule;
@@ -31,6 +31,10 @@ use crate::platform::{clock, ids};
 use crate::stores::conversations::{ConversationsStore, Loaded};
 use crate::stores::live_message::LiveMessage;
 use crate::stores::settings::SettingsStore;
+
+/// How often a waiting turn re-saves its conversation: well inside
+/// `conversations::STALE_STREAM_MS`.
+const HEARTBEAT_MS: u32 = 5_000;
 
 /// What reaches a running turn from the UI and from its tool calls.
 pub enum TurnMsg {
@@ -168,7 +172,19 @@ pub async fn run_turn(
             if let Some(d) = decided {
                 break d;
             }
-            let Some(msg) = rx.next().await else {
+            let msg = loop {
+                // A turn waiting on the user or a slow tool writes nothing; without a heartbeat
+                // another tab opening this conversation would take it for a closed page's
+                // (`STALE_STREAM_MS`) and mark it interrupted.
+                let heartbeat = clock::sleep_ms(HEARTBEAT_MS).fuse();
+                let next = rx.next().fuse();
+                futures::pin_mut!(heartbeat, next);
+                futures::select! {
+                    msg = next => break msg,
+                    _ = heartbeat => store.save(&conv),
+                }
+            };
+            let Some(msg) = msg else {
                 break Some(TurnEnd::Stopped);
             };
             let now = clock::now_ms();
@@ -178,39 +194,26 @@ pub async fn run_turn(
                     message_id,
                     call_id,
                     remember,
-                } if message_id == live_id => {
-                    let mut r = run.borrow_mut();
-                    if remember {
-                        remember_rule(deps.settings, &mut r, &call_id, ApprovalRule::Always);
-                        // The same tool waiting elsewhere in this step is allowed too.
-                        let same = same_tool_waiting(&r, &call_id);
-                        let mut out = r.approve(&call_id, now);
-                        for other in same {
-                            out.extend(r.approve(&other, now));
-                        }
-                        out
-                    } else {
-                        r.approve(&call_id, now)
-                    }
-                }
+                } if message_id == live_id => decide(
+                    deps.settings,
+                    &run,
+                    &call_id,
+                    remember,
+                    ApprovalRule::Always,
+                    now,
+                ),
                 TurnMsg::Deny {
                     message_id,
                     call_id,
                     remember,
-                } if message_id == live_id => {
-                    let mut r = run.borrow_mut();
-                    if remember {
-                        remember_rule(deps.settings, &mut r, &call_id, ApprovalRule::Never);
-                        let same = same_tool_waiting(&r, &call_id);
-                        let mut out = r.deny(&call_id, now);
-                        for other in same {
-                            out.extend(r.deny(&other, now));
-                        }
-                        out
-                    } else {
-                        r.deny(&call_id, now)
-                    }
-                }
+                } if message_id == live_id => decide(
+                    deps.settings,
+                    &run,
+                    &call_id,
+                    remember,
+                    ApprovalRule::Never,
+                    now,
+                ),
                 TurnMsg::Approve { .. } | TurnMsg::Deny { .. } => Vec::new(),
                 TurnMsg::Progress {
                     call_id,
@@ -234,21 +237,8 @@ pub async fn run_turn(
             None => {
                 // The next step gets its own message, after this one.
                 finish_message(&store, &conv, live, MessageStatus::Done);
-                let mut reply = Message::new(
-                    ids::new_id(),
-                    Role::Assistant,
-                    String::new(),
-                    clock::now_ms(),
-                );
-                reply.status = MessageStatus::Streaming;
-                reply.model = Some(settings.model.clone()).filter(|m| !m.is_empty());
-                let push = || store.push_message(&conv, &reply);
-                live = match deps.owner.with_value(|o| o.clone()) {
-                    Some(owner) => owner.with(push),
-                    None => push(),
-                };
+                live = new_reply(&store, &conv, &settings, deps.owner);
                 store.set_live(&live.id(), true);
-                store.save(&conv);
             }
             Some(TurnEnd::Answered) => {
                 finish_message(&store, &conv, live, MessageStatus::Done);
@@ -380,6 +370,33 @@ fn start_tool(
     key
 }
 
+/// The user's answer on an approval card: `Always` allows, `Never` refuses; `remember` stores
+/// the rule and applies it to the same tool waiting elsewhere in this step.
+fn decide(
+    settings: SettingsStore,
+    run: &RefCell<AgentRun>,
+    call_id: &str,
+    remember: bool,
+    rule: ApprovalRule,
+    now: f64,
+) -> Vec<Action> {
+    let mut r = run.borrow_mut();
+    let mut ids = vec![call_id.to_string()];
+    if remember {
+        remember_rule(settings, &mut r, call_id, rule);
+        ids.extend(same_tool_waiting(&r, call_id));
+    }
+    let mut out = Vec::new();
+    for id in ids {
+        out.extend(if rule == ApprovalRule::Never {
+            r.deny(&id, now)
+        } else {
+            r.approve(&id, now)
+        });
+    }
+    out
+}
+
 fn same_tool_waiting(run: &AgentRun, call_id: &str) -> Vec<String> {
     let Some(this) = run.calls().iter().find(|c| c.id == call_id) else {
         return Vec::new();
@@ -420,6 +437,31 @@ fn mirror(run: &RefCell<AgentRun>, live: LiveMessage) {
     {
         live.tool_calls.set(r.calls().to_vec());
     }
+}
+
+/// An empty assistant message at the end of the conversation, streaming, saved. Its signals
+/// live under `owner` (see `ChatRunner`), not under whatever view triggered it.
+pub fn new_reply(
+    store: &ConversationsStore,
+    conv: &Loaded,
+    settings: &ChatSettings,
+    owner: StoredValue<Option<Owner>, LocalStorage>,
+) -> LiveMessage {
+    let mut reply = Message::new(
+        ids::new_id(),
+        Role::Assistant,
+        String::new(),
+        clock::now_ms(),
+    );
+    reply.status = MessageStatus::Streaming;
+    reply.model = Some(settings.model.clone()).filter(|m| !m.is_empty());
+    let push = || store.push_message(conv, &reply);
+    let live = match owner.with_value(|o| o.clone()) {
+        Some(owner) => owner.with(push),
+        None => push(),
+    };
+    store.save(conv);
+    live
 }
 
 fn finish_message(

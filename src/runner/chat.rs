@@ -13,10 +13,10 @@ use std::rc::Rc;
 use futures::channel::mpsc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::chat::{title_from_text, Message, MessageStatus, Role};
+use skiff_core::chat::{title_from_text, Message, Role};
 use skiff_core::settings::ChatSettings;
 
-use super::agent::{run_turn, TurnDeps, TurnHandle, TurnMsg};
+use super::agent::{new_reply, run_turn, TurnDeps, TurnHandle, TurnMsg};
 use super::mcp::McpRunner;
 use crate::platform::{clock, ids};
 use crate::stores::conversations::{ConversationsStore, Loaded};
@@ -147,20 +147,7 @@ impl ChatRunner {
     }
 
     fn start_reply(&self, store: ConversationsStore, conv: Loaded, settings: ChatSettings) {
-        let mut reply = Message::new(
-            ids::new_id(),
-            Role::Assistant,
-            String::new(),
-            clock::now_ms(),
-        );
-        reply.status = MessageStatus::Streaming;
-        reply.model = Some(settings.model.clone()).filter(|m| !m.is_empty());
-        let push = || store.push_message(&conv, &reply);
-        let live = match self.owner.with_value(|o| o.clone()) {
-            Some(owner) => owner.with(push),
-            None => push(),
-        };
-        store.save(&conv);
+        let live = new_reply(&store, &conv, &settings, self.owner);
         self.start_turn(store, conv, live, settings);
     }
 

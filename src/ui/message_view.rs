@@ -62,9 +62,9 @@ pub fn MessageView(msg: LiveMessage, #[prop(into)] is_last: Signal<bool>) -> imp
             MessageStatus::Streaming => {
                 let stats = msg.stats.get();
                 let tools_phase = msg.tool_calls.with(|calls| tool_phase_text(calls));
-                let text = match stats {
-                    _ if tools_phase.is_some() => tools_phase.unwrap_or_default(),
-                    Some(s) if s.tokens_per_second > 0.0 => {
+                let text = match (tools_phase, stats) {
+                    (Some(phase), _) => phase,
+                    (None, Some(s)) if s.tokens_per_second > 0.0 => {
                         format!("Generating… {} tokens · {:.1} tok/s", s.tokens, s.tokens_per_second)
                     }
                     _ => "Waiting for the model…".to_string(),

@@ -14,17 +14,25 @@ pub fn ToolPicker() -> impl IntoView {
         let overrides = ctx.convs.current_overrides();
         index.with(|i| i.enabled(&overrides).count())
     };
+    // Configured servers, then in-page ones (built-in tools), as (id, name); only connected
+    // servers have tools to switch.
     let servers = move || {
         let connected = ctx.mcp.connected_servers().get();
-        ctx.mcp
-            .servers
-            .get()
+        let configured = ctx.mcp.servers.with(|s| {
+            s.iter()
+                .map(|c| (c.id.clone(), c.name.clone()))
+                .collect::<Vec<_>>()
+        });
+        configured
             .into_iter()
-            .filter(|c| connected.contains(&c.id))
+            .chain(ctx.mcp.in_page.get())
+            .filter(|(id, _)| connected.contains(id))
             .collect::<Vec<_>>()
     };
+    let any_server =
+        move || !ctx.mcp.servers.with(Vec::is_empty) || !ctx.mcp.in_page.with(Vec::is_empty);
     view! {
-        <Show when=move || !ctx.mcp.servers.with(Vec::is_empty)>
+        <Show when=any_server>
             <div class="tool-picker">
                 <button
                     class="small tool-picker-toggle"
@@ -43,15 +51,15 @@ pub fn ToolPicker() -> impl IntoView {
                             }
                             let overrides = ctx.convs.current_overrides();
                             list.into_iter()
-                                .map(|cfg| {
-                                    let id = StoredValue::new(cfg.id.clone());
-                                    let server_on = overrides.server_enabled(&cfg.id);
-                                    let tools = ctx.mcp.live_for(&cfg.id).map(|l| l.tools.get()).unwrap_or_default();
+                                .map(|(server_id, server_name)| {
+                                    let id = StoredValue::new(server_id.clone());
+                                    let server_on = overrides.server_enabled(&server_id);
+                                    let tools = ctx.mcp.live_for(&server_id).map(|l| l.tools.get()).unwrap_or_default();
                                     let tool_rows = tools
                                         .into_iter()
                                         .map(|t| {
                                             let name = StoredValue::new(t.name.to_string());
-                                            let on = overrides.tool_enabled(&cfg.id, &t.name);
+                                            let on = overrides.tool_enabled(&server_id, &t.name);
                                             view! {
                                                 <label class="tool-switch">
                                                     <input
@@ -66,7 +74,7 @@ pub fn ToolPicker() -> impl IntoView {
                                         })
                                         .collect_view();
                                     view! {
-                                        <fieldset class="tool-server" data-server-name=cfg.name.clone()>
+                                        <fieldset class="tool-server" data-server-name=server_name.clone()>
                                             <legend>
                                                 <label>
                                                     <input
@@ -74,7 +82,7 @@ pub fn ToolPicker() -> impl IntoView {
                                                         checked=server_on
                                                         on:change=move |ev| ctx.convs.set_tool_switch(&id.get_value(), None, event_target_checked(&ev))
                                                     />
-                                                    <strong>{cfg.name.clone()}</strong>
+                                                    <strong>{server_name.clone()}</strong>
                                                 </label>
                                             </legend>
                                             {tool_rows}

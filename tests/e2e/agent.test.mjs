@@ -921,7 +921,13 @@ test('k. built-in tools with no MCP server: current_time, memory_save then memor
     assert.equal(await page.locator('input#builtin-enabled').isChecked(), true, 'built-in tools are on by default');
     assert.equal(await page.locator('li.memory-item').count(), 0, 'no memory yet');
     await page.click('button[aria-label="Close settings"]');
-    if (await page.locator('.tool-picker-toggle').count()) await waitForTools(page, 3);
+    // The header's picker lists the built-in server like any other, with its four tools.
+    await waitForTools(page, 4);
+    await page.locator('.tool-picker-toggle').click();
+    const builtin = page.locator('fieldset.tool-server[data-server-name="Built-in tools"]');
+    await builtin.waitFor({ timeout: WAIT_MS });
+    assert.equal(await builtin.locator('.tool-switch').count(), 4, 'memory_save, memory_search, memory_delete, current_time');
+    await page.locator('.tool-picker-toggle').click();
     const fact = 'The user\'s favourite colour is teal.';
     await api.script([
       { tool_calls: [{ name: 'current_time', arguments: {}, id: 'call_time_k' }] },

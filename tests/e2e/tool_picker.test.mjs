@@ -28,10 +28,14 @@ test('tool switches are per conversation and survive a reload', async () => {
     v: 1,
     data: { servers: [{ id: 'everything', name: 'everything', url: mcp.url, transport: 'auto', headers: [], enabled: true }] },
   });
-  await context.addInitScript(([s, m]) => {
+  // Built-in tools off: this test counts one server's tools (agent.test.mjs covers the
+  // built-in server, in the picker too).
+  const memory = JSON.stringify({ v: 1, data: { builtin_enabled: false, book: { entries: [], next_id: 1 } } });
+  await context.addInitScript(([s, m, b]) => {
     if (!localStorage.getItem('skiff:settings')) localStorage.setItem('skiff:settings', s);
     if (!localStorage.getItem('skiff:mcp-servers')) localStorage.setItem('skiff:mcp-servers', m);
-  }, [settings, servers]);
+    if (!localStorage.getItem('skiff:memory')) localStorage.setItem('skiff:memory', b);
+  }, [settings, servers, memory]);
   const page = await context.newPage();
   await page.goto(site.url);
   const toggle = page.locator('.tool-picker-toggle');

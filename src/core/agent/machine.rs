@@ -198,15 +198,9 @@ impl AgentRun {
 
     /// The user allowed a waiting call.
     pub fn approve(&mut self, call_id: &str, now_ms: f64) -> Vec<Action> {
-        if self.stopped {
-            return Vec::new();
-        }
-        let Some(call) = self.call_mut(call_id) else {
+        let Some(call) = self.waiting_mut(call_id) else {
             return Vec::new();
         };
-        if call.status != ToolCallStatus::AwaitingApproval {
-            return Vec::new();
-        }
         call.status = ToolCallStatus::Running;
         call.started_ms = Some(now_ms);
         let arguments = parse_arguments(&call.arguments).unwrap_or_default();
@@ -220,18 +214,21 @@ impl AgentRun {
 
     /// The user refused a waiting call; the model is told so.
     pub fn deny(&mut self, call_id: &str, now_ms: f64) -> Vec<Action> {
-        if self.stopped {
-            return Vec::new();
-        }
-        let Some(call) = self.call_mut(call_id) else {
+        let Some(call) = self.waiting_mut(call_id) else {
             return Vec::new();
         };
-        if call.status != ToolCallStatus::AwaitingApproval {
-            return Vec::new();
-        }
         call.status = ToolCallStatus::Denied;
         call.ended_ms = Some(now_ms);
         self.next_if_settled()
+    }
+
+    /// A call still waiting for the user; after Stop, or once decided (a double click), none.
+    fn waiting_mut(&mut self, call_id: &str) -> Option<&mut ToolCallRecord> {
+        if self.stopped {
+            return None;
+        }
+        self.call_mut(call_id)
+            .filter(|c| c.status == ToolCallStatus::AwaitingApproval)
     }
 
     /// `notifications/progress` for a running call.
