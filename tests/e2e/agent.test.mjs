@@ -423,6 +423,9 @@ test('a. native: echo awaits approval, runs after Allow, its result goes back wi
     assert.equal(echoTool.type, 'function');
     assert.equal(echoTool.function.parameters?.properties?.message?.type, 'string', 'the input schema goes along');
 
+    // What the user decides on: the approval card, and the footer saying what the turn waits for.
+    assert.match(await page.locator('article.message-assistant').last().innerText(), /Waiting for your approval/);
+    await screenshot(page, 'agent-approval');
     await (await approval(page, 'call_echo_a')).locator('button.approve-once').click();
     await waitCard(page, 'call_echo_a', 'done');
     assert.match(await c.locator('.tool-card-state').innerText(), /Done/i);
