@@ -154,17 +154,33 @@ impl Conversation {
                 m.status = MessageStatus::Interrupted;
                 changed = true;
             }
-            // A call nobody is waiting for any more must not spin as "running" forever; it
-            // may still have run on its server, which the sentence says.
-            for call in &mut m.tool_calls {
-                if !call.status.is_final() {
-                    call.status = ToolCallStatus::Error(INTERRUPTED_CALL.to_string());
-                    changed = true;
-                }
+        }
+        self.settle_orphan_calls() || changed
+    }
+
+    /// Tool calls still "running" or "waiting for approval" in a message that is no longer
+    /// streaming belong to a closed page: nobody will finish or approve them. They must not
+    /// spin (or offer Allow buttons) forever; they may still have run on their server, which
+    /// the sentence says. Returns whether anything changed.
+    pub fn settle_orphan_calls(&mut self) -> bool {
+        let mut changed = false;
+        for m in &mut self.messages {
+            if m.status != MessageStatus::Streaming {
+                changed |= settle_calls(&mut m.tool_calls);
             }
         }
         changed
     }
+}
+
+/// Mark every unfinished call as interrupted; returns whether any was.
+pub fn settle_calls(calls: &mut [ToolCallRecord]) -> bool {
+    let mut changed = false;
+    for call in calls.iter_mut().filter(|c| !c.status.is_final()) {
+        call.status = ToolCallStatus::Error(INTERRUPTED_CALL.to_string());
+        changed = true;
+    }
+    changed
 }
 
 /// Combine what another tab saved with what this tab holds, so neither overwrites the other's
@@ -279,6 +295,12 @@ mod tests {
             ToolCallStatus::Error(INTERRUPTED_CALL.into())
         );
         assert_eq!(c.messages[0].tool_calls[1].status, ToolCallStatus::Done);
+        // A message saved as interrupted (page hidden) whose calls were left waiting.
+        let mut hidden = before.clone();
+        hidden.messages[0].status = MessageStatus::Interrupted;
+        assert!(hidden.settle_orphan_calls());
+        assert_eq!(hidden.messages[0].tool_calls, c.messages[0].tool_calls);
+        assert!(!hidden.settle_orphan_calls());
         // Same text, but the other tab's calls got further: take them.
         let merged = merge_conversations(&before, &c, &[]);
         assert_eq!(merged.messages[0].tool_calls, c.messages[0].tool_calls);

@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::chat::{
-    merge_conversations, Conversation, ConversationSummary, Message, MessageStatus,
+    merge_conversations, settle_calls, Conversation, ConversationSummary, Message, MessageStatus,
 };
 use skiff_core::mcp::tool_index::ToolOverrides;
 use skiff_core::persist::{self, INDEX_KEY};
@@ -267,7 +267,7 @@ impl ConversationsStore {
         match persist::decode_conversation(&raw) {
             Ok(mut c) => {
                 let stale = clock::now_ms() - c.updated_ms > STALE_STREAM_MS;
-                let interrupted = stale && c.mark_interrupted();
+                let interrupted = (stale && c.mark_interrupted()) | c.settle_orphan_calls();
                 let l = Loaded::new(&c);
                 self.loaded.update_value(|m| {
                     m.insert(id.to_string(), l);
@@ -460,6 +460,10 @@ impl ConversationsStore {
                 l.messages.with_untracked(|ms| {
                     for m in ms.iter().filter(|m| live.contains(&m.id())) {
                         m.status.set(MessageStatus::Interrupted);
+                        // Calls this page was running or asking about die with it.
+                        m.tool_calls.update(|calls| {
+                            settle_calls(calls);
+                        });
                         touched = true;
                     }
                 });

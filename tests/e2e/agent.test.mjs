@@ -1012,3 +1012,27 @@ test('l. screenshot: a conversation with tool cards, an image result and the fin
     await context.close();
   }
 });
+
+test('m. a reload while a call waits for approval: the call is settled as interrupted, nothing runs, no approval buttons remain', async () => {
+  const { context, page, errors, wire } = await openPage();
+  try {
+    await waitForTools(page, EVERYTHING_TOOLS);
+    await api.script([{ reply: 'Let me echo that.', tool_calls: [echoCall('call_echo_m', 'left waiting')] }]);
+    await send(page, 'Echo something, then I will reload');
+    await waitCard(page, 'call_echo_m', 'awaiting_approval');
+    await page.reload();
+    await page.locator('.conversation-select', { hasText: 'Echo something' }).click();
+    const status = await waitCard(page, 'call_echo_m', 'error');
+    assert.equal(status, 'error');
+    assert.match(await card(page, 'call_echo_m').locator('.tool-error').innerText(), /page was closed before this call finished/);
+    assert.equal(await card(page, 'call_echo_m').locator('.tool-approval').count(), 0, 'no Allow button for a call nobody waits for');
+    assert.equal(await page.locator('article.message-assistant').last().getAttribute('data-status'), 'interrupted');
+    assert.equal(toolCallsSent(wire, 'echo').length, 0, 'the call never ran');
+    assertFatalFree(errors);
+  } catch (err) {
+    await screenshot(page, 'agent-m-failure').catch(() => {});
+    throw err;
+  } finally {
+    await context.close();
+  }
+});
