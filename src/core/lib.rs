@@ -9,6 +9,7 @@
 //! boundary because this is a separate crate with no web dependencies.
 
 pub mod agent;
+pub mod anthropic;
 pub mod builtin;
 pub mod chat;
 pub mod http;

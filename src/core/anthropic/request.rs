@@ -1,0 +1,311 @@
+//! One agent step as an Anthropic Messages request: `POST {base}/messages`, streaming.
+//!
+//! The conversation is the same one `agent::wire_openai` sends, reshaped for the rules of this
+//! API (each one answers 400 when broken):
+//! - the system prompt is the top-level `system` string, never a message (a `System` message in
+//!   the history joins it);
+//! - `user` and `assistant` turns alternate strictly, so consecutive turns of one role merge;
+//! - a native call is a `tool_use` block of the assistant turn, and its result a `tool_result`
+//!   block of the very next user turn, all results of one step in one turn, in the model's
+//!   order, before any text of that turn;
+//! - `max_tokens` is required.
+//!
+//! History is replayed in the mode of the request being built, as `wire_openai` does: calls
+//! made in prompt mode (or any calls when tools are off) go back as text blocks.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::{API_VERSION, DEFAULT_MAX_TOKENS};
+use crate::agent::prompt;
+use crate::agent::record::{ToolCallRecord, ToolMode};
+use crate::agent::result;
+use crate::agent::tools::ToolSpec;
+use crate::agent::wire_openai::StepContext;
+use crate::chat::{Message, Role};
+use crate::http::{join_url, HttpRequest, Method};
+use crate::openai::ChatParams;
+
+/// Image types the API accepts in an `image` block; others would fail the whole request.
+const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+
+/// `POST {base}/messages` (base like `https://api.anthropic.com/v1`), streaming, with `tools`
+/// in native mode.
+pub fn step_request(
+    base_url: &str,
+    api_key: Option<&str>,
+    params: &ChatParams,
+    ctx: &StepContext<'_>,
+) -> HttpRequest {
+    let tools = match ctx.mode {
+        ToolMode::Native => ctx.tools.iter().map(wire_tool).collect(),
+        ToolMode::Prompt | ToolMode::Off => Vec::new(),
+    };
+    let body = StepBody {
+        model: params.model.trim(),
+        max_tokens: params
+            .max_tokens
+            .filter(|n| *n > 0)
+            .unwrap_or(DEFAULT_MAX_TOKENS),
+        system: system_prompt(ctx),
+        messages: messages(ctx),
+        tools,
+        stream: true,
+        // Anthropic takes 0–1 (OpenAI 0–2) and answers 400 outside it; a NaN would be `null`.
+        temperature: params
+            .temperature
+            .filter(|t| t.is_finite())
+            .map(|t| t.clamp(0.0, 1.0)),
+        top_p: params.top_p.filter(|t| t.is_finite()),
+    };
+    let mut headers = Vec::new();
+    // A blank key sends no header, so the error says "missing key" rather than "invalid key".
+    if let Some(key) = api_key.map(str::trim).filter(|k| !k.is_empty()) {
+        headers.push(("x-api-key".to_string(), key.to_string()));
+    }
+    headers.push(("anthropic-version".to_string(), API_VERSION.to_string()));
+    headers.push(("content-type".to_string(), "application/json".to_string()));
+    // Without it the API refuses a request made from a web page (CORS).
+    headers.push((
+        "anthropic-dangerous-direct-browser-access".to_string(),
+        "true".to_string(),
+    ));
+    HttpRequest {
+        method: Method::Post,
+        url: join_url(base_url, "messages"),
+        headers,
+        // Serializing these plain structs cannot fail; an empty body would surface as a 400.
+        body: Some(serde_json::to_string(&body).unwrap_or_default()),
+    }
+}
+
+#[derive(Serialize)]
+struct StepBody<'a> {
+    model: &'a str,
+    max_tokens: u32,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    system: String,
+    messages: Vec<WireMessage>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<WireTool>,
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    top_p: Option<f32>,
+}
+
+#[derive(Debug, Serialize)]
+struct WireMessage {
+    role: &'static str,
+    content: Vec<Block>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Block {
+    Text {
+        text: String,
+    },
+    Image {
+        source: ImageSource,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        input: Map<String, Value>,
+    },
+    ToolResult {
+        tool_use_id: String,
+        content: Vec<Block>,
+        is_error: bool,
+    },
+}
+
+#[derive(Debug, Serialize)]
+struct ImageSource {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    media_type: String,
+    data: String,
+}
+
+#[derive(Serialize)]
+struct WireTool {
+    name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    description: String,
+    input_schema: Map<String, Value>,
+}
+
+fn wire_tool(spec: &ToolSpec) -> WireTool {
+    let mut input_schema = spec.input_schema.clone();
+    // The API requires an object schema, and MCP servers do publish `{}` for tools without
+    // arguments.
+    input_schema
+        .entry("type")
+        .or_insert_with(|| Value::String("object".into()));
+    WireTool {
+        name: spec.exposed_name.clone(),
+        description: spec.description.clone(),
+        input_schema,
+    }
+}
+
+fn system_prompt(ctx: &StepContext<'_>) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    if !ctx.system_prompt.trim().is_empty() {
+        parts.push(ctx.system_prompt);
+    }
+    parts.extend(
+        ctx.history
+            .iter()
+            .filter(|m| m.role == Role::System && !m.content.trim().is_empty())
+            .map(|m| m.content.as_str()),
+    );
+    let section = if ctx.mode == ToolMode::Prompt && !ctx.tools.is_empty() {
+        prompt::system_prompt_section(ctx.tools)
+    } else {
+        String::new()
+    };
+    if !section.is_empty() {
+        parts.push(&section);
+    }
+    parts.join("\n\n")
+}
+
+fn messages(ctx: &StepContext<'_>) -> Vec<WireMessage> {
+    let mut out = Vec::new();
+    for m in ctx.history {
+        let role = match m.role {
+            Role::System => continue, // already in `system`
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        };
+        if m.tool_calls.is_empty() {
+            // Reasoning never goes back; a blank turn (a failed answer) says nothing, and the
+            // API rejects empty text blocks.
+            push(&mut out, role, text_blocks(&m.content));
+        } else if ctx.mode == ToolMode::Native && m.tool_mode == Some(ToolMode::Native) {
+            push_native_exchange(&mut out, m, ctx);
+        } else {
+            push_prompt_exchange(&mut out, m, ctx);
+        }
+    }
+    out
+}
+
+/// Append blocks as a `role` turn, joining the previous turn when it has the same role.
+fn push(out: &mut Vec<WireMessage>, role: &'static str, blocks: Vec<Block>) {
+    if blocks.is_empty() {
+        return;
+    }
+    match out.last_mut() {
+        Some(last) if last.role == role => last.content.extend(blocks),
+        _ => out.push(WireMessage {
+            role,
+            content: blocks,
+        }),
+    }
+}
+
+fn text_blocks(text: &str) -> Vec<Block> {
+    if text.trim().is_empty() {
+        Vec::new()
+    } else {
+        vec![Block::Text {
+            text: text.to_string(),
+        }]
+    }
+}
+
+fn push_native_exchange(out: &mut Vec<WireMessage>, m: &Message, ctx: &StepContext<'_>) {
+    let mut blocks = text_blocks(&m.content);
+    blocks.extend(m.tool_calls.iter().map(tool_use));
+    push(out, "assistant", blocks);
+    let results = m
+        .tool_calls
+        .iter()
+        .map(|record| tool_result(record, ctx))
+        .collect();
+    push(out, "user", results);
+}
+
+fn tool_use(record: &ToolCallRecord) -> Block {
+    // `input` must be an object; the call's error result already tells the model what was
+    // wrong with arguments that were not one.
+    let input = match serde_json::from_str::<Value>(&record.arguments) {
+        Ok(Value::Object(map)) => map,
+        _ => Map::new(),
+    };
+    Block::ToolUse {
+        id: wire_id(&record.id),
+        name: record.name.clone(),
+        input,
+    }
+}
+
+fn tool_result(record: &ToolCallRecord, ctx: &StepContext<'_>) -> Block {
+    let r = result::for_model(record, ctx.result_char_limit);
+    let mut content = vec![Block::Text { text: r.text }];
+    if ctx.vision {
+        content.extend(
+            r.images
+                .into_iter()
+                .filter(|i| IMAGE_TYPES.contains(&i.mime.as_str()))
+                .map(|i| Block::Image {
+                    source: ImageSource {
+                        kind: "base64",
+                        media_type: i.mime,
+                        data: i.data,
+                    },
+                }),
+        );
+    }
+    Block::ToolResult {
+        tool_use_id: wire_id(&record.id),
+        content,
+        is_error: r.is_error,
+    }
+}
+
+/// The API only takes ids matching `^[a-zA-Z0-9_-]+$`; a call made by another provider may
+/// carry other characters. Both blocks of a call map through here, so they still match.
+fn wire_id(id: &str) -> String {
+    let cleaned: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if cleaned.is_empty() {
+        "call".to_string()
+    } else {
+        cleaned
+    }
+}
+
+fn push_prompt_exchange(out: &mut Vec<WireMessage>, m: &Message, ctx: &StepContext<'_>) {
+    let mut pieces = Vec::new();
+    if !m.content.trim().is_empty() {
+        pieces.push(m.content.clone());
+    }
+    // An answer made in prompt mode already holds its blocks; any other lacks them.
+    if m.tool_mode != Some(ToolMode::Prompt) {
+        pieces.extend(m.tool_calls.iter().map(prompt::call_block));
+    }
+    push(out, "assistant", text_blocks(&pieces.join("\n\n")));
+    push(
+        out,
+        "user",
+        text_blocks(&prompt::response_turn(&m.tool_calls, ctx.result_char_limit)),
+    );
+}
+
+#[cfg(test)]
+#[path = "request_tests.rs"]
+mod tests;
