@@ -270,23 +270,10 @@ fn tool_result(record: &ToolCallRecord, ctx: &StepContext<'_>) -> Block {
 }
 
 /// The API only takes ids matching `^[a-zA-Z0-9_-]+$`; a call made by another provider may
-/// carry other characters. Both blocks of a call map through here, so they still match.
+/// carry other characters. Both blocks of a call map through here, so they still match. Tool
+/// names obey the same charset, so the tool index's sanitizer serves.
 fn wire_id(id: &str) -> String {
-    let cleaned: String = id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if cleaned.is_empty() {
-        "call".to_string()
-    } else {
-        cleaned
-    }
+    crate::mcp::tool_index::sanitize(id)
 }
 
 fn push_prompt_exchange(out: &mut Vec<WireMessage>, m: &Message, ctx: &StepContext<'_>) {
