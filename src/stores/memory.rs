@@ -17,7 +17,7 @@ use skiff_core::builtin::memory::{
 };
 use skiff_core::persist::PersistError;
 
-use super::notices::{Level, Notices};
+use super::notices::{save_whole_value, Level, Notices, WholeValueNotices};
 use super::settings::keep_aside;
 use crate::platform::{clock, storage};
 
@@ -60,22 +60,18 @@ impl MemoryStore {
     }
 
     fn save(&self, raw: &str) {
-        if !self.writable.get_value() {
-            self.notices.push_keyed(
-                Level::Warning,
-                "Memory changes are not being saved: the saved memory could not be read or was written by a newer Skiff, and would be lost. Reload, or free some browser storage.",
-                Some(UNSAVED_NOTICE),
-            );
-            return;
-        }
-        match storage::set(MEMORY_KEY, raw) {
-            Ok(()) => self.notices.clear_key(SAVE_NOTICE),
-            Err(e) => self.notices.push_keyed(
-                Level::Error,
-                format!("{e} (Memory changes stay in this tab until they can be saved.)"),
-                Some(SAVE_NOTICE),
-            ),
-        }
+        save_whole_value(
+            self.notices,
+            MEMORY_KEY,
+            raw,
+            self.writable.get_value(),
+            &WholeValueNotices {
+                save_key: SAVE_NOTICE,
+                unsaved_key: UNSAVED_NOTICE,
+                unsaved_text: "Memory changes are not being saved: the saved memory could not be read or was written by a newer Skiff, and would be lost. Reload, or free some browser storage.",
+                failed_suffix: " (Memory changes stay in this tab until they can be saved.)",
+            },
+        );
     }
 
     /// Save a memory typed in Settings. The same text again returns the existing id.

@@ -44,6 +44,18 @@ impl ToolSpec {
     }
 }
 
+impl ToolSpec {
+    /// The input schema, explicitly an object schema: MCP servers publish `{}` for tools
+    /// without arguments, and providers reject a schema without `"type": "object"`.
+    pub fn object_schema(&self) -> Map<String, Value> {
+        let mut schema = self.input_schema.clone();
+        schema
+            .entry("type")
+            .or_insert_with(|| Value::String("object".into()));
+        schema
+    }
+}
+
 /// The enabled tools of a conversation, in index order. `server_name` maps a server id to its
 /// display name.
 pub fn enabled_specs(

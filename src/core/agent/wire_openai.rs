@@ -203,12 +203,8 @@ struct WireFunction {
 }
 
 fn wire_tool(spec: &ToolSpec) -> WireTool {
-    let mut parameters = spec.input_schema.clone();
-    // OpenAI rejects a schema that is not explicitly an object with properties, and MCP
-    // servers do publish `{}` for tools without arguments.
-    parameters
-        .entry("type")
-        .or_insert_with(|| Value::String("object".into()));
+    let mut parameters = spec.object_schema();
+    // OpenAI also wants `properties`, even for a tool without arguments.
     parameters
         .entry("properties")
         .or_insert_with(|| Value::Object(Map::new()));

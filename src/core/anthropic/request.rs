@@ -139,12 +139,7 @@ struct WireTool {
 }
 
 fn wire_tool(spec: &ToolSpec) -> WireTool {
-    let mut input_schema = spec.input_schema.clone();
-    // The API requires an object schema, and MCP servers do publish `{}` for tools without
-    // arguments.
-    input_schema
-        .entry("type")
-        .or_insert_with(|| Value::String("object".into()));
+    let input_schema = spec.object_schema();
     WireTool {
         name: spec.exposed_name.clone(),
         description: spec.description.clone(),

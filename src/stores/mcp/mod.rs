@@ -29,7 +29,7 @@ use skiff_core::mcp::tool_index::{ServerTools, ToolIndex};
 use skiff_core::mcp::EraCache;
 use skiff_core::persist::PersistError;
 
-use super::notices::{Level, Notices};
+use super::notices::{save_whole_value, Level, Notices, WholeValueNotices};
 use super::settings::keep_aside;
 use crate::platform::storage;
 
@@ -108,20 +108,18 @@ impl McpStore {
     }
 
     fn save(&self, raw: &str) {
-        if !self.writable.get_value() {
-            self.notices.push_keyed(
-                Level::Warning,
-                "MCP server changes are not being saved: the saved server list could not be read or was written by a newer Skiff, and would be lost. Reload, or free some browser storage.",
-                Some(UNSAVED_NOTICE),
-            );
-            return;
-        }
-        match storage::set(SERVERS_KEY, raw) {
-            Ok(()) => self.notices.clear_key(SAVE_NOTICE),
-            Err(e) => self
-                .notices
-                .push_keyed(Level::Error, e.to_string(), Some(SAVE_NOTICE)),
-        }
+        save_whole_value(
+            self.notices,
+            SERVERS_KEY,
+            raw,
+            self.writable.get_value(),
+            &WholeValueNotices {
+                save_key: SAVE_NOTICE,
+                unsaved_key: UNSAVED_NOTICE,
+                unsaved_text: "MCP server changes are not being saved: the saved server list could not be read or was written by a newer Skiff, and would be lost. Reload, or free some browser storage.",
+                failed_suffix: "",
+            },
+        );
     }
 
     /// Another tab saved the server list: take it (whole-value, last writer wins).
