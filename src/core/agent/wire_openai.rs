@@ -14,7 +14,8 @@ use super::result;
 use super::tools::ToolSpec;
 use crate::chat::Message;
 use crate::http::HttpRequest;
-use crate::openai::{chat_request, ChatParams};
+use crate::openai::request::chat_request_with_tools;
+use crate::openai::ChatParams;
 
 /// Everything one step's request is built from.
 #[derive(Debug, Clone, Copy)]
@@ -39,28 +40,11 @@ pub fn step_request(
     params: &ChatParams,
     ctx: &StepContext<'_>,
 ) -> HttpRequest {
-    let native_tools = match ctx.mode {
+    let native_tools: Vec<WireTool> = match ctx.mode {
         ToolMode::Native => ctx.tools.iter().map(wire_tool).collect(),
         ToolMode::Prompt | ToolMode::Off => Vec::new(),
     };
-    let body = StepBody {
-        model: params.model.trim(),
-        messages: messages(ctx),
-        tools: native_tools,
-        stream: true,
-        stream_options: StreamOptions {
-            include_usage: true,
-        },
-        // A NaN would serialize as `null`, which servers reject; leave it to the server.
-        temperature: params.temperature.filter(|t| t.is_finite()),
-        top_p: params.top_p.filter(|t| t.is_finite()),
-        max_tokens: params.max_tokens,
-    };
-    // The plain chat request already has the URL, headers and auth rules; only the body differs.
-    let mut request = chat_request(base_url, api_key, params, &[]);
-    // Serializing these plain structs cannot fail; an empty body would surface as a 400.
-    request.body = Some(serde_json::to_string(&body).unwrap_or_default());
-    request
+    chat_request_with_tools(base_url, api_key, params, &messages(ctx), &native_tools)
 }
 
 /// Whether an error answer means "this model/server does not take `tools`", so auto mode falls
@@ -107,28 +91,6 @@ pub fn rejects_tools(status: u16, body: &str) -> bool {
             "function calling is not supported",
             "does not support function calling",
         ])
-}
-
-#[derive(Serialize)]
-struct StepBody<'a> {
-    #[serde(skip_serializing_if = "str::is_empty")]
-    model: &'a str,
-    messages: Vec<WireMessage>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    tools: Vec<WireTool>,
-    stream: bool,
-    stream_options: StreamOptions,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    temperature: Option<f32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    top_p: Option<f32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    max_tokens: Option<u32>,
-}
-
-#[derive(Serialize)]
-struct StreamOptions {
-    include_usage: bool,
 }
 
 #[derive(Debug, Serialize)]

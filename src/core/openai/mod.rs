@@ -8,7 +8,7 @@
 
 mod error;
 mod models;
-mod request;
+pub(crate) mod request;
 mod stream;
 
 pub use error::{error_from_response, parse_retry_after, ProviderError};

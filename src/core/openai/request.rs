@@ -41,10 +41,12 @@ struct StreamOptions {
 }
 
 #[derive(Serialize)]
-struct ChatBody<'a> {
+struct ChatBody<'a, M, T> {
     #[serde(skip_serializing_if = "str::is_empty")]
     model: &'a str,
-    messages: &'a [WireMessage],
+    messages: &'a [M],
+    #[serde(skip_serializing_if = "<[T]>::is_empty")]
+    tools: &'a [T],
     stream: bool,
     stream_options: StreamOptions,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -63,9 +65,22 @@ pub fn chat_request(
     params: &ChatParams,
     messages: &[WireMessage],
 ) -> HttpRequest {
+    chat_request_with_tools::<_, ()>(base_url, api_key, params, messages, &[])
+}
+
+/// The same request with any message shape and `tools` (left out when empty): the agent
+/// loop's steps (`agent::wire_openai`) share every other rule with a plain chat.
+pub(crate) fn chat_request_with_tools<M: Serialize, T: Serialize>(
+    base_url: &str,
+    api_key: Option<&str>,
+    params: &ChatParams,
+    messages: &[M],
+    tools: &[T],
+) -> HttpRequest {
     let body = ChatBody {
         model: params.model.trim(),
         messages,
+        tools,
         stream: true,
         stream_options: StreamOptions {
             include_usage: true,
