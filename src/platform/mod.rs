@@ -9,6 +9,7 @@
 
 pub mod abort;
 pub mod clock;
+pub mod debug;
 pub mod fetch;
 pub mod ids;
 pub mod location;

@@ -84,8 +84,6 @@ pub struct TurnDeps {
     pub store: ConversationsStore,
     pub settings: SettingsStore,
     pub mcp: McpRunner,
-    /// The owner new messages' signals live under (see `ChatRunner`).
-    pub owner: StoredValue<Option<Owner>, LocalStorage>,
 }
 
 /// Run one turn starting with the (empty, streaming) assistant message `first`.
@@ -237,7 +235,11 @@ pub async fn run_turn(
             None => {
                 // The next step gets its own message, after this one.
                 finish_message(&store, &conv, live, MessageStatus::Done);
-                live = new_reply(&store, &conv, &settings, deps.owner);
+                // The conversation was deleted meanwhile: there is nowhere to answer.
+                let Some(next) = new_reply(&store, &conv, &settings) else {
+                    return;
+                };
+                live = next;
                 store.set_live(&live.id(), true);
             }
             Some(TurnEnd::Answered) => {
@@ -439,14 +441,13 @@ fn mirror(run: &RefCell<AgentRun>, live: LiveMessage) {
     }
 }
 
-/// An empty assistant message at the end of the conversation, streaming, saved. Its signals
-/// live under `owner` (see `ChatRunner`), not under whatever view triggered it.
+/// An empty assistant message at the end of the conversation, streaming, saved (the store
+/// owns its signals). `None` when the conversation was deleted meanwhile.
 pub fn new_reply(
     store: &ConversationsStore,
     conv: &Loaded,
     settings: &ChatSettings,
-    owner: StoredValue<Option<Owner>, LocalStorage>,
-) -> LiveMessage {
+) -> Option<LiveMessage> {
     let mut reply = Message::new(
         ids::new_id(),
         Role::Assistant,
@@ -455,13 +456,9 @@ pub fn new_reply(
     );
     reply.status = MessageStatus::Streaming;
     reply.model = Some(settings.model.clone()).filter(|m| !m.is_empty());
-    let push = || store.push_message(conv, &reply);
-    let live = match owner.with_value(|o| o.clone()) {
-        Some(owner) => owner.with(push),
-        None => push(),
-    };
+    let live = store.push_message(conv, &reply)?;
     store.save(conv);
-    live
+    Some(live)
 }
 
 fn finish_message(

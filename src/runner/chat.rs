@@ -35,21 +35,22 @@ pub struct ChatRunner {
     pub sending: RwSignal<Vec<String>>,
     settings: SettingsStore,
     mcp: McpRunner,
-    /// The app's owner. New messages' signals are created under it: a button's handler runs
-    /// under the owner of the view that rendered it, and a footer that re-renders (Continue
-    /// clears the notice it sits in) would dispose the signals of the message it just made.
-    owner: StoredValue<Option<Owner>, LocalStorage>,
 }
 
 impl ChatRunner {
-    pub fn new(settings: SettingsStore, mcp: McpRunner) -> Self {
-        ChatRunner {
+    /// Message handles are the conversations store's (it creates them under its own owners),
+    /// so nothing here depends on which view or handler starts a turn.
+    pub fn new(settings: SettingsStore, mcp: McpRunner, store: ConversationsStore) -> Self {
+        let runner = ChatRunner {
             turns: StoredValue::new_local(HashMap::new()),
             sending: RwSignal::new(Vec::new()),
             settings,
             mcp,
-            owner: StoredValue::new_local(Owner::current()),
-        }
+        };
+        // Deleted (here or in another tab) while a turn streams into it: stop that turn. The
+        // store keeps its messages alive until the turn has ended.
+        store.on_removed(move |id| runner.stop(id));
+        runner
     }
 
     pub fn is_sending(&self, conv_id: &str) -> bool {
@@ -74,7 +75,12 @@ impl ChatRunner {
             conv.meta
                 .update(|m| m.title = title_from_text(&text, TITLE_CHARS));
         }
-        store.push_message(&conv, &Message::new(ids::new_id(), Role::User, text, now));
+        if store
+            .push_message(&conv, &Message::new(ids::new_id(), Role::User, text, now))
+            .is_none()
+        {
+            return;
+        }
         self.start_reply(store, conv, settings);
     }
 
@@ -147,8 +153,9 @@ impl ChatRunner {
     }
 
     fn start_reply(&self, store: ConversationsStore, conv: Loaded, settings: ChatSettings) {
-        let live = new_reply(&store, &conv, &settings, self.owner);
-        self.start_turn(store, conv, live, settings);
+        if let Some(live) = new_reply(&store, &conv, &settings) {
+            self.start_turn(store, conv, live, settings);
+        }
     }
 
     fn start_turn(
@@ -173,7 +180,6 @@ impl ChatRunner {
             store,
             settings: self.settings,
             mcp: self.mcp,
-            owner: self.owner,
         };
         spawn_local(async move {
             run_turn(deps, conv, live, settings, handle, rx).await;

@@ -1,9 +1,39 @@
 //! A message as the UI sees it: the fields that change while a reply streams are separate
 //! signals, so a token updates `content` of one message and re-renders nothing else.
 
+use std::cell::Cell;
+
 use leptos::prelude::*;
 use skiff_core::agent::{ToolCallRecord, ToolMode};
 use skiff_core::chat::{Message, MessageStatus, Role, Usage};
+
+use crate::platform::debug;
+
+/// `window` property holding the number of message handles alive in this tab.
+pub const LIVE_COUNT_NAME: &str = "__skiffLiveMessages";
+
+thread_local! {
+    static LIVE: Cell<u32> = const { Cell::new(0) };
+}
+
+fn publish_count(delta: i32) {
+    let n = LIVE.with(|c| {
+        let n = c.get().saturating_add_signed(delta);
+        c.set(n);
+        n
+    });
+    debug::publish(LIVE_COUNT_NAME, f64::from(n));
+}
+
+/// A message handle was created (called by the store, under the message's own owner).
+pub(super) fn count_created() {
+    publish_count(1);
+}
+
+/// A message's owner was cleaned up: its signals are gone.
+pub(super) fn count_disposed() {
+    publish_count(-1);
+}
 
 #[derive(Clone, Copy)]
 pub struct LiveMessage {
@@ -34,7 +64,8 @@ pub struct StreamStats {
 }
 
 impl LiveMessage {
-    pub fn from_message(m: &Message) -> Self {
+    /// Only the conversations store creates message handles (see `conversations::loaded`).
+    pub(super) fn from_message(m: &Message) -> Self {
         LiveMessage {
             id: StoredValue::new(m.id.clone()),
             role: m.role,

@@ -6,8 +6,11 @@
 //! "what is saved" and "what is shown" must never drift apart.
 
 pub mod conversations;
+pub mod cross_tab;
 pub mod live_message;
 pub mod mcp;
 pub mod memory;
 pub mod notices;
+pub mod owners;
 pub mod settings;
+pub mod whole_value;

@@ -76,39 +76,3 @@ impl Notices {
         self.items.update(|items| items.retain(|n| n.id != id));
     }
 }
-
-/// The notices of a store that writes one value whole (the MCP server list, the memory).
-pub struct WholeValueNotices {
-    /// Key of the "could not save" notice, cleared by the next good write.
-    pub save_key: &'static str,
-    /// Key of the "not saving at all" notice.
-    pub unsaved_key: &'static str,
-    /// Why nothing is saved while the stored value is unreadable or newer than this Skiff.
-    pub unsaved_text: &'static str,
-    /// Appended to a failed write's sentence (may be empty).
-    pub failed_suffix: &'static str,
-}
-
-/// Write `raw` under `key`, unless the store must not (`writable` false: saving would destroy
-/// a value this tab could not read); either way the user is told, and a failure keeps the
-/// change in the tab.
-pub fn save_whole_value(
-    notices: Notices,
-    key: &str,
-    raw: &str,
-    writable: bool,
-    n: &WholeValueNotices,
-) {
-    if !writable {
-        notices.push_keyed(Level::Warning, n.unsaved_text, Some(n.unsaved_key));
-        return;
-    }
-    match crate::platform::storage::set(key, raw) {
-        Ok(()) => notices.clear_key(n.save_key),
-        Err(e) => notices.push_keyed(
-            Level::Error,
-            format!("{e}{}", n.failed_suffix),
-            Some(n.save_key),
-        ),
-    }
-}

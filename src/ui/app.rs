@@ -2,8 +2,6 @@
 //! lays out sidebar, chat and settings.
 
 use leptos::prelude::*;
-use skiff_core::mcp::config::SERVERS_KEY as MCP_SERVERS_KEY;
-use skiff_core::persist::{self, SETTINGS_KEY};
 use skiff_core::settings::Theme;
 
 use super::chat_view::ChatView;
@@ -11,10 +9,11 @@ use super::context::Ctx;
 use super::notices_view::NoticesView;
 use super::settings_panel::SettingsPanel;
 use super::sidebar::Sidebar;
-use crate::platform::{location, storage};
+use crate::platform::location;
 use crate::runner::chat::ChatRunner;
 use crate::runner::mcp::McpRunner;
 use crate::stores::conversations::ConversationsStore;
+use crate::stores::cross_tab::sync_with_other_tabs;
 use crate::stores::mcp::McpStore;
 use crate::stores::memory::MemoryStore;
 use crate::stores::notices::Notices;
@@ -34,7 +33,7 @@ pub fn App() -> impl IntoView {
         settings,
         convs,
         notices,
-        runner: ChatRunner::new(settings, mcp_runner),
+        runner: ChatRunner::new(settings, mcp_runner, convs),
         mcp,
         mcp_runner,
         memory,
@@ -63,25 +62,8 @@ pub fn App() -> impl IntoView {
         location::replace_hash(id.as_deref());
     });
 
-    // Another tab wrote to storage: merge it in. The listener lives as long as the page.
-    let listener = storage::on_change(move |change| {
-        let key = change.key.as_deref();
-        match key {
-            Some(SETTINGS_KEY) => settings.apply_remote(change.new_value.as_deref()),
-            Some(MCP_SERVERS_KEY) => mcp.apply_remote(change.new_value.as_deref()),
-            Some(skiff_core::builtin::MEMORY_KEY) => {
-                memory.apply_remote(change.new_value.as_deref())
-            }
-            Some(k) if !k.starts_with(persist::KEY_PREFIX) => {}
-            None => {
-                // Another tab cleared storage: both stores write back what this tab holds.
-                memory.apply_remote(None);
-                convs.apply_remote(key, change.new_value.as_deref());
-            }
-            _ => convs.apply_remote(key, change.new_value.as_deref()),
-        }
-    });
-    StoredValue::new_local(listener);
+    // Another tab wrote to storage: each store merges what is its own.
+    sync_with_other_tabs(settings, convs, mcp, memory);
 
     // Connect every enabled MCP server concurrently, as soon as the page is up.
     mcp_runner.ensure_initialized();

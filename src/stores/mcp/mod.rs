@@ -7,8 +7,9 @@
 //!   a saved list that cannot be read is copied aside first, and one written by a newer Skiff
 //!   is never overwritten (changes then stay in memory and a notice says so).
 //! - `live` has exactly one entry per configured server plus one per in-page server, in that
-//!   order; entries are created under the store's owner so no component or effect disposes
-//!   them.
+//!   order; each entry's signals live under a child owner of the store's own (see
+//!   `stores::owners`), so no component or effect disposes them, and removing the server
+//!   disposes them.
 //! - The tool index only counts servers whose health is `Connected`, in the order of Settings,
 //!   so the names the model sees are stable.
 //!
@@ -27,17 +28,15 @@ use skiff_core::mcp::config::{
 };
 use skiff_core::mcp::tool_index::{ServerTools, ToolIndex};
 use skiff_core::mcp::EraCache;
-use skiff_core::persist::PersistError;
+use std::collections::HashMap;
 
-use super::notices::{save_whole_value, Level, Notices, WholeValueNotices};
-use super::settings::keep_aside;
+use super::notices::Notices;
+use super::owners::{dispose_later, store_root};
+use super::whole_value::{Texts, WholeValue};
 use crate::platform::storage;
 
 /// Prefix of the per-server era cache keys (`skiff:mcp-era:<server id>`).
 pub const ERA_KEY_PREFIX: &str = "skiff:mcp-era:";
-
-const SAVE_NOTICE: &str = "mcp-servers-save";
-const UNSAVED_NOTICE: &str = "mcp-servers-unsaved";
 
 pub fn era_key(server_id: &str) -> String {
     format!("{ERA_KEY_PREFIX}{server_id}")
@@ -52,10 +51,9 @@ pub struct McpStore {
     /// In-page servers (built-in tools): `(id, name)`, never persisted.
     pub in_page: RwSignal<Vec<(String, String)>>,
     pub notices: Notices,
-    /// False while the saved list may not be overwritten (unreadable and not set aside, or
-    /// written by a newer Skiff).
-    writable: StoredValue<bool>,
-    owner: StoredValue<Option<Owner>, LocalStorage>,
+    persisted: WholeValue,
+    /// The store's root owner and one child per `live` entry.
+    owners: StoredValue<(Owner, HashMap<String, Owner>)>,
     index: Memo<ToolIndex>,
     count: Signal<usize>,
     connected: Signal<Vec<String>>,
@@ -64,8 +62,18 @@ pub struct McpStore {
 impl McpStore {
     /// Load the servers from storage and start mirroring changes back to it.
     pub fn load(notices: Notices) -> Self {
-        let (initial, writable) = load_servers(&notices);
-        let servers = RwSignal::new(initial);
+        let (initial, persisted) = WholeValue::load(
+            SERVERS_KEY,
+            notices,
+            Texts {
+                save_key: "mcp-servers-save",
+                unsaved_key: "mcp-servers-unsaved",
+                unsaved_text: "MCP server changes are not being saved: the saved server list could not be read or was written by a newer Skiff, and would be lost. Reload, or free some browser storage.",
+                failed_suffix: "",
+            },
+            ServerList::decode,
+        );
+        let servers = RwSignal::new(initial.map(|l| l.servers).unwrap_or_default());
         let live = RwSignal::new(Vec::<(String, ServerLive)>::new());
         let in_page = RwSignal::new(Vec::<(String, String)>::new());
         let index = Memo::new(move |_| build_index(servers, live, in_page));
@@ -83,48 +91,32 @@ impl McpStore {
             live,
             in_page,
             notices,
-            writable: StoredValue::new(writable),
-            owner: StoredValue::new_local(Owner::current()),
+            persisted,
+            owners: StoredValue::new((store_root(), HashMap::new())),
             index,
             count,
             connected,
         };
         store.sync_live();
 
-        let skip_first = StoredValue::new(true);
-        Effect::new(move |_| {
+        persisted.mirror(move || {
             let raw = store
                 .servers
                 .with(|s| ServerList { servers: s.clone() }.encode());
             // Direct writes to `servers` (not through the methods) still get their live entry.
             store.sync_live();
-            if skip_first.get_value() {
-                skip_first.set_value(false);
-                return;
-            }
-            store.save(&raw);
+            raw
         });
         store
     }
 
-    fn save(&self, raw: &str) {
-        save_whole_value(
-            self.notices,
-            SERVERS_KEY,
-            raw,
-            self.writable.get_value(),
-            &WholeValueNotices {
-                save_key: SAVE_NOTICE,
-                unsaved_key: UNSAVED_NOTICE,
-                unsaved_text: "MCP server changes are not being saved: the saved server list could not be read or was written by a newer Skiff, and would be lost. Reload, or free some browser storage.",
-                failed_suffix: "",
-            },
-        );
-    }
-
     /// Another tab saved the server list: take it (whole-value, last writer wins).
     pub fn apply_remote(&self, raw: Option<&str>) {
-        let Some(Ok(list)) = raw.map(ServerList::decode) else {
+        let write_back = || {
+            self.servers
+                .with_untracked(|s| ServerList { servers: s.clone() }.encode())
+        };
+        let Some(list) = self.persisted.remote(raw, ServerList::decode, write_back) else {
             return;
         };
         if self.servers.with_untracked(|cur| *cur != list.servers) {
@@ -268,7 +260,7 @@ impl McpStore {
                 .update(|p| p.push((id.to_string(), name.to_string())));
         }
         self.sync_live();
-        self.live_for(id).unwrap_or_else(|| self.new_live())
+        self.live_for(id).unwrap_or_else(|| self.new_live(id))
     }
 
     pub fn unregister_in_page(&self, id: &str) {
@@ -295,11 +287,18 @@ impl McpStore {
         list.fresh_id(name)
     }
 
-    fn new_live(&self) -> ServerLive {
-        self.owner.with_value(|o| match o {
-            Some(owner) => owner.with(ServerLive::new),
-            None => ServerLive::new(),
-        })
+    /// A server's live entry, under its own child of the store's owner.
+    fn new_live(&self, id: &str) -> ServerLive {
+        let made = self.owners.try_update_value(|(root, per)| {
+            let owner = root.child();
+            let live = owner.with(ServerLive::new);
+            if let Some(old) = per.insert(id.to_string(), owner) {
+                dispose_later(vec![old]);
+            }
+            live
+        });
+        // `None` only while the app is being torn down.
+        made.unwrap_or_else(ServerLive::new)
     }
 
     /// Make `live` match `servers` + `in_page`: same ids, same order, existing entries kept.
@@ -329,32 +328,20 @@ impl McpStore {
                 .iter()
                 .find(|(i, _)| *i == id)
                 .map(|(_, s)| *s)
-                .unwrap_or_else(|| self.new_live());
+                .unwrap_or_else(|| self.new_live(&id));
             next.push((id, entry));
         }
+        let gone: Vec<String> = old
+            .iter()
+            .filter(|(i, _)| !next.iter().any(|(n, _)| n == i))
+            .map(|(i, _)| i.clone())
+            .collect();
         self.live.set(next);
-    }
-}
-
-fn load_servers(notices: &Notices) -> (Vec<ServerConfig>, bool) {
-    match storage::get(SERVERS_KEY) {
-        Ok(None) => (Vec::new(), true),
-        Ok(Some(raw)) => match ServerList::decode(&raw) {
-            Ok(list) => (list.servers, true),
-            Err(e @ PersistError::TooNew { .. }) => {
-                notices.push(Level::Error, e.to_string());
-                (Vec::new(), false)
-            }
-            Err(e) => {
-                let kept = keep_aside(SERVERS_KEY, &raw);
-                notices.push(Level::Error, e.to_string());
-                (Vec::new(), kept)
-            }
-        },
-        Err(e) => {
-            notices.push(Level::Error, e.to_string());
-            (Vec::new(), false)
-        }
+        let owners: Vec<Owner> = self
+            .owners
+            .try_update_value(|(_, per)| gone.iter().filter_map(|i| per.remove(i)).collect())
+            .unwrap_or_default();
+        dispose_later(owners);
     }
 }
 

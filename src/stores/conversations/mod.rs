@@ -9,23 +9,33 @@
 //! - A value that fails to parse is never overwritten: it is listed as unreadable, copied aside
 //!   before its key is reused, and the rest carries on.
 //! - Another tab's writes arrive through the `storage` event and are merged message by message,
-//!   so neither tab overwrites the other's messages.
+//!   so neither tab overwrites the other's messages (`remote.rs`).
+//! - The store owns every signal it hands out (`loaded.rs`): a conversation's and its messages'
+//!   signals live under the store's owners, never the caller's, and removal disposes them. At
+//!   most [`MAX_LOADED`] conversations stay in memory; the least recently opened idle one is
+//!   evicted (written first if a write is owed).
 
 use std::collections::{HashMap, HashSet};
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::chat::{
-    merge_conversations, settle_calls, Conversation, ConversationSummary, Message, MessageStatus,
-};
+use skiff_core::chat::{settle_calls, Conversation, ConversationSummary, Message, MessageStatus};
 use skiff_core::mcp::tool_index::ToolOverrides;
 use skiff_core::persist::{self, INDEX_KEY};
 use skiff_core::throttle::{WriteDecision, WriteThrottle};
 
 use super::live_message::LiveMessage;
 use super::notices::{Level, Notices};
-use super::settings::keep_aside;
+use super::whole_value::keep_aside;
 use crate::platform::{clock, ids, storage};
+
+mod loaded;
+mod remote;
+
+use loaded::Owners;
+pub use loaded::{Loaded, Meta};
+
+use super::owners::dispose_later;
 
 /// While streaming, a conversation is written at most this often...
 pub const STREAM_WRITE_INTERVAL_MS: f64 = 250.0;
@@ -39,55 +49,13 @@ pub const STALE_STREAM_MS: f64 = 15_000.0;
 
 const FULL_KEY: &str = "storage-full";
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct Meta {
-    pub id: String,
-    pub title: String,
-    pub created_ms: f64,
-    pub updated_ms: f64,
-}
+/// Conversations kept in memory at most; the least recently opened idle ones are evicted.
+/// Opening one again reads it from storage (a few milliseconds).
+pub const MAX_LOADED: usize = 12;
 
-/// A conversation held in memory: its metadata and its messages, each a [`LiveMessage`].
-#[derive(Clone, Copy)]
-pub struct Loaded {
-    pub meta: RwSignal<Meta>,
-    pub messages: RwSignal<Vec<LiveMessage>>,
-    /// Which MCP servers and tools this conversation may use.
-    pub tool_overrides: RwSignal<ToolOverrides>,
-}
-
-impl Loaded {
-    fn new(c: &Conversation) -> Self {
-        Loaded {
-            meta: RwSignal::new(Meta {
-                id: c.id.clone(),
-                title: c.title.clone(),
-                created_ms: c.created_ms,
-                updated_ms: c.updated_ms,
-            }),
-            messages: RwSignal::new(c.messages.iter().map(LiveMessage::from_message).collect()),
-            tool_overrides: RwSignal::new(c.tool_overrides.clone()),
-        }
-    }
-
-    pub fn id(&self) -> String {
-        self.meta.with_untracked(|m| m.id.clone())
-    }
-
-    pub fn snapshot(&self) -> Conversation {
-        let meta = self.meta.get_untracked();
-        Conversation {
-            id: meta.id,
-            title: meta.title,
-            created_ms: meta.created_ms,
-            updated_ms: meta.updated_ms,
-            messages: self
-                .messages
-                .with_untracked(|ms| ms.iter().map(LiveMessage::snapshot).collect()),
-            tool_overrides: self.tool_overrides.get_untracked(),
-        }
-    }
-}
+/// Called with a conversation's id when it is removed while this tab holds it (deleted here or
+/// in another tab): the chat runner stops a turn streaming into it.
+type RemovedHook = Box<dyn Fn(&str)>;
 
 /// A stored value that could not be read, kept for the user to download or delete.
 #[derive(Debug, Clone, PartialEq)]
@@ -102,6 +70,14 @@ pub struct ConversationsStore {
     pub current: RwSignal<Option<Loaded>>,
     pub unreadable: RwSignal<Vec<Unreadable>>,
     loaded: StoredValue<HashMap<String, Loaded>>,
+    /// The owners of everything in `loaded` (see `loaded.rs`).
+    owners: StoredValue<Owners>,
+    /// Removed while a turn was streaming into them: the owner, and the ids of the messages
+    /// still streaming; disposed when the last of those ends.
+    retiring: StoredValue<HashMap<String, (Owner, HashSet<String>)>>,
+    /// Ids in `loaded`, least recently opened first.
+    recent: StoredValue<Vec<String>>,
+    on_removed: StoredValue<Vec<RemovedHook>, LocalStorage>,
     throttles: StoredValue<HashMap<String, WriteThrottle>>,
     timers_armed: StoredValue<HashSet<String>>,
     /// Ids of messages streaming in this tab right now.
@@ -118,6 +94,10 @@ impl ConversationsStore {
             current: RwSignal::new(None),
             unreadable: RwSignal::new(Vec::new()),
             loaded: StoredValue::new(HashMap::new()),
+            owners: StoredValue::new(Owners::new()),
+            retiring: StoredValue::new(HashMap::new()),
+            recent: StoredValue::new(Vec::new()),
+            on_removed: StoredValue::new_local(Vec::new()),
             throttles: StoredValue::new(HashMap::new()),
             timers_armed: StoredValue::new(HashSet::new()),
             live: StoredValue::new(HashSet::new()),
@@ -246,6 +226,7 @@ impl ConversationsStore {
 
     fn get_or_load(&self, id: &str) -> Option<Loaded> {
         if let Some(l) = self.loaded.with_value(|m| m.get(id).copied()) {
+            self.touch(id);
             return Some(l);
         }
         let key = persist::conversation_key(id);
@@ -268,10 +249,7 @@ impl ConversationsStore {
             Ok(mut c) => {
                 let stale = clock::now_ms() - c.updated_ms > STALE_STREAM_MS;
                 let interrupted = (stale && c.mark_interrupted()) | c.settle_orphan_calls();
-                let l = Loaded::new(&c);
-                self.loaded.update_value(|m| {
-                    m.insert(id.to_string(), l);
-                });
+                let l = self.hold(&c);
                 if interrupted {
                     self.save(&l);
                 }
@@ -299,30 +277,158 @@ impl ConversationsStore {
         let mut c = Conversation::new(ids::new_id(), now);
         c.tool_overrides = self.draft_overrides.get_untracked();
         self.draft_overrides.set(ToolOverrides::default());
-        let l = Loaded::new(&c);
-        self.loaded.update_value(|m| {
-            m.insert(c.id.clone(), l);
-        });
+        let l = self.hold(&c);
         self.current.set(Some(l));
         l
     }
 
-    pub fn push_message(&self, conv: &Loaded, m: &Message) -> LiveMessage {
-        let live = LiveMessage::from_message(m);
-        conv.messages.update(|ms| ms.push(live));
-        live
+    /// Make the handle of `c` (under the store's owner) and keep it, evicting idle ones.
+    fn hold(&self, c: &Conversation) -> Loaded {
+        let l = self.owners.try_update_value(|o| o.create(c));
+        // The store's arena values live as long as the app; `None` only during teardown.
+        let l = l.unwrap_or_else(|| Owners::new().create(c));
+        self.loaded.update_value(|m| {
+            m.insert(c.id.clone(), l);
+        });
+        self.touch(&c.id);
+        self.evict_idle();
+        l
     }
 
-    /// Remove every message after `message_id` (used before regenerating an answer).
+    fn touch(&self, id: &str) {
+        self.recent.update_value(|r| {
+            r.retain(|x| x != id);
+            r.push(id.to_string());
+        });
+    }
+
+    /// Keep at most [`MAX_LOADED`] conversations: drop the least recently opened ones that
+    /// nobody is looking at and no turn is streaming into, writing what they still owe.
+    fn evict_idle(&self) {
+        let current = self.current_id();
+        loop {
+            let count = self.loaded.with_value(HashMap::len);
+            if count <= MAX_LOADED {
+                return;
+            }
+            let victim = self.recent.with_value(|r| {
+                r.iter()
+                    .find(|id| Some(id.as_str()) != current.as_deref() && !self.is_streaming(id))
+                    .cloned()
+            });
+            let Some(id) = victim else {
+                return;
+            };
+            if let Some(l) = self.loaded.with_value(|m| m.get(&id).copied()) {
+                if self
+                    .throttles
+                    .with_value(|t| t.get(&id).is_some_and(WriteThrottle::is_pending))
+                {
+                    self.write_conversation_only(&l);
+                }
+            }
+            self.release(&id);
+        }
+    }
+
+    /// Whether a turn in this tab is streaming into conversation `id`.
+    fn is_streaming(&self, id: &str) -> bool {
+        !self.streaming_in(id).is_empty()
+    }
+
+    /// The ids of the messages of conversation `id` streaming in this tab.
+    fn streaming_in(&self, id: &str) -> HashSet<String> {
+        let Some(l) = self.loaded.with_value(|m| m.get(id).copied()) else {
+            return HashSet::new();
+        };
+        self.live.with_value(|live| {
+            if live.is_empty() {
+                return HashSet::new();
+            }
+            l.messages.with_untracked(|ms| {
+                ms.iter()
+                    .map(LiveMessage::id)
+                    .filter(|m| live.contains(m))
+                    .collect()
+            })
+        })
+    }
+
+    /// Stop holding conversation `id`: dispose it, or, while a turn streams into it, once that
+    /// turn ends (`set_live(.., false)`), so the turn never reads a disposed signal.
+    fn release(&self, id: &str) {
+        let streaming = self.streaming_in(id);
+        self.loaded.update_value(|m| {
+            m.remove(id);
+        });
+        self.recent.update_value(|r| r.retain(|x| x != id));
+        self.throttles.update_value(|t| {
+            t.remove(id);
+        });
+        let Some(owner) = self.owners.try_update_value(|o| o.take(id)).flatten() else {
+            return;
+        };
+        if !streaming.is_empty() {
+            self.retiring.update_value(|r| {
+                r.insert(id.to_string(), (owner, streaming));
+            });
+        } else {
+            dispose_later(vec![owner]);
+        }
+    }
+
+    /// The conversation was removed while this tab held it: tell whoever registered, then
+    /// release it.
+    fn removed(&self, id: &str) {
+        if !self.loaded.with_value(|m| m.contains_key(id)) {
+            return;
+        }
+        self.on_removed.with_value(|hooks| {
+            for h in hooks {
+                h(id);
+            }
+        });
+        self.release(id);
+    }
+
+    /// Run `hook` with a conversation's id whenever one this tab holds is deleted (here or in
+    /// another tab). The chat runner uses it to stop a turn streaming into it.
+    pub fn on_removed(&self, hook: impl Fn(&str) + 'static) {
+        self.on_removed.update_value(|h| h.push(Box::new(hook)));
+    }
+
+    /// Whether `conv` is still held by the store (not deleted or evicted).
+    pub fn holds(&self, conv: &Loaded) -> bool {
+        let id = conv.id();
+        self.loaded.with_value(|m| m.contains_key(&id))
+    }
+
+    /// Add message `m` to `conv`, owned by the conversation. `None` when the conversation was
+    /// deleted meanwhile (nothing is added).
+    pub fn push_message(&self, conv: &Loaded, m: &Message) -> Option<LiveMessage> {
+        let id = conv.id();
+        let live = self
+            .owners
+            .try_update_value(|o| o.message(&id, m))
+            .flatten()?;
+        conv.update_messages(|ms| ms.push(live));
+        Some(live)
+    }
+
+    /// Remove every message after `message_id` (used before regenerating an answer); their
+    /// signals are disposed.
     pub fn truncate_after(&self, conv: &Loaded, message_id: &str) {
-        conv.messages.update(|ms| {
+        let mut gone = Vec::new();
+        conv.update_messages(|ms| {
             if let Some(pos) = ms
                 .iter()
                 .position(|m| m.id.with_value(|id| id == message_id))
             {
-                ms.truncate(pos + 1);
+                gone = ms.drain(pos + 1..).map(|m| m.id()).collect();
             }
         });
+        let id = conv.id();
+        self.owners.update_value(|o| o.drop_messages(&id, &gone));
     }
 
     pub fn set_live(&self, message_id: &str, live: bool) {
@@ -333,10 +439,43 @@ impl ConversationsStore {
                 s.remove(message_id);
             }
         });
+        if !live {
+            self.dispose_retired(message_id);
+        }
     }
 
-    /// Write a conversation now, and its index entry.
+    /// Message `ended` stopped streaming: dispose conversations removed mid-turn whose
+    /// streaming messages have now all ended.
+    fn dispose_retired(&self, ended: &str) {
+        if self.retiring.with_value(HashMap::is_empty) {
+            return;
+        }
+        let done: Vec<Owner> = self
+            .retiring
+            .try_update_value(|r| {
+                for (_, waiting) in r.values_mut() {
+                    waiting.remove(ended);
+                }
+                let ids: Vec<String> = r
+                    .iter()
+                    .filter(|(_, (_, w))| w.is_empty())
+                    .map(|(id, _)| id.clone())
+                    .collect();
+                ids.iter()
+                    .filter_map(|id| r.remove(id))
+                    .map(|(o, _)| o)
+                    .collect()
+            })
+            .unwrap_or_default();
+        dispose_later(done);
+    }
+
+    /// Write a conversation now, and its index entry. A conversation deleted meanwhile (here
+    /// or in another tab) is not written back.
     pub fn save(&self, conv: &Loaded) {
+        if !self.holds(conv) {
+            return;
+        }
         let now = clock::now_ms();
         conv.meta.update(|m| m.updated_ms = now);
         let snapshot = conv.snapshot();
@@ -407,10 +546,10 @@ impl ConversationsStore {
 
     fn write_conversation_only(&self, conv: &Loaded) {
         // Deleted while streaming: do not resurrect it.
-        let id = conv.id();
-        if !self.loaded.with_value(|m| m.contains_key(&id)) {
+        if !self.holds(conv) {
             return;
         }
+        let id = conv.id();
         conv.meta
             .update_untracked(|m| m.updated_ms = clock::now_ms());
         let snapshot = conv.snapshot();
@@ -488,17 +627,12 @@ impl ConversationsStore {
             self.notices.push(Level::Error, e.to_string());
             return;
         }
-        self.loaded.update_value(|m| {
-            m.remove(id);
-        });
-        self.throttles.update_value(|t| {
-            t.remove(id);
-        });
-        self.index.update(|items| items.retain(|s| s.id != id));
-        self.write_index();
         if self.current_id().as_deref() == Some(id) {
             self.current.set(None);
         }
+        self.removed(id);
+        self.index.update(|items| items.retain(|s| s.id != id));
+        self.write_index();
     }
 
     /// The raw text of a stored value, for downloading unreadable data.
@@ -511,125 +645,6 @@ impl ConversationsStore {
         match storage::remove(key) {
             Ok(()) => self.unreadable.update(|u| u.retain(|x| x.key != key)),
             Err(e) => self.notices.push(Level::Error, e.to_string()),
-        }
-    }
-
-    /// Another tab changed a key of ours.
-    pub fn apply_remote(&self, key: Option<&str>, new_value: Option<&str>) {
-        match key {
-            // `localStorage.clear()` elsewhere: keep what this tab shows, and re-save it.
-            None => {
-                let all: Vec<Loaded> = self.loaded.with_value(|m| m.values().copied().collect());
-                for l in all {
-                    self.save(&l);
-                }
-            }
-            Some(INDEX_KEY) => self.apply_remote_index(new_value),
-            Some(k) => {
-                if let Some(id) = persist::conversation_id_from_key(k) {
-                    self.apply_remote_conversation(id, new_value);
-                }
-            }
-        }
-    }
-
-    fn apply_remote_index(&self, new_value: Option<&str>) {
-        let Some(Ok(theirs)) = new_value.map(persist::decode_index) else {
-            return;
-        };
-        let mut merged = theirs;
-        let ours = self.index.get_untracked();
-        for s in ours {
-            if !merged.iter().any(|t| t.id == s.id) {
-                // Keep an entry the other tab did not know about only if it still exists.
-                if matches!(storage::get(&persist::conversation_key(&s.id)), Ok(Some(_))) {
-                    merged.push(s);
-                }
-            }
-        }
-        persist::sort_index(&mut merged);
-        if self.index.with_untracked(|cur| *cur != merged) {
-            self.index.set(merged);
-        }
-    }
-
-    fn apply_remote_conversation(&self, id: &str, new_value: Option<&str>) {
-        let Some(raw) = new_value else {
-            // Deleted in another tab.
-            self.loaded.update_value(|m| {
-                m.remove(id);
-            });
-            self.index.update(|items| items.retain(|s| s.id != id));
-            if self.current_id().as_deref() == Some(id) {
-                self.current.set(None);
-                self.notices
-                    .push(Level::Info, "This conversation was deleted in another tab.");
-            }
-            return;
-        };
-        let remote = match persist::decode_conversation(raw) {
-            Ok(c) => c,
-            Err(e) => {
-                leptos::logging::warn!("ignoring unreadable conversation from another tab: {e}");
-                return;
-            }
-        };
-        let summary = remote.summary();
-        self.index.update(|items| {
-            match items.iter_mut().find(|s| s.id == summary.id) {
-                Some(s) => *s = summary,
-                None => items.push(summary),
-            }
-            persist::sort_index(items);
-        });
-        let Some(l) = self.loaded.with_value(|m| m.get(id).copied()) else {
-            return;
-        };
-        let local = l.snapshot();
-        let live: Vec<String> = self.live.with_value(|s| s.iter().cloned().collect());
-        let live_refs: Vec<&str> = live.iter().map(String::as_str).collect();
-        let merged = merge_conversations(&local, &remote, &live_refs);
-        self.apply_merged(&l, &merged);
-        // We held something the other tab lacked: write the union so both converge.
-        if merged.messages != remote.messages {
-            self.write_conversation_only(&l);
-        }
-    }
-
-    fn apply_merged(&self, l: &Loaded, merged: &Conversation) {
-        let current: Vec<LiveMessage> = l.messages.get_untracked();
-        let mut next = Vec::with_capacity(merged.messages.len());
-        let mut added = false;
-        for m in &merged.messages {
-            match current.iter().find(|x| x.id.with_value(|id| *id == m.id)) {
-                Some(existing) => {
-                    if !self.live.with_value(|s| s.contains(&m.id)) {
-                        existing.apply(m);
-                    }
-                    next.push(*existing);
-                }
-                None => {
-                    added = true;
-                    next.push(LiveMessage::from_message(m));
-                }
-            }
-        }
-        let reordered = next.len() != current.len()
-            || next
-                .iter()
-                .zip(current.iter())
-                .any(|(a, b)| a.id.get_value() != b.id.get_value());
-        if added || reordered {
-            l.messages.set(next);
-        }
-        l.meta.update(|meta| {
-            meta.title = merged.title.clone();
-            meta.updated_ms = merged.updated_ms;
-        });
-        if l.tool_overrides
-            .with_untracked(|o| *o != merged.tool_overrides)
-        {
-            l.tool_overrides.set(merged.tool_overrides.clone());
         }
     }
 

@@ -1,0 +1,147 @@
+//! Another tab's writes, merged in: the index, and conversations message by message
+//! (`skiff_core::chat::merge_conversations`), so neither tab overwrites the other's messages
+//! and a message streaming here is never rolled back by an older copy. A message the other
+//! tab added is created under this store's owners; one it removed is disposed.
+
+use leptos::prelude::*;
+use skiff_core::chat::{merge_conversations, Conversation};
+use skiff_core::persist::{self, INDEX_KEY};
+
+use super::super::live_message::LiveMessage;
+use super::super::notices::Level;
+use super::{ConversationsStore, Loaded};
+use crate::platform::storage;
+
+impl ConversationsStore {
+    /// Another tab changed a key of ours.
+    pub fn apply_remote(&self, key: Option<&str>, new_value: Option<&str>) {
+        match key {
+            // `localStorage.clear()` elsewhere: keep what this tab shows, and re-save it.
+            None => {
+                let all: Vec<Loaded> = self.loaded.with_value(|m| m.values().copied().collect());
+                for l in all {
+                    self.save(&l);
+                }
+            }
+            Some(INDEX_KEY) => self.apply_remote_index(new_value),
+            Some(k) => {
+                if let Some(id) = persist::conversation_id_from_key(k) {
+                    self.apply_remote_conversation(id, new_value);
+                }
+            }
+        }
+    }
+
+    fn apply_remote_index(&self, new_value: Option<&str>) {
+        let Some(Ok(theirs)) = new_value.map(persist::decode_index) else {
+            return;
+        };
+        let mut merged = theirs;
+        let ours = self.index.get_untracked();
+        for s in ours {
+            if !merged.iter().any(|t| t.id == s.id) {
+                // Keep an entry the other tab did not know about only if it still exists.
+                if matches!(storage::get(&persist::conversation_key(&s.id)), Ok(Some(_))) {
+                    merged.push(s);
+                }
+            }
+        }
+        persist::sort_index(&mut merged);
+        if self.index.with_untracked(|cur| *cur != merged) {
+            self.index.set(merged);
+        }
+    }
+
+    fn apply_remote_conversation(&self, id: &str, new_value: Option<&str>) {
+        let Some(raw) = new_value else {
+            // Deleted in another tab.
+            if self.current_id().as_deref() == Some(id) {
+                self.current.set(None);
+                self.notices
+                    .push(Level::Info, "This conversation was deleted in another tab.");
+            }
+            self.removed(id);
+            self.index.update(|items| items.retain(|s| s.id != id));
+            return;
+        };
+        let remote = match persist::decode_conversation(raw) {
+            Ok(c) => c,
+            Err(e) => {
+                leptos::logging::warn!("ignoring unreadable conversation from another tab: {e}");
+                return;
+            }
+        };
+        let summary = remote.summary();
+        self.index.update(|items| {
+            match items.iter_mut().find(|s| s.id == summary.id) {
+                Some(s) => *s = summary,
+                None => items.push(summary),
+            }
+            persist::sort_index(items);
+        });
+        let Some(l) = self.loaded.with_value(|m| m.get(id).copied()) else {
+            return;
+        };
+        let local = l.snapshot();
+        let live: Vec<String> = self.live.with_value(|s| s.iter().cloned().collect());
+        let live_refs: Vec<&str> = live.iter().map(String::as_str).collect();
+        let merged = merge_conversations(&local, &remote, &live_refs);
+        self.apply_merged(&l, &merged);
+        // We held something the other tab lacked: write the union so both converge.
+        if merged.messages != remote.messages {
+            self.write_conversation_only(&l);
+        }
+    }
+
+    fn apply_merged(&self, l: &Loaded, merged: &Conversation) {
+        let conv_id = l.id();
+        let current: Vec<LiveMessage> = l.messages.get_untracked();
+        let mut next = Vec::with_capacity(merged.messages.len());
+        let mut added = false;
+        for m in &merged.messages {
+            match current.iter().find(|x| x.id.with_value(|id| *id == m.id)) {
+                Some(existing) => {
+                    if !self.live.with_value(|s| s.contains(&m.id)) {
+                        existing.apply(m);
+                    }
+                    next.push(*existing);
+                }
+                None => {
+                    let Some(live) = self
+                        .owners
+                        .try_update_value(|o| o.message(&conv_id, m))
+                        .flatten()
+                    else {
+                        continue;
+                    };
+                    added = true;
+                    next.push(live);
+                }
+            }
+        }
+        let reordered = next.len() != current.len()
+            || next
+                .iter()
+                .zip(current.iter())
+                .any(|(a, b)| a.id.get_value() != b.id.get_value());
+        if added || reordered {
+            let gone: Vec<String> = current
+                .iter()
+                .map(LiveMessage::id)
+                .filter(|id| !next.iter().any(|n| n.id.with_value(|x| x == id)))
+                .collect();
+            l.set_messages(next);
+            self.owners
+                .update_value(|o| o.drop_messages(&conv_id, &gone));
+        }
+        l.meta.update(|meta| {
+            meta.title = merged.title.clone();
+            meta.updated_ms = merged.updated_ms;
+        });
+        if l.tool_overrides
+            .with_untracked(|o| *o != merged.tool_overrides)
+        {
+            l.tool_overrides.set(merged.tool_overrides.clone());
+        }
+    }
+}
