@@ -17,7 +17,7 @@ use crate::platform::clock;
 pub fn store_root() -> Owner {
     Owner::current()
         .map(|o| o.child())
-        .unwrap_or_else(Owner::new)
+        .unwrap_or_default()
 }
 
 /// Dispose `owners` after the current render pass. Views that still show a removed item go

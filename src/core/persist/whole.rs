@@ -106,8 +106,10 @@ mod tests {
 
     #[test]
     fn a_readable_value_is_used() {
-        let mut settings = ChatSettings::default();
-        settings.model = "qwen".into();
+        let settings = ChatSettings {
+            model: "qwen".into(),
+            ..ChatSettings::default()
+        };
         let raw = encode_settings(&settings);
         let s = start(Some(&raw), decode_settings);
         assert_eq!(s.value, Some(settings));
