@@ -643,10 +643,7 @@ impl Supervisor {
 
     /// Drain the link until it is quiet, act on a failure, and bring the status up to date.
     fn finish(&mut self, now: f64) {
-        loop {
-            let Some(link) = self.link.as_mut() else {
-                break;
-            };
+        while let Some(link) = self.link.as_mut() {
             let mut actions = Vec::new();
             let mut events = Vec::new();
             link.drain(self.link_id, now, false, &mut actions, &mut events);

@@ -487,7 +487,7 @@ fn a_list_changed_flood_is_coalesced_to_one_relist_a_second() {
         "{:?}",
         r.seen
     );
-    assert_eq!(r.sup.has_link(), true);
+    assert!(r.sup.has_link());
     let lists_before = r
         .seen
         .iter()
