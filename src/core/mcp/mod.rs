@@ -27,6 +27,7 @@ pub mod streamable_http;
 pub mod supervisor;
 mod supervisor_events;
 mod supervisor_link;
+mod supervisor_reports;
 pub mod supervisor_types;
 pub mod tool_index;
 pub mod types_2026;

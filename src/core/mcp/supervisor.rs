@@ -20,12 +20,12 @@ use super::backoff::{Backoff, ConnectStep, Decision, HealthStatus};
 use super::config::TransportChoice;
 use super::error::McpError;
 use super::http_client::{ClientAction, HttpClient};
-use super::http_common::{HttpTarget, Token};
+use super::http_common::HttpTarget;
 use super::messages::RequestId;
 use super::session::McpSession;
 use super::session_types::{Phase, SessionConfig};
 use super::supervisor_link::Link;
-use super::supervisor_types::{Action, CallKey, LinkId, Request, ServerKind, Setup, WsReport};
+use super::supervisor_types::{Action, CallKey, LinkId, Request, ServerKind, Setup};
 
 /// How long connecting may take, from the first byte sent to a ready session. A server that
 /// accepts the connection and never answers the handshake would otherwise show "connecting"
@@ -79,9 +79,9 @@ struct Slot {
 pub struct Supervisor {
     kind: ServerKind,
     setup: Setup,
-    link: Option<Link>,
+    pub(super) link: Option<Link>,
     /// The id of the current link (or of the last one, when there is none).
-    link_id: LinkId,
+    pub(super) link_id: LinkId,
     backoff: Backoff,
     timers: Timers,
     /// The user wants this server connected (connect / retry / start-up), not disconnected.
@@ -90,12 +90,12 @@ pub struct Supervisor {
     keys: HashMap<CallKey, RequestId>,
     /// Requests made while the WebSocket handshake is still running (the WebSocket handshake
     /// queue); sent in order once it opens.
-    waiting: Vec<(CallKey, Request)>,
+    pub(super) waiting: Vec<(CallKey, Request)>,
     /// Ready, and the first `tools/list` has not finished yet.
     listing_tools: bool,
     connected_since: Option<f64>,
     /// The connection failed; acted upon once the current batch of outputs is handled.
-    lost: Option<McpError>,
+    pub(super) lost: Option<McpError>,
     /// The last connection error logged, so repeated attempts do not repeat the sentence.
     last_error: Option<String>,
     shown_status: Option<HealthStatus>,
@@ -249,131 +249,6 @@ impl Supervisor {
         }
     }
 
-    // -------------------------------------------------------------------------------------
-    // transport reports
-
-    fn http(&mut self, link: LinkId) -> Option<&mut HttpClient> {
-        match self.link.as_mut() {
-            Some(Link::Http(c)) if link == self.link_id => Some(c),
-            _ => None,
-        }
-    }
-
-    pub fn handle_fetch_head(
-        &mut self,
-        link: LinkId,
-        token: Token,
-        status: u16,
-        headers: &[(String, String)],
-        now: f64,
-    ) {
-        if let Some(c) = self.http(link) {
-            c.on_head(token, status, headers, now);
-            self.finish(now);
-        }
-    }
-
-    pub fn handle_fetch_chunk(&mut self, link: LinkId, token: Token, bytes: &[u8], now: f64) {
-        if let Some(c) = self.http(link) {
-            c.on_chunk(token, bytes, now);
-            self.finish(now);
-        }
-    }
-
-    pub fn handle_fetch_end(&mut self, link: LinkId, token: Token, now: f64) {
-        if let Some(c) = self.http(link) {
-            c.on_end(token, now);
-            self.finish(now);
-        }
-    }
-
-    /// The browser's own words only: the core adds the diagnosis (CORS, mixed content).
-    pub fn handle_fetch_error(&mut self, link: LinkId, token: Token, message: &str, now: f64) {
-        if let Some(c) = self.http(link) {
-            c.on_fetch_error(token, message, now);
-            self.finish(now);
-        }
-    }
-
-    pub fn handle_ws(&mut self, link: LinkId, report: WsReport, now: f64) {
-        let open = match self.link.as_ref() {
-            Some(Link::Ws { open, .. }) if link == self.link_id => *open,
-            _ => return,
-        };
-        match report {
-            WsReport::Open { protocol } => {
-                if let Some(Link::Ws { session, open }) = self.link.as_mut() {
-                    *open = true;
-                    session.connect(now);
-                }
-                let sub = if protocol.is_empty() {
-                    "no subprotocol".to_string()
-                } else {
-                    format!("subprotocol {protocol}")
-                };
-                self.log(format!("WebSocket open ({sub})."));
-                for (key, req) in std::mem::take(&mut self.waiting) {
-                    self.handle_request(key, req, now);
-                }
-            }
-            WsReport::Text(text) => {
-                if let Some(link) = self.link.as_mut() {
-                    link.session_mut().handle_message(&text, now);
-                }
-            }
-            WsReport::Binary(len) => self.log(format!(
-                "Ignored a binary WebSocket frame ({len} bytes); MCP sends text frames."
-            )),
-            WsReport::Error => self.log("The WebSocket reported an error."),
-            WsReport::Closed {
-                code,
-                reason,
-                was_clean,
-            } => {
-                let reason = if reason.is_empty() {
-                    String::new()
-                } else {
-                    format!(": {reason}")
-                };
-                if open {
-                    let why = format!(
-                        "the WebSocket closed with code {code}{reason}{}",
-                        if was_clean {
-                            ""
-                        } else {
-                            ", without a closing handshake"
-                        }
-                    );
-                    self.lose_transport(&why, now);
-                } else {
-                    self.lost = Some(McpError::Network {
-                        message: format!("the WebSocket handshake failed (code {code}{reason})"),
-                        hint: Some("The server may be down, may not serve WebSocket MCP at this URL, or refused this page's origin.".into()),
-                    });
-                }
-            }
-            WsReport::Failed(message) if open => self.lose_transport(&message, now),
-            WsReport::Failed(message) => {
-                self.lost = Some(McpError::Network {
-                    message,
-                    hint: None,
-                })
-            }
-        }
-        self.finish(now);
-    }
-
-    /// A message the in-page server sent back.
-    pub fn handle_in_page_message(&mut self, link: LinkId, text: &str, now: f64) {
-        if link != self.link_id {
-            return;
-        }
-        if let Some(Link::InPage { session }) = self.link.as_mut() {
-            session.handle_message(text, now);
-            self.finish(now);
-        }
-    }
-
     pub fn handle_timeout(&mut self, now: f64) {
         if self.timers.take_due(Timer::Handshake, now) && self.link.is_some() {
             let error = McpError::HandshakeTimeout {
@@ -480,7 +355,7 @@ impl Supervisor {
     }
 
     /// Tell the session its transport is gone (if it is still alive).
-    fn lose_transport(&mut self, why: &str, now: f64) {
+    pub(super) fn lose_transport(&mut self, why: &str, now: f64) {
         if let Some(link) = self.link.as_mut() {
             if !matches!(link.session().phase(), Phase::Failed(_) | Phase::Idle) {
                 link.session_mut().transport_lost(why, now);
@@ -642,7 +517,7 @@ impl Supervisor {
     }
 
     /// Drain the link until it is quiet, act on a failure, and bring the status up to date.
-    fn finish(&mut self, now: f64) {
+    pub(super) fn finish(&mut self, now: f64) {
         while let Some(link) = self.link.as_mut() {
             let mut actions = Vec::new();
             let mut events = Vec::new();

@@ -7,6 +7,8 @@ use serde_json::{json, Map, Value};
 use super::*;
 use crate::mcp::backoff::HealthStatus;
 use crate::mcp::config::ServerConfig;
+use crate::mcp::http_common::Token;
+use crate::mcp::supervisor_types::WsReport;
 
 /// A supervisor and everything it asked for, in order.
 struct Rig {
