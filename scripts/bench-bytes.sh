@@ -189,5 +189,28 @@ if rows:
     print(f"bloat of generics whose path mentions serde: {serde_bloat:,} bytes\n")
 PY
 
-echo "biggest retainers (twiggy dominators -d 3 -r 40):"
-twiggy dominators -d 3 -r 40 "$wasm" | cut -c1-150
+# Retained sizes: what would go if one function went. Functions reached through the indirect
+# call table (closures, trait objects) sit under `table[0]`/`elem[0]`; list the top of both.
+twiggy dominators -d 4 --format json "$wasm" > "$tmp/dom.json"
+python3 - "$tmp/dom.json" "$top" "$markdown" <<'PY'
+import json, re, sys
+tree, top, markdown = json.load(open(sys.argv[1])), int(sys.argv[2]), sys.argv[3] == "1"
+rows = []
+def walk(node):
+    for c in node.get("children", []):
+        if re.match(r"(table|elem)\[\d+\]$", c["name"]):
+            walk(c)
+        elif not c["name"].startswith(("custom section", "\"function names", "[")):
+            rows.append((c["retained_size"], re.sub(r"::h[0-9a-f]{16}$", "", c["name"])))
+for root in tree.get("items", []):
+    walk(root)
+rows.sort(reverse=True)
+if markdown:
+    print("| retained by (twiggy dominators) | bytes |\n| --- | ---: |")
+    for size, name in rows[:top]:
+        print(f"| `{name[:100]}` | {size:,} |")
+else:
+    print(f"{'retained by (twiggy dominators)':<100} {'bytes':>9}")
+    for size, name in rows[:top]:
+        print(f"{name[:100]:<100} {size:>9,}")
+PY
