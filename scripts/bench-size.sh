@@ -1,14 +1,50 @@
 #!/usr/bin/env bash
-# Print the page's transfer size: every file in dist, raw and gzip -9. Target: <= 600 KiB gzip.
+# Print the page's transfer size: every file in dist, raw and gzip -9, against the page budget.
+#
+#   scripts/bench-size.sh          print the table (a number, not a test)
+#   scripts/bench-size.sh --gate   the same, then exit 1 when the page is over budget (or when
+#                                  dist/ holds no .wasm, so a missing build cannot pass)
+#
+# The budget is the first visit's gzip transfer for the whole next wave of issues (providers,
+# conversations, MCP resources, offline). SKIFF_PAGE_BUDGET_KIB overrides it for one run, e.g. to
+# check that the gate fails: SKIFF_PAGE_BUDGET_KIB=100 scripts/bench-size.sh --gate
 set -euo pipefail
 cd "$(dirname "$0")/.."
+PAGE_BUDGET_KIB=800
+budget_kib="${SKIFF_PAGE_BUDGET_KIB:-$PAGE_BUDGET_KIB}"
+gate=0
+case "${1:-}" in
+  --gate) gate=1 ;;
+  "") ;;
+  *) echo "usage: $0 [--gate]" >&2; exit 2 ;;
+esac
 dist="${SKIFF_DIST:-dist}"
-total_raw=0; total_gz=0
+if [ ! -d "$dist" ]; then
+  echo "no build at $dist: run scripts/build.sh first" >&2
+  exit 1
+fi
+total_raw=0; total_gz=0; wasm_files=0
 printf '%-50s %12s %12s\n' file raw gzip
 while IFS= read -r f; do
   raw=$(stat -c %s "$f"); gz=$(gzip -9 -c "$f" | wc -c)
   total_raw=$((total_raw + raw)); total_gz=$((total_gz + gz))
+  case "$f" in *.wasm) wasm_files=$((wasm_files + 1)) ;; esac
   printf '%-50s %12d %12d\n' "${f#"$dist"/}" "$raw" "$gz"
 done < <(find "$dist" -type f | sort)
 printf '%-50s %12d %12d\n' TOTAL "$total_raw" "$total_gz"
-awk -v gz="$total_gz" -v raw="$total_raw" 'BEGIN { printf "page transfer: %.1f KiB gzip (target <= 600 KiB), %.1f KiB raw\n", gz / 1024, raw / 1024 }'
+awk -v gz="$total_gz" -v raw="$total_raw" -v b="$budget_kib" 'BEGIN {
+  printf "page transfer: %.1f KiB gzip (budget %d KiB, %.1f KiB left), %.1f KiB raw\n",
+    gz / 1024, b, b - gz / 1024, raw / 1024 }'
+if [ "$gate" = 1 ]; then
+  if [ "$wasm_files" = 0 ]; then
+    echo "size gate: FAILED, $dist holds no .wasm (an incomplete build cannot pass)" >&2
+    exit 1
+  fi
+  if [ "$total_gz" -gt $((budget_kib * 1024)) ]; then
+    awk -v gz="$total_gz" -v b="$budget_kib" 'BEGIN {
+      printf "size gate: FAILED, the page is %.1f KiB gzip, %.1f KiB over its %d KiB budget\n",
+        gz / 1024, gz / 1024 - b, b }' >&2
+    exit 1
+  fi
+  echo "size gate: passed"
+fi

@@ -149,8 +149,8 @@ fn handshake_list_and_every_tool() {
             "current_time"
         ]
     );
-    // What the session will make of them: rmcp's Tool type.
-    let typed: Vec<rmcp::model::Tool> =
+    // What the session will make of them: the model's Tool type.
+    let typed: Vec<crate::mcp::model::Tool> =
         serde_json::from_value(list["result"]["tools"].clone()).expect("valid MCP tools");
     assert_eq!(typed.len(), 4);
     for t in &typed {

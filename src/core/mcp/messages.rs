@@ -1,18 +1,18 @@
 //! JSON-RPC 2.0 envelopes as MCP uses them, and decoders for the MCP payloads Skiff reads.
 //!
-//! Payload types come from `rmcp::model` (Tool, CallToolResult, Resource, Prompt, ...); what rmcp
-//! lacks or models too strictly for a tolerant client lives in `types_2026`. The envelope itself is
+//! Payload types are our own, in `model` (Tool, CallToolResult, Resource, Prompt, ...); what
+//! revision 2026-07-28 adds is read in `types_2026`. The envelope itself is
 //! classified here from a `serde_json::Value`, because a client must survive whatever a server
 //! sends: decoding never panics, unknown fields are ignored, a batch may mix good and bad
 //! entries, and one malformed tool in a list must not hide the others.
 
-use rmcp::model::{Prompt, Resource, ResourceTemplate, Tool};
+use crate::mcp::model::{Prompt, Resource, ResourceTemplate, Tool};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
 use super::error::McpError;
 
-pub use rmcp::model::RequestId;
+pub use crate::mcp::model::RequestId;
 
 pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;
@@ -347,7 +347,7 @@ pub fn parse_log(params: &Value) -> LogParams {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rmcp::model::CallToolResult;
+    use crate::mcp::model::CallToolResult;
 
     #[test]
     fn classifies_every_shape_and_never_panics() {

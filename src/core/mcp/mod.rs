@@ -7,8 +7,9 @@
 //! clock. The platform adapters only move bytes: they perform the `HttpRequest`s built here,
 //! feed back statuses, headers and body chunks, and set the timers `next_deadline` asks for.
 //!
-//! Nothing here may perform IO, read a clock, spawn a task or depend on a browser API. rmcp is
-//! used for its `model` types only; its tokio service cannot run in a browser.
+//! Nothing here may perform IO, read a clock, spawn a task or depend on a browser API. The MCP
+//! payload types are owned in `model` (rmcp's client cannot run in a browser, and its model
+//! cost build time and page bytes for ten structs).
 
 pub mod backoff;
 pub mod config;
@@ -19,6 +20,7 @@ pub mod http_client;
 pub mod http_common;
 pub mod legacy_sse;
 pub mod messages;
+pub mod model;
 pub mod session;
 mod session_lists;
 mod session_requests;

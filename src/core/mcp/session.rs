@@ -14,7 +14,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use rmcp::model::{Implementation, ServerCapabilities};
+use crate::mcp::model::{Implementation, ServerCapabilities};
 use serde_json::{json, Value};
 
 use super::era::{self, Era, EraCache, ProbeVerdict};

@@ -10,7 +10,7 @@ use super::messages::{self, ListKind, RequestId};
 use super::session::{McpSession, PendingKind, Queued};
 use super::session_types::{Output, Phase, SessionEvent};
 use super::types_2026;
-use rmcp::model::ServerCapabilities;
+use crate::mcp::model::ServerCapabilities;
 
 /// How many times the server may expire a session before it is ready again.
 const MAX_EXPIRIES_IN_HANDSHAKE: u32 = 3;

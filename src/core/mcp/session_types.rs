@@ -2,7 +2,9 @@
 //! reports and the outputs a transport must act on. Kept apart from the state machine so the
 //! store and the transports can read them without wading through its logic.
 
-use rmcp::model::{Implementation, Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool};
+use crate::mcp::model::{
+    Implementation, Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool,
+};
 use serde_json::Value;
 
 use super::era::{self, Era, EraCache};

@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use rmcp::model::Tool;
+use crate::mcp::model::Tool;
 use serde::{Deserialize, Serialize};
 
 pub const MAX_NAME_LEN: usize = 64;

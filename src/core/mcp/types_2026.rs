@@ -5,7 +5,7 @@
 //! discovery answer that omits them. So discovery, the per-request `_meta` keys and the modern
 //! error codes live here, read tolerantly from `serde_json::Value`.
 
-use rmcp::model::{Implementation, ServerCapabilities};
+use crate::mcp::model::{Implementation, ServerCapabilities};
 use serde_json::{json, Map, Value};
 
 use super::messages::RpcError;

@@ -5,8 +5,8 @@
 //! `health` does not re-render a tool list.
 
 use leptos::prelude::*;
-use rmcp::model::{Prompt, Resource, ResourceTemplate, Tool};
 use skiff_core::mcp::backoff::{Health, HealthStatus};
+use skiff_core::mcp::model::{Prompt, Resource, ResourceTemplate, Tool};
 use skiff_core::mcp::Era;
 
 /// How many log lines a server keeps; older ones are dropped first.

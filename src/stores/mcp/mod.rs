@@ -18,7 +18,7 @@
 mod live;
 
 pub use live::{ServerLive, LOG_LIMIT};
-pub use rmcp::model::{Prompt, Resource, ResourceTemplate, Tool};
+pub use skiff_core::mcp::model::{Prompt, Resource, ResourceTemplate, Tool};
 
 use leptos::prelude::*;
 use skiff_core::mcp::backoff::HealthStatus;
