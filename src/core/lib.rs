@@ -8,6 +8,8 @@
 //! This crate must never gain a dependency on a browser API: the compiler enforces the layer
 //! boundary because this is a separate crate with no web dependencies.
 
+#![warn(unreachable_pub)]
+
 pub mod agent;
 pub mod anthropic;
 pub mod builtin;

@@ -2,7 +2,7 @@
 //! (`Request`), what a WebSocket reported (`WsReport`) and what the browser must do (`Action`).
 //! Kept apart from the machine so the driver can read them without wading through its logic.
 
-use rmcp::model::{Prompt, Resource, ResourceTemplate, Tool};
+use crate::mcp::model::{Prompt, Resource, ResourceTemplate, Tool};
 use serde_json::{Map, Value};
 
 use super::backoff::HealthStatus;
