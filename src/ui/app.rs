@@ -4,7 +4,6 @@
 use leptos::prelude::*;
 use skiff_core::mcp::config::SERVERS_KEY as MCP_SERVERS_KEY;
 use skiff_core::persist::{self, SETTINGS_KEY};
-use skiff_core::settings::Theme;
 
 use super::chat_view::ChatView;
 use super::context::Ctx;
@@ -92,10 +91,9 @@ pub fn App() -> impl IntoView {
     Effect::new(move |_| {
         let theme = settings.settings.with(|s| s.theme);
         if let Some(root) = document().document_element() {
-            let result = match theme {
-                Theme::System => root.remove_attribute("data-theme"),
-                Theme::Light => root.set_attribute("data-theme", "light"),
-                Theme::Dark => root.set_attribute("data-theme", "dark"),
+            let result = match theme.data_theme() {
+                None => root.remove_attribute("data-theme"),
+                Some(value) => root.set_attribute("data-theme", value),
             };
             if let Err(e) = result {
                 leptos::logging::warn!("could not set theme: {e:?}");
