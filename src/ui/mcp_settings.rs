@@ -79,9 +79,8 @@ fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
         text
     };
     let negotiated = move || {
-        live.and_then(|l| l.negotiated.get()).map(|(era, version)| {
-            format!("protocol {} ({})", text::name(&version), era.as_str())
-        })
+        live.and_then(|l| l.negotiated.get())
+            .map(|(era, version)| format!("protocol {} ({})", text::name(&version), era.as_str()))
     };
     let server_info = move || {
         live.and_then(|l| l.server_info.get())
@@ -364,7 +363,11 @@ fn ImportExport() -> impl IntoView {
             Ok(r) => {
                 let mut lines = vec![format!("Imported {} server(s).", r.imported.len())];
                 for s in &r.skipped {
-                    lines.push(format!("Not imported: {}: {}", text::name(&s.name), text::prose(&s.reason)));
+                    lines.push(format!(
+                        "Not imported: {}: {}",
+                        text::name(&s.name),
+                        text::prose(&s.reason)
+                    ));
                 }
                 report.set(Some(Ok(lines.join("\n"))));
                 let new_ids: Vec<String> = ctx.mcp.servers.with_untracked(|s| {

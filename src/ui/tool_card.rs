@@ -88,7 +88,11 @@ fn ToolCard(msg: LiveMessage, record: Memo<Option<ToolCallRecord>>) -> impl Into
         })
     });
     let shown = Memo::new(move |_| {
-        record.with(|r| r.as_ref().map(CardStatus::of).unwrap_or(CardStatus::Pending))
+        record.with(|r| {
+            r.as_ref()
+                .map(CardStatus::of)
+                .unwrap_or(CardStatus::Pending)
+        })
     });
     let running = Memo::new(move |_| shown.get() == CardStatus::Running);
     // Only a change of this value moves the card's open state, so a card the user opened stays
@@ -103,7 +107,11 @@ fn ToolCard(msg: LiveMessage, record: Memo<Option<ToolCallRecord>>) -> impl Into
     let state_text = move || {
         let s = shown.get();
         // Only a running card's line moves with the clock.
-        let now_ms = if s == CardStatus::Running { now.get() } else { 0.0 };
+        let now_ms = if s == CardStatus::Running {
+            now.get()
+        } else {
+            0.0
+        };
         s.state_text(started.get(), duration.get(), now_ms)
     };
 

@@ -431,9 +431,17 @@ mod turn_source_tests {
     #[test]
     fn only_a_finished_answer_without_calls_lists_sources() {
         assert!(lists_sources(Role::Assistant, false, &MessageStatus::Done));
-        assert!(lists_sources(Role::Assistant, false, &MessageStatus::Stopped));
+        assert!(lists_sources(
+            Role::Assistant,
+            false,
+            &MessageStatus::Stopped
+        ));
         assert!(!lists_sources(Role::Assistant, true, &MessageStatus::Done));
-        assert!(!lists_sources(Role::Assistant, false, &MessageStatus::Streaming));
+        assert!(!lists_sources(
+            Role::Assistant,
+            false,
+            &MessageStatus::Streaming
+        ));
         assert!(!lists_sources(Role::User, false, &MessageStatus::Done));
     }
 
@@ -445,7 +453,10 @@ mod turn_source_tests {
             (Role::Assistant, vec![call("https://b.dev/2", "second")]),
             (
                 Role::Assistant,
-                vec![call("https://a.dev/1", "first"), call("https://b.dev/2", "dup")],
+                vec![
+                    call("https://a.dev/1", "first"),
+                    call("https://b.dev/2", "dup"),
+                ],
             ),
             (Role::User, vec![]),
             (Role::Assistant, vec![call("https://old.dev", "old turn")]),

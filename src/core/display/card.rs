@@ -176,7 +176,10 @@ mod tests {
         assert_eq!(names, unique);
         for (status, card) in [
             (ToolCallStatus::Pending, CardStatus::Pending),
-            (ToolCallStatus::AwaitingApproval, CardStatus::AwaitingApproval),
+            (
+                ToolCallStatus::AwaitingApproval,
+                CardStatus::AwaitingApproval,
+            ),
             (ToolCallStatus::Running, CardStatus::Running),
             (ToolCallStatus::Cancelled, CardStatus::Cancelled),
             (ToolCallStatus::Denied, CardStatus::Denied),

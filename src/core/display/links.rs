@@ -126,7 +126,10 @@ mod tests {
             download_name("https://x/a/data.csv?sig=abc#top", None),
             "data.csv"
         );
-        assert_eq!(download_name("file:///tmp/../../etc/passwd", None), "passwd");
+        assert_eq!(
+            download_name("file:///tmp/../../etc/passwd", None),
+            "passwd"
+        );
         assert_eq!(download_name("C:\\Users\\me\\evil.txt", None), "evil.txt");
         assert_eq!(download_name("test://static/.bashrc", None), "bashrc");
         assert_eq!(download_name("x://a/b\u{202E}fdp.exe", None), "bfdp.exe");
@@ -144,8 +147,14 @@ mod tests {
             download_name("file:///invoice.pdf.exe", Some("application/pdf")),
             "invoice.pdf.exe.pdf"
         );
-        assert_eq!(download_name("x://a/photo.JPEG", Some("image/jpeg")), "photo.jpeg");
-        assert_eq!(download_name("x://a/notes.txt", Some("text/plain")), "notes.txt");
+        assert_eq!(
+            download_name("x://a/photo.JPEG", Some("image/jpeg")),
+            "photo.jpeg"
+        );
+        assert_eq!(
+            download_name("x://a/notes.txt", Some("text/plain")),
+            "notes.txt"
+        );
         assert_eq!(
             download_name("x://a/blob", Some("application/x-unknown")),
             "blob"

@@ -34,12 +34,23 @@ pub struct ServerForm {
 /// Why one header line cannot be sent. Lines count from 1.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HeaderLineError {
-    NoColon { line: usize },
-    BadName { line: usize, name: String },
+    NoColon {
+        line: usize,
+    },
+    BadName {
+        line: usize,
+        name: String,
+    },
     /// Fetch refuses to let a page set it, and drops it without a word.
-    Forbidden { line: usize, name: String },
+    Forbidden {
+        line: usize,
+        name: String,
+    },
     /// Fetch throws on a control character or a character outside Latin-1 in a value.
-    BadValue { line: usize, name: String },
+    BadValue {
+        line: usize,
+        name: String,
+    },
 }
 
 impl fmt::Display for HeaderLineError {
@@ -70,15 +81,21 @@ impl std::error::Error for HeaderLineError {}
 pub enum FormError {
     /// A name with invisible or direction-changing characters (see `display::text`).
     NameHidden,
-    DuplicateName { name: String },
+    DuplicateName {
+        name: String,
+    },
     UrlMissing,
     UrlScheme,
     UrlSpaces,
     UrlNoHost,
     UrlBadPort,
-    DuplicateUrl { other: String },
+    DuplicateUrl {
+        other: String,
+    },
     /// WebSocket chosen for an http(s) URL, or an HTTP transport for a ws(s) URL.
-    TransportScheme { transport: TransportChoice },
+    TransportScheme {
+        transport: TransportChoice,
+    },
     /// The WebSocket API has no way to send headers.
     HeadersOnWebSocket,
     Header(HeaderLineError),
@@ -268,8 +285,9 @@ fn check_url(url: &str) -> Result<Scheme, FormError> {
     }
     if let Some(p) = port {
         // An empty port ("host:") means the default, as the URL standard reads it.
-        if !p.is_empty() && !(p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok())
-        {
+        let valid =
+            p.is_empty() || (p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok());
+        if !valid {
             return Err(FormError::UrlBadPort);
         }
     }
@@ -283,7 +301,8 @@ fn same_url(a: &str, b: &str) -> bool {
         let u = u.trim().trim_end_matches('/');
         match u.split_once("://") {
             Some((scheme, rest)) => {
-                let (authority, path) = rest.split_at(rest.find(['/', '?', '#']).unwrap_or(rest.len()));
+                let (authority, path) =
+                    rest.split_at(rest.find(['/', '?', '#']).unwrap_or(rest.len()));
                 format!(
                     "{}://{}{path}",
                     scheme.to_ascii_lowercase(),
@@ -337,7 +356,11 @@ impl ServerForm {
         base: &ServerConfig,
         existing: &[ServerConfig],
     ) -> Result<ServerConfig, FormError> {
-        let others = || existing.iter().filter(|c| c.id != base.id || base.id.is_empty());
+        let others = || {
+            existing
+                .iter()
+                .filter(|c| c.id != base.id || base.id.is_empty())
+        };
         let url = self.url.trim().to_string();
         let name_typed = self.name.trim();
         if text::has_hidden(name_typed) {

@@ -64,12 +64,27 @@ fn the_url_must_be_one_skiff_can_reach() {
         "The URL must start with http://, https://, ws:// or wss://."
     );
     assert_eq!(read(&form("x", "  ")), Err(FormError::UrlMissing));
-    assert_eq!(read(&form("x", "127.0.0.1:3001")), Err(FormError::UrlScheme));
+    assert_eq!(
+        read(&form("x", "127.0.0.1:3001")),
+        Err(FormError::UrlScheme)
+    );
     assert_eq!(read(&form("x", "http:///mcp")), Err(FormError::UrlNoHost));
-    assert_eq!(read(&form("x", "http://user@:80/")), Err(FormError::UrlNoHost));
-    assert_eq!(read(&form("x", "http://a b/mcp")), Err(FormError::UrlSpaces));
-    assert_eq!(read(&form("x", "http://h:99999/")), Err(FormError::UrlBadPort));
-    assert_eq!(read(&form("x", "http://h:80a/")), Err(FormError::UrlBadPort));
+    assert_eq!(
+        read(&form("x", "http://user@:80/")),
+        Err(FormError::UrlNoHost)
+    );
+    assert_eq!(
+        read(&form("x", "http://a b/mcp")),
+        Err(FormError::UrlSpaces)
+    );
+    assert_eq!(
+        read(&form("x", "http://h:99999/")),
+        Err(FormError::UrlBadPort)
+    );
+    assert_eq!(
+        read(&form("x", "http://h:80a/")),
+        Err(FormError::UrlBadPort)
+    );
     assert!(read(&form("x", "HTTP://[::1]:3001/mcp")).is_ok());
     assert!(read(&form("x", "https://u:p@h.example:8443/mcp?x=1")).is_ok());
 }
@@ -81,7 +96,10 @@ fn the_transport_must_fit_the_scheme() {
     assert_eq!(err(&f), "WebSocket needs a ws:// or wss:// URL.");
     let mut f = form("x", "ws://h/");
     f.transport = TransportChoice::Sse;
-    assert_eq!(err(&f), "HTTP+SSE (deprecated) needs an http:// or https:// URL.");
+    assert_eq!(
+        err(&f),
+        "HTTP+SSE (deprecated) needs an http:// or https:// URL."
+    );
     f.transport = TransportChoice::Auto;
     assert!(read(&f).is_ok());
     f.transport = TransportChoice::WebSocket;
@@ -101,12 +119,16 @@ fn header_lines_a_browser_would_drop_are_refused_by_line() {
         f.headers = h.into();
         err(&f)
     };
-    assert_eq!(header_err("Bearer abc"), "Headers: Line 1: expected \"Name: value\".");
+    assert_eq!(
+        header_err("Bearer abc"),
+        "Headers: Line 1: expected \"Name: value\"."
+    );
     assert_eq!(
         header_err("ok: 1\nbad name: 2"),
         "Headers: Line 2: \"bad name\" is not a valid header name."
     );
-    assert!(header_err("X: 1\n\nCookie: a=b").starts_with("Headers: Line 3: a browser does not let a page set \"Cookie\""));
+    assert!(header_err("X: 1\n\nCookie: a=b")
+        .starts_with("Headers: Line 3: a browser does not let a page set \"Cookie\""));
     assert!(header_err("Sec-Fetch-Mode: cors").contains("Line 1"));
     assert!(header_err("Proxy-Authorization: x").contains("Line 1"));
     assert!(header_err("X-Emoji: 👍").contains("cannot carry"));
@@ -124,18 +146,57 @@ fn the_proxy_and_numbers_are_checked() {
         edit(&mut f);
         read(&f)
     };
-    assert_eq!(with(|f| f.proxy = "127.0.0.1:8089".into()), Err(FormError::ProxyScheme));
-    assert_eq!(with(|f| f.proxy = "ws://p/".into()), Err(FormError::ProxyScheme));
-    assert_eq!(with(|f| f.max_attempts = "0".into()), Err(FormError::MaxAttempts));
-    assert_eq!(with(|f| f.max_attempts = "-1".into()), Err(FormError::MaxAttempts));
-    assert_eq!(with(|f| f.max_attempts = "2.5".into()), Err(FormError::MaxAttempts));
-    assert_eq!(with(|f| f.request_timeout_s = "0".into()), Err(FormError::Timeout));
-    assert_eq!(with(|f| f.request_timeout_s = "NaN".into()), Err(FormError::Timeout));
-    assert_eq!(with(|f| f.request_timeout_s = "3601".into()), Err(FormError::Timeout));
-    assert_eq!(with(|f| f.ping_interval_s = "0.5".into()), Err(FormError::PingInterval));
-    assert_eq!(with(|f| f.ping_interval_s = "0".into()).unwrap().ping_interval_ms, None);
-    assert_eq!(with(|f| f.ping_interval_s = "15".into()).unwrap().ping_interval_ms, Some(15_000));
-    assert!(FormError::MaxAttempts.to_string().ends_with("or empty for no limit."));
+    assert_eq!(
+        with(|f| f.proxy = "127.0.0.1:8089".into()),
+        Err(FormError::ProxyScheme)
+    );
+    assert_eq!(
+        with(|f| f.proxy = "ws://p/".into()),
+        Err(FormError::ProxyScheme)
+    );
+    assert_eq!(
+        with(|f| f.max_attempts = "0".into()),
+        Err(FormError::MaxAttempts)
+    );
+    assert_eq!(
+        with(|f| f.max_attempts = "-1".into()),
+        Err(FormError::MaxAttempts)
+    );
+    assert_eq!(
+        with(|f| f.max_attempts = "2.5".into()),
+        Err(FormError::MaxAttempts)
+    );
+    assert_eq!(
+        with(|f| f.request_timeout_s = "0".into()),
+        Err(FormError::Timeout)
+    );
+    assert_eq!(
+        with(|f| f.request_timeout_s = "NaN".into()),
+        Err(FormError::Timeout)
+    );
+    assert_eq!(
+        with(|f| f.request_timeout_s = "3601".into()),
+        Err(FormError::Timeout)
+    );
+    assert_eq!(
+        with(|f| f.ping_interval_s = "0.5".into()),
+        Err(FormError::PingInterval)
+    );
+    assert_eq!(
+        with(|f| f.ping_interval_s = "0".into())
+            .unwrap()
+            .ping_interval_ms,
+        None
+    );
+    assert_eq!(
+        with(|f| f.ping_interval_s = "15".into())
+            .unwrap()
+            .ping_interval_ms,
+        Some(15_000)
+    );
+    assert!(FormError::MaxAttempts
+        .to_string()
+        .ends_with("or empty for no limit."));
 }
 
 #[test]
@@ -147,18 +208,27 @@ fn no_two_servers_share_a_name_or_a_url() {
     let new = new_server();
     assert_eq!(
         form("everything", "http://other/mcp").to_config(&new, &existing),
-        Err(FormError::DuplicateName { name: "Everything".into() })
+        Err(FormError::DuplicateName {
+            name: "Everything".into()
+        })
     );
     assert_eq!(
         form("again", "HTTP://127.0.0.1:3001/mcp/").to_config(&new, &existing),
-        Err(FormError::DuplicateUrl { other: "Everything".into() })
+        Err(FormError::DuplicateUrl {
+            other: "Everything".into()
+        })
     );
     assert_eq!(
-        form("again", "ws://127.0.0.1:3003").to_config(&new, &existing).unwrap_err().to_string(),
+        form("again", "ws://127.0.0.1:3003")
+            .to_config(&new, &existing)
+            .unwrap_err()
+            .to_string(),
         "The server \"python\" already has this URL."
     );
     // A path differing in case is another endpoint.
-    assert!(form("again", "http://127.0.0.1:3001/MCP").to_config(&new, &existing).is_ok());
+    assert!(form("again", "http://127.0.0.1:3001/MCP")
+        .to_config(&new, &existing)
+        .is_ok());
     // Editing a server may keep its own name and URL, but not take another's.
     let ev = &existing[0];
     assert!(form("Everything", &ev.url).to_config(ev, &existing).is_ok());
@@ -167,7 +237,13 @@ fn no_two_servers_share_a_name_or_a_url() {
 
 #[test]
 fn a_name_cannot_hide_characters() {
-    assert_eq!(read(&form("echo\u{202E}txt", "http://h/")), Err(FormError::NameHidden));
-    assert_eq!(read(&form("ec\u{200B}ho", "http://h/")), Err(FormError::NameHidden));
+    assert_eq!(
+        read(&form("echo\u{202E}txt", "http://h/")),
+        Err(FormError::NameHidden)
+    );
+    assert_eq!(
+        read(&form("ec\u{200B}ho", "http://h/")),
+        Err(FormError::NameHidden)
+    );
     assert!(read(&form("Météo 天気", "http://h/")).is_ok());
 }
