@@ -35,8 +35,15 @@ fn with_clock<R>(f: impl FnOnce(&mut Clock) -> R) -> R {
     CLOCK.with(|cell| {
         let mut slot = cell.borrow_mut();
         let clock = slot.get_or_insert_with(|| {
+            // `new_root` makes itself the current owner; the caller's owner is put back so
+            // what the caller creates next is still its own.
+            let caller = Owner::current();
             let owner = Owner::new_root(None);
             let now = owner.with(|| RwSignal::new(clock::now_ms()));
+            match caller {
+                Some(c) => c.set(),
+                None => owner.clone().unset(),
+            }
             Clock {
                 _owner: owner,
                 now,
