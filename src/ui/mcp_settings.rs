@@ -238,10 +238,13 @@ fn ToolTry(server_id: String, name: String, description: String, schema: String)
                 )
                 .await;
             state.set(match result {
-                Ok(v) => {
-                    Try::Done(serde_json::to_string_pretty(&v).unwrap_or_else(|_| v.to_string()))
-                }
-                Err(e) => Try::Failed(e.to_string()),
+                Ok(v) => Try::Done(
+                    text::prose(
+                        &serde_json::to_string_pretty(&v).unwrap_or_else(|_| v.to_string()),
+                    )
+                    .into_owned(),
+                ),
+                Err(e) => Try::Failed(text::prose(&e.to_string()).into_owned()),
             });
         });
     };

@@ -218,7 +218,9 @@ fn result_parts(v: &Value, tool: &str) -> AnyView {
 
 fn part_view(part: ResultPart, tool: &str) -> AnyView {
     match part {
-        ResultPart::Text(t) => view! { <pre class="tool-part-text">{t}</pre> }.into_any(),
+        ResultPart::Text(t) => {
+            view! { <pre class="tool-part-text">{text::prose(&t).into_owned()}</pre> }.into_any()
+        }
         ResultPart::Image { mime, data } => match media::image_src(&mime, &data) {
             Some(src) => view! {
                 <img class="tool-part-image" src=src alt=format!("Image returned by {tool}") />
@@ -247,7 +249,7 @@ fn part_view(part: ResultPart, tool: &str) -> AnyView {
             blob,
         } => {
             let body = match (text, blob) {
-                (Some(t), _) => view! { <pre>{t}</pre> }.into_any(),
+                (Some(t), _) => view! { <pre>{text::prose(&t).into_owned()}</pre> }.into_any(),
                 (None, Some(b)) => match media::blob_href(&b) {
                     Some(href) => view! {
                         <p class="tool-part-blob">
@@ -308,9 +310,12 @@ fn part_view(part: ResultPart, tool: &str) -> AnyView {
             .into_any()
         }
         ResultPart::Structured(s) => {
-            view! { <pre class="tool-part-structured">{s}</pre> }.into_any()
+            view! { <pre class="tool-part-structured">{text::prose(&s).into_owned()}</pre> }
+                .into_any()
         }
-        ResultPart::Other(s) => view! { <pre class="tool-part-other">{s}</pre> }.into_any(),
+        ResultPart::Other(s) => {
+            view! { <pre class="tool-part-other">{text::prose(&s).into_owned()}</pre> }.into_any()
+        }
     }
 }
 

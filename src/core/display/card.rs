@@ -120,12 +120,15 @@ pub fn server_label(r: &ToolCallRecord) -> String {
 }
 
 /// The arguments as the user should read them: indented when they are JSON, as written when
-/// they are not (the model's broken JSON is worth seeing as is).
+/// they are not (the model's broken JSON is worth seeing as is). The user approves a call by
+/// reading these, and JSON strings may carry a U+202E as is, so they pass through
+/// [`text::prose`]: an injected instruction cannot make the arguments read otherwise.
 pub fn pretty_arguments(raw: &str) -> String {
-    match serde_json::from_str::<Value>(raw) {
+    let pretty = match serde_json::from_str::<Value>(raw) {
         Ok(v) => serde_json::to_string_pretty(&v).unwrap_or_else(|_| raw.to_string()),
         Err(_) => raw.to_string(),
-    }
+    };
+    text::prose(&pretty).into_owned()
 }
 
 /// A progress notification as a bar (`Some((value, max))`, or `None` for an indeterminate
@@ -228,6 +231,10 @@ mod tests {
     fn arguments_and_progress() {
         assert_eq!(pretty_arguments("{\"a\":1}"), "{\n  \"a\": 1\n}");
         assert_eq!(pretty_arguments("{broken"), "{broken");
+        assert_eq!(
+            pretty_arguments(r#"{"path":"a\u202Etxt.exe"}"#),
+            "{\n  \"path\": \"a<U+202E>txt.exe\"\n}"
+        );
         let p = |progress, total, message: Option<&str>| ToolProgress {
             progress,
             total,
