@@ -52,6 +52,17 @@ pub enum MessageStatus {
 }
 
 impl MessageStatus {
+    /// The status's stored name (`kind`), also the message's `data-status` in the page.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            MessageStatus::Done => "done",
+            MessageStatus::Streaming => "streaming",
+            MessageStatus::Stopped => "stopped",
+            MessageStatus::Interrupted => "interrupted",
+            MessageStatus::Error(_) => "error",
+        }
+    }
+
     pub fn is_final(&self) -> bool {
         !matches!(self, MessageStatus::Streaming)
     }

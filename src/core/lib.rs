@@ -14,6 +14,7 @@ pub mod agent;
 pub mod anthropic;
 pub mod builtin;
 pub mod chat;
+pub mod display;
 pub mod http;
 pub mod markdown;
 pub mod mcp;

@@ -18,6 +18,32 @@ pub enum Theme {
     Dark,
 }
 
+crate::display::names::named_enum!(Theme, "theme", {
+    System => "system",
+    Light => "light",
+    Dark => "dark",
+});
+
+impl Theme {
+    /// What the theme `<select>` says.
+    pub fn label(self) -> &'static str {
+        match self {
+            Theme::System => "Follow the system",
+            Theme::Light => "Light",
+            Theme::Dark => "Dark",
+        }
+    }
+
+    /// The root element's `data-theme`: none when following the system, so the stylesheet's
+    /// `prefers-color-scheme` rules apply.
+    pub fn data_theme(self) -> Option<&'static str> {
+        match self {
+            Theme::System => None,
+            t => Some(t.as_str()),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ChatSettings {

@@ -2,7 +2,6 @@
 //! lays out sidebar, chat and settings.
 
 use leptos::prelude::*;
-use skiff_core::settings::Theme;
 
 use super::chat_view::ChatView;
 use super::context::Ctx;
@@ -74,10 +73,9 @@ pub fn App() -> impl IntoView {
     Effect::new(move |_| {
         let theme = settings.settings.with(|s| s.theme);
         if let Some(root) = document().document_element() {
-            let result = match theme {
-                Theme::System => root.remove_attribute("data-theme"),
-                Theme::Light => root.set_attribute("data-theme", "light"),
-                Theme::Dark => root.set_attribute("data-theme", "dark"),
+            let result = match theme.data_theme() {
+                None => root.remove_attribute("data-theme"),
+                Some(value) => root.set_attribute("data-theme", value),
             };
             if let Err(e) = result {
                 leptos::logging::warn!("could not set theme: {e:?}");

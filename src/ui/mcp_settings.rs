@@ -3,45 +3,27 @@
 //! server author checks their server), and import / export of the `mcpServers` JSON that Claude
 //! Desktop and Cursor use.
 
+//!
+//! What a form may save is decided by `skiff_core::mcp::config::ServerForm`; names,
+//! descriptions and messages a server sends are shown through `skiff_core::display::text`.
+
 use std::time::Duration;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use skiff_core::display::text;
 use skiff_core::mcp::backoff::HealthStatus;
-use skiff_core::mcp::config::{
-    format_header_lines, parse_header_lines, ServerConfig, TransportChoice,
-};
-use skiff_core::mcp::Era;
+use skiff_core::mcp::config::{ServerConfig, ServerForm, TransportChoice};
 
+use super::clock_hook::use_timestamp;
 use super::context::ctx;
 use crate::platform::clock;
-
-/// A clock for "reconnecting in N s", ticking once a second while Settings is open.
-fn ticking_now() -> ReadSignal<f64> {
-    let (now, set_now) = signal(clock::now_ms());
-    if let Ok(handle) = set_interval_with_handle(
-        move || set_now.set(clock::now_ms()),
-        Duration::from_millis(500),
-    ) {
-        on_cleanup(move || handle.clear());
-    }
-    now
-}
-
-fn status_name(s: &HealthStatus) -> &'static str {
-    match s {
-        HealthStatus::Idle => "idle",
-        HealthStatus::Connecting { .. } => "connecting",
-        HealthStatus::Connected { .. } => "connected",
-        HealthStatus::Reconnecting { .. } => "reconnecting",
-        HealthStatus::Error { .. } => "error",
-    }
-}
 
 #[component]
 pub fn McpSettings() -> impl IntoView {
     let ctx = ctx();
-    let now = ticking_now();
+    // For "reconnecting in N s" and "last answer N s ago" while Settings is open.
+    let now = use_timestamp(Duration::from_millis(500));
     let adding = RwSignal::new(false);
     view! {
         <section class="mcp-section">
@@ -71,7 +53,7 @@ pub fn McpSettings() -> impl IntoView {
 }
 
 #[component]
-fn ServerRow(cfg: ServerConfig, now: ReadSignal<f64>) -> impl IntoView {
+fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
     let ctx = ctx();
     let id = StoredValue::new(cfg.id.clone());
     let live = ctx.mcp.live_for(&cfg.id);
@@ -88,7 +70,8 @@ fn ServerRow(cfg: ServerConfig, now: ReadSignal<f64>) -> impl IntoView {
         // computed from it showed "in 2 s" for a 1 s wait.
         now.track();
         let now_ms = clock::now_ms();
-        let mut text = s.describe(now_ms);
+        // An error status carries the server's own words.
+        let mut text = text::prose(&s.describe(now_ms)).into_owned();
         if let Some(checked) = live.and_then(|l| l.health.get().last_checked_ms) {
             let ago = ((now_ms - checked) / 1000.0).max(0.0).round();
             text.push_str(&format!(" · last answer {ago:.0} s ago"));
@@ -96,15 +79,13 @@ fn ServerRow(cfg: ServerConfig, now: ReadSignal<f64>) -> impl IntoView {
         text
     };
     let negotiated = move || {
-        live.and_then(|l| l.negotiated.get()).map(|(era, version)| {
-            let era = match era {
-                Era::Modern => "modern",
-                Era::Legacy => "legacy",
-            };
-            format!("protocol {version} ({era})")
-        })
+        live.and_then(|l| l.negotiated.get())
+            .map(|(era, version)| format!("protocol {} ({})", text::name(&version), era.as_str()))
     };
-    let server_info = move || live.and_then(|l| l.server_info.get());
+    let server_info = move || {
+        live.and_then(|l| l.server_info.get())
+            .map(|i| text::name(&i).into_owned())
+    };
     let enabled = cfg.enabled;
     let cfg_for_toggle = cfg.clone();
     let toggle_enabled = move |_| {
@@ -120,12 +101,12 @@ fn ServerRow(cfg: ServerConfig, now: ReadSignal<f64>) -> impl IntoView {
     };
     let cfg_for_edit = StoredValue::new(cfg.clone());
     view! {
-        <li class="mcp-server" data-server-name=cfg.name.clone() data-status=move || status_name(&status())>
+        <li class="mcp-server" data-server-name=cfg.name.clone() data-status=move || status().as_str()>
             <div class="mcp-server-head">
-                <span class="status-dot" title=move || status_name(&status())></span>
+                <span class="status-dot" title=move || status().as_str()></span>
                 <div class="mcp-server-id">
-                    <strong>{cfg.name.clone()}</strong>
-                    <small class="muted">{cfg.url.clone()}</small>
+                    <strong>{text::name(&cfg.name).into_owned()}</strong>
+                    <small class="muted">{text::name(&cfg.url).into_owned()}</small>
                 </div>
                 <label class="mcp-enabled" title="Enabled">
                     <input type="checkbox" checked=enabled on:change=toggle_enabled />
@@ -157,8 +138,13 @@ fn ServerRow(cfg: ServerConfig, now: ReadSignal<f64>) -> impl IntoView {
                 >
                     <span>"Remove this server?"</span>
                     <button class="danger small mcp-remove-confirm" on:click=move |_| {
-                        ctx.mcp_runner.disconnect(&id.get_value());
-                        ctx.mcp.remove_server(&id.get_value());
+                        let id = id.get_value();
+                        ctx.mcp_runner.disconnect(&id);
+                        ctx.mcp.remove_server(&id);
+                        // A server added later under this id must not inherit its approvals.
+                        ctx.settings.settings.update(|s| {
+                            s.approvals.forget_server(&id);
+                        });
                     }>"Remove"</button>
                     <button class="small" on:click=move |_| confirm_remove.set(false)>"Cancel"</button>
                 </Show>
@@ -172,7 +158,7 @@ fn ServerRow(cfg: ServerConfig, now: ReadSignal<f64>) -> impl IntoView {
             <Show when=move || live.map(|l| !l.log.with(Vec::is_empty)).unwrap_or(false)>
                 <details class="mcp-log">
                     <summary>"Log"</summary>
-                    <pre>{move || live.map(|l| l.log.get().join("\n")).unwrap_or_default()}</pre>
+                    <pre>{move || live.map(|l| text::prose(&l.log.get().join("\n")).into_owned()).unwrap_or_default()}</pre>
                 </details>
             </Show>
         </li>
@@ -189,7 +175,7 @@ fn ToolList(server_id: String) -> impl IntoView {
             {move || {
                 live.map(|l| l.tools.get()).unwrap_or_default().into_iter().map(|t| {
                     let name = t.name.to_string();
-                    let description = t.description.as_deref().unwrap_or("").to_string();
+                    let description = text::prose(t.description.as_deref().unwrap_or("")).into_owned();
                     let schema = serde_json::to_string_pretty(&*t.input_schema).unwrap_or_default();
                     view! { <ToolTry server_id=server_id.get_value() name=name description=description schema=schema /> }
                 }).collect_view()
@@ -235,7 +221,7 @@ fn ToolTry(server_id: String, name: String, description: String, schema: String)
                     None => format!("{done}"),
                 };
                 let text = match message {
-                    Some(m) => format!("{text} — {m}"),
+                    Some(m) => format!("{text} — {}", text::prose(&m)),
                     None => text,
                 };
                 state.set(Try::Running {
@@ -252,17 +238,20 @@ fn ToolTry(server_id: String, name: String, description: String, schema: String)
                 )
                 .await;
             state.set(match result {
-                Ok(v) => {
-                    Try::Done(serde_json::to_string_pretty(&v).unwrap_or_else(|_| v.to_string()))
-                }
-                Err(e) => Try::Failed(e.to_string()),
+                Ok(v) => Try::Done(
+                    text::prose(
+                        &serde_json::to_string_pretty(&v).unwrap_or_else(|_| v.to_string()),
+                    )
+                    .into_owned(),
+                ),
+                Err(e) => Try::Failed(text::prose(&e.to_string()).into_owned()),
             });
         });
     };
     view! {
         <li class="mcp-tool" data-tool=name.clone()>
             <details>
-                <summary><code>{name.clone()}</code> " " <span class="muted">{description.clone()}</span></summary>
+                <summary><code class="mcp-tool-name">{text::name(&name).into_owned()}</code> " " <span class="muted">{description}</span></summary>
                 <pre class="mcp-schema">{schema}</pre>
                 <label class="field">
                     <span>"Arguments (JSON)"</span>
@@ -283,129 +272,77 @@ fn ToolTry(server_id: String, name: String, description: String, schema: String)
     }
 }
 
-fn transport_value(t: TransportChoice) -> &'static str {
-    match t {
-        TransportChoice::Auto => "auto",
-        TransportChoice::StreamableHttp => "streamable",
-        TransportChoice::Sse => "sse",
-        TransportChoice::WebSocket => "websocket",
-    }
-}
-
-/// Add (no `initial`) or edit a server. Nothing is saved until every field reads correctly.
+/// Add (no `initial`) or edit a server. Nothing is saved until every field reads correctly
+/// (`ServerForm::to_config` decides; this shows its sentence).
 #[component]
 fn ServerForm(initial: Option<ServerConfig>, on_done: Callback<()>) -> impl IntoView {
     let ctx = ctx();
     let editing = initial.is_some();
     let base = initial.unwrap_or_else(|| ServerConfig::new("", "", ""));
-    let name = RwSignal::new(base.name.clone());
-    let url = RwSignal::new(base.url.clone());
-    let transport = RwSignal::new(transport_value(base.transport).to_string());
-    let headers = RwSignal::new(format_header_lines(&base.headers));
-    let proxy = RwSignal::new(base.proxy.clone().unwrap_or_default());
-    let attempts = RwSignal::new(base.max_attempts.map(|n| n.to_string()).unwrap_or_default());
+    let form = RwSignal::new(ServerForm::from_config(&base));
     let error = RwSignal::new(None::<String>);
     let base = StoredValue::new(base);
     let save = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let url_text = url.get_untracked().trim().to_string();
-        let scheme_ok = ["http://", "https://", "ws://", "wss://"]
-            .iter()
-            .any(|s| url_text.starts_with(s));
-        if !scheme_ok {
-            error.set(Some(
-                "The URL must start with http://, https://, ws:// or wss://.".into(),
-            ));
-            return;
-        }
-        let parsed_headers = match parse_header_lines(&headers.get_untracked()) {
-            Ok(h) => h,
+        let existing = ctx.mcp.servers.get_untracked();
+        let cfg = match form.with_untracked(|f| f.to_config(&base.get_value(), &existing)) {
+            Ok(cfg) => cfg,
             Err(e) => {
-                error.set(Some(format!("Headers: {e}")));
+                error.set(Some(e.to_string()));
                 return;
             }
         };
-        let max_attempts = match attempts.get_untracked().trim() {
-            "" => None,
-            n => {
-                match n.parse::<u32>() {
-                    Ok(v) if v > 0 => Some(v),
-                    _ => {
-                        error.set(Some("Maximum attempts must be a whole number above 0, or empty for no limit.".into()));
-                        return;
-                    }
-                }
-            }
-        };
-        let mut cfg = base.get_value();
-        let name_text = name.get_untracked().trim().to_string();
-        cfg.name = if name_text.is_empty() {
-            url_text.clone()
-        } else {
-            name_text
-        };
-        cfg.url = url_text;
-        cfg.transport = match transport.get_untracked().as_str() {
-            "streamable" => TransportChoice::StreamableHttp,
-            "sse" => TransportChoice::Sse,
-            "websocket" => TransportChoice::WebSocket,
-            _ => TransportChoice::Auto,
-        };
-        cfg.headers = parsed_headers;
-        cfg.proxy = Some(proxy.get_untracked().trim().to_string()).filter(|p| !p.is_empty());
-        cfg.max_attempts = max_attempts;
         error.set(None);
         if editing {
             let id = cfg.id.clone();
             ctx.mcp.update_server(cfg);
             ctx.mcp_runner.connect(&id);
         } else {
-            ctx.mcp.add_server(cfg);
-            // The store assigned the id: connect the newest entry.
-            if let Some(id) = ctx
-                .mcp
-                .servers
-                .with_untracked(|s| s.last().map(|c| c.id.clone()))
-            {
-                ctx.mcp_runner.connect(&id);
-            }
+            let id = ctx.mcp.insert_server(cfg);
+            ctx.mcp_runner.connect(&id);
         }
         on_done.run(());
     };
     let text_input = move |label: &'static str,
                            class: &'static str,
-                           sig: RwSignal<String>,
+                           get: fn(&ServerForm) -> &String,
+                           set: fn(&mut ServerForm, String),
                            placeholder: &'static str| {
         view! {
             <label class="field">
                 <span>{label}</span>
                 <input class=class spellcheck="false" autocomplete="off" placeholder=placeholder
-                    prop:value=move || sig.get()
-                    on:input=move |ev| sig.set(event_target_value(&ev)) />
+                    prop:value=move || form.with(|f| get(f).clone())
+                    on:input=move |ev| form.update(|f| set(f, event_target_value(&ev))) />
             </label>
         }
     };
     view! {
         <form class="mcp-form" on:submit=save>
-            {text_input("Server name", "mcp-name", name, "my server")}
-            {text_input("Server URL", "mcp-url", url, "http://127.0.0.1:3001/mcp or ws://…")}
+            {text_input("Server name", "mcp-name", |f| &f.name, |f, v| f.name = v, "my server")}
+            {text_input("Server URL", "mcp-url", |f| &f.url, |f, v| f.url = v, "http://127.0.0.1:3001/mcp or ws://…")}
             <label class="field">
                 <span>"Transport"</span>
-                <select class="mcp-transport" on:change=move |ev| transport.set(event_target_value(&ev))>
-                    {[("auto", "Automatic (Streamable HTTP, then HTTP+SSE; WebSocket for ws://)"), ("streamable", "Streamable HTTP"), ("sse", "HTTP+SSE (deprecated)"), ("websocket", "WebSocket")]
-                        .into_iter()
-                        .map(|(v, label)| view! { <option value=v selected=move || transport.get() == v>{label}</option> })
+                <select class="mcp-transport" on:change=move |ev| {
+                    let t = event_target_value(&ev).parse().unwrap_or_default();
+                    form.update(|f| f.transport = t);
+                }>
+                    {TransportChoice::ALL
+                        .iter()
+                        .map(|&t| view! { <option value=t.as_str() selected=move || form.with(|f| f.transport == t)>{t.label()}</option> })
                         .collect_view()}
                 </select>
             </label>
             <label class="field">
                 <span>"Headers (one \"Name: value\" per line)"</span>
                 <textarea class="mcp-headers" rows="2" spellcheck="false" placeholder="Authorization: Bearer …"
-                    prop:value=move || headers.get()
-                    on:input=move |ev| headers.set(event_target_value(&ev))></textarea>
+                    prop:value=move || form.with(|f| f.headers.clone())
+                    on:input=move |ev| form.update(|f| f.headers = event_target_value(&ev))></textarea>
             </label>
-            {text_input("CORS proxy prefix (optional)", "mcp-proxy", proxy, "http://127.0.0.1:8089/")}
-            {text_input("Maximum reconnect attempts (empty: no limit)", "mcp-attempts", attempts, "")}
+            {text_input("CORS proxy prefix (optional)", "mcp-proxy", |f| &f.proxy, |f, v| f.proxy = v, "http://127.0.0.1:8089/")}
+            {text_input("Maximum reconnect attempts (empty: no limit)", "mcp-attempts", |f| &f.max_attempts, |f, v| f.max_attempts = v, "")}
+            {text_input("Request timeout in seconds (empty: 60)", "mcp-timeout", |f| &f.request_timeout_s, |f, v| f.request_timeout_s = v, "60")}
+            {text_input("Ping interval in seconds (empty: no pings)", "mcp-ping", |f| &f.ping_interval_s, |f, v| f.ping_interval_s = v, "")}
             {move || error.get().map(|e| view! { <p class="error mcp-form-error" role="alert">{e}</p> })}
             <div class="row">
                 <button type="submit" class="primary mcp-save">{if editing { "Save and reconnect" } else { "Add and connect" }}</button>
@@ -429,7 +366,11 @@ fn ImportExport() -> impl IntoView {
             Ok(r) => {
                 let mut lines = vec![format!("Imported {} server(s).", r.imported.len())];
                 for s in &r.skipped {
-                    lines.push(format!("Not imported: {}: {}", s.name, s.reason));
+                    lines.push(format!(
+                        "Not imported: {}: {}",
+                        text::name(&s.name),
+                        text::prose(&s.reason)
+                    ));
                 }
                 report.set(Some(Ok(lines.join("\n"))));
                 let new_ids: Vec<String> = ctx.mcp.servers.with_untracked(|s| {

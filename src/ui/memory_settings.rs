@@ -3,12 +3,15 @@
 //! and prune. What the model remembers about the user must never be hidden from them.
 //!
 //! Changes go through `MemoryStore`, which applies the same limits the tools obey and saves.
+//! The model writes these entries, so they are shown through `skiff_core::display::text`: a
+//! memory cannot hide text from the user who reads it.
 
 use leptos::prelude::*;
 use skiff_core::builtin::memory::{
     parse_tag_list, MemoryEntry, Saved, MAX_ENTRIES, MAX_TEXT_CHARS,
 };
 use skiff_core::builtin::time;
+use skiff_core::display::text;
 
 use super::context::Ctx;
 use crate::platform::clock;
@@ -196,14 +199,14 @@ fn MemoryItem(memory: MemoryStore, entry: MemoryEntry) -> impl IntoView {
     let tags_view = entry
         .tags
         .iter()
-        .map(|t| view! { <span class="memory-tag">{t.clone()}</span> })
+        .map(|t| view! { <span class="memory-tag">{text::name(t).into_owned()}</span> })
         .collect_view();
     view! {
         <li class="memory-item" data-memory-id=entry.id.clone()>
             <Show
                 when=move || editing.get()
                 fallback=move || view! {
-                    <p class="memory-text">{original.with_value(|e| e.text.clone())}</p>
+                    <p class="memory-text">{original.with_value(|e| text::prose(&e.text).into_owned())}</p>
                 }
             >
                 <textarea

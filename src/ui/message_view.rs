@@ -120,7 +120,7 @@ pub fn MessageView(msg: LiveMessage, #[prop(into)] is_last: Signal<bool>) -> imp
         }
     };
     view! {
-        <article class=role_class data-status=move || status_name(&msg.status.get())>
+        <article class=role_class data-status=move || msg.status.with(|s| s.as_str())>
             <div class="message-meta">
                 <span class="role">{if msg.role == Role::User { "You" } else { "Assistant" }}</span>
                 {move || msg.model.get().map(|m| view! { <span class="model">{m}</span> })}
@@ -157,14 +157,4 @@ fn tool_phase_text(calls: &[skiff_core::agent::ToolCallRecord]) -> Option<String
         (1, _) => "Waiting for your approval…".to_string(),
         (n, _) => format!("Waiting for your approval of {n} calls…"),
     })
-}
-
-fn status_name(s: &MessageStatus) -> &'static str {
-    match s {
-        MessageStatus::Done => "done",
-        MessageStatus::Streaming => "streaming",
-        MessageStatus::Stopped => "stopped",
-        MessageStatus::Interrupted => "interrupted",
-        MessageStatus::Error(_) => "error",
-    }
 }

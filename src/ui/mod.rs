@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod chat_view;
+pub mod clock_hook;
 pub mod composer;
 pub mod context;
 pub mod icons;

@@ -172,11 +172,7 @@ pub fn SettingsPanel() -> impl IntoView {
                 <label class="field">
                     <span>"Theme"</span>
                     <select on:change=move |ev| {
-                        let theme = match event_target_value(&ev).as_str() {
-                            "light" => Theme::Light,
-                            "dark" => Theme::Dark,
-                            _ => Theme::System,
-                        };
+                        let theme: Theme = event_target_value(&ev).parse().unwrap_or_default();
                         settings.update(|s| s.theme = theme);
                     }>
                         <option value="system" selected=move || settings.with(|s| s.theme == Theme::System)>"Follow the system"</option>

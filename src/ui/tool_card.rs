@@ -3,9 +3,10 @@
 //!
 //! Each card watches only its own record (a memo over the message's `tool_calls`), and each part
 //! of a card watches only the fields it shows, so a progress tick re-renders one line of one
-//! card. What a result contains comes from `skiff_core::agent::result`; this file only decides
-//! how to show it safely: tool output is untrusted, so only raster images, audio and http(s)
-//! links are made live, and everything else is shown as text.
+//! card. What a result contains comes from `skiff_core::agent::result`, and what of it may be
+//! shown, and how, from `skiff_core::display` (tool output is untrusted: only allowlisted images
+//! and audio, octet-stream downloads and http(s) links are made live, names are neutralised).
+//! This file only lays those decisions out.
 
 use std::time::Duration;
 
@@ -13,18 +14,15 @@ use leptos::prelude::*;
 use serde_json::Value;
 use skiff_core::agent::result::{self, ResultPart};
 use skiff_core::agent::{ToolCallRecord, ToolCallStatus, ToolProgress};
-use skiff_core::chat::{MessageStatus, Role};
+use skiff_core::display::card::{self, CardStatus};
+use skiff_core::display::{links, media, text};
 
+use super::clock_hook::use_timestamp_while;
 use super::context::ctx;
-use crate::platform::clock;
 use crate::stores::live_message::LiveMessage;
 
 /// How often the elapsed time of a running call is redrawn.
 const TICK_MS: u64 = 100;
-
-/// Raster formats only: an SVG can carry script, and a format the browser cannot decode would
-/// show a broken image instead of a useful note.
-const IMAGE_MIMES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 
 /// The cards of one assistant message, in call order.
 #[component]
@@ -72,106 +70,6 @@ fn record_memo(msg: LiveMessage, id: String, nth: usize) -> Memo<Option<ToolCall
     })
 }
 
-/// The card's `data-status`: the record's status, with an answered call whose result says
-/// `isError` shown as an error.
-fn status_name(r: &ToolCallRecord) -> &'static str {
-    match &r.status {
-        ToolCallStatus::Pending => "pending",
-        ToolCallStatus::AwaitingApproval => "awaiting_approval",
-        ToolCallStatus::Running => "running",
-        ToolCallStatus::Done if r.is_error() => "error",
-        ToolCallStatus::Done => "done",
-        ToolCallStatus::Error(_) => "error",
-        ToolCallStatus::Cancelled => "cancelled",
-        ToolCallStatus::Denied => "denied",
-    }
-}
-
-fn format_ms(ms: f64) -> String {
-    if ms < 1000.0 {
-        format!("{} ms", ms.max(0.0).round())
-    } else {
-        format!("{:.1} s", ms / 1000.0)
-    }
-}
-
-/// The arguments as the user should read them: indented when they are JSON, as written when
-/// they are not (the model's broken JSON is worth seeing as is).
-fn pretty_arguments(raw: &str) -> String {
-    match serde_json::from_str::<Value>(raw) {
-        Ok(v) => serde_json::to_string_pretty(&v).unwrap_or_else(|_| raw.to_string()),
-        Err(_) => raw.to_string(),
-    }
-}
-
-/// A MIME type reduced to `type/subtype` in lowercase, or `None` when it has characters that
-/// could change the meaning of the data: URL it is put into.
-fn clean_mime(mime: &str) -> Option<String> {
-    let base = mime
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    let (kind, sub) = base.split_once('/')?;
-    let token = |s: &str| {
-        !s.is_empty()
-            && s.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-' | b'_'))
-    };
-    (token(kind) && token(sub)).then_some(base)
-}
-
-/// Base64 as a server should send it; anything else is not put into a data: URL.
-fn is_base64(data: &str) -> bool {
-    data.bytes().all(|b| {
-        b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'\r' | b'\n' | b' ')
-    })
-}
-
-fn data_url(mime: &str, data: &str) -> String {
-    let compact: String = data.chars().filter(|c| !c.is_ascii_whitespace()).collect();
-    format!("data:{mime};base64,{compact}")
-}
-
-fn size_text(data: &str) -> String {
-    let n = result::base64_decoded_len(data);
-    if n < 10_000 {
-        format!("{n} bytes")
-    } else if n < 10_000_000 {
-        format!("{:.1} kB", n as f64 / 1000.0)
-    } else {
-        format!("{:.1} MB", n as f64 / 1_000_000.0)
-    }
-}
-
-/// The link target for a URI from a tool, or `None` unless it is http or https. The browser's
-/// own URL parser decides, so the scheme checked is the scheme the browser will follow (tabs,
-/// newlines and leading controls removed, case folded), and the href is its serialisation.
-pub(crate) fn web_href(uri: &str) -> Option<String> {
-    let url = web_sys::Url::new(uri).ok()?;
-    matches!(url.protocol().as_str(), "http:" | "https:").then(|| url.href())
-}
-
-/// A file name for a downloaded blob: the URI's last path segment, reduced to safe characters.
-fn download_name(uri: &str) -> String {
-    let last = uri
-        .trim_end_matches('/')
-        .rsplit(['/', ':'])
-        .next()
-        .unwrap_or("");
-    let name: String = last
-        .chars()
-        .filter(|c| c.is_alphanumeric() || matches!(c, '.' | '-' | '_'))
-        .take(80)
-        .collect();
-    if name.trim_matches('.').is_empty() {
-        "resource".to_string()
-    } else {
-        name
-    }
-}
-
 #[component]
 fn ToolCard(msg: LiveMessage, record: Memo<Option<ToolCallRecord>>) -> impl IntoView {
     let ctx = ctx();
@@ -180,22 +78,8 @@ fn ToolCard(msg: LiveMessage, record: Memo<Option<ToolCallRecord>>) -> impl Into
     };
     let call_id = Memo::new(move |_| field(|r| r.id.clone()));
     let name = Memo::new(move |_| field(|r| r.name.clone()));
-    let tool = Memo::new(move |_| {
-        field(|r| {
-            if r.tool_name.is_empty() {
-                r.name.clone()
-            } else {
-                r.tool_name.clone()
-            }
-        })
-    });
-    let server = Memo::new(move |_| {
-        field(|r| match (&r.server_name, &r.server_id) {
-            (n, _) if !n.is_empty() => n.clone(),
-            (_, Some(id)) => id.clone(),
-            _ => String::new(),
-        })
-    });
+    let tool = Memo::new(move |_| field(card::tool_label));
+    let server = Memo::new(move |_| field(card::server_label));
     let status = Memo::new(move |_| {
         record.with(|r| {
             r.as_ref()
@@ -203,44 +87,32 @@ fn ToolCard(msg: LiveMessage, record: Memo<Option<ToolCallRecord>>) -> impl Into
                 .unwrap_or(ToolCallStatus::Pending)
         })
     });
-    let status_attr =
-        Memo::new(move |_| record.with(|r| r.as_ref().map(status_name).unwrap_or("pending")));
-    let running = Memo::new(move |_| status.with(|s| *s == ToolCallStatus::Running));
+    let shown = Memo::new(move |_| {
+        record.with(|r| {
+            r.as_ref()
+                .map(CardStatus::of)
+                .unwrap_or(CardStatus::Pending)
+        })
+    });
+    let running = Memo::new(move |_| shown.get() == CardStatus::Running);
     // Only a change of this value moves the card's open state, so a card the user opened stays
     // open when it finishes, and one they closed stays closed while it runs.
-    let should_open =
-        Memo::new(move |_| matches!(status_attr.get(), "awaiting_approval" | "error"));
+    let should_open = Memo::new(move |_| shown.get().opens_card());
 
-    // One interval per running card, cleared when it stops running or the card goes away.
-    let now = RwSignal::new(clock::now_ms());
-    Effect::new(move |_| {
-        if running.get() {
-            now.set(clock::now_ms());
-            if let Ok(handle) = set_interval_with_handle(
-                move || now.set(clock::now_ms()),
-                Duration::from_millis(TICK_MS),
-            ) {
-                on_cleanup(move || handle.clear());
-            }
-        }
-    });
+    // The page's one clock, ticking for this card only while it runs.
+    let now = use_timestamp_while(move || running.get(), Duration::from_millis(TICK_MS));
     let started = Memo::new(move |_| record.with(|r| r.as_ref().and_then(|r| r.started_ms)));
     let duration =
         Memo::new(move |_| record.with(|r| r.as_ref().and_then(ToolCallRecord::duration_ms)));
-    let state_text = move || match status_attr.get() {
-        "awaiting_approval" => "Waiting for approval".to_string(),
-        "running" => match started.get() {
-            Some(start) => format!("Running… {:.1} s", ((now.get() - start) / 1000.0).max(0.0)),
-            None => "Running…".to_string(),
-        },
-        "done" => match duration.get() {
-            Some(ms) => format!("Done in {}", format_ms(ms)),
-            None => "Done".to_string(),
-        },
-        "error" => "Error".to_string(),
-        "cancelled" => "Cancelled".to_string(),
-        "denied" => "Denied".to_string(),
-        _ => "Pending".to_string(),
+    let state_text = move || {
+        let s = shown.get();
+        // Only a running card's line moves with the clock.
+        let now_ms = if s == CardStatus::Running {
+            now.get()
+        } else {
+            0.0
+        };
+        s.state_text(started.get(), duration.get(), now_ms)
     };
 
     let arguments = Memo::new(move |_| field(|r| r.arguments.clone()));
@@ -252,7 +124,7 @@ fn ToolCard(msg: LiveMessage, record: Memo<Option<ToolCallRecord>>) -> impl Into
         })
     });
     let error_sentence = Memo::new(move |_| match status.get() {
-        ToolCallStatus::Error(sentence) => Some(sentence),
+        ToolCallStatus::Error(sentence) => Some(text::prose(&sentence).into_owned()),
         _ => None,
     });
     let result_value =
@@ -278,7 +150,7 @@ fn ToolCard(msg: LiveMessage, record: Memo<Option<ToolCallRecord>>) -> impl Into
             class="tool-card"
             data-call-id=move || call_id.get()
             data-tool=move || name.get()
-            data-status=move || status_attr.get()
+            data-status=move || shown.get().as_str()
             prop:open=move || should_open.get()
         >
             <summary>
@@ -288,9 +160,9 @@ fn ToolCard(msg: LiveMessage, record: Memo<Option<ToolCallRecord>>) -> impl Into
                 <span class="tool-card-state">{state_text}</span>
             </summary>
             <div class="tool-card-body">
-                <pre class="tool-card-args">{move || pretty_arguments(&arguments.get())}</pre>
+                <pre class="tool-card-args">{move || card::pretty_arguments(&arguments.get())}</pre>
                 {move || progress.get().map(progress_view)}
-                <Show when=move || status_attr.get() == "awaiting_approval">
+                <Show when=move || shown.get() == CardStatus::AwaitingApproval>
                     <div class="tool-approval">
                         <p>
                             <strong>{move || { let s = server.get(); if s.is_empty() { "A server".to_string() } else { s } }}</strong>
@@ -317,18 +189,12 @@ fn ToolCard(msg: LiveMessage, record: Memo<Option<ToolCallRecord>>) -> impl Into
 }
 
 fn progress_view(p: ToolProgress) -> impl IntoView {
-    // A total of zero or less cannot be a fraction; the bar is shown indeterminate instead.
-    let bar = match p.total.filter(|t| *t > 0.0) {
-        Some(total) => {
-            view! { <progress value=p.progress.to_string() max=total.to_string()></progress> }
-                .into_any()
+    let (bar, text) = card::progress(&p);
+    let bar = match bar {
+        Some((value, max)) => {
+            view! { <progress value=value.to_string() max=max.to_string()></progress> }.into_any()
         }
         None => view! { <progress></progress> }.into_any(),
-    };
-    let text = match (p.message, p.total.filter(|t| *t > 0.0)) {
-        (Some(m), _) if !m.trim().is_empty() => m,
-        (_, Some(total)) => format!("{} of {}", p.progress, total),
-        _ => format!("{}", p.progress),
     };
     view! {
         <div class="tool-progress">
@@ -352,28 +218,30 @@ fn result_parts(v: &Value, tool: &str) -> AnyView {
 
 fn part_view(part: ResultPart, tool: &str) -> AnyView {
     match part {
-        ResultPart::Text(t) => view! { <pre class="tool-part-text">{t}</pre> }.into_any(),
-        ResultPart::Image { mime, data } => {
-            match clean_mime(&mime).filter(|m| IMAGE_MIMES.contains(&m.as_str()) && is_base64(&data)) {
-                Some(m) => view! {
-                    <img class="tool-part-image" src=data_url(&m, &data) alt=format!("Image returned by {tool}") />
-                }
-                .into_any(),
-                None => note(format!("An image of type {mime} ({}), not shown.", size_text(&data))),
-            }
+        ResultPart::Text(t) => {
+            view! { <pre class="tool-part-text">{text::prose(&t).into_owned()}</pre> }.into_any()
         }
-        ResultPart::Audio { mime, data } => {
-            match clean_mime(&mime).filter(|m| m.starts_with("audio/") && is_base64(&data)) {
-                Some(m) => view! {
-                    <audio class="tool-part-audio" controls src=data_url(&m, &data)></audio>
-                }
-                .into_any(),
-                None => note(format!(
-                    "Audio of type {mime} ({}), not played.",
-                    size_text(&data)
-                )),
+        ResultPart::Image { mime, data } => match media::image_src(&mime, &data) {
+            Some(src) => view! {
+                <img class="tool-part-image" src=src alt=format!("Image returned by {tool}") />
             }
-        }
+            .into_any(),
+            None => note(format!(
+                "An image of type {} ({}), not shown.",
+                text::name(&mime),
+                media::size_text(&data)
+            )),
+        },
+        ResultPart::Audio { mime, data } => match media::audio_src(&mime, &data) {
+            Some(src) => {
+                view! { <audio class="tool-part-audio" controls src=src></audio> }.into_any()
+            }
+            None => note(format!(
+                "Audio of type {} ({}), not played.",
+                text::name(&mime),
+                media::size_text(&data)
+            )),
+        },
         ResultPart::Resource {
             uri,
             mime,
@@ -381,30 +249,27 @@ fn part_view(part: ResultPart, tool: &str) -> AnyView {
             blob,
         } => {
             let body = match (text, blob) {
-                (Some(t), _) => view! { <pre>{t}</pre> }.into_any(),
-                (None, Some(b)) if is_base64(&b) => {
-                    // Always downloaded as octet-stream: a data: URL typed text/html or SVG must
-                    // never be something the browser could render.
-                    let href = data_url("application/octet-stream", &b);
-                    view! {
+                (Some(t), _) => view! { <pre>{text::prose(&t).into_owned()}</pre> }.into_any(),
+                (None, Some(b)) => match media::blob_href(&b) {
+                    Some(href) => view! {
                         <p class="tool-part-blob">
-                            {format!("Binary content, {}. ", size_text(&b))}
-                            <a href=href download=download_name(&uri)>"Download"</a>
+                            {format!("Binary content, {}. ", media::size_text(&b))}
+                            <a href=href download=links::download_name(&uri, mime.as_deref())>"Download"</a>
                         </p>
                     }
-                    .into_any()
-                }
-                (None, Some(b)) => note(format!(
-                    "Binary content, {}, not valid base64.",
-                    size_text(&b)
-                )),
+                    .into_any(),
+                    None => note(format!(
+                        "Binary content, {}, not valid base64.",
+                        media::size_text(&b)
+                    )),
+                },
                 (None, None) => note("No content.".to_string()),
             };
             view! {
                 <div class="tool-part-resource">
                     <div class="tool-part-resource-head">
-                        <code>{uri}</code>
-                        {mime.map(|m| view! { <span class="tool-part-mime">{m}</span> })}
+                        <code>{text::name(&uri).into_owned()}</code>
+                        {mime.map(|m| view! { <span class="tool-part-mime">{text::name(&m).into_owned()}</span> })}
                     </div>
                     {body}
                 </div>
@@ -424,29 +289,33 @@ fn part_view(part: ResultPart, tool: &str) -> AnyView {
             } else {
                 label
             };
-            let link = match web_href(&uri) {
+            let label = text::name(&label).into_owned();
+            let link = match links::web_href(&uri) {
                 Some(href) => view! {
                     <a class="tool-part-link" href=href target="_blank" rel="noopener noreferrer">{label}</a>
                 }
                 .into_any(),
                 None => view! {
-                    <span class="tool-part-link-text">{label}" "<code>{uri}</code></span>
+                    <span class="tool-part-link-text">{label}" "<code>{text::name(&uri).into_owned()}</code></span>
                 }
                 .into_any(),
             };
             view! {
                 <div class="tool-part-resource-link">
                     {link}
-                    {mime.map(|m| view! { <span class="tool-part-mime">{m}</span> })}
-                    {description.filter(|d| !d.trim().is_empty()).map(|d| view! { <p class="tool-part-description">{d}</p> })}
+                    {mime.map(|m| view! { <span class="tool-part-mime">{text::name(&m).into_owned()}</span> })}
+                    {description.filter(|d| !d.trim().is_empty()).map(|d| view! { <p class="tool-part-description">{text::prose(&d).into_owned()}</p> })}
                 </div>
             }
             .into_any()
         }
         ResultPart::Structured(s) => {
-            view! { <pre class="tool-part-structured">{s}</pre> }.into_any()
+            view! { <pre class="tool-part-structured">{text::prose(&s).into_owned()}</pre> }
+                .into_any()
         }
-        ResultPart::Other(s) => view! { <pre class="tool-part-other">{s}</pre> }.into_any(),
+        ResultPart::Other(s) => {
+            view! { <pre class="tool-part-other">{text::prose(&s).into_owned()}</pre> }.into_any()
+        }
     }
 }
 
@@ -454,8 +323,8 @@ fn note(text: String) -> AnyView {
     view! { <p class="tool-part-note">{text}</p> }.into_any()
 }
 
-/// The web sources of a turn, under its final answer: the assistant message without tool calls
-/// that follows one or more messages with tool calls since the user last wrote.
+/// The web sources of a turn, under its final answer. Which answer lists them and what they
+/// are is `result::lists_sources` and `result::turn_sources`; this only gathers the messages.
 ///
 /// Reads the message list and the earlier messages' `tool_calls`, never `content`, so streaming
 /// text does not re-run it.
@@ -463,40 +332,25 @@ fn note(text: String) -> AnyView {
 pub fn Sources(msg: LiveMessage) -> impl IntoView {
     let ctx = ctx();
     let sources = Memo::new(move |_| {
-        if msg.role != Role::Assistant
-            || msg.tool_calls.with(|c| !c.is_empty())
-            // While it streams, this message may still turn out to call tools.
-            || msg.status.with(|s| *s == MessageStatus::Streaming)
+        let made_calls = msg.tool_calls.with(|c| !c.is_empty());
+        if !msg
+            .status
+            .with(|s| result::lists_sources(msg.role, made_calls, s))
         {
             return Vec::new();
         }
         let Some(conv) = ctx.convs.current.get() else {
             return Vec::new();
         };
-        let calls: Vec<ToolCallRecord> = conv.messages.with(|ms| {
+        conv.messages.with(|ms| {
             let Some(pos) = ms
                 .iter()
                 .position(|m| m.id.with_value(|a| msg.id.with_value(|b| a == b)))
             else {
                 return Vec::new();
             };
-            let mut calls = Vec::new();
-            for m in ms[..pos].iter().rev() {
-                if m.role == Role::User {
-                    break;
-                }
-                if m.role == Role::Assistant {
-                    m.tool_calls.with(|c| {
-                        calls.splice(0..0, c.iter().cloned());
-                    });
-                }
-            }
-            calls
-        });
-        result::sources(calls.iter())
-            .into_iter()
-            .filter_map(|s| web_href(&s.uri).map(|href| (href, s.title)))
-            .collect::<Vec<_>>()
+            result::turn_sources(ms[..pos].iter().rev().map(|m| (m.role, m.tool_calls.get())))
+        })
     });
     view! {
         <Show when=move || !sources.with(Vec::is_empty)>
@@ -507,8 +361,8 @@ pub fn Sources(msg: LiveMessage) -> impl IntoView {
                         sources
                             .get()
                             .into_iter()
-                            .map(|(href, title)| view! {
-                                <li><a class="source-link" href=href target="_blank" rel="noopener noreferrer">{title}</a></li>
+                            .map(|s| view! {
+                                <li><a class="source-link" href=s.uri target="_blank" rel="noopener noreferrer">{s.title}</a></li>
                             })
                             .collect_view()
                     }}

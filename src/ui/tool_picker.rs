@@ -1,7 +1,9 @@
 //! The chat header's tool picker: which MCP servers and tools this conversation may use.
 //! Everything connected is on by default; switches are saved with the conversation.
+//! Server and tool names come from servers and are shown through `skiff_core::display::text`.
 
 use leptos::prelude::*;
+use skiff_core::display::text;
 
 use super::context::ctx;
 
@@ -68,7 +70,7 @@ pub fn ToolPicker() -> impl IntoView {
                                                         disabled=!server_on
                                                         on:change=move |ev| ctx.convs.set_tool_switch(&id.get_value(), Some(&name.get_value()), event_target_checked(&ev))
                                                     />
-                                                    <code>{t.name.to_string()}</code>
+                                                    <code>{text::name(&t.name).into_owned()}</code>
                                                 </label>
                                             }
                                         })
@@ -82,7 +84,7 @@ pub fn ToolPicker() -> impl IntoView {
                                                         checked=server_on
                                                         on:change=move |ev| ctx.convs.set_tool_switch(&id.get_value(), None, event_target_checked(&ev))
                                                     />
-                                                    <strong>{server_name.clone()}</strong>
+                                                    <strong>{text::name(&server_name).into_owned()}</strong>
                                                 </label>
                                             </legend>
                                             {tool_rows}

@@ -5,7 +5,9 @@
 //! reported beside its field and never saved.
 
 use leptos::prelude::*;
-use skiff_core::agent::{ApprovalRule, ToolMode, ToolModeSetting};
+use skiff_core::agent::approval::RuleEntry;
+use skiff_core::agent::{ApprovalRule, ToolModeSetting};
+use skiff_core::display::text;
 use skiff_core::settings::ChatSettings;
 
 use super::context::ctx;
@@ -29,11 +31,6 @@ pub fn ToolsSettings() -> impl IntoView {
             s.learned_tool_modes.remove(&key);
         })
     };
-    let mode_option = move |value: &'static str, label: &'static str, mode: ToolModeSetting| {
-        view! {
-            <option value=value selected=move || settings.with(|s| s.tool_mode == mode)>{label}</option>
-        }
-    };
 
     view! {
         <div class="tools-settings">
@@ -41,18 +38,15 @@ pub fn ToolsSettings() -> impl IntoView {
             <label class="field">
                 <span>"How tools are offered to the model"</span>
                 <select id="tool-mode" on:change=move |ev| {
-                    let mode = match event_target_value(&ev).as_str() {
-                        "native" => ToolModeSetting::Native,
-                        "prompt" => ToolModeSetting::Prompt,
-                        "off" => ToolModeSetting::Off,
-                        _ => ToolModeSetting::Auto,
-                    };
+                    let mode = event_target_value(&ev).parse().unwrap_or_default();
                     settings.update(|s| s.tool_mode = mode);
                 }>
-                    {mode_option("auto", "Auto (native, falling back to prompt-based)", ToolModeSetting::Auto)}
-                    {mode_option("native", "Native function calling", ToolModeSetting::Native)}
-                    {mode_option("prompt", "Prompt-based (for models without tool support)", ToolModeSetting::Prompt)}
-                    {mode_option("off", "Off", ToolModeSetting::Off)}
+                    {ToolModeSetting::ALL
+                        .iter()
+                        .map(|&mode| view! {
+                            <option value=mode.as_str() selected=move || settings.with(|s| s.tool_mode == mode)>{mode.label()}</option>
+                        })
+                        .collect_view()}
                 </select>
             </label>
             <p class="hint learned-tool-mode">
@@ -62,7 +56,7 @@ pub fn ToolsSettings() -> impl IntoView {
                     match learned() {
                         Some(mode) => view! {
                             <span>
-                                {format!("Auto found that {model} works with {}. ", mode_text(mode))}
+                                {format!("Auto found that {model} works with {}. ", mode.label())}
                                 <button class="link-button forget-tool-mode" on:click=forget>"Forget"</button>
                             </span>
                         }
@@ -123,14 +117,6 @@ pub fn ToolsSettings() -> impl IntoView {
     }
 }
 
-fn mode_text(mode: ToolMode) -> &'static str {
-    match mode {
-        ToolMode::Native => "native function calling",
-        ToolMode::Prompt => "prompt-based tools",
-        ToolMode::Off => "no tools",
-    }
-}
-
 /// A whole-number setting with bounds. Unlike the Provider tab's fields it has no "default"
 /// empty state: these settings always hold a value, so an empty field is just not saved.
 #[component]
@@ -177,17 +163,16 @@ fn IntField(
     }
 }
 
-/// The rules "Always allow" and "Never allow" stored, one row per server and tool.
+/// The rules "Always allow" and "Never allow" stored, one row per server and tool. Rules are
+/// listed, changed and forgotten through `ApprovalPolicy`'s own methods, by their stored key.
 #[component]
 fn ApprovalRules() -> impl IntoView {
     let ctx = ctx();
     let settings = ctx.settings.settings;
-    let keys = Memo::new(move |_| {
-        settings.with(|s| s.approvals.rules.keys().cloned().collect::<Vec<_>>())
-    });
+    let entries = Memo::new(move |_| settings.with(|s| s.approvals.list_rules()));
     view! {
         <Show
-            when=move || !keys.with(Vec::is_empty)
+            when=move || !entries.with(Vec::is_empty)
             fallback=|| view! {
                 <p class="muted approval-rules-empty">
                     "No remembered choices. \"Always allow\" and \"Never allow\" on a tool call add one here."
@@ -199,8 +184,8 @@ fn ApprovalRules() -> impl IntoView {
                     <tr><th>"Server"</th><th>"Tool"</th><th>"Rule"</th><th></th></tr>
                 </thead>
                 <tbody>
-                    <For each=move || keys.get() key=|k| k.clone() let:key>
-                        <ApprovalRuleRow key=key />
+                    <For each=move || entries.get() key=|e| e.key.clone() let:entry>
+                        <ApprovalRuleRow entry=entry />
                     </For>
                 </tbody>
             </table>
@@ -209,58 +194,30 @@ fn ApprovalRules() -> impl IntoView {
 }
 
 #[component]
-fn ApprovalRuleRow(key: String) -> impl IntoView {
+fn ApprovalRuleRow(entry: RuleEntry) -> impl IntoView {
     let ctx = ctx();
     let settings = ctx.settings.settings;
-    // Keys are "{server_id}\u{1f}{tool_name}"; a key without the separator is shown whole as
-    // the tool rather than dropped, so it can still be removed.
-    let (server_id, tool) = match key.split_once('\u{1f}') {
-        Some((s, t)) => (s.to_string(), t.to_string()),
-        None => (String::new(), key.clone()),
-    };
     let server = ctx
         .mcp
-        .server_name(&server_id)
-        .unwrap_or_else(|| server_id.clone());
-    let tool_attr = tool.clone();
-    let key = StoredValue::new(key);
-    let rule = move || {
-        settings.with(|s| {
-            key.with_value(|k| s.approvals.rules.get(k).copied())
-                .unwrap_or_default()
-        })
-    };
-    // The stored key is used as is (not rebuilt from its parts), and "ask" is the default that
-    // is never stored, as `ApprovalPolicy::set_rule` does.
+        .server_name(&entry.server_id)
+        .unwrap_or_else(|| entry.server_id.clone());
+    let key = StoredValue::new(entry.key);
+    let rule = move || settings.with(|s| key.with_value(|k| s.approvals.rule_for_key(k)));
     let set_rule = move |r: ApprovalRule| {
-        settings.update(|s| {
-            let k = key.get_value();
-            if r == ApprovalRule::Ask {
-                s.approvals.rules.remove(&k);
-            } else {
-                s.approvals.rules.insert(k, r);
-            }
-        })
-    };
-    let option = move |value: &'static str, label: &'static str, r: ApprovalRule| {
-        view! { <option value=value selected=move || rule() == r>{label}</option> }
+        settings.update(|s| key.with_value(|k| s.approvals.set_rule_for_key(k, r)))
     };
     view! {
-        <tr class="approval-rule-row" data-server-id=server_id data-tool=tool_attr>
-            <td class="approval-rule-server">{server}</td>
-            <td><code>{tool}</code></td>
+        <tr class="approval-rule-row" data-server-id=entry.server_id data-tool=entry.tool_name.clone()>
+            <td class="approval-rule-server">{text::name(&server).into_owned()}</td>
+            <td><code>{text::name(&entry.tool_name).into_owned()}</code></td>
             <td>
                 <select class="approval-rule" on:change=move |ev| {
-                    let r = match event_target_value(&ev).as_str() {
-                        "always" => ApprovalRule::Always,
-                        "never" => ApprovalRule::Never,
-                        _ => ApprovalRule::Ask,
-                    };
-                    set_rule(r);
+                    set_rule(event_target_value(&ev).parse().unwrap_or_default());
                 }>
-                    {option("ask", "Ask", ApprovalRule::Ask)}
-                    {option("always", "Always allow", ApprovalRule::Always)}
-                    {option("never", "Never allow", ApprovalRule::Never)}
+                    {ApprovalRule::ALL
+                        .iter()
+                        .map(|&r| view! { <option value=r.as_str() selected=move || rule() == r>{r.label()}</option> })
+                        .collect_view()}
                 </select>
             </td>
             <td>

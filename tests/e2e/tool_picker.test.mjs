@@ -75,3 +75,28 @@ test('tool switches are per conversation and survive a reload', async () => {
   assert.deepEqual(stored.disabled_servers, ['everything']);
   await context.close();
 });
+
+test('a server name with a right-to-left override is shown neutralised, not reversed', async () => {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+  const settings = JSON.stringify({ v: 1, data: { base_url: `${api.url}/v1`, model: 'm' } });
+  // U+202E would draw "everything" and the rest backwards; the page must show it as an escape.
+  const name = 'every\u202Egnihteht';
+  const servers = JSON.stringify({
+    v: 1,
+    data: { servers: [{ id: 'everything', name, url: mcp.url, transport: 'auto', headers: [], enabled: true }] },
+  });
+  const memory = JSON.stringify({ v: 1, data: { builtin_enabled: false, book: { entries: [], next_id: 1 } } });
+  await context.addInitScript(([s, m, b]) => {
+    localStorage.setItem('skiff:settings', s);
+    localStorage.setItem('skiff:mcp-servers', m);
+    localStorage.setItem('skiff:memory', b);
+  }, [settings, servers, memory]);
+  const page = await context.newPage();
+  await page.goto(site.url);
+  await page.waitForFunction(() => /Tools: [1-9]/.test(document.querySelector('.tool-picker-toggle')?.innerText || ''), null, { timeout: 20000 });
+  await page.locator('.tool-picker-toggle').click();
+  const shown = await page.locator('.tool-server legend strong').innerText();
+  assert.equal(shown, 'every<U+202E>gnihteht');
+  assert.ok(!shown.includes('\u202E'), 'no override reaches the page text');
+  await context.close();
+});

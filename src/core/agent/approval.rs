@@ -93,3 +93,143 @@ mod tests {
         assert_eq!(p.decide("a", "get", true), Decision::Deny);
     }
 }
+
+crate::display::names::named_enum!(ApprovalRule, "approval rule", {
+    Ask => "ask",
+    Always => "always",
+    Never => "never",
+});
+
+impl ApprovalRule {
+    /// What the rule `<select>` in Settings says.
+    pub fn label(self) -> &'static str {
+        match self {
+            ApprovalRule::Ask => "Ask",
+            ApprovalRule::Always => "Always allow",
+            ApprovalRule::Never => "Never allow",
+        }
+    }
+
+    /// The rule an approval card's "Always allow" (`allow`) or "Never allow" remembers.
+    pub fn remembered(allow: bool) -> ApprovalRule {
+        if allow {
+            ApprovalRule::Always
+        } else {
+            ApprovalRule::Never
+        }
+    }
+}
+
+/// One remembered choice, as Settings lists it. `key` is the stored key, used as is to change
+/// or forget the entry: a key written by an older build is still editable even if it would not
+/// be rebuilt the same from its parts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleEntry {
+    pub key: String,
+    pub server_id: String,
+    pub tool_name: String,
+    pub rule: ApprovalRule,
+}
+
+impl ApprovalPolicy {
+    /// Every remembered rule, ordered by server id then tool. A key without the separator is
+    /// listed whole as the tool rather than dropped, so it can still be removed.
+    pub fn list_rules(&self) -> Vec<RuleEntry> {
+        self.rules
+            .iter()
+            .map(|(key, rule)| {
+                let (server_id, tool_name) = key.split_once('\u{1f}').unwrap_or(("", key));
+                RuleEntry {
+                    key: key.clone(),
+                    server_id: server_id.to_string(),
+                    tool_name: tool_name.to_string(),
+                    rule: *rule,
+                }
+            })
+            .collect()
+    }
+
+    /// The rule stored under a key from [`ApprovalPolicy::list_rules`]; `Ask` once forgotten.
+    pub fn rule_for_key(&self, key: &str) -> ApprovalRule {
+        self.rules.get(key).copied().unwrap_or_default()
+    }
+
+    /// Change a listed rule. As with [`ApprovalPolicy::set_rule`], `Ask` is the default and is
+    /// not stored, so choosing it forgets the entry.
+    pub fn set_rule_for_key(&mut self, key: &str, rule: ApprovalRule) {
+        if rule == ApprovalRule::Ask {
+            self.rules.remove(key);
+        } else {
+            self.rules.insert(key.to_string(), rule);
+        }
+    }
+
+    /// Forget the rule for one server's tool: the next call asks again.
+    pub fn forget(&mut self, server_id: &str, tool_name: &str) {
+        self.set_rule(server_id, tool_name, ApprovalRule::Ask);
+    }
+
+    /// Forget every rule of a removed server, so a server added later under the same id does
+    /// not inherit "Always allow" choices made for another. Returns how many were forgotten.
+    pub fn forget_server(&mut self, server_id: &str) -> usize {
+        let before = self.rules.len();
+        let prefix = format!("{server_id}\u{1f}");
+        self.rules.retain(|key, _| !key.starts_with(&prefix));
+        before - self.rules.len()
+    }
+}
+
+#[cfg(test)]
+mod editing_tests {
+    use super::*;
+
+    #[test]
+    fn rules_are_listed_changed_and_forgotten_by_their_key() {
+        let mut p = ApprovalPolicy::default();
+        p.set_rule("b", "sum", ApprovalRule::Never);
+        p.set_rule("a", "echo", ApprovalRule::Always);
+        p.rules.insert("legacy-key".into(), ApprovalRule::Always);
+        let listed = p.list_rules();
+        let rows: Vec<_> = listed
+            .iter()
+            .map(|e| (e.server_id.as_str(), e.tool_name.as_str(), e.rule))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("a", "echo", ApprovalRule::Always),
+                ("b", "sum", ApprovalRule::Never),
+                ("", "legacy-key", ApprovalRule::Always),
+            ]
+        );
+        // Editing by key is the same as editing by parts.
+        p.set_rule_for_key(&listed[0].key, ApprovalRule::Never);
+        assert_eq!(p.decide("a", "echo", false), Decision::Deny);
+        assert_eq!(p.rule_for_key(&listed[0].key), ApprovalRule::Never);
+        p.set_rule_for_key("legacy-key", ApprovalRule::Ask);
+        assert_eq!(p.list_rules().len(), 2);
+        p.forget("b", "sum");
+        assert_eq!(p.decide("b", "sum", false), Decision::Ask);
+        assert_eq!(p.rule_for_key(&listed[1].key), ApprovalRule::Ask);
+    }
+
+    #[test]
+    fn removing_a_server_forgets_only_its_rules() {
+        let mut p = ApprovalPolicy::default();
+        p.set_rule("ev", "echo", ApprovalRule::Always);
+        p.set_rule("ev", "sum", ApprovalRule::Never);
+        p.set_rule("ev-2", "echo", ApprovalRule::Always);
+        assert_eq!(p.forget_server("ev"), 2);
+        assert_eq!(p.decide("ev", "echo", false), Decision::Ask);
+        assert_eq!(p.decide("ev-2", "echo", false), Decision::Allow);
+    }
+
+    #[test]
+    fn the_approval_buttons_remember_always_or_never() {
+        let mut p = ApprovalPolicy::default();
+        p.set_rule("a", "t", ApprovalRule::remembered(true));
+        assert_eq!(p.decide("a", "t", false), Decision::Allow);
+        p.set_rule("a", "t", ApprovalRule::remembered(false));
+        assert_eq!(p.decide("a", "t", false), Decision::Deny);
+    }
+}

@@ -140,6 +140,57 @@ impl ToolCallRecord {
     }
 }
 
+crate::display::names::named_enum!(ToolMode, "tool mode", {
+    Native => "native",
+    Prompt => "prompt",
+    Off => "off",
+});
+
+impl ToolMode {
+    /// How a sentence names the mode: "Auto found that llama works with {label}."
+    pub fn label(self) -> &'static str {
+        match self {
+            ToolMode::Native => "native function calling",
+            ToolMode::Prompt => "prompt-based tools",
+            ToolMode::Off => "no tools",
+        }
+    }
+}
+
+crate::display::names::named_enum!(ToolModeSetting, "tool mode", {
+    Auto => "auto",
+    Native => "native",
+    Prompt => "prompt",
+    Off => "off",
+});
+
+impl ToolModeSetting {
+    /// What the tool-mode `<select>` says.
+    pub fn label(self) -> &'static str {
+        match self {
+            ToolModeSetting::Auto => "Auto (native, falling back to prompt-based)",
+            ToolModeSetting::Native => "Native function calling",
+            ToolModeSetting::Prompt => "Prompt-based (for models without tool support)",
+            ToolModeSetting::Off => "Off",
+        }
+    }
+}
+
+impl ToolCallStatus {
+    /// The status's stored name (`kind`), also its name in the page.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ToolCallStatus::Pending => "pending",
+            ToolCallStatus::AwaitingApproval => "awaiting_approval",
+            ToolCallStatus::Running => "running",
+            ToolCallStatus::Done => "done",
+            ToolCallStatus::Error(_) => "error",
+            ToolCallStatus::Cancelled => "cancelled",
+            ToolCallStatus::Denied => "denied",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,5 +224,28 @@ mod tests {
         r.started_ms = Some(10.0);
         r.ended_ms = Some(35.0);
         assert_eq!(r.duration_ms(), Some(25.0));
+    }
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::*;
+
+    #[test]
+    fn status_names_are_the_stored_kinds() {
+        for s in [
+            ToolCallStatus::Pending,
+            ToolCallStatus::AwaitingApproval,
+            ToolCallStatus::Running,
+            ToolCallStatus::Done,
+            ToolCallStatus::Error("x".into()),
+            ToolCallStatus::Cancelled,
+            ToolCallStatus::Denied,
+        ] {
+            assert_eq!(serde_json::to_value(&s).unwrap()["kind"], s.as_str());
+        }
+        for m in ToolMode::ALL {
+            assert_eq!(serde_json::to_value(m).unwrap(), m.as_str());
+        }
     }
 }

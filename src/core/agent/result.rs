@@ -12,6 +12,7 @@
 use serde_json::Value;
 
 use super::record::{ToolCallRecord, ToolCallStatus};
+use crate::chat::{MessageStatus, Role};
 
 /// Default cap on the characters of one result sent to the model.
 pub const DEFAULT_RESULT_CHAR_LIMIT: usize = 16_000;
@@ -371,3 +372,120 @@ pub fn sources<'a>(records: impl IntoIterator<Item = &'a ToolCallRecord>) -> Vec
 #[cfg(test)]
 #[path = "result_tests.rs"]
 mod tests;
+
+/// Whether an answer lists the sources of its turn: an assistant message that made no tool
+/// calls itself and has stopped streaming (while it streams it may still turn out to call
+/// tools). Earlier messages of the turn made the calls whose results are its sources.
+pub fn lists_sources(role: Role, made_tool_calls: bool, status: &MessageStatus) -> bool {
+    role == Role::Assistant && !made_tool_calls && *status != MessageStatus::Streaming
+}
+
+/// The sources listed under an answer that ends a turn, ready to show: the web links in the
+/// results of the tool calls made since the user last wrote, oldest call first, each URI once.
+///
+/// `earlier_newest_first` yields the role and tool calls of the messages before the answer,
+/// newest first; it is read only back to the user's last message. Each `uri` is the href to
+/// follow (http or https, as `display::links::web_href` cleaned it) and each title is shown
+/// through `display::text::name`, since both come from a server.
+pub fn turn_sources<I, C>(earlier_newest_first: I) -> Vec<Source>
+where
+    I: IntoIterator<Item = (Role, C)>,
+    C: AsRef<[ToolCallRecord]>,
+{
+    let mut turn: Vec<C> = earlier_newest_first
+        .into_iter()
+        .take_while(|(role, _)| *role != Role::User)
+        .filter(|(role, _)| *role == Role::Assistant)
+        .map(|(_, calls)| calls)
+        .collect();
+    turn.reverse();
+    let mut out: Vec<Source> = Vec::new();
+    for s in sources(turn.iter().flat_map(|c| c.as_ref())) {
+        let Some(href) = crate::display::links::web_href(&s.uri) else {
+            continue;
+        };
+        if out.iter().all(|o| o.uri != href) {
+            out.push(Source {
+                title: crate::display::text::name(&s.title).into_owned(),
+                uri: href,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod turn_source_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn call(uri: &str, title: &str) -> ToolCallRecord {
+        let mut r = ToolCallRecord::new("c".into(), "t".into(), "{}".into());
+        r.status = ToolCallStatus::Done;
+        r.result = Some(json!({"content": [
+            {"type": "resource_link", "uri": uri, "name": title}
+        ]}));
+        r
+    }
+
+    #[test]
+    fn only_a_finished_answer_without_calls_lists_sources() {
+        assert!(lists_sources(Role::Assistant, false, &MessageStatus::Done));
+        assert!(lists_sources(
+            Role::Assistant,
+            false,
+            &MessageStatus::Stopped
+        ));
+        assert!(!lists_sources(Role::Assistant, true, &MessageStatus::Done));
+        assert!(!lists_sources(
+            Role::Assistant,
+            false,
+            &MessageStatus::Streaming
+        ));
+        assert!(!lists_sources(Role::User, false, &MessageStatus::Done));
+    }
+
+    #[test]
+    fn sources_come_from_this_turn_only_oldest_first() {
+        // Newest first: the step just before the answer, an earlier step, the user's message,
+        // and an older turn that must not count.
+        let earlier = vec![
+            (Role::Assistant, vec![call("https://b.dev/2", "second")]),
+            (
+                Role::Assistant,
+                vec![
+                    call("https://a.dev/1", "first"),
+                    call("https://b.dev/2", "dup"),
+                ],
+            ),
+            (Role::User, vec![]),
+            (Role::Assistant, vec![call("https://old.dev", "old turn")]),
+        ];
+        let got = turn_sources(earlier);
+        let titles: Vec<_> = got.iter().map(|s| s.title.as_str()).collect();
+        assert_eq!(titles, ["first", "dup"]);
+        assert_eq!(got[0].uri, "https://a.dev/1");
+    }
+
+    #[test]
+    fn sources_are_ready_to_show() {
+        let earlier = vec![(
+            Role::Assistant,
+            vec![
+                call("HTTPS://ok.dev/x", "Docs\u{202E}txt.exe"),
+                call("http://?no-host", "no host"),
+                call("javascript:alert(1)", "script"),
+            ],
+        )];
+        let got = turn_sources(earlier);
+        assert_eq!(
+            got,
+            [Source {
+                title: "Docs<U+202E>txt.exe".into(),
+                uri: "https://ok.dev/x".into()
+            }]
+        );
+        let none: Vec<(Role, Vec<ToolCallRecord>)> = Vec::new();
+        assert!(turn_sources(none).is_empty());
+    }
+}

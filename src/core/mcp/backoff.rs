@@ -149,6 +149,17 @@ impl Default for Health {
 }
 
 impl HealthStatus {
+    /// The state's name: the server row's `data-status` and the status dot's class.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            HealthStatus::Idle => "idle",
+            HealthStatus::Connecting { .. } => "connecting",
+            HealthStatus::Connected { .. } => "connected",
+            HealthStatus::Reconnecting { .. } => "reconnecting",
+            HealthStatus::Error { .. } => "error",
+        }
+    }
+
     /// One line for the status dot's label, e.g. "reconnecting in 4 s (attempt 3)".
     pub fn describe(&self, now_ms: f64) -> String {
         match self {

@@ -14,6 +14,9 @@ use serde_json::{json, Map, Value};
 use super::envelope;
 use crate::persist::PersistError;
 
+mod form;
+pub use form::{read_header_lines, FormError, HeaderLineError, ServerForm};
+
 pub const SERVERS_KEY: &str = "skiff:mcp-servers";
 pub const SERVERS_VERSION: u32 = 1;
 
@@ -27,6 +30,28 @@ pub enum TransportChoice {
     StreamableHttp,
     Sse,
     WebSocket,
+}
+
+// The names are the form's `<select>` values (the stored names are serde's).
+crate::display::names::named_enum!(TransportChoice, "transport", {
+    Auto => "auto",
+    StreamableHttp => "streamable",
+    Sse => "sse",
+    WebSocket => "websocket",
+});
+
+impl TransportChoice {
+    /// What the transport `<select>` says.
+    pub fn label(self) -> &'static str {
+        match self {
+            TransportChoice::Auto => {
+                "Automatic (Streamable HTTP, then HTTP+SSE; WebSocket for ws://)"
+            }
+            TransportChoice::StreamableHttp => "Streamable HTTP",
+            TransportChoice::Sse => "HTTP+SSE (deprecated)",
+            TransportChoice::WebSocket => "WebSocket",
+        }
+    }
 }
 
 fn default_true() -> bool {
@@ -367,31 +392,10 @@ mod tests {
 
 /// Parse the settings form's header box: one `Name: value` per line, blank lines ignored.
 /// A line without a colon or with an invalid header name is refused with its line number,
-/// so a typo never silently drops an `Authorization` header.
+/// so a typo never silently drops an `Authorization` header. [`read_header_lines`] gives the
+/// typed error.
 pub fn parse_header_lines(text: &str) -> Result<Vec<(String, String)>, String> {
-    let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        let Some((name, value)) = line.split_once(':') else {
-            return Err(format!("Line {}: expected \"Name: value\".", n + 1));
-        };
-        let name = name.trim();
-        let valid = !name.is_empty()
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
-        if !valid {
-            return Err(format!(
-                "Line {}: \"{name}\" is not a valid header name.",
-                n + 1
-            ));
-        }
-        out.push((name.to_string(), value.trim().to_string()));
-    }
-    Ok(out)
+    read_header_lines(text).map_err(|e| e.to_string())
 }
 
 /// The inverse of [`parse_header_lines`], for editing.

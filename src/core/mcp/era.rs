@@ -26,6 +26,11 @@ pub enum Era {
     Legacy,
 }
 
+crate::display::names::named_enum!(Era, "protocol era", {
+    Modern => "modern",
+    Legacy => "legacy",
+});
+
 /// Modern versions Skiff speaks, preferred first.
 pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
 /// Legacy versions Skiff speaks, preferred first. 2024-11-05 is kept because HTTP+SSE servers
