@@ -16,7 +16,7 @@ use super::session::{McpSession, PendingKind};
 use super::session_types::SessionEvent;
 
 /// The least time between the starts of two lists of one kind caused by `list_changed`.
-pub const RELIST_GAP_MS: f64 = 1_000.0;
+pub(crate) const RELIST_GAP_MS: f64 = 1_000.0;
 
 #[derive(Debug, Clone)]
 pub(super) struct ListOp {

@@ -8,12 +8,12 @@ use serde_json::Value;
 use super::session::McpSession;
 use super::session_types::{Output, SendMeta, SessionEvent};
 
-pub fn fixture_dir() -> PathBuf {
+pub(crate) fn fixture_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/mcp")
 }
 
 /// One recorded HTTP exchange: what was sent and what came back.
-pub struct Exchange {
+pub(crate) struct Exchange {
     pub request_body: String,
     pub status: u16,
     pub headers: Vec<(String, String)>,
@@ -21,7 +21,7 @@ pub struct Exchange {
 }
 
 /// Read `captured/<server>/<name>.{req,headers,body}`; `None` when the capture is absent.
-pub fn exchange(server: &str, name: &str) -> Option<Exchange> {
+pub(crate) fn exchange(server: &str, name: &str) -> Option<Exchange> {
     let dir = fixture_dir().join("captured").join(server);
     let req = std::fs::read_to_string(dir.join(format!("{name}.req"))).ok()?;
     let head = std::fs::read_to_string(dir.join(format!("{name}.headers"))).unwrap_or_default();
@@ -50,13 +50,13 @@ pub fn exchange(server: &str, name: &str) -> Option<Exchange> {
 
 /// Everything the session produced so far, split by kind.
 #[derive(Default)]
-pub struct Drained {
+pub(crate) struct Drained {
     pub sent: Vec<(Value, SendMeta)>,
     pub aborted: Vec<super::messages::RequestId>,
     pub events: Vec<SessionEvent>,
 }
 
-pub fn drain(s: &mut McpSession) -> Drained {
+pub(crate) fn drain(s: &mut McpSession) -> Drained {
     let mut d = Drained::default();
     while let Some(o) = s.poll_output() {
         match o {
