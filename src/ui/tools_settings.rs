@@ -62,13 +62,13 @@ pub fn ToolsSettings() -> impl IntoView {
                     match learned() {
                         Some(mode) => view! {
                             <span>
-                                {format!("Auto found that {model} works with {}. ", mode_text(mode))}
+                                {format!("{} ", learned_text(mode, &model))}
                                 <button class="link-button forget-tool-mode" on:click=forget>"Forget"</button>
                             </span>
                         }
                         .into_any(),
                         None => view! {
-                            <span>{format!("Auto has not tried tools with {model} yet: it starts with native function calling.")}</span>
+                            <span>{format!("Auto has not seen {model} call a tool yet: it offers tools natively, and switches to prompt-based tools if the server refuses them.")}</span>
                         }
                         .into_any(),
                     }
@@ -123,11 +123,14 @@ pub fn ToolsSettings() -> impl IntoView {
     }
 }
 
-fn mode_text(mode: ToolMode) -> &'static str {
+/// Only what auto mode observed: a real native call, or the server refusing `tools`.
+fn learned_text(mode: ToolMode, model: &str) -> String {
     match mode {
-        ToolMode::Native => "native function calling",
-        ToolMode::Prompt => "prompt-based tools",
-        ToolMode::Off => "no tools",
+        ToolMode::Native => format!("Auto saw {model} call a tool with native function calling."),
+        ToolMode::Prompt => {
+            format!("The server refused native tools for {model}, so Auto uses prompt-based tools.")
+        }
+        ToolMode::Off => format!("Auto offers no tools to {model}."),
     }
 }
 
