@@ -189,11 +189,6 @@ impl AgentRun {
         self.stopped
     }
 
-    /// The user changed a rule mid-turn: later decisions follow it.
-    pub fn set_policy(&mut self, policy: ApprovalPolicy) {
-        self.config.policy = policy;
-    }
-
     /// A new model request is about to be built (the first of the turn, or after
     /// [`Action::NextStep`] opened its message).
     pub fn begin_step(&mut self) -> Vec<Action> {

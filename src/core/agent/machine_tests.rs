@@ -272,10 +272,19 @@ fn denial_is_final_and_reported_and_never_rules_deny_without_asking() {
     assert_eq!(status_of(&run, "a"), ToolCallStatus::Denied);
     // Approving a denied call does nothing.
     assert_eq!(run.approve("a", 4.0), vec![]);
+    assert_eq!(
+        run.answer("b", false, true, 5.0),
+        vec![
+            Action::RememberRule {
+                server_id: "ev".into(),
+                tool_name: "echo".into(),
+                rule: ApprovalRule::Never
+            },
+            Action::NextStep
+        ]
+    );
     let mut policy = ApprovalPolicy::default();
     policy.set_rule("ev", "echo", ApprovalRule::Never);
-    run.set_policy(policy.clone());
-    assert_eq!(run.deny("b", 5.0), vec![Action::NextStep]);
 
     let mut run = AgentRun::new(
         AgentConfig {
