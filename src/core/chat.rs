@@ -6,7 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::record::{ToolCallRecord, ToolCallStatus, ToolMode};
+use crate::agent::record::{ToolCallRecord, ToolMode};
+use crate::agent::turn_end::FinishReason;
 use crate::mcp::tool_index::ToolOverrides;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -82,9 +83,9 @@ pub struct Message {
     pub status: MessageStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
-    /// Why generation ended, as the provider put it (`stop`, `length`, ...).
+    /// Why generation ended: the provider's word (`stop`, `length`, ...), or the step limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub finish_reason: Option<String>,
+    pub finish_reason: Option<FinishReason>,
     /// Tools this answer called, in the order the model asked (rendered as cards).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCallRecord>,
@@ -187,9 +188,8 @@ impl Conversation {
 /// Mark every unfinished call as interrupted; returns whether any was.
 pub fn settle_calls(calls: &mut [ToolCallRecord]) -> bool {
     let mut changed = false;
-    for call in calls.iter_mut().filter(|c| !c.status.is_final()) {
-        call.status = ToolCallStatus::Error(INTERRUPTED_CALL.to_string());
-        changed = true;
+    for call in calls.iter_mut() {
+        changed |= call.interrupt(INTERRUPTED_CALL);
     }
     changed
 }
@@ -263,6 +263,7 @@ pub fn title_from_text(text: &str, max_chars: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::record::ToolCallStatus;
 
     #[test]
     fn title_cuts_at_word_boundary() {
@@ -294,9 +295,10 @@ mod tests {
         let mut m = Message::new("m".into(), Role::Assistant, "Let me look.".into(), 0.0);
         m.status = MessageStatus::Done;
         let mut running = ToolCallRecord::new("a".into(), "echo".into(), "{}".into());
-        running.status = ToolCallStatus::Running;
+        running.start(1.0);
         let mut done = ToolCallRecord::new("b".into(), "echo".into(), "{}".into());
-        done.status = ToolCallStatus::Done;
+        done.start(1.0);
+        done.finish(serde_json::json!({"content": []}), 2.0);
         m.tool_calls = vec![running, done];
         c.messages.push(m);
         let before = c.clone();

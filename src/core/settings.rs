@@ -58,7 +58,11 @@ pub struct ChatSettings {
     pub theme: Theme,
     /// How tools are offered to the model (auto: native, falling back to prompt-based).
     pub tool_mode: ToolModeSetting,
-    /// What auto mode learned per model (`model_key`): native or prompt-based.
+    /// What auto mode observed per model (`model_key`): `native` once the model made a real
+    /// native tool call, `prompt` once its server refused `tools`. A server that accepts
+    /// `tools` and ignores them leaves no entry. (The stored values are the same words as
+    /// before; entries written before this rule may say `native` for such a server, which
+    /// changes nothing but the sentence: auto starts native without an entry too.)
     pub learned_tool_modes: BTreeMap<String, ToolMode>,
     /// Model requests per turn before the loop stops and says so.
     pub step_limit: u32,
@@ -100,6 +104,16 @@ impl ChatSettings {
     /// may support tools differently.
     pub fn model_key(&self) -> String {
         format!("{} {}", self.base_url.trim(), self.model.trim())
+    }
+
+    /// Store what auto mode observed for `model_key` (see `Action::LearnToolMode`); whether
+    /// anything changed, so an unchanged finding writes nothing.
+    pub fn learn_tool_mode(&mut self, model_key: String, mode: ToolMode) -> bool {
+        if self.learned_tool_modes.get(&model_key) == Some(&mode) {
+            return false;
+        }
+        self.learned_tool_modes.insert(model_key, mode);
+        true
     }
 
     /// The tool mode for the next request, before any fallback.
@@ -152,5 +166,17 @@ mod tests {
         assert_eq!(s.theme, Theme::System);
         assert!(s.is_configured());
         assert!(!ChatSettings::default().is_configured());
+    }
+
+    #[test]
+    fn learned_tool_modes_read_as_stored_and_learning_again_changes_nothing() {
+        let stored = r#"{"base_url":"http://x/v1","model":"m","learned_tool_modes":{"http://x/v1 m":"prompt","http://y/v1 n":"native"}}"#;
+        let mut s: ChatSettings = serde_json::from_str(stored).unwrap();
+        assert_eq!(s.resolved_tool_mode(), ToolMode::Prompt);
+        assert!(!s.learn_tool_mode(s.model_key(), ToolMode::Prompt));
+        assert!(s.learn_tool_mode(s.model_key(), ToolMode::Native));
+        assert_eq!(s.learned_tool_modes[&s.model_key()], ToolMode::Native);
+        let json = serde_json::to_value(&s).unwrap();
+        assert_eq!(json["learned_tool_modes"]["http://y/v1 n"], "native");
     }
 }

@@ -5,22 +5,23 @@
 //! something fails, or the user presses Stop.
 //!
 //! Approvals, tool results, progress and Stop all arrive on one channel ([`TurnMsg`]), so the
-//! machine is only ever touched from this task, in the order things happened.
+//! machine is only ever touched from this task, in the order things happened. This file must
+//! not decide anything about the turn (which calls run, what a remembered answer applies to,
+//! when auto mode falls back or what it learns, how the turn ended): it only performs the
+//! machine's actions and persists what the machine hands it.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
 use futures::channel::mpsc;
 use futures::{FutureExt, StreamExt};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::agent::approval::ApprovalRule;
 use skiff_core::agent::wire_openai::{self, StepContext};
-use skiff_core::agent::{
-    tools, Action, AgentConfig, AgentRun, ToolCallStatus, ToolMode, ToolModeSetting, TurnEnd,
-};
+use skiff_core::agent::{tools, Action, AgentRun};
 use skiff_core::chat::{Message, MessageStatus, Role};
+use skiff_core::mcp::McpError;
 use skiff_core::openai::{self, ChatParams, ProviderError};
 use skiff_core::settings::ChatSettings;
 
@@ -54,9 +55,11 @@ pub enum TurnMsg {
         total: Option<f64>,
         message: Option<String>,
     },
+    /// A call's raw `CallToolResult`, or the typed reason there is none (which keeps whether
+    /// the tool may have run; the machine words it for the user and the model).
     ToolDone {
         call_id: String,
-        outcome: Result<serde_json::Value, String>,
+        outcome: Result<serde_json::Value, McpError>,
     },
     Stop,
 }
@@ -87,6 +90,11 @@ pub struct TurnDeps {
 }
 
 /// Run one turn starting with the (empty, streaming) assistant message `first`.
+///
+/// One flat loop: perform the machine's actions in order, then wait for the next thing that
+/// happens (an approval, a tool's progress or result, Stop) and hand it to the machine. A
+/// step's request is one action, awaited in place: while it streams, its events go to the
+/// machine through `stream_step`, and what else arrives waits in the channel.
 pub async fn run_turn(
     deps: TurnDeps,
     conv: Loaded,
@@ -103,166 +111,137 @@ pub async fn run_turn(
             mcp_store.server_name(id).unwrap_or_else(|| id.to_string())
         })
     });
-    let mut mode = settings.resolved_tool_mode();
-    if specs.is_empty() {
-        mode = ToolMode::Off;
-    }
-    let run = RefCell::new(AgentRun::new(
-        AgentConfig {
-            mode,
-            step_limit: settings.step_limit.max(1),
-            policy: settings.approvals.clone(),
-        },
-        specs,
-    ));
+    let run = RefCell::new(AgentRun::for_turn(&settings, specs));
     let mut live = first;
     store.set_live(&live.id(), true);
     // Calls in flight: call id → (server, key), so Stop can cancel them.
     let mut running: HashMap<String, (String, CallKey)> = HashMap::new();
+    let mut pending: VecDeque<Action> = run.borrow_mut().begin_step().into();
 
     loop {
-        run.borrow_mut().begin_step();
-        let step = run_step(deps, &conv, live, &settings, &handle, &run).await;
-        if let Err(end) = step {
-            let status = match end.into_error() {
-                None => MessageStatus::Stopped,
-                Some(e) => MessageStatus::Error(e.to_string()),
-            };
-            finish_message(&store, &conv, live, status);
-            return;
-        }
-        let content = live.content.get_untracked();
-        let actions = run.borrow_mut().end_step(&content, clock::now_ms());
-        let mode_used = run.borrow().mode();
-        if !run.borrow().calls().is_empty() {
-            live.tool_mode.set(Some(mode_used));
+        while let Some(action) = pending.pop_front() {
+            match action {
+                Action::AskApproval { .. } => {} // the card shows it from the record
+                Action::StartTool {
+                    call_id,
+                    server_id,
+                    tool_name,
+                    arguments,
+                } => {
+                    let key = start_tool(mcp, &handle, &call_id, &server_id, &tool_name, arguments);
+                    running.insert(call_id, (server_id, key));
+                }
+                Action::CancelTool { call_id } => {
+                    if let Some((server, key)) = running.remove(&call_id) {
+                        mcp.cancel_tool(&server, key, Some("the user pressed Stop"));
+                    }
+                }
+                Action::RememberRule {
+                    server_id,
+                    tool_name,
+                    rule,
+                } => deps
+                    .settings
+                    .settings
+                    .update(|s| s.approvals.set_rule(&server_id, &tool_name, rule)),
+                Action::LearnToolMode { model_key, mode } => deps
+                    .settings
+                    .settings
+                    .maybe_update(|s| s.learn_tool_mode(model_key, mode)),
+                Action::SendStep => {
+                    let outcome = send_step(deps, &conv, live, &settings, &handle, &run).await;
+                    let now = clock::now_ms();
+                    let mut r = run.borrow_mut();
+                    pending.extend(match outcome {
+                        Ok(()) => r.end_step(&live.content.get_untracked(), now),
+                        Err(End::Refused {
+                            status,
+                            body,
+                            error,
+                        }) => r.step_refused(status, &body, error.to_string()),
+                        Err(end) => match end.into_error() {
+                            None => r.stop(now),
+                            Some(e) => r.step_failed(e.to_string()),
+                        },
+                    });
+                    drop(r);
+                    mirror(&run, live);
+                    store.save(&conv);
+                }
+                Action::NextStep => {
+                    // The next step gets its own message, after this one.
+                    mirror(&run, live);
+                    finish_message(&store, &conv, live, MessageStatus::Done);
+                    // Deleted meanwhile (here or in another tab): nowhere to answer.
+                    let Some(next) = new_reply(&store, &conv, &settings) else {
+                        return;
+                    };
+                    live = next;
+                    store.set_live(&live.id(), true);
+                    pending.extend(run.borrow_mut().begin_step());
+                }
+                Action::Finish(end) => {
+                    mirror(&run, live);
+                    if let Some(reason) = end.finish_reason() {
+                        live.finish_reason.set(Some(reason));
+                    }
+                    finish_message(&store, &conv, live, end.message_status());
+                    return;
+                }
+            }
         }
         mirror(&run, live);
-        store.save(&conv);
+        store.save_throttled(&conv);
 
-        let mut pending = actions;
-        let next = loop {
-            let mut decided = None;
-            for action in std::mem::take(&mut pending) {
-                match action {
-                    Action::AskApproval { .. } => {} // the card shows it from the record
-                    Action::StartTool {
-                        call_id,
-                        server_id,
-                        tool_name,
-                        arguments,
-                    } => {
-                        let key =
-                            start_tool(mcp, &handle, &call_id, &server_id, &tool_name, arguments);
-                        running.insert(call_id, (server_id, key));
-                    }
-                    Action::CancelTool { call_id } => {
-                        if let Some((server, key)) = running.remove(&call_id) {
-                            mcp.cancel_tool(&server, key, Some("the user pressed Stop"));
-                        }
-                    }
-                    Action::NextStep => decided = Some(None),
-                    Action::Finish(end) => decided = Some(Some(end)),
-                }
+        let msg = loop {
+            // A turn waiting on the user or a slow tool writes nothing; without a heartbeat
+            // another tab opening this conversation would take it for a closed page's
+            // (`STALE_STREAM_MS`) and mark it interrupted.
+            let heartbeat = clock::sleep_ms(HEARTBEAT_MS).fuse();
+            let next = rx.next().fuse();
+            futures::pin_mut!(heartbeat, next);
+            futures::select! {
+                msg = next => break msg,
+                _ = heartbeat => store.save(&conv),
             }
-            mirror(&run, live);
-            store.save_throttled(&conv);
-            if let Some(d) = decided {
-                break d;
-            }
-            let msg = loop {
-                // A turn waiting on the user or a slow tool writes nothing; without a heartbeat
-                // another tab opening this conversation would take it for a closed page's
-                // (`STALE_STREAM_MS`) and mark it interrupted.
-                let heartbeat = clock::sleep_ms(HEARTBEAT_MS).fuse();
-                let next = rx.next().fuse();
-                futures::pin_mut!(heartbeat, next);
-                futures::select! {
-                    msg = next => break msg,
-                    _ = heartbeat => store.save(&conv),
-                }
-            };
-            let Some(msg) = msg else {
-                break Some(TurnEnd::Stopped);
-            };
-            let now = clock::now_ms();
-            let live_id = live.id();
-            pending = match msg {
-                TurnMsg::Approve {
-                    message_id,
-                    call_id,
-                    remember,
-                } if message_id == live_id => decide(
-                    deps.settings,
-                    &run,
-                    &call_id,
-                    remember,
-                    ApprovalRule::Always,
-                    now,
-                ),
-                TurnMsg::Deny {
-                    message_id,
-                    call_id,
-                    remember,
-                } if message_id == live_id => decide(
-                    deps.settings,
-                    &run,
-                    &call_id,
-                    remember,
-                    ApprovalRule::Never,
-                    now,
-                ),
-                TurnMsg::Approve { .. } | TurnMsg::Deny { .. } => Vec::new(),
-                TurnMsg::Progress {
-                    call_id,
-                    progress,
-                    total,
-                    message,
-                } => {
-                    run.borrow_mut()
-                        .tool_progress(&call_id, progress, total, message);
-                    Vec::new()
-                }
-                TurnMsg::ToolDone { call_id, outcome } => {
-                    running.remove(&call_id);
-                    run.borrow_mut().tool_finished(&call_id, outcome, now)
-                }
-                TurnMsg::Stop => run.borrow_mut().stop(now),
-            };
         };
-
-        match next {
-            None => {
-                // The next step gets its own message, after this one.
-                finish_message(&store, &conv, live, MessageStatus::Done);
-                // The conversation was deleted meanwhile: there is nowhere to answer.
-                let Some(next) = new_reply(&store, &conv, &settings) else {
-                    return;
-                };
-                live = next;
-                store.set_live(&live.id(), true);
+        let now = clock::now_ms();
+        let mut r = run.borrow_mut();
+        pending.extend(match msg {
+            // Nobody can reach this turn any more: as if stopped.
+            None => r.stop(now),
+            // Approvals are broadcast to every turn; this one answers only for its message.
+            Some(TurnMsg::Approve {
+                message_id,
+                call_id,
+                remember,
+            }) if message_id == live.id() => r.answer(&call_id, true, remember, now),
+            Some(TurnMsg::Deny {
+                message_id,
+                call_id,
+                remember,
+            }) if message_id == live.id() => r.answer(&call_id, false, remember, now),
+            Some(TurnMsg::Approve { .. } | TurnMsg::Deny { .. }) => Vec::new(),
+            Some(TurnMsg::Progress {
+                call_id,
+                progress,
+                total,
+                message,
+            }) => {
+                r.tool_progress(&call_id, progress, total, message);
+                Vec::new()
             }
-            Some(TurnEnd::Answered) => {
-                finish_message(&store, &conv, live, MessageStatus::Done);
-                return;
+            Some(TurnMsg::ToolDone { call_id, outcome }) => {
+                running.remove(&call_id);
+                r.tool_finished(&call_id, outcome, now)
             }
-            Some(TurnEnd::StepLimit) => {
-                live.finish_reason.set(Some("step_limit".to_string()));
-                finish_message(&store, &conv, live, MessageStatus::Done);
-                return;
-            }
-            Some(TurnEnd::Stopped) => {
-                mirror(&run, live);
-                finish_message(&store, &conv, live, MessageStatus::Stopped);
-                return;
-            }
-        }
+            Some(TurnMsg::Stop) => r.stop(now),
+        });
     }
 }
 
-/// Stream one model request into `live`. In auto mode, a server that refuses `tools` gets the
-/// same step again, prompt-based, and the model is remembered as needing that.
-async fn run_step(
+/// Build the current step's request and stream its answer into `live`.
+async fn send_step(
     deps: TurnDeps,
     conv: &Loaded,
     live: LiveMessage,
@@ -279,59 +258,26 @@ async fn run_step(
     };
     let key = Some(settings.api_key.as_str()).filter(|k| !k.trim().is_empty());
     let history = history_before(conv, &live.id());
-    let mut fell_back = false;
-    loop {
-        let req = {
-            let r = run.borrow();
-            let ctx = StepContext {
-                system_prompt: &settings.system_prompt,
-                history: &history,
-                tools: r.tools(),
-                mode: r.mode(),
-                result_char_limit: settings.result_char_limit.max(1),
-                vision: settings.tool_images_to_model,
-            };
-            wire_openai::step_request(&base, key, &params, &ctx)
+    // The request, built by the provider's codec from the conversation and the machine.
+    let req = {
+        let r = run.borrow();
+        let ctx = StepContext {
+            system_prompt: &settings.system_prompt,
+            history: &history,
+            tools: r.tools(),
+            mode: r.mode(),
+            result_char_limit: settings.result_char_limit.max(1),
+            vision: settings.tool_images_to_model,
         };
-        let abort =
-            AbortHandle::new().map_err(|e| End::Failed(ProviderError::Network(e.to_string())))?;
-        *handle.abort.borrow_mut() = Some(abort.clone());
-        let outcome = stream_step(&deps.store, conv, live, &base, &req, &abort, run).await;
-        *handle.abort.borrow_mut() = None;
-        let mode = run.borrow().mode();
-        let auto = settings.tool_mode == ToolModeSetting::Auto;
-        match outcome {
-            Err(End::Refused { status, body, .. })
-                if auto
-                    && !fell_back
-                    && mode == ToolMode::Native
-                    && wire_openai::rejects_tools(status, &body) =>
-            {
-                fell_back = true;
-                run.borrow_mut().set_mode(ToolMode::Prompt);
-                learn_mode(deps.settings, settings, ToolMode::Prompt);
-            }
-            Ok(()) => {
-                if auto && mode == ToolMode::Native && !run.borrow().tools().is_empty() {
-                    learn_mode(deps.settings, settings, ToolMode::Native);
-                }
-                return Ok(());
-            }
-            Err(e) => return Err(e),
-        }
-    }
-}
-
-fn learn_mode(store: SettingsStore, used: &ChatSettings, mode: ToolMode) {
-    let key = used.model_key();
-    let known = store
-        .settings
-        .with_untracked(|s| s.learned_tool_modes.get(&key).copied());
-    if known != Some(mode) {
-        store.settings.update(|s| {
-            s.learned_tool_modes.insert(key, mode);
-        });
-    }
+        wire_openai::step_request(&base, key, &params, &ctx)
+    };
+    let abort =
+        AbortHandle::new().map_err(|e| End::Failed(ProviderError::Network(e.to_string())))?;
+    *handle.abort.borrow_mut() = Some(abort.clone());
+    // The stream, decoded into `live` and (tool-call fragments) into the machine.
+    let outcome = stream_step(&deps.store, conv, live, &base, &req, &abort, run).await;
+    *handle.abort.borrow_mut() = None;
+    outcome
 }
 
 /// The conversation before `reply_id`, as plain records.
@@ -366,71 +312,14 @@ fn start_tool(
     let done_tx = handle.tx.clone();
     let call_id = call_id.to_string();
     spawn_local(async move {
-        let outcome = call.result().await.map_err(|e| e.to_string());
+        let outcome = call.result().await;
         let _ = done_tx.unbounded_send(TurnMsg::ToolDone { call_id, outcome });
     });
     key
 }
 
-/// The user's answer on an approval card: `Always` allows, `Never` refuses; `remember` stores
-/// the rule and applies it to the same tool waiting elsewhere in this step.
-fn decide(
-    settings: SettingsStore,
-    run: &RefCell<AgentRun>,
-    call_id: &str,
-    remember: bool,
-    rule: ApprovalRule,
-    now: f64,
-) -> Vec<Action> {
-    let mut r = run.borrow_mut();
-    let mut ids = vec![call_id.to_string()];
-    if remember {
-        remember_rule(settings, &mut r, call_id, rule);
-        ids.extend(same_tool_waiting(&r, call_id));
-    }
-    let mut out = Vec::new();
-    for id in ids {
-        out.extend(if rule == ApprovalRule::Never {
-            r.deny(&id, now)
-        } else {
-            r.approve(&id, now)
-        });
-    }
-    out
-}
-
-fn same_tool_waiting(run: &AgentRun, call_id: &str) -> Vec<String> {
-    let Some(this) = run.calls().iter().find(|c| c.id == call_id) else {
-        return Vec::new();
-    };
-    run.calls()
-        .iter()
-        .filter(|c| {
-            c.id != call_id
-                && c.status == ToolCallStatus::AwaitingApproval
-                && c.server_id == this.server_id
-                && c.tool_name == this.tool_name
-        })
-        .map(|c| c.id.clone())
-        .collect()
-}
-
-fn remember_rule(settings: SettingsStore, run: &mut AgentRun, call_id: &str, rule: ApprovalRule) {
-    let Some(call) = run.calls().iter().find(|c| c.id == call_id) else {
-        return;
-    };
-    let Some(server) = call.server_id.clone() else {
-        return;
-    };
-    let tool = call.tool_name.clone();
-    settings
-        .settings
-        .update(|s| s.approvals.set_rule(&server, &tool, rule));
-    let policy = settings.settings.with_untracked(|s| s.approvals.clone());
-    run.set_policy(policy);
-}
-
-/// Copy the machine's records into the message, only when they changed.
+/// Copy the machine's records (and the mode they travelled in) into the message, only when
+/// they changed.
 fn mirror(run: &RefCell<AgentRun>, live: LiveMessage) {
     let r = run.borrow();
     if live
@@ -438,6 +327,11 @@ fn mirror(run: &RefCell<AgentRun>, live: LiveMessage) {
         .with_untracked(|c| c.as_slice() != r.calls())
     {
         live.tool_calls.set(r.calls().to_vec());
+    }
+    if let Some(mode) = r.calls_mode() {
+        if live.tool_mode.get_untracked() != Some(mode) {
+            live.tool_mode.set(Some(mode));
+        }
     }
 }
 

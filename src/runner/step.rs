@@ -162,7 +162,7 @@ fn apply_events(
                 b.reasoning.push_str(&t);
             }
             StreamEvent::Usage(u) => live.usage.set(Some(u)),
-            StreamEvent::Finish(reason) => live.finish_reason.set(Some(reason)),
+            StreamEvent::Finish(reason) => live.finish_reason.set(Some(reason.into())),
             ev @ StreamEvent::ToolCall(_) => {
                 b.first_token_ms.get_or_insert_with(clock::now_ms);
                 b.tokens += 1;

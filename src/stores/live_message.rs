@@ -4,7 +4,7 @@
 use std::cell::Cell;
 
 use leptos::prelude::*;
-use skiff_core::agent::{ToolCallRecord, ToolMode};
+use skiff_core::agent::{FinishReason, ToolCallRecord, ToolMode};
 use skiff_core::chat::{Message, MessageStatus, Role, Usage};
 
 use crate::platform::debug;
@@ -45,7 +45,7 @@ pub struct LiveMessage {
     pub status: RwSignal<MessageStatus>,
     pub model: RwSignal<Option<String>>,
     pub usage: RwSignal<Option<Usage>>,
-    pub finish_reason: RwSignal<Option<String>>,
+    pub finish_reason: RwSignal<Option<FinishReason>>,
     /// Bumped when `content` is replaced rather than appended to (retry, another tab's copy),
     /// so the incremental markdown view knows to start over.
     pub revision: RwSignal<u32>,

@@ -4,6 +4,7 @@
 //! `Sources`, which reads the turn's earlier tool calls.
 
 use leptos::prelude::*;
+use skiff_core::agent::FinishReason;
 use skiff_core::chat::{MessageStatus, Role};
 
 use super::context::ctx;
@@ -74,8 +75,8 @@ pub fn MessageView(msg: LiveMessage, #[prop(into)] is_last: Signal<bool>) -> imp
             MessageStatus::Done => {
                 let usage = msg.usage.get().map(|u| format!("{} tokens", u.completion_tokens));
                 let finish = msg.finish_reason.get();
-                let truncated = finish.as_deref() == Some("length");
-                let step_limit = (finish.as_deref() == Some("step_limit")).then(|| {
+                let truncated = finish.as_ref().is_some_and(FinishReason::is_length);
+                let step_limit = (finish == Some(FinishReason::StepLimit)).then(|| {
                     let n = ctx.settings.settings.with(|s| s.step_limit);
                     view! {
                         <span class="step-limit-notice">

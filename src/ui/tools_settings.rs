@@ -6,7 +6,7 @@
 
 use leptos::prelude::*;
 use skiff_core::agent::approval::RuleEntry;
-use skiff_core::agent::{ApprovalRule, ToolModeSetting};
+use skiff_core::agent::{ApprovalRule, ToolMode, ToolModeSetting};
 use skiff_core::display::text;
 use skiff_core::settings::ChatSettings;
 
@@ -56,13 +56,13 @@ pub fn ToolsSettings() -> impl IntoView {
                     match learned() {
                         Some(mode) => view! {
                             <span>
-                                {format!("Auto found that {model} works with {}. ", mode.label())}
+                                {format!("{} ", learned_text(mode, &model))}
                                 <button class="link-button forget-tool-mode" on:click=forget>"Forget"</button>
                             </span>
                         }
                         .into_any(),
                         None => view! {
-                            <span>{format!("Auto has not tried tools with {model} yet: it starts with native function calling.")}</span>
+                            <span>{format!("Auto has not seen {model} call a tool yet: it offers tools natively, and switches to prompt-based tools if the server refuses them.")}</span>
                         }
                         .into_any(),
                     }
@@ -114,6 +114,17 @@ pub fn ToolsSettings() -> impl IntoView {
             <h3>"Remembered approvals"</h3>
             <ApprovalRules />
         </div>
+    }
+}
+
+/// Only what auto mode observed: a real native call, or the server refusing `tools`.
+fn learned_text(mode: ToolMode, model: &str) -> String {
+    match mode {
+        ToolMode::Native => format!("Auto saw {model} call a tool with native function calling."),
+        ToolMode::Prompt => {
+            format!("The server refused native tools for {model}, so Auto uses prompt-based tools.")
+        }
+        ToolMode::Off => format!("Auto offers no tools to {model}."),
     }
 }
 

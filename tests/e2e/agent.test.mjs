@@ -1036,3 +1036,55 @@ test('m. a reload while a call waits for approval: the call is settled as interr
     await context.close();
   }
 });
+
+/** What auto mode stored per model (`learned_tool_modes` in skiff:settings), read from the page. */
+async function learnedToolModes(page) {
+  return page.evaluate(() => JSON.parse(localStorage.getItem('skiff:settings') ?? '{}')?.data?.learned_tool_modes ?? {});
+}
+
+test('n. auto mode: a server that accepts `tools` and answers in text is not recorded as native; a real tool call is', async () => {
+  const { context, page, errors } = await openPage({ settings: { tool_mode: 'auto' } });
+  const modelKey = `${api.url}/v1 ${MODEL}`;
+  try {
+    await waitForTools(page, EVERYTHING_TOOLS);
+    // llama-cpp-python with a plain chat format: `tools` accepted (200), never used.
+    await api.script([{ reply: 'I answer in plain text.' }]);
+    await send(page, 'Hello');
+    await waitAnswer(page, 'I answer in plain text.');
+    const [first] = await modelRequests(1);
+    assert.ok(toolNames(first.body).includes('echo'), 'auto offered the tools natively');
+    assert.equal(first.status, 200, 'and the server accepted them');
+    assert.deepEqual(await learnedToolModes(page), {}, 'accepting `tools` proves nothing: nothing is learned');
+    await page.click('button[aria-label="Settings"]');
+    await page.locator('button.tab, button[role="tab"]').filter({ hasText: /^Tools$/ }).click();
+    const hint = await page.locator('.learned-tool-mode').innerText();
+    assert.doesNotMatch(hint, /saw .* call a tool|works with native/i, `the settings claim nothing: "${hint}"`);
+    await page.click('button[aria-label="Close settings"]');
+
+    // A real native call is the proof.
+    await api.appendScript([
+      { tool_calls: [echoCall('call_real_n', 'native')] },
+      { reply: 'Native calls work.' },
+    ]);
+    await send(page, 'Echo "native"');
+    await decide(page, 'call_real_n', 'approve-once');
+    await waitCard(page, 'call_real_n', 'done');
+    await waitAnswer(page, 'Native calls work.');
+    await page.waitForFunction(
+      (key) => JSON.parse(localStorage.getItem('skiff:settings') ?? '{}')?.data?.learned_tool_modes?.[key] === 'native',
+      modelKey,
+      { timeout: WAIT_MS },
+    ).catch(async (err) => {
+      throw new Error(`native was not learned after a real call: ${JSON.stringify(await learnedToolModes(page))}`, { cause: err });
+    });
+    await page.click('button[aria-label="Settings"]');
+    await page.locator('button.tab, button[role="tab"]').filter({ hasText: /^Tools$/ }).click();
+    assert.match(await page.locator('.learned-tool-mode').innerText(), /saw .* call a tool with native function calling/i);
+    assertFatalFree(errors);
+  } catch (err) {
+    await screenshot(page, 'agent-n-failure').catch(() => {});
+    throw err;
+  } finally {
+    await context.close();
+  }
+});

@@ -1,10 +1,12 @@
 //! The decisions of the agent loop, as a sans-IO state machine.
 //!
-//! One `AgentRun` serves one user turn. The runner starts a model step (`begin_step`), feeds
-//! it the stream's events, and ends it with the step's visible text (`end_step`). The machine
-//! turns what the model asked for into [`ToolCallRecord`]s and [`Action`]s: ask the user, start
-//! a call, refuse one, send the next request, or finish. The runner performs them and reports
-//! back (`approve`, `deny`, `tool_progress`, `tool_finished`, `stop`), always with `now_ms`.
+//! One `AgentRun` serves one user turn. The runner feeds it what happened, always with
+//! `now_ms`: a step began (`begin_step`), the step's stream events (`on_event`), how the step's
+//! request ended (`end_step`, `step_refused`, `step_failed`), the user's answer on an approval
+//! card (`answer`), a call's progress and typed result (`tool_progress`, `tool_finished`), and
+//! Stop (`stop`). Each answers with [`Action`]s the runner performs in order: ask the user,
+//! start or cancel a call, persist what the turn learned (an approval rule, a tool mode), send
+//! the step's request (again), go on to the next step in a new message, or finish.
 //!
 //! Rules it keeps:
 //! - calls of one step start together (parallel) and their results stay in the order the model
@@ -14,16 +16,28 @@
 //! - the next request goes out only when every call of the step is final;
 //! - the step limit counts model requests; when the last allowed step asked for tools, those
 //!   calls still run (the user may have approved them) and the turn ends saying so;
+//! - an answer remembered on a card ("always allow", "never allow") is a rule for its server
+//!   and tool, so it also answers the other calls of that tool waiting in the same step;
+//! - auto mode: a server that refuses `tools` gets the same step again, prompt-based, once, and
+//!   that is learned; "native works" is learned only from a real native tool call, never from
+//!   a server that merely accepted `tools` (many accept them and ignore them);
 //! - after `stop`, nothing starts again: running calls are cancelled, waiting ones dropped.
+//!
+//! It never reads settings or storage: what it learns leaves as actions the runner persists.
 
 use serde_json::{Map, Value};
 
-use super::approval::{ApprovalPolicy, Decision};
+use super::approval::{ApprovalPolicy, ApprovalRule, Decision};
 use super::assemble::ToolCallAssembler;
+use super::call_error;
 use super::prompt;
-use super::record::{ToolCallRecord, ToolCallStatus, ToolMode, ToolProgress};
+use super::record::{ToolCallRecord, ToolCallStatus, ToolMode, ToolModeSetting, ToolProgress};
 use super::tools::{self, ToolSpec};
+use super::turn_end::TurnEnd;
+use super::wire_openai;
+use crate::mcp::McpError;
 use crate::openai::StreamEvent;
+use crate::settings::ChatSettings;
 
 /// Model requests per turn unless the user set another limit.
 pub const DEFAULT_STEP_LIMIT: u32 = 15;
@@ -35,17 +49,6 @@ pub struct AgentConfig {
     /// At most this many model requests in one turn (at least 1).
     pub step_limit: u32,
     pub policy: ApprovalPolicy,
-}
-
-/// Why a turn ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TurnEnd {
-    /// The model answered without calling a tool.
-    Answered,
-    /// The step limit was reached with tool results the model has not seen.
-    StepLimit,
-    /// The user pressed Stop.
-    Stopped,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -65,9 +68,33 @@ pub enum Action {
     CancelTool {
         call_id: String,
     },
-    /// Every call of the step is final: send the next model request.
+    /// Store this approval rule in the settings (the machine already follows it).
+    RememberRule {
+        server_id: String,
+        tool_name: String,
+        rule: ApprovalRule,
+    },
+    /// Store what auto mode found for this model (`ChatSettings::model_key`).
+    LearnToolMode {
+        model_key: String,
+        mode: ToolMode,
+    },
+    /// Send the current step's request (the first time, or again in another tool mode).
+    SendStep,
+    /// Every call of the step is final: close this step's message as done, open a new one,
+    /// and `begin_step`.
     NextStep,
     Finish(TurnEnd),
+}
+
+/// Auto tool mode, for a turn whose user chose it.
+#[derive(Debug)]
+struct Auto {
+    model_key: String,
+    /// What was stored for this model when the turn began.
+    known: Option<ToolMode>,
+    /// The current step was already retried prompt-based.
+    fell_back: bool,
 }
 
 /// A call as the model wrote it, before it is checked.
@@ -82,6 +109,7 @@ struct RawCall {
 #[derive(Debug)]
 pub struct AgentRun {
     config: AgentConfig,
+    auto: Option<Auto>,
     tools: Vec<ToolSpec>,
     steps: u32,
     assembler: ToolCallAssembler,
@@ -90,6 +118,7 @@ pub struct AgentRun {
 }
 
 impl AgentRun {
+    /// A turn with a fixed tool mode (no auto-mode learning).
     pub fn new(config: AgentConfig, tools: Vec<ToolSpec>) -> Self {
         let tools = if config.mode == ToolMode::Off {
             Vec::new()
@@ -98,12 +127,38 @@ impl AgentRun {
         };
         AgentRun {
             config,
+            auto: None,
             tools,
             steps: 0,
             assembler: ToolCallAssembler::new(),
             calls: Vec::new(),
             stopped: false,
         }
+    }
+
+    /// The turn the user's settings ask for, offering `tools` (the conversation's enabled
+    /// ones; none means a plain answer).
+    pub fn for_turn(settings: &ChatSettings, tools: Vec<ToolSpec>) -> Self {
+        let mode = if tools.is_empty() {
+            ToolMode::Off
+        } else {
+            settings.resolved_tool_mode()
+        };
+        let config = AgentConfig {
+            mode,
+            step_limit: settings.step_limit.max(1),
+            policy: settings.approvals.clone(),
+        };
+        let mut run = AgentRun::new(config, tools);
+        if settings.tool_mode == ToolModeSetting::Auto && mode != ToolMode::Off {
+            let model_key = settings.model_key();
+            run.auto = Some(Auto {
+                known: settings.learned_tool_modes.get(&model_key).copied(),
+                model_key,
+                fell_back: false,
+            });
+        }
+        run
     }
 
     pub fn mode(&self) -> ToolMode {
@@ -124,25 +179,26 @@ impl AgentRun {
         &self.calls
     }
 
+    /// How the current step's calls travelled, once it made any: stored on its message, it
+    /// decides how they are replayed to the model.
+    pub fn calls_mode(&self) -> Option<ToolMode> {
+        (!self.calls.is_empty()).then_some(self.config.mode)
+    }
+
     pub fn is_stopped(&self) -> bool {
         self.stopped
     }
 
-    /// Change the mode before a step (auto mode falling back to prompt-based).
-    pub fn set_mode(&mut self, mode: ToolMode) {
-        self.config.mode = mode;
-    }
-
-    /// The user changed a rule mid-turn ("always allow"): later decisions follow it.
-    pub fn set_policy(&mut self, policy: ApprovalPolicy) {
-        self.config.policy = policy;
-    }
-
-    /// A model request is about to be sent.
-    pub fn begin_step(&mut self) {
+    /// A new model request is about to be built (the first of the turn, or after
+    /// [`Action::NextStep`] opened its message).
+    pub fn begin_step(&mut self) -> Vec<Action> {
         self.steps += 1;
         self.assembler = ToolCallAssembler::new();
         self.calls.clear();
+        if let Some(auto) = &mut self.auto {
+            auto.fell_back = false;
+        }
+        vec![Action::SendStep]
     }
 
     /// Feed every event of the step's stream (only tool-call fragments matter here).
@@ -186,6 +242,9 @@ impl AgentRun {
             return vec![Action::Finish(TurnEnd::Answered)];
         }
         let mut actions = Vec::new();
+        if self.config.mode == ToolMode::Native {
+            actions.extend(self.learn(ToolMode::Native));
+        }
         for call in raw {
             let id = self.unique_id(call.id.clone());
             let (record, action) = self.plan_call(id, call, now_ms);
@@ -196,13 +255,106 @@ impl AgentRun {
         actions
     }
 
-    /// The user allowed a waiting call.
+    /// The server refused the step's request before streaming (`status`, `body`);
+    /// `sentence` is the provider error for the user. In auto mode, a refusal of `tools`
+    /// sends the same step again prompt-based, and that is learned.
+    pub fn step_refused(&mut self, status: u16, body: &str, sentence: String) -> Vec<Action> {
+        let native = self.config.mode == ToolMode::Native;
+        let may_fall_back = !self.stopped
+            && native
+            && self.auto.as_ref().is_some_and(|a| !a.fell_back)
+            && wire_openai::rejects_tools(status, body);
+        if !may_fall_back {
+            return self.step_failed(sentence);
+        }
+        if let Some(auto) = &mut self.auto {
+            auto.fell_back = true;
+        }
+        self.config.mode = ToolMode::Prompt;
+        let mut actions = self.learn(ToolMode::Prompt);
+        actions.push(Action::SendStep);
+        actions
+    }
+
+    /// The step's request or stream failed (not by Stop); `sentence` says why, for the user.
+    pub fn step_failed(&mut self, sentence: String) -> Vec<Action> {
+        if self.stopped {
+            return vec![Action::Finish(TurnEnd::Stopped)];
+        }
+        vec![Action::Finish(TurnEnd::Failed(sentence))]
+    }
+
+    /// What auto mode observed, once per turn and only when it is news.
+    fn learn(&mut self, mode: ToolMode) -> Vec<Action> {
+        let Some(auto) = &mut self.auto else {
+            return Vec::new();
+        };
+        if auto.known == Some(mode) {
+            return Vec::new();
+        }
+        auto.known = Some(mode);
+        vec![Action::LearnToolMode {
+            model_key: auto.model_key.clone(),
+            mode,
+        }]
+    }
+
+    /// The user's answer on an approval card. With `remember`, it becomes the rule for the
+    /// call's server and tool: stored, followed from now on, and applied to the other calls of
+    /// that tool waiting in this step.
+    pub fn answer(
+        &mut self,
+        call_id: &str,
+        allow: bool,
+        remember: bool,
+        now_ms: f64,
+    ) -> Vec<Action> {
+        let Some(call) = self.waiting_mut(call_id) else {
+            return Vec::new();
+        };
+        let mut ids = vec![call.id.clone()];
+        let mut actions = Vec::new();
+        if let (true, Some(server_id)) = (remember, call.server_id.clone()) {
+            let tool_name = call.tool_name.clone();
+            let rule = if allow {
+                ApprovalRule::Always
+            } else {
+                ApprovalRule::Never
+            };
+            self.config.policy.set_rule(&server_id, &tool_name, rule);
+            ids.extend(
+                self.calls
+                    .iter()
+                    .filter(|c| {
+                        c.id != call_id
+                            && c.status == ToolCallStatus::AwaitingApproval
+                            && c.server_id.as_deref() == Some(server_id.as_str())
+                            && c.tool_name == tool_name
+                    })
+                    .map(|c| c.id.clone()),
+            );
+            actions.push(Action::RememberRule {
+                server_id,
+                tool_name,
+                rule,
+            });
+        }
+        for id in ids {
+            actions.extend(if allow {
+                self.approve(&id, now_ms)
+            } else {
+                self.deny(&id, now_ms)
+            });
+        }
+        actions
+    }
+
+    /// The user allowed a waiting call, this once.
     pub fn approve(&mut self, call_id: &str, now_ms: f64) -> Vec<Action> {
         let Some(call) = self.waiting_mut(call_id) else {
             return Vec::new();
         };
-        call.status = ToolCallStatus::Running;
-        call.started_ms = Some(now_ms);
+        call.start(now_ms);
         let arguments = parse_arguments(&call.arguments).unwrap_or_default();
         vec![Action::StartTool {
             call_id: call.id.clone(),
@@ -212,13 +364,12 @@ impl AgentRun {
         }]
     }
 
-    /// The user refused a waiting call; the model is told so.
+    /// The user refused a waiting call, this once; the model is told so.
     pub fn deny(&mut self, call_id: &str, now_ms: f64) -> Vec<Action> {
         let Some(call) = self.waiting_mut(call_id) else {
             return Vec::new();
         };
-        call.status = ToolCallStatus::Denied;
-        call.ended_ms = Some(now_ms);
+        call.deny(now_ms);
         self.next_if_settled()
     }
 
@@ -240,39 +391,35 @@ impl AgentRun {
         message: Option<String>,
     ) {
         if let Some(call) = self.call_mut(call_id) {
-            if call.status == ToolCallStatus::Running {
-                call.progress = Some(ToolProgress {
-                    progress,
-                    total,
-                    message,
-                });
-            }
+            call.report_progress(ToolProgress {
+                progress,
+                total,
+                message,
+            });
         }
     }
 
-    /// A call's answer: the raw `CallToolResult`, or a sentence saying why there is none.
+    /// A call's answer: the raw `CallToolResult`, or the typed reason there is none (which
+    /// says whether the tool may have run; see `call_error`).
     pub fn tool_finished(
         &mut self,
         call_id: &str,
-        outcome: Result<Value, String>,
+        outcome: Result<Value, McpError>,
         now_ms: f64,
     ) -> Vec<Action> {
         let Some(call) = self.call_mut(call_id) else {
             return Vec::new();
         };
-        if call.status != ToolCallStatus::Running {
-            return Vec::new(); // cancelled by Stop: the late answer changes nothing
-        }
-        call.ended_ms = Some(now_ms);
-        match outcome {
-            Ok(result) => {
-                call.status = ToolCallStatus::Done;
-                call.result = Some(result);
+        let moved = match outcome {
+            Ok(result) => call.finish(result, now_ms),
+            // Only a running call gets an answer; a cancelled one keeps its state.
+            Err(e) if call.status == ToolCallStatus::Running => {
+                call.fail(call_error::sentence(&e), now_ms)
             }
-            Err(sentence) => call.status = ToolCallStatus::Error(sentence),
-        }
-        if self.stopped {
-            return Vec::new();
+            Err(_) => false,
+        };
+        if !moved || self.stopped {
+            return Vec::new(); // cancelled by Stop: the late answer changes nothing
         }
         self.next_if_settled()
     }
@@ -285,19 +432,11 @@ impl AgentRun {
         self.stopped = true;
         let mut actions = Vec::new();
         for call in &mut self.calls {
-            match call.status {
-                ToolCallStatus::Running => {
-                    call.status = ToolCallStatus::Cancelled;
-                    call.ended_ms = Some(now_ms);
-                    actions.push(Action::CancelTool {
-                        call_id: call.id.clone(),
-                    });
-                }
-                ToolCallStatus::Pending | ToolCallStatus::AwaitingApproval => {
-                    call.status = ToolCallStatus::Cancelled;
-                    call.ended_ms = Some(now_ms);
-                }
-                _ => {}
+            let was_running = call.status == ToolCallStatus::Running;
+            if call.cancel(now_ms) && was_running {
+                actions.push(Action::CancelTool {
+                    call_id: call.id.clone(),
+                });
             }
         }
         actions.push(Action::Finish(TurnEnd::Stopped));
@@ -335,8 +474,7 @@ impl AgentRun {
         let mut record = ToolCallRecord::new(id, name.clone(), arguments);
         let spec = self.resolve(server_hint.as_deref(), &name);
         let fail = |mut record: ToolCallRecord, sentence: String| {
-            record.status = ToolCallStatus::Error(sentence);
-            record.ended_ms = Some(now_ms);
+            record.fail(sentence, now_ms);
             (record, None)
         };
         let Some(spec) = spec else {
@@ -376,20 +514,18 @@ impl AgentRun {
             .decide(&spec.server_id, &spec.tool_name, spec.read_only)
         {
             Decision::Deny => {
-                record.status = ToolCallStatus::Denied;
-                record.ended_ms = Some(now_ms);
+                record.deny(now_ms);
                 (record, None)
             }
             Decision::Ask => {
-                record.status = ToolCallStatus::AwaitingApproval;
+                record.ask();
                 let action = Action::AskApproval {
                     call_id: record.id.clone(),
                 };
                 (record, Some(action))
             }
             Decision::Allow => {
-                record.status = ToolCallStatus::Running;
-                record.started_ms = Some(now_ms);
+                record.start(now_ms);
                 let action = Action::StartTool {
                     call_id: record.id.clone(),
                     server_id: spec.server_id.clone(),

@@ -5,8 +5,8 @@
 use serde_json::{json, Map, Value};
 
 use super::*;
-use crate::agent::approval::ApprovalRule;
 use crate::openai::ChatStream;
+use crate::settings::ChatSettings;
 
 fn spec(server: &str, name: &str, read_only: bool) -> ToolSpec {
     ToolSpec {
@@ -70,7 +70,7 @@ fn text_stream(text: &str) -> String {
 
 /// Run one step: decode `sse`, feed the machine, end the step with the decoded text.
 fn step(run: &mut AgentRun, sse: &str, now: f64) -> Vec<Action> {
-    run.begin_step();
+    assert_eq!(run.begin_step(), vec![Action::SendStep]);
     let mut dec = ChatStream::new();
     let mut events = dec.feed(sse.as_bytes()).unwrap();
     events.extend(dec.finish().unwrap());
@@ -84,7 +84,7 @@ fn step(run: &mut AgentRun, sse: &str, now: f64) -> Vec<Action> {
     run.end_step(&content, now)
 }
 
-fn ok_text(text: &str) -> Result<Value, String> {
+fn ok_text(text: &str) -> Result<Value, McpError> {
     Ok(json!({"content": [{"type": "text", "text": text}]}))
 }
 
@@ -250,13 +250,13 @@ fn tool_errors_are_results_and_the_loop_goes_on() {
     let is_error =
         Ok(json!({"content": [{"type": "text", "text": "a is required"}], "isError": true}));
     assert_eq!(run.tool_finished("a", is_error, 1.0), vec![]);
-    let acts = run.tool_finished("b", Err("The server is not connected.".into()), 2.0);
+    let acts = run.tool_finished("b", Err(McpError::NotConnected), 2.0);
     assert_eq!(acts, vec![Action::NextStep]);
     assert_eq!(run.calls()[0].status, ToolCallStatus::Done);
     assert!(run.calls()[0].is_error());
     assert_eq!(
         run.calls()[1].status,
-        ToolCallStatus::Error("The server is not connected.".into())
+        ToolCallStatus::Error(format!("The call was not sent. {}", McpError::NotConnected))
     );
 }
 
@@ -272,10 +272,19 @@ fn denial_is_final_and_reported_and_never_rules_deny_without_asking() {
     assert_eq!(status_of(&run, "a"), ToolCallStatus::Denied);
     // Approving a denied call does nothing.
     assert_eq!(run.approve("a", 4.0), vec![]);
+    assert_eq!(
+        run.answer("b", false, true, 5.0),
+        vec![
+            Action::RememberRule {
+                server_id: "ev".into(),
+                tool_name: "echo".into(),
+                rule: ApprovalRule::Never
+            },
+            Action::NextStep
+        ]
+    );
     let mut policy = ApprovalPolicy::default();
     policy.set_rule("ev", "echo", ApprovalRule::Never);
-    run.set_policy(policy.clone());
-    assert_eq!(run.deny("b", 5.0), vec![Action::NextStep]);
 
     let mut run = AgentRun::new(
         AgentConfig {
@@ -460,4 +469,294 @@ fn read_only_tools_run_without_asking_only_when_allowed() {
         &acts[..],
         [Action::StartTool { .. }, Action::AskApproval { .. }]
     ));
+}
+
+// --- Decisions moved out of the runner -------------------------------------------------------
+
+/// Settings as the user keeps them, with `tool_mode` and what auto mode already knows.
+fn settings(tool_mode: ToolModeSetting, known: Option<ToolMode>) -> ChatSettings {
+    let mut s = ChatSettings {
+        base_url: "http://127.0.0.1:8080/v1".into(),
+        model: "m".into(),
+        tool_mode,
+        ..ChatSettings::default()
+    };
+    if let Some(mode) = known {
+        s.learned_tool_modes.insert(s.model_key(), mode);
+    }
+    s
+}
+
+fn learned(mode: ToolMode) -> Action {
+    Action::LearnToolMode {
+        model_key: "http://127.0.0.1:8080/v1 m".into(),
+        mode,
+    }
+}
+
+/// llama.cpp without `--jinja`, answering a request with `tools`.
+const LLAMA_NO_JINJA: &str =
+    r#"{"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}}"#;
+
+#[test]
+fn remembered_allow_answers_the_same_tool_waiting_in_the_step_and_is_persisted() {
+    let mut run = AgentRun::new(config(ToolMode::Native), tools());
+    step(
+        &mut run,
+        &tool_stream(&[
+            ("a", "echo", &["{\"message\":\"1\"}"]),
+            ("b", "get-sum", &["{}"]),
+            ("c", "echo", &["{\"message\":\"2\"}"]),
+        ]),
+        0.0,
+    );
+    let acts = run.answer("a", true, true, 5.0);
+    let kinds: Vec<String> = acts
+        .iter()
+        .map(|a| match a {
+            Action::RememberRule {
+                server_id,
+                tool_name,
+                rule,
+            } => format!("remember {server_id}/{tool_name} {rule:?}"),
+            Action::StartTool { call_id, .. } => format!("start {call_id}"),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(kinds, ["remember ev/echo Always", "start a", "start c"]);
+    assert_eq!(
+        status_of(&run, "b"),
+        ToolCallStatus::AwaitingApproval,
+        "another tool still asks"
+    );
+    assert_eq!(run.calls()[2].started_ms, Some(5.0));
+
+    // The rule holds for the rest of the turn: the next step's echo runs without asking.
+    run.tool_finished("a", ok_text("1"), 6.0);
+    run.tool_finished("c", ok_text("2"), 6.0);
+    assert_eq!(run.deny("b", 7.0), vec![Action::NextStep]);
+    let acts = step(&mut run, &tool_stream(&[("d", "echo", &["{}"])]), 8.0);
+    assert!(
+        matches!(&acts[..], [Action::StartTool { call_id, .. }] if call_id == "d"),
+        "{acts:?}"
+    );
+}
+
+#[test]
+fn remembered_deny_refuses_the_same_tool_waiting_and_a_one_off_answer_touches_one_call() {
+    let mut run = AgentRun::new(config(ToolMode::Native), tools());
+    step(
+        &mut run,
+        &tool_stream(&[
+            ("a", "echo", &["{}"]),
+            ("b", "echo", &["{}"]),
+            ("c", "echo", &["{}"]),
+        ]),
+        0.0,
+    );
+    // Allow once: only that call runs, nothing is stored.
+    let acts = run.answer("a", true, false, 1.0);
+    assert!(
+        matches!(&acts[..], [Action::StartTool { call_id, .. }] if call_id == "a"),
+        "{acts:?}"
+    );
+    assert_eq!(status_of(&run, "b"), ToolCallStatus::AwaitingApproval);
+    // Never allow: stored, and the other waiting echo is refused too; the running one runs on.
+    let acts = run.answer("b", false, true, 2.0);
+    assert_eq!(
+        acts,
+        vec![Action::RememberRule {
+            server_id: "ev".into(),
+            tool_name: "echo".into(),
+            rule: ApprovalRule::Never
+        }]
+    );
+    assert_eq!(status_of(&run, "c"), ToolCallStatus::Denied);
+    assert_eq!(status_of(&run, "a"), ToolCallStatus::Running);
+    assert_eq!(
+        run.tool_finished("a", ok_text("x"), 3.0),
+        vec![Action::NextStep]
+    );
+    // A second click on a decided card does nothing (and stores nothing).
+    assert_eq!(run.answer("b", true, true, 4.0), vec![]);
+}
+
+#[test]
+fn auto_mode_retries_a_step_refused_for_its_tools_prompt_based_once_and_learns_it() {
+    let mut run = AgentRun::for_turn(&settings(ToolModeSetting::Auto, None), tools());
+    assert_eq!(run.mode(), ToolMode::Native);
+    assert_eq!(run.begin_step(), vec![Action::SendStep]);
+    let acts = run.step_refused(500, LLAMA_NO_JINJA, "refused".into());
+    assert_eq!(acts, vec![learned(ToolMode::Prompt), Action::SendStep]);
+    assert_eq!(run.mode(), ToolMode::Prompt);
+    assert_eq!(run.steps_taken(), 1, "the retry is the same step");
+    // The retry is prompt-based: a second refusal is a failure, not another retry.
+    assert_eq!(
+        run.step_refused(500, LLAMA_NO_JINJA, "refused again".into()),
+        vec![Action::Finish(TurnEnd::Failed("refused again".into()))]
+    );
+}
+
+#[test]
+fn a_refusal_that_is_not_about_tools_or_outside_auto_mode_fails_the_turn() {
+    let mut run = AgentRun::for_turn(&settings(ToolModeSetting::Auto, None), tools());
+    run.begin_step();
+    assert_eq!(
+        run.step_refused(
+            401,
+            r#"{"error":"bad key"}"#,
+            "The provider refused the key.".into()
+        ),
+        vec![Action::Finish(TurnEnd::Failed(
+            "The provider refused the key.".into()
+        ))]
+    );
+    let mut run = AgentRun::for_turn(&settings(ToolModeSetting::Native, None), tools());
+    run.begin_step();
+    assert_eq!(
+        run.step_refused(500, LLAMA_NO_JINJA, "no tools".into()),
+        vec![Action::Finish(TurnEnd::Failed("no tools".into()))],
+        "the user chose native: no silent switch"
+    );
+    assert_eq!(run.mode(), ToolMode::Native);
+    assert_eq!(
+        run.step_failed("The stream was cut.".into()),
+        vec![Action::Finish(TurnEnd::Failed(
+            "The stream was cut.".into()
+        ))]
+    );
+}
+
+#[test]
+fn auto_mode_learns_native_only_from_a_real_native_tool_call() {
+    // A server that accepts `tools` and answers in text (llama-cpp-python with a plain chat
+    // format) has shown nothing about function calling: nothing is learned.
+    let mut run = AgentRun::for_turn(&settings(ToolModeSetting::Auto, None), tools());
+    let acts = step(&mut run, &text_stream("I have no tools."), 0.0);
+    assert_eq!(acts, vec![Action::Finish(TurnEnd::Answered)]);
+
+    // A real call in `tool_calls` is the proof, learned once per turn.
+    let mut run = AgentRun::for_turn(&settings(ToolModeSetting::Auto, None), tools());
+    let acts = step(&mut run, &tool_stream(&[("a", "echo", &["{}"])]), 0.0);
+    assert_eq!(
+        acts,
+        vec![
+            learned(ToolMode::Native),
+            Action::AskApproval {
+                call_id: "a".into()
+            }
+        ]
+    );
+    run.answer("a", true, false, 1.0);
+    run.tool_finished("a", ok_text("x"), 2.0);
+    let acts = step(&mut run, &tool_stream(&[("b", "echo", &["{}"])]), 3.0);
+    assert_eq!(
+        acts,
+        vec![Action::AskApproval {
+            call_id: "b".into()
+        }]
+    );
+
+    // Already known, or not auto mode: nothing to store.
+    let mut run = AgentRun::for_turn(
+        &settings(ToolModeSetting::Auto, Some(ToolMode::Native)),
+        tools(),
+    );
+    let acts = step(&mut run, &tool_stream(&[("a", "echo", &["{}"])]), 0.0);
+    assert_eq!(
+        acts,
+        vec![Action::AskApproval {
+            call_id: "a".into()
+        }]
+    );
+    let mut run = AgentRun::for_turn(&settings(ToolModeSetting::Native, None), tools());
+    let acts = step(&mut run, &tool_stream(&[("a", "echo", &["{}"])]), 0.0);
+    assert_eq!(
+        acts,
+        vec![Action::AskApproval {
+            call_id: "a".into()
+        }]
+    );
+}
+
+#[test]
+fn a_turn_follows_what_auto_mode_learned_and_offers_nothing_without_tools() {
+    let run = AgentRun::for_turn(
+        &settings(ToolModeSetting::Auto, Some(ToolMode::Prompt)),
+        tools(),
+    );
+    assert_eq!(run.mode(), ToolMode::Prompt);
+    let run = AgentRun::for_turn(&settings(ToolModeSetting::Auto, None), Vec::new());
+    assert_eq!(run.mode(), ToolMode::Off);
+    let s = ChatSettings {
+        step_limit: 0,
+        ..settings(ToolModeSetting::Prompt, None)
+    };
+    let mut run = AgentRun::for_turn(&s, tools());
+    let acts = step(&mut run, &text_stream("```json:mcp:ev\n{\"method\":\"tools/call\",\"params\":{\"name\":\"get-sum\",\"arguments\":{}}}\n```"), 0.0);
+    assert!(matches!(&acts[..], [Action::AskApproval { .. }]));
+    assert_eq!(run.calls_mode(), Some(ToolMode::Prompt));
+    assert_eq!(
+        run.answer("mcp-1-1", false, false, 1.0),
+        vec![Action::Finish(TurnEnd::StepLimit)],
+        "a step limit of 0 still allows one request"
+    );
+}
+
+#[test]
+fn a_failed_call_says_whether_the_tool_may_have_run() {
+    let mut policy = ApprovalPolicy::default();
+    policy.set_rule("ev", "echo", ApprovalRule::Always);
+    let mut run = AgentRun::new(
+        AgentConfig {
+            policy,
+            ..config(ToolMode::Native)
+        },
+        tools(),
+    );
+    step(&mut run, &tool_stream(&[("a", "echo", &["{}"])]), 0.0);
+    let lost = McpError::ConnectionLost {
+        reason: "the server closed the stream".into(),
+        in_flight_tool: true,
+    };
+    assert_eq!(
+        run.tool_finished("a", Err(lost), 4.0),
+        vec![Action::NextStep]
+    );
+    let call = &run.calls()[0];
+    match &call.status {
+        ToolCallStatus::Error(s) => {
+            assert!(s.contains("the server closed the stream"), "{s}");
+            assert!(s.contains("may or may not have run"), "{s}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(call.duration_ms(), Some(4.0));
+    // What the model reads of it is the same sentence.
+    let model = super::super::result::for_model(call, 10_000);
+    assert!(
+        model.is_error && model.text.contains("did not send it again"),
+        "{}",
+        model.text
+    );
+}
+
+#[test]
+fn stop_while_the_request_streams_finishes_stopped_and_a_late_failure_changes_nothing() {
+    let mut run = AgentRun::for_turn(&settings(ToolModeSetting::Auto, None), tools());
+    run.begin_step();
+    assert_eq!(run.stop(1.0), vec![Action::Finish(TurnEnd::Stopped)]);
+    assert_eq!(
+        run.step_failed("aborted".into()),
+        vec![Action::Finish(TurnEnd::Stopped)]
+    );
+    assert_eq!(
+        run.step_refused(500, LLAMA_NO_JINJA, "refused".into()),
+        vec![Action::Finish(TurnEnd::Stopped)],
+        "no fallback after Stop"
+    );
+    assert_eq!(
+        run.end_step("late text", 2.0),
+        vec![Action::Finish(TurnEnd::Stopped)]
+    );
 }

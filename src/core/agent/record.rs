@@ -94,6 +94,8 @@ pub struct ToolCallRecord {
     pub tool_name: String,
     /// The arguments exactly as the model wrote them (a JSON object's text, or not JSON at all).
     pub arguments: String,
+    /// Where the call stands. This and the times, progress and result below change only
+    /// through the transition methods (`start`, `finish`, `deny`, …), which keep them in step.
     pub status: ToolCallStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_ms: Option<f64>,
@@ -137,6 +139,105 @@ impl ToolCallRecord {
     /// Milliseconds from start to end, once both are known.
     pub fn duration_ms(&self) -> Option<f64> {
         Some(self.ended_ms? - self.started_ms?).filter(|d| *d >= 0.0)
+    }
+
+    // Transitions. Status and timestamps change only here, together, and only along the
+    // lifecycle (Pending → AwaitingApproval → Running → a final state); a transition that does
+    // not apply (a double click, a late answer after Stop) changes nothing and returns `false`.
+
+    /// Waiting for the user's decision.
+    pub fn ask(&mut self) -> bool {
+        self.to(ToolCallStatus::AwaitingApproval, |s| {
+            *s == ToolCallStatus::Pending
+        })
+    }
+
+    /// Sent to its server at `now_ms`.
+    pub fn start(&mut self, now_ms: f64) -> bool {
+        let moved = self.to(ToolCallStatus::Running, |s| {
+            matches!(
+                s,
+                ToolCallStatus::Pending | ToolCallStatus::AwaitingApproval
+            )
+        });
+        if moved {
+            self.started_ms = Some(now_ms);
+        }
+        moved
+    }
+
+    /// `notifications/progress` while it runs; ignored in any other state.
+    pub fn report_progress(&mut self, progress: ToolProgress) -> bool {
+        if self.status != ToolCallStatus::Running {
+            return false;
+        }
+        self.progress = Some(progress);
+        true
+    }
+
+    /// The server answered with this raw `CallToolResult` (`isError: true` included).
+    pub fn finish(&mut self, result: Value, now_ms: f64) -> bool {
+        let moved = self.end(ToolCallStatus::Done, now_ms, |s| {
+            *s == ToolCallStatus::Running
+        });
+        if moved {
+            self.result = Some(result);
+        }
+        moved
+    }
+
+    /// It could not run, or failed without a result: `sentence` says why, to the user and to
+    /// the model.
+    pub fn fail(&mut self, sentence: String, now_ms: f64) -> bool {
+        self.end(ToolCallStatus::Error(sentence), now_ms, |s| !s.is_final())
+    }
+
+    /// Refused by the user or a "never" rule, before it ran.
+    pub fn deny(&mut self, now_ms: f64) -> bool {
+        self.end(ToolCallStatus::Denied, now_ms, |s| {
+            matches!(
+                s,
+                ToolCallStatus::Pending | ToolCallStatus::AwaitingApproval
+            )
+        })
+    }
+
+    /// Stopped by the user before it finished (running, or still waiting).
+    pub fn cancel(&mut self, now_ms: f64) -> bool {
+        self.end(ToolCallStatus::Cancelled, now_ms, |s| !s.is_final())
+    }
+
+    /// Left unfinished by a page that closed: nobody will finish or approve it, and when it
+    /// ended is unknown, so no end time is invented.
+    pub fn interrupt(&mut self, sentence: &str) -> bool {
+        self.to(ToolCallStatus::Error(sentence.to_string()), |s| {
+            !s.is_final()
+        })
+    }
+
+    fn end(
+        &mut self,
+        status: ToolCallStatus,
+        now_ms: f64,
+        allowed_from: impl Fn(&ToolCallStatus) -> bool,
+    ) -> bool {
+        let moved = self.to(status, allowed_from);
+        if moved {
+            self.ended_ms = Some(now_ms);
+        }
+        moved
+    }
+
+    fn to(
+        &mut self,
+        status: ToolCallStatus,
+        allowed_from: impl Fn(&ToolCallStatus) -> bool,
+    ) -> bool {
+        if !allowed_from(&self.status) {
+            return false;
+        }
+        self.status = status;
+        true
     }
 }
 
@@ -205,25 +306,72 @@ mod tests {
             j,
             r#"{"id":"call_1","name":"echo","arguments":"{\"message\":\"hi\"}","status":{"kind":"pending"}}"#
         );
-        r.status = ToolCallStatus::Error("bad".into());
-        r.result = Some(json!({"content": [], "isError": true}));
+        assert!(r.fail("bad".into(), 3.0));
         let back: ToolCallRecord =
             serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
         assert_eq!(back, r);
         assert!(back.is_error());
+        assert_eq!(back.ended_ms, Some(3.0));
     }
 
     #[test]
     fn is_error_reads_the_result_flag() {
         let mut r = ToolCallRecord::new("c".into(), "t".into(), "{}".into());
-        r.status = ToolCallStatus::Done;
-        r.result = Some(json!({"content": [{"type": "text", "text": "x"}]}));
+        assert!(r.start(10.0));
+        assert!(r.finish(json!({"content": [{"type": "text", "text": "x"}]}), 35.0));
         assert!(!r.is_error());
-        r.result = Some(json!({"content": [], "isError": true}));
-        assert!(r.is_error());
-        r.started_ms = Some(10.0);
-        r.ended_ms = Some(35.0);
         assert_eq!(r.duration_ms(), Some(25.0));
+        let mut r = ToolCallRecord::new("c".into(), "t".into(), "{}".into());
+        r.start(0.0);
+        r.finish(json!({"content": [], "isError": true}), 1.0);
+        assert!(r.is_error());
+    }
+
+    #[test]
+    fn transitions_follow_the_lifecycle_and_stamp_their_times() {
+        let mut r = ToolCallRecord::new("c".into(), "t".into(), "{}".into());
+        assert!(
+            !r.finish(json!({}), 1.0),
+            "a call that never ran has no result"
+        );
+        assert!(r.ask());
+        assert!(!r.ask(), "asked once");
+        assert!(r.start(5.0));
+        assert_eq!((r.started_ms, r.ended_ms), (Some(5.0), None));
+        assert!(!r.start(6.0), "started once");
+        assert!(!r.deny(6.0), "a running call can no longer be refused");
+        assert!(r.report_progress(ToolProgress {
+            progress: 1.0,
+            total: Some(2.0),
+            message: None
+        }));
+        assert!(r.cancel(9.0));
+        assert_eq!(r.status, ToolCallStatus::Cancelled);
+        assert_eq!(r.duration_ms(), Some(4.0));
+        // Final states stay final: a late answer, a denial, an interruption change nothing.
+        assert!(!r.finish(json!({}), 10.0));
+        assert!(!r.fail("late".into(), 10.0));
+        assert!(!r.interrupt("closed"));
+        assert!(!r.report_progress(ToolProgress {
+            progress: 2.0,
+            total: None,
+            message: None
+        }));
+        assert_eq!(
+            (r.status.clone(), r.ended_ms),
+            (ToolCallStatus::Cancelled, Some(9.0))
+        );
+
+        let mut waiting = ToolCallRecord::new("w".into(), "t".into(), "{}".into());
+        waiting.ask();
+        assert!(waiting.deny(3.0));
+        assert_eq!((waiting.started_ms, waiting.ended_ms), (None, Some(3.0)));
+
+        let mut orphan = ToolCallRecord::new("o".into(), "t".into(), "{}".into());
+        orphan.start(1.0);
+        assert!(orphan.interrupt("closed"));
+        assert_eq!(orphan.status, ToolCallStatus::Error("closed".into()));
+        assert_eq!(orphan.ended_ms, None, "when it ended is unknown");
     }
 }
 
