@@ -16,12 +16,11 @@ use futures::{FutureExt, StreamExt};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::agent::approval::ApprovalRule;
-use skiff_core::agent::wire_openai::{self, StepContext};
 use skiff_core::agent::{
     tools, Action, AgentConfig, AgentRun, ToolCallStatus, ToolMode, ToolModeSetting, TurnEnd,
 };
 use skiff_core::chat::{Message, MessageStatus, Role};
-use skiff_core::openai::{self, ChatParams, ProviderError};
+use skiff_core::provider::{Provider, ProviderError, StepContext};
 use skiff_core::settings::ChatSettings;
 
 use super::mcp::{CallKey, McpRunner};
@@ -268,14 +267,7 @@ async fn run_step(
     handle: &TurnHandle,
     run: &RefCell<AgentRun>,
 ) -> Result<(), End> {
-    let base = openai::validate_base_url(&settings.base_url).map_err(End::Failed)?;
-    let params = ChatParams {
-        model: settings.model.trim().to_string(),
-        temperature: settings.temperature,
-        top_p: settings.top_p,
-        max_tokens: settings.max_tokens,
-    };
-    let key = Some(settings.api_key.as_str()).filter(|k| !k.trim().is_empty());
+    let provider = Provider::from_settings(settings).map_err(End::Failed)?;
     let history = history_before(conv, &live.id());
     let mut fell_back = false;
     loop {
@@ -289,12 +281,12 @@ async fn run_step(
                 result_char_limit: settings.result_char_limit.max(1),
                 vision: settings.tool_images_to_model,
             };
-            wire_openai::step_request(&base, key, &params, &ctx)
+            provider.step_request(&ctx)
         };
         let abort =
             AbortHandle::new().map_err(|e| End::Failed(ProviderError::Network(e.to_string())))?;
         *handle.abort.borrow_mut() = Some(abort.clone());
-        let outcome = stream_step(&deps.store, conv, live, &base, &req, &abort, run).await;
+        let outcome = stream_step(&deps.store, conv, live, &provider, &req, &abort, run).await;
         *handle.abort.borrow_mut() = None;
         let mode = run.borrow().mode();
         let auto = settings.tool_mode == ToolModeSetting::Auto;
@@ -303,7 +295,7 @@ async fn run_step(
                 if auto
                     && !fell_back
                     && mode == ToolMode::Native
-                    && wire_openai::rejects_tools(status, &body) =>
+                    && provider.rejects_tools(status, &body) =>
             {
                 fell_back = true;
                 run.borrow_mut().set_mode(ToolMode::Prompt);
