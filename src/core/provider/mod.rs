@@ -93,10 +93,6 @@ impl Provider {
         &self.base_url
     }
 
-    pub fn params(&self) -> &ChatParams {
-        &self.params
-    }
-
     fn key(&self) -> Option<&str> {
         Some(self.api_key.as_str()).filter(|k| !k.trim().is_empty())
     }
