@@ -99,7 +99,15 @@ test('settings naming Anthropic send a Messages request and show its streamed an
   assert.equal(sent[0].headers['x-api-key'], KEY);
   assert.equal(sent[0].headers['anthropic-version'], '2023-06-01');
   assert.equal(sent[0].headers.authorization, undefined, 'no OpenAI-style Bearer header');
-  assert.deepEqual(JSON.parse(sent[0].body), {
+  const { tools, ...body } = JSON.parse(sent[0].body);
+  // The built-in server's tools (memory, time) go as Anthropic tool definitions, not as
+  // OpenAI's `{"type":"function","function":{...}}`.
+  assert.ok(tools.length > 0, 'the built-in tools are offered');
+  for (const t of tools) {
+    assert.deepEqual(Object.keys(t).filter((k) => k !== 'description').sort(), ['input_schema', 'name']);
+    assert.equal(t.input_schema.type, 'object');
+  }
+  assert.deepEqual(body, {
     model: 'claude-test',
     max_tokens: 4096,
     system: 'Be brief.',
