@@ -20,6 +20,7 @@ pub mod markdown;
 pub mod mcp;
 pub mod openai;
 pub mod persist;
+pub mod provider;
 pub mod settings;
 pub mod sse;
 pub mod throttle;

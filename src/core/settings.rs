@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::agent::machine::DEFAULT_STEP_LIMIT;
 use crate::agent::result::DEFAULT_RESULT_CHAR_LIMIT;
 use crate::agent::{ApprovalPolicy, ToolMode, ToolModeSetting};
+use crate::provider::ProviderKind;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -47,7 +48,10 @@ impl Theme {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ChatSettings {
-    /// OpenAI-compatible base URL, e.g. `http://127.0.0.1:8080/v1`. Empty until configured.
+    /// Which wire format `base_url` speaks. Settings stored before this field existed decode
+    /// as OpenAI-compatible, the only kind there was (`#[serde(default)]` above).
+    pub provider: ProviderKind,
+    /// Base URL, e.g. `http://127.0.0.1:8080/v1`. Empty until configured.
     pub base_url: String,
     pub api_key: String,
     pub model: String,
@@ -77,6 +81,7 @@ pub struct ChatSettings {
 impl Default for ChatSettings {
     fn default() -> Self {
         ChatSettings {
+            provider: ProviderKind::OpenAiCompatible,
             base_url: String::new(),
             api_key: String::new(),
             model: String::new(),
@@ -178,5 +183,46 @@ mod tests {
         assert_eq!(s.learned_tool_modes[&s.model_key()], ToolMode::Native);
         let json = serde_json::to_value(&s).unwrap();
         assert_eq!(json["learned_tool_modes"]["http://y/v1 n"], "native");
+    }
+
+    /// Settings as a build before the provider kind stored them (every field of that time).
+    const STORED_BEFORE_PROVIDER_KIND: &str = r#"{"base_url":"http://127.0.0.1:8080/v1","api_key":"k","model":"m","system_prompt":"Be brief.","temperature":0.5,"top_p":null,"max_tokens":256,"theme":"dark","tool_mode":"auto","learned_tool_modes":{},"step_limit":7,"result_char_limit":900,"tool_images_to_model":true,"approvals":{"rules":{},"allow_read_only":true}}"#;
+
+    #[test]
+    fn settings_stored_before_the_provider_kind_decode_unchanged_as_openai_compatible() {
+        let s: ChatSettings = serde_json::from_str(STORED_BEFORE_PROVIDER_KIND).unwrap();
+        assert_eq!(s.provider, ProviderKind::OpenAiCompatible);
+        assert_eq!(s.base_url, "http://127.0.0.1:8080/v1");
+        assert_eq!(s.api_key, "k");
+        assert_eq!(s.model, "m");
+        assert_eq!(s.system_prompt, "Be brief.");
+        assert_eq!(s.temperature, Some(0.5));
+        assert_eq!(s.max_tokens, Some(256));
+        assert_eq!(s.theme, Theme::Dark);
+        assert_eq!((s.step_limit, s.result_char_limit), (7, 900));
+        assert!(s.tool_images_to_model);
+        assert!(s.approvals.allow_read_only);
+        // Written back, every old field keeps its value; the new one is added, and older
+        // builds ignore it.
+        let written = serde_json::to_value(&s).unwrap();
+        assert_eq!(written["provider"], "openai");
+        let old: serde_json::Value = serde_json::from_str(STORED_BEFORE_PROVIDER_KIND).unwrap();
+        for (key, value) in old.as_object().unwrap() {
+            assert_eq!(&written[key], value, "{key}");
+        }
+    }
+
+    #[test]
+    fn provider_kind_round_trips_and_an_unknown_kind_is_refused() {
+        let s = ChatSettings {
+            provider: ProviderKind::Anthropic,
+            ..ChatSettings::default()
+        };
+        let json = serde_json::to_string(&s).unwrap();
+        assert!(json.starts_with(r#"{"provider":"anthropic","#), "{json}");
+        assert_eq!(serde_json::from_str::<ChatSettings>(&json).unwrap(), s);
+        // A kind from a newer build must not be read as another wire format: the value is
+        // unreadable, and the settings store keeps it aside rather than misreading it.
+        assert!(serde_json::from_str::<ChatSettings>(r#"{"provider":"gemini"}"#).is_err());
     }
 }

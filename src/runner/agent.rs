@@ -18,11 +18,10 @@ use futures::channel::mpsc;
 use futures::{FutureExt, StreamExt};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::agent::wire_openai::{self, StepContext};
 use skiff_core::agent::{tools, Action, AgentRun};
 use skiff_core::chat::{Message, MessageStatus, Role};
 use skiff_core::mcp::McpError;
-use skiff_core::openai::{self, ChatParams, ProviderError};
+use skiff_core::provider::{Provider, ProviderError, StepContext};
 use skiff_core::settings::ChatSettings;
 
 use super::mcp::{CallKey, McpRunner};
@@ -155,10 +154,9 @@ pub async fn run_turn(
                     pending.extend(match outcome {
                         Ok(()) => r.end_step(&live.content.get_untracked(), now),
                         Err(End::Refused {
-                            status,
-                            body,
+                            rejects_tools,
                             error,
-                        }) => r.step_refused(status, &body, error.to_string()),
+                        }) => r.step_refused(rejects_tools, error.to_string()),
                         Err(end) => match end.into_error() {
                             None => r.stop(now),
                             Some(e) => r.step_failed(e.to_string()),
@@ -249,14 +247,7 @@ async fn send_step(
     handle: &TurnHandle,
     run: &RefCell<AgentRun>,
 ) -> Result<(), End> {
-    let base = openai::validate_base_url(&settings.base_url).map_err(End::Failed)?;
-    let params = ChatParams {
-        model: settings.model.trim().to_string(),
-        temperature: settings.temperature,
-        top_p: settings.top_p,
-        max_tokens: settings.max_tokens,
-    };
-    let key = Some(settings.api_key.as_str()).filter(|k| !k.trim().is_empty());
+    let provider = Provider::from_settings(settings).map_err(End::Failed)?;
     let history = history_before(conv, &live.id());
     // The request, built by the provider's codec from the conversation and the machine.
     let req = {
@@ -269,13 +260,13 @@ async fn send_step(
             result_char_limit: settings.result_char_limit.max(1),
             vision: settings.tool_images_to_model,
         };
-        wire_openai::step_request(&base, key, &params, &ctx)
+        provider.step_request(&ctx)
     };
     let abort =
         AbortHandle::new().map_err(|e| End::Failed(ProviderError::Network(e.to_string())))?;
     *handle.abort.borrow_mut() = Some(abort.clone());
     // The stream, decoded into `live` and (tool-call fragments) into the machine.
-    let outcome = stream_step(&deps.store, conv, live, &base, &req, &abort, run).await;
+    let outcome = stream_step(&deps.store, conv, live, &provider, &req, &abort, run).await;
     *handle.abort.borrow_mut() = None;
     outcome
 }

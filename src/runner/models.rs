@@ -3,7 +3,8 @@
 
 use futures::future::join_all;
 use leptos::task::spawn_local;
-use skiff_core::openai::{self, ProviderError};
+use skiff_core::openai;
+use skiff_core::provider::{self, ProviderError};
 use skiff_core::settings::{LocalCandidate, LOCAL_CANDIDATES};
 
 use crate::platform::abort::AbortHandle;
@@ -39,7 +40,7 @@ pub async fn list_models(
         if ok {
             openai::parse_models(&body)
         } else {
-            Err(openai::error_from_response(status, &body))
+            Err(provider::error_from_response(status, &body))
         }
     }
     .await;

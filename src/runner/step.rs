@@ -1,4 +1,6 @@
-//! Streaming one model request into one assistant message.
+//! Streaming one model request into one assistant message, through whichever provider the
+//! settings chose: the request, the stream decoder and the reading of an error answer all come
+//! from the `skiff_core::provider::Provider` value, so nothing here knows a wire format.
 //!
 //! Signal updates are batched to at most one every [`FLUSH_INTERVAL_MS`], so at 500 tok/s the
 //! page re-renders ~20 times a second, not 500; storage writes are throttled by the store.
@@ -12,7 +14,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::agent::AgentRun;
 use skiff_core::http::{blocked_as_mixed_content, HttpRequest};
-use skiff_core::openai::{self, ChatStream, ProviderError, StreamEvent};
+use skiff_core::provider::{Provider, ProviderError, StreamEvent};
 
 use crate::platform::abort::AbortHandle;
 use crate::platform::fetch::{self, FetchError};
@@ -26,11 +28,10 @@ const FLUSH_INTERVAL_MS: f64 = 50.0;
 pub enum End {
     Stopped,
     Failed(ProviderError),
-    /// The server refused before streaming: its status and body, for the caller to classify
-    /// (auto tool mode retries prompt-based when the body says tools are not supported).
+    /// The server refused before streaming. `rejects_tools`: the provider read the refusal as
+    /// "this server takes no tools" (auto tool mode then retries prompt-based).
     Refused {
-        status: u16,
-        body: String,
+        rejects_tools: bool,
         error: ProviderError,
     },
 }
@@ -173,13 +174,13 @@ fn apply_events(
     }
 }
 
-/// Send `req` and stream its answer into `live`. `base` is the validated base URL (for the
-/// mixed-content sentence).
+/// Send `req` (built by `provider`) and stream its answer into `live` with the provider's
+/// decoder.
 pub async fn stream_step(
     store: &ConversationsStore,
     conv: &Loaded,
     live: LiveMessage,
-    base: &str,
+    provider: &Provider,
     req: &HttpRequest,
     abort: &AbortHandle,
     run: &RefCell<AgentRun>,
@@ -187,7 +188,9 @@ pub async fn stream_step(
     let mut resp = match fetch::send(req, Some(abort)).await {
         Ok(resp) => resp,
         // The browser's "Failed to fetch" hides this cause; name it when it applies.
-        Err(FetchError::Network(_)) if blocked_as_mixed_content(online::page_is_https(), base) => {
+        Err(FetchError::Network(_))
+            if blocked_as_mixed_content(online::page_is_https(), provider.base_url()) =>
+        {
             return Err(End::Failed(ProviderError::Network(
                 "this page is served over https and the provider over plain http, which the browser blocks as mixed content; use an https base URL".into(),
             )));
@@ -195,15 +198,13 @@ pub async fn stream_step(
         Err(e) => return Err(fetch_end(e)),
     };
     if !resp.ok {
-        let retry_after = resp
-            .header("retry-after")
-            .and_then(openai::parse_retry_after);
+        // Owned: reading the body consumes the response.
+        let retry_after = resp.header("retry-after").map(str::to_string);
         let status = resp.status;
         let body = resp.text().await.map_err(fetch_end)?;
-        let error = openai::error_from_response(status, &body).with_retry_after(retry_after);
+        let error = provider.error_from_response(status, &body, retry_after.as_deref());
         return Err(End::Refused {
-            status,
-            body,
+            rejects_tools: provider.rejects_tools(status, &body),
             error,
         });
     }
@@ -212,7 +213,7 @@ pub async fn stream_step(
         last_flush_ms: clock::now_ms(),
         ..Batch::default()
     }));
-    let mut decoder = ChatStream::new();
+    let mut decoder = provider.decoder();
     let result = loop {
         match resp.next_chunk().await {
             Ok(Some(bytes)) => match decoder.feed(&bytes) {

@@ -15,9 +15,7 @@ use crate::platform::clock;
 /// A root owner for a store: a child of the owner running now (the app's, at start-up), so it
 /// lives exactly as long as the app.
 pub fn store_root() -> Owner {
-    Owner::current()
-        .map(|o| o.child())
-        .unwrap_or_default()
+    Owner::current().map(|o| o.child()).unwrap_or_default()
 }
 
 /// Dispose `owners` after the current render pass. Views that still show a removed item go

@@ -1,10 +1,11 @@
-//! Joining streamed OpenAI `tool_calls` deltas into whole calls.
+//! Joining streamed tool-call fragments (`provider::ToolCallDelta`) into whole calls.
 //!
-//! Deltas arrive as fragments keyed by `index`: the first usually carries `id` and
-//! `function.name`, later ones only pieces of `function.arguments`. Some real servers repeat
-//! the id and the name in every chunk; only the argument fragments are joined.
+//! Deltas arrive keyed by `index` (OpenAI's `tool_calls[]` entries, Anthropic's `tool_use`
+//! blocks): the first usually carries the id and the name, later ones only pieces of the
+//! arguments. Some real servers repeat the id and the name in every chunk; only the argument
+//! fragments are joined.
 
-use crate::openai::ToolCallDelta;
+use crate::provider::ToolCallDelta;
 
 /// A call as the model finished writing it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -34,9 +34,8 @@ use super::prompt;
 use super::record::{ToolCallRecord, ToolCallStatus, ToolMode, ToolModeSetting, ToolProgress};
 use super::tools::{self, ToolSpec};
 use super::turn_end::TurnEnd;
-use super::wire_openai;
 use crate::mcp::McpError;
-use crate::openai::StreamEvent;
+use crate::provider::StreamEvent;
 use crate::settings::ChatSettings;
 
 /// Model requests per turn unless the user set another limit.
@@ -255,15 +254,16 @@ impl AgentRun {
         actions
     }
 
-    /// The server refused the step's request before streaming (`status`, `body`);
-    /// `sentence` is the provider error for the user. In auto mode, a refusal of `tools`
-    /// sends the same step again prompt-based, and that is learned.
-    pub fn step_refused(&mut self, status: u16, body: &str, sentence: String) -> Vec<Action> {
+    /// The server refused the step's request before streaming; `rejects_tools` is the
+    /// provider's reading of the refusal ("this server takes no tools", see
+    /// `Provider::rejects_tools`) and `sentence` the provider error for the user. In auto
+    /// mode, a refusal of `tools` sends the same step again prompt-based, and that is learned.
+    pub fn step_refused(&mut self, rejects_tools: bool, sentence: String) -> Vec<Action> {
         let native = self.config.mode == ToolMode::Native;
         let may_fall_back = !self.stopped
             && native
             && self.auto.as_ref().is_some_and(|a| !a.fell_back)
-            && wire_openai::rejects_tools(status, body);
+            && rejects_tools;
         if !may_fall_back {
             return self.step_failed(sentence);
         }

@@ -586,13 +586,13 @@ fn auto_mode_retries_a_step_refused_for_its_tools_prompt_based_once_and_learns_i
     let mut run = AgentRun::for_turn(&settings(ToolModeSetting::Auto, None), tools());
     assert_eq!(run.mode(), ToolMode::Native);
     assert_eq!(run.begin_step(), vec![Action::SendStep]);
-    let acts = run.step_refused(500, LLAMA_NO_JINJA, "refused".into());
+    let acts = run.step_refused(refusal(500, LLAMA_NO_JINJA), "refused".into());
     assert_eq!(acts, vec![learned(ToolMode::Prompt), Action::SendStep]);
     assert_eq!(run.mode(), ToolMode::Prompt);
     assert_eq!(run.steps_taken(), 1, "the retry is the same step");
     // The retry is prompt-based: a second refusal is a failure, not another retry.
     assert_eq!(
-        run.step_refused(500, LLAMA_NO_JINJA, "refused again".into()),
+        run.step_refused(refusal(500, LLAMA_NO_JINJA), "refused again".into()),
         vec![Action::Finish(TurnEnd::Failed("refused again".into()))]
     );
 }
@@ -603,8 +603,7 @@ fn a_refusal_that_is_not_about_tools_or_outside_auto_mode_fails_the_turn() {
     run.begin_step();
     assert_eq!(
         run.step_refused(
-            401,
-            r#"{"error":"bad key"}"#,
+            refusal(401, r#"{"error":"bad key"}"#),
             "The provider refused the key.".into()
         ),
         vec![Action::Finish(TurnEnd::Failed(
@@ -614,7 +613,7 @@ fn a_refusal_that_is_not_about_tools_or_outside_auto_mode_fails_the_turn() {
     let mut run = AgentRun::for_turn(&settings(ToolModeSetting::Native, None), tools());
     run.begin_step();
     assert_eq!(
-        run.step_refused(500, LLAMA_NO_JINJA, "no tools".into()),
+        run.step_refused(refusal(500, LLAMA_NO_JINJA), "no tools".into()),
         vec![Action::Finish(TurnEnd::Failed("no tools".into()))],
         "the user chose native: no silent switch"
     );
@@ -751,7 +750,7 @@ fn stop_while_the_request_streams_finishes_stopped_and_a_late_failure_changes_no
         vec![Action::Finish(TurnEnd::Stopped)]
     );
     assert_eq!(
-        run.step_refused(500, LLAMA_NO_JINJA, "refused".into()),
+        run.step_refused(refusal(500, LLAMA_NO_JINJA), "refused".into()),
         vec![Action::Finish(TurnEnd::Stopped)],
         "no fallback after Stop"
     );
@@ -759,4 +758,9 @@ fn stop_while_the_request_streams_finishes_stopped_and_a_late_failure_changes_no
         run.end_step("late text", 2.0),
         vec![Action::Finish(TurnEnd::Stopped)]
     );
+}
+
+/// What the OpenAI-compatible provider concludes from a refusal (see `Provider::rejects_tools`).
+fn refusal(status: u16, body: &str) -> bool {
+    crate::agent::wire_openai::rejects_tools(status, body)
 }

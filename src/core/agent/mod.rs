@@ -1,11 +1,12 @@
 //! The agent loop: a model that calls MCP tools inside a conversation, sans-IO.
 //!
-//! One loop serves every provider. A provider plugs in two things: a request builder that
-//! turns the conversation (with its tool calls and results) into its wire format
-//! (`wire_openai`), and a stream decoder that yields `openai::StreamEvent`s, tool-call
-//! fragments included. Everything else is shared: assembling calls (`assemble`), prompt-based
-//! tool use for models without native calls (`prompt`), approval rules (`approval`), what the
-//! model receives of a result (`result`), and the decisions of the loop itself (`machine`):
+//! One loop serves every provider (`crate::provider::Provider`). A provider plugs in two
+//! things: a request builder that turns the conversation (with its tool calls and results)
+//! into its wire format (`wire_openai` here, `anthropic::step_request`), and a stream decoder
+//! that yields `provider::StreamEvent`s, tool-call fragments included. Everything else is
+//! shared: assembling calls (`assemble`), prompt-based tool use for models without native
+//! calls (`prompt`), approval rules (`approval`), what the model receives of a result
+//! (`result`), and the decisions of the loop itself (`machine`):
 //! which calls to ask about, run, or refuse, when to send the next request, when to stop.
 //!
 //! Nothing here performs IO or reads the clock; the runner (`src/runner/agent.rs`) performs

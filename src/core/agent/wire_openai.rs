@@ -15,23 +15,7 @@ use super::tools::ToolSpec;
 use crate::chat::Message;
 use crate::http::HttpRequest;
 use crate::openai::request::chat_request_with_tools;
-use crate::openai::ChatParams;
-
-/// Everything one step's request is built from.
-#[derive(Debug, Clone, Copy)]
-pub struct StepContext<'a> {
-    /// The user's system prompt (may be empty); prompt mode appends the tool section.
-    pub system_prompt: &'a str,
-    /// Every message before the answer being generated, in order.
-    pub history: &'a [Message],
-    /// The tools offered (ignored when `mode` is `Off`).
-    pub tools: &'a [ToolSpec],
-    pub mode: ToolMode,
-    /// Characters of one tool result the model receives.
-    pub result_char_limit: usize,
-    /// Whether image results go to the model as image input.
-    pub vision: bool,
-}
+use crate::provider::{ChatParams, StepContext};
 
 /// `POST {base}/chat/completions`, streaming, with `tools` in native mode.
 pub fn step_request(

@@ -7,12 +7,11 @@ use serde_json::{json, Value};
 
 use super::{step_request, AnthropicStream};
 use crate::agent::assemble::{AssembledCall, ToolCallAssembler};
-use crate::agent::wire_openai::StepContext;
 use crate::agent::{
     Action, AgentConfig, AgentRun, ApprovalPolicy, ApprovalRule, ToolMode, ToolSpec,
 };
 use crate::chat::{Message, Role, Usage};
-use crate::openai::{error_from_response, ChatParams, ProviderError, StreamEvent};
+use crate::provider::{error_from_response, ChatParams, ProviderError, StepContext, StreamEvent};
 
 macro_rules! fixture {
     ($name:literal) => {
@@ -190,7 +189,7 @@ fn docs_tool_use_stream_without_its_last_blank_line_is_cut() {
 }
 
 #[test]
-fn http_error_bodies_are_read_by_the_openai_classifier() {
+fn http_error_bodies_are_read_by_the_shared_classifier() {
     // The shape of https://platform.claude.com/docs/en/api/errors.
     let body = r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_011CSHoEeqs5C35K2UUqR7Fy"}"#;
     assert_eq!(

@@ -1,16 +1,18 @@
 //! Anthropic's Messages API (`POST /v1/messages`) for the agent loop: a request builder and a
-//! stream decoder, the two pieces a provider plugs into `agent` (see `agent::wire_openai` and
-//! `openai::ChatStream` for the OpenAI-compatible pair).
+//! stream decoder, which `provider::Provider` dispatches to when the settings say
+//! `ProviderKind::Anthropic` (`agent::wire_openai` and `openai::ChatStream` are the
+//! OpenAI-compatible pair).
 //!
 //! It exists because Anthropic's wire differs from OpenAI's in every place the loop touches:
 //! the system prompt is a top-level field, roles must alternate, tool calls are `tool_use`
 //! content blocks answered by `tool_result` blocks inside one user turn, and the stream is a
-//! sequence of typed block events. Decoding still yields `openai::StreamEvent`, so
-//! `agent::assemble` and `agent::AgentRun` work unchanged.
+//! sequence of typed block events. Decoding still yields the neutral `provider::StreamEvent`,
+//! so `agent::assemble` and `agent::AgentRun` work unchanged.
 //!
-//! Not wired into the UI yet: the "providers" issue adds the setting that picks this codec.
-//! HTTP error bodies (`{"type":"error","error":{"type","message"}}`) need no code of their own:
-//! `openai::error_from_response` already finds their message (tested in `fixture_tests`).
+//! Not selectable in the UI yet: the "providers" issue adds the control that sets
+//! `ChatSettings::provider`. HTTP error bodies (`{"type":"error","error":{"type","message"}}`)
+//! need no code of their own: `provider::error_from_response` already finds their message
+//! (tested in `fixture_tests`).
 
 mod request;
 mod stream;

@@ -21,10 +21,9 @@ use crate::agent::prompt;
 use crate::agent::record::{ToolCallRecord, ToolMode};
 use crate::agent::result;
 use crate::agent::tools::ToolSpec;
-use crate::agent::wire_openai::StepContext;
 use crate::chat::{Message, Role};
 use crate::http::{join_url, HttpRequest, Method};
-use crate::openai::ChatParams;
+use crate::provider::{ChatParams, StepContext};
 
 /// Image types the API accepts in an `image` block; others would fail the whole request.
 const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];

@@ -1,4 +1,4 @@
-//! Decoding an Anthropic Messages stream into `openai::StreamEvent`s.
+//! Decoding an Anthropic Messages stream into the neutral `provider::StreamEvent`s.
 //!
 //! The wire (https://platform.claude.com/docs/en/build-with-claude/streaming) is SSE whose
 //! events each carry a JSON `type`: `message_start` (input token count), then per content block
@@ -18,11 +18,8 @@
 use serde_json::Value;
 
 use crate::chat::Usage;
-use crate::openai::{ProviderError, StreamEvent, ToolCallDelta};
+use crate::provider::{shorten, ProviderError, StreamEvent, ToolCallDelta};
 use crate::sse::{SseDecoder, SseEvent};
-
-/// Longest error message from the server that is shown, in characters.
-const MAX_DETAIL_CHARS: usize = 300;
 
 /// Incremental decoder for one streamed answer.
 ///
@@ -301,17 +298,6 @@ fn error_detail(v: &Value) -> String {
         Some(t) => shorten(t),
         None => shorten(&inner.to_string()),
     }
-}
-
-fn shorten(s: &str) -> String {
-    let s = s.trim();
-    if s.chars().count() <= MAX_DETAIL_CHARS {
-        return s.to_string();
-    }
-    let mut cut: String = s.chars().take(MAX_DETAIL_CHARS).collect();
-    cut.truncate(cut.trim_end().len());
-    cut.push('…');
-    cut
 }
 
 #[cfg(test)]

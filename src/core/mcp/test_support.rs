@@ -14,10 +14,10 @@ pub(crate) fn fixture_dir() -> PathBuf {
 
 /// One recorded HTTP exchange: what was sent and what came back.
 pub(crate) struct Exchange {
-    pub request_body: String,
-    pub status: u16,
-    pub headers: Vec<(String, String)>,
-    pub body: Vec<u8>,
+    pub(crate) request_body: String,
+    pub(crate) status: u16,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: Vec<u8>,
 }
 
 /// Read `captured/<server>/<name>.{req,headers,body}`; `None` when the capture is absent.
@@ -51,9 +51,9 @@ pub(crate) fn exchange(server: &str, name: &str) -> Option<Exchange> {
 /// Everything the session produced so far, split by kind.
 #[derive(Default)]
 pub(crate) struct Drained {
-    pub sent: Vec<(Value, SendMeta)>,
-    pub aborted: Vec<super::messages::RequestId>,
-    pub events: Vec<SessionEvent>,
+    pub(crate) sent: Vec<(Value, SendMeta)>,
+    pub(crate) aborted: Vec<super::messages::RequestId>,
+    pub(crate) events: Vec<SessionEvent>,
 }
 
 pub(crate) fn drain(s: &mut McpSession) -> Drained {
@@ -72,7 +72,7 @@ pub(crate) fn drain(s: &mut McpSession) -> Drained {
 }
 
 impl Drained {
-    pub fn methods(&self) -> Vec<String> {
+    pub(crate) fn methods(&self) -> Vec<String> {
         self.sent
             .iter()
             .map(|(v, _)| {
@@ -85,7 +85,7 @@ impl Drained {
     }
 
     /// The id of the last request sent with `method`.
-    pub fn id_of(&self, method: &str) -> Value {
+    pub(crate) fn id_of(&self, method: &str) -> Value {
         self.sent
             .iter()
             .rev()

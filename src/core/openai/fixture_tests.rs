@@ -2,9 +2,10 @@
 //! whole, split in two at every byte offset, and one byte at a time. Every chunking must give
 //! the same events, and those events must add up to the text stated in each test.
 
-use super::{ChatStream, ProviderError, StreamEvent};
+use super::ChatStream;
 use crate::agent::assemble::{AssembledCall, ToolCallAssembler};
 use crate::chat::Usage;
+use crate::provider::{ProviderError, StreamEvent};
 
 macro_rules! fixture {
     ($name:literal) => {

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::error::{detail_from_json, ProviderError};
+use crate::provider::{detail_from_json, ProviderError};
 
 /// Model IDs from a `/models` body, sorted and without duplicates.
 pub fn parse_models(body: &str) -> Result<Vec<String>, ProviderError> {

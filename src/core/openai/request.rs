@@ -4,19 +4,9 @@
 
 use serde::Serialize;
 
-use super::error::ProviderError;
 use crate::chat::{Message, Role};
 use crate::http::{join_url, HttpRequest, Method};
-
-/// Sampling parameters. `None` means "let the server decide" and is left out of the body.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ChatParams {
-    /// Empty means "whatever the server has loaded" (llama.cpp accepts a missing model).
-    pub model: String,
-    pub temperature: Option<f32>,
-    pub top_p: Option<f32>,
-    pub max_tokens: Option<u32>,
-}
+use crate::provider::{ChatParams, ProviderError};
 
 /// One message as it goes on the wire.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

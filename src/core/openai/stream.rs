@@ -1,4 +1,4 @@
-//! Decoding a streamed chat completion into content, reasoning, usage and finish events.
+//! Decoding a streamed chat completion into the provider-neutral `provider::StreamEvent`s.
 //!
 //! The wire is OpenAI's `chat.completion.chunk` over SSE, as served (with variations) by
 //! OpenAI, OpenRouter, llama.cpp, Ollama, LM Studio, vLLM, Groq and Moonshot:
@@ -20,35 +20,9 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::error::{detail_from_json, ProviderError};
 use crate::chat::Usage;
+use crate::provider::{detail_from_json, ProviderError, StreamEvent, ToolCallDelta};
 use crate::sse::{SseDecoder, SseEvent};
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StreamEvent {
-    /// Visible answer text to append.
-    Content(String),
-    /// Model "thinking" text to append.
-    Reasoning(String),
-    /// Token counts reported by the server (may repeat; the last one wins).
-    Usage(Usage),
-    /// Why generation ended (`stop`, `length`, `tool_calls`, ...).
-    Finish(String),
-    /// A fragment of a native tool call (`delta.tool_calls[]`).
-    ToolCall(ToolCallDelta),
-    /// The server's `data: [DONE]`.
-    Done,
-}
-
-/// One `delta.tool_calls[]` entry: the first for an index usually carries `id` and `name`,
-/// later ones pieces of `arguments` (see `agent::assemble`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolCallDelta {
-    pub index: u32,
-    pub id: Option<String>,
-    pub name: Option<String>,
-    pub arguments: String,
-}
 
 #[derive(Debug)]
 enum Mode {

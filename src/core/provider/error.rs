@@ -1,10 +1,12 @@
-//! What can go wrong talking to an OpenAI-compatible provider, and the sentence a user reads.
+//! What can go wrong talking to a provider, and the sentence a user reads.
 //!
 //! Error bodies differ per server: OpenAI and OpenRouter send `{"error":{"message",...}}`,
 //! llama.cpp `{"error":{"code","message","type"}}`, Ollama `{"error":"..."}`, vLLM
-//! `{"object":"error","message":...}`, FastAPI-style gateways `{"detail":...}`, and reverse
-//! proxies an HTML page. `error_from_response` finds the human part in any of them. It must
-//! never echo a whole HTML page or a megabyte body into the UI: details are cut short.
+//! `{"object":"error","message":...}`, Anthropic `{"type":"error","error":{"type","message"}}`,
+//! FastAPI-style gateways `{"detail":...}`, and reverse proxies an HTML page.
+//! `error_from_response` finds the human part in any of them, which is why it serves every
+//! provider kind (`Provider::error_from_response` is where a kind would differ). It must never
+//! echo a whole HTML page or a megabyte body into the UI: details are cut short.
 
 use std::fmt;
 
@@ -32,11 +34,13 @@ pub enum ProviderError {
     Http { status: u16, detail: String },
     /// The request never got an HTTP answer (DNS, refused, CORS, offline, aborted).
     Network(String),
-    /// The body ended before `[DONE]` or a `finish_reason`.
+    /// The body ended before the provider marked the answer whole (`[DONE]` or a
+    /// `finish_reason`; Anthropic's `message_stop`).
     StreamCut,
-    /// The body could not be read as the OpenAI format.
+    /// The body could not be read in the provider's format.
     Malformed(String),
-    /// The server reported an error inside a 200 response (an `{"error":..}` chunk).
+    /// The server reported an error inside a 200 response (an `{"error":..}` chunk, an
+    /// `error` event).
     InStream(String),
     /// The base URL typed in Settings is unusable; holds what was typed.
     InvalidBaseUrl(String),
@@ -186,7 +190,9 @@ fn html_title(s: &str) -> Option<String> {
     Some(title.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
-fn shorten(s: &str) -> String {
+/// `s` trimmed and cut to [`MAX_DETAIL_CHARS`] with an ellipsis: every decoder cuts a
+/// provider's own words this way before they reach a sentence.
+pub(crate) fn shorten(s: &str) -> String {
     let s = s.trim();
     if s.chars().count() <= MAX_DETAIL_CHARS {
         return s.to_string();

@@ -1,0 +1,36 @@
+//! What a stream decoder hands the rest of Skiff, whatever the provider's wire format: text,
+//! thinking, usage, the end, and native tool-call fragments.
+//!
+//! It exists so the agent machine, the tool-call assembler and the runner's batching never
+//! name a provider. A decoder must translate its wire into exactly these; nothing here may
+//! grow a variant that only one provider could send.
+
+use crate::chat::Usage;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamEvent {
+    /// Visible answer text to append.
+    Content(String),
+    /// Model "thinking" text to append.
+    Reasoning(String),
+    /// Token counts reported by the server (may repeat; the last one wins).
+    Usage(Usage),
+    /// Why generation ended, in the provider's words (`stop`, `length`, `tool_calls`,
+    /// `end_turn`, `tool_use`, ...).
+    Finish(String),
+    /// A fragment of a native tool call.
+    ToolCall(ToolCallDelta),
+    /// The provider said the answer is whole (`data: [DONE]`, `message_stop`).
+    Done,
+}
+
+/// One fragment of a native tool call, keyed by `index`: the first for an index usually
+/// carries `id` and `name`, later ones pieces of `arguments` (see `agent::assemble`). OpenAI's
+/// `delta.tool_calls[]` entries and Anthropic's `tool_use` block events both become these.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCallDelta {
+    pub index: u32,
+    pub id: Option<String>,
+    pub name: Option<String>,
+    pub arguments: String,
+}

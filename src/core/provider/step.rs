@@ -1,0 +1,36 @@
+//! What one model request is built from, whichever provider receives it: the conversation as
+//! the step sees it ([`StepContext`]) and the user's sampling choices ([`ChatParams`]).
+//!
+//! Plain borrowed data and no policy: which messages, tools and mode a step uses is decided by
+//! the agent machine and the runner; each provider's request builder only reshapes this.
+
+use crate::agent::record::ToolMode;
+use crate::agent::tools::ToolSpec;
+use crate::chat::Message;
+
+/// Sampling parameters. `None` means "let the server decide" and is left out of the body
+/// (unless the provider requires the field, as Anthropic requires `max_tokens`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChatParams {
+    /// Empty means "whatever the server has loaded" (llama.cpp accepts a missing model).
+    pub model: String,
+    pub temperature: Option<f32>,
+    pub top_p: Option<f32>,
+    pub max_tokens: Option<u32>,
+}
+
+/// Everything one step's request is built from.
+#[derive(Debug, Clone, Copy)]
+pub struct StepContext<'a> {
+    /// The user's system prompt (may be empty); prompt mode appends the tool section.
+    pub system_prompt: &'a str,
+    /// Every message before the answer being generated, in order.
+    pub history: &'a [Message],
+    /// The tools offered (ignored when `mode` is `Off`).
+    pub tools: &'a [ToolSpec],
+    pub mode: ToolMode,
+    /// Characters of one tool result the model receives.
+    pub result_char_limit: usize,
+    /// Whether image results go to the model as image input.
+    pub vision: bool,
+}
