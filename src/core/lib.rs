@@ -22,5 +22,7 @@ pub mod openai;
 pub mod persist;
 pub mod provider;
 pub mod settings;
+#[cfg(test)]
+mod split_points;
 pub mod sse;
 pub mod throttle;

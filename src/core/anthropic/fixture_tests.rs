@@ -51,7 +51,7 @@ fn run<'a>(chunks: impl IntoIterator<Item = &'a [u8]>) -> Run {
 /// Feed `bytes` every way and return the run after checking all chunkings agree.
 fn decode_every_way(bytes: &[u8]) -> Run {
     let whole = run([bytes]);
-    for i in 0..=bytes.len() {
+    for i in crate::split_points::split_points(bytes) {
         let split = run([&bytes[..i], &bytes[i..]]);
         assert_eq!(split, whole, "split at byte {i}");
     }

@@ -179,7 +179,7 @@ fn captured_sse_answers_decode_the_same_at_every_split() {
             _ => unreachable!(),
         };
         assert!(last.contains("\"result\""), "{name}: the answer comes last");
-        for split in 0..=x.body.len() {
+        for split in crate::split_points::split_points(&x.body) {
             let got = answer(&mut StreamableHttp::new(target()), &m, &x, split);
             assert_eq!(got, whole, "{name} split at {split}");
         }

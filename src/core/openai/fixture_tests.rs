@@ -91,7 +91,7 @@ fn summarize(r: Run) -> Summary {
 /// Feed `bytes` every way and return the summary after checking all chunkings agree.
 fn decode_every_way(bytes: &[u8]) -> Summary {
     let whole = run([bytes]);
-    for i in 0..=bytes.len() {
+    for i in crate::split_points::split_points(bytes) {
         let split = run([&bytes[..i], &bytes[i..]]);
         assert_eq!(split, whole, "split at byte {i}");
     }
@@ -277,7 +277,7 @@ struct Calls {
 /// Like `decode_every_way`, for captures holding tool calls.
 fn calls_every_way(bytes: &[u8]) -> Calls {
     let whole = run([bytes]);
-    for i in 0..=bytes.len() {
+    for i in crate::split_points::split_points(bytes) {
         assert_eq!(run([&bytes[..i], &bytes[i..]]), whole, "split at byte {i}");
     }
     assert_eq!(run(bytes.chunks(1)), whole, "one byte at a time");
