@@ -168,6 +168,7 @@ test('a rename and a delete in a second tab while the first streams into that co
   await twoConversations(context);
   const first = await open(context);
   await api.script([{ reply: 'slow '.repeat(300), chunk_chars: 5, delay_ms: 20 }]);
+  await first.page.click('.new-chat');
   await send(first.page, 'Stream for a while');
   await first.page.waitForFunction(() => {
     const all = document.querySelectorAll('article.message-assistant .markdown');
@@ -185,8 +186,8 @@ test('a rename and a delete in a second tab while the first streams into that co
   const keys = await second.page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('skiff:conv:')));
   assert.equal(keys.length, 2, 'the deleted conversation stays deleted');
   await stillAlive(first.page, 'first tab after the stream');
-  assert.deepEqual(first.errors, []);
-  assert.deepEqual(second.errors, []);
+  assert.deepEqual(first.errors, [], 'the streaming tab');
+  assert.deepEqual(second.errors, [], 'the tab that deleted');
   await context.close();
 });
 

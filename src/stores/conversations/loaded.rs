@@ -45,6 +45,12 @@ impl Loaded {
         self.meta.with_untracked(|m| m.id.clone())
     }
 
+    /// The id, or `None` once the store has disposed this conversation. Code that may run
+    /// after a removal (timers, a turn winding down) asks this instead of [`Loaded::id`].
+    pub fn try_id(&self) -> Option<String> {
+        self.meta.try_with_untracked(|m| m.id.clone())
+    }
+
     pub fn snapshot(&self) -> Conversation {
         let meta = self.meta.get_untracked();
         Conversation {

@@ -399,14 +399,14 @@ impl ConversationsStore {
 
     /// Whether `conv` is still held by the store (not deleted or evicted).
     pub fn holds(&self, conv: &Loaded) -> bool {
-        let id = conv.id();
-        self.loaded.with_value(|m| m.contains_key(&id))
+        conv.try_id()
+            .is_some_and(|id| self.loaded.with_value(|m| m.contains_key(&id)))
     }
 
     /// Add message `m` to `conv`, owned by the conversation. `None` when the conversation was
     /// deleted meanwhile (nothing is added).
     pub fn push_message(&self, conv: &Loaded, m: &Message) -> Option<LiveMessage> {
-        let id = conv.id();
+        let id = conv.try_id()?;
         let live = self
             .owners
             .try_update_value(|o| o.message(&id, m))
@@ -427,8 +427,9 @@ impl ConversationsStore {
                 gone = ms.drain(pos + 1..).map(|m| m.id()).collect();
             }
         });
-        let id = conv.id();
-        self.owners.update_value(|o| o.drop_messages(&id, &gone));
+        if let Some(id) = conv.try_id() {
+            self.owners.update_value(|o| o.drop_messages(&id, &gone));
+        }
     }
 
     pub fn set_live(&self, message_id: &str, live: bool) {
@@ -503,6 +504,10 @@ impl ConversationsStore {
 
     /// A streamed change: write at most every [`STREAM_WRITE_INTERVAL_MS`].
     pub fn save_throttled(&self, conv: &Loaded) {
+        // A flush timer may fire after the conversation was deleted and disposed.
+        if !self.holds(conv) {
+            return;
+        }
         let id = conv.id();
         let now = clock::now_ms();
         let decision = self.throttles.try_update_value(|t| {
