@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use super::composer::focus_composer;
 use super::context::ctx;
 use crate::runner::models::{probe_local, Found};
 
@@ -33,6 +34,8 @@ pub fn Onboarding() -> impl IntoView {
             s.base_url = f.candidate.base_url.to_string();
             s.model = f.models.first().cloned().unwrap_or_default();
         });
+        // The Use button disappears with the onboarding; typing goes to the message box.
+        focus_composer();
     };
     view! {
         <section class="onboarding">

@@ -135,14 +135,7 @@ fn data_url(mime: &str, data: &str) -> String {
 }
 
 fn size_text(data: &str) -> String {
-    let n = result::base64_decoded_len(data);
-    if n < 10_000 {
-        format!("{n} bytes")
-    } else if n < 10_000_000 {
-        format!("{:.1} kB", n as f64 / 1000.0)
-    } else {
-        format!("{:.1} MB", n as f64 / 1_000_000.0)
-    }
+    skiff_core::format::human_bytes(result::base64_decoded_len(data) as u64)
 }
 
 /// The link target for a URI from a tool, or `None` unless it is http or https. The browser's
