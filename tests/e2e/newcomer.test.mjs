@@ -194,7 +194,7 @@ test('a streaming answer is followed until the user scrolls up, and again once b
 
 test('Enter while an answer streams queues the message: shown, cancellable, sent when the answer ends', async () => {
   await api.script([
-    { reply: 'word '.repeat(120), chunk_chars: 5, delay_ms: 30 },
+    { reply: 'word '.repeat(300), chunk_chars: 5, delay_ms: 30 },
     { reply: 'Answer to the queued one.' },
     { reply: 'word '.repeat(300), chunk_chars: 5, delay_ms: 30 },
   ]);
@@ -221,7 +221,7 @@ test('Enter while an answer streams queues the message: shown, cancellable, sent
   assert.equal(await focused(page), 'Message');
   await page.keyboard.press('Enter');
   await queued.waitFor();
-  await page.getByText('Answer to the queued one.').waitFor({ timeout: 20000 });
+  await page.getByText('Answer to the queued one.').waitFor({ timeout: 30000 });
   await waitStatus(page, 'done');
   assert.equal(await queued.count(), 0, 'the queue is empty once sent');
   const reqs = await api.requests();
@@ -299,7 +299,7 @@ test('focus: the message box after choosing the local server that onboarding fou
 test('Settings → Storage shows a human size (47 KB, not 0.0 MB)', async () => {
   const { context, page, errors } = await configuredPage();
   // ~47 KB in localStorage (UTF-16: two bytes a character), like a few saved conversations.
-  await page.evaluate(() => localStorage.setItem('skiff:test-padding', 'x'.repeat(23_000)));
+  await page.evaluate(() => localStorage.setItem('padding', 'x'.repeat(23_000)));
   await page.click('button[aria-label="Settings"]');
   await page.getByRole('tab', { name: 'Storage' }).click();
   const text = await page.locator('.storage-used').innerText();
@@ -354,6 +354,7 @@ test('the MCP summary counts only the user\'s servers, with the built-in tools a
   // The built-in tools (on by default) are an in-page server the user never added.
   await page.waitForFunction(() => /Built-in tools: \d+ tools? on\./.test(document.querySelector('.mcp-summary')?.innerText || ''));
   const summary = await page.locator('.mcp-summary').innerText();
+  assert.equal(summary, 'Built-in tools: 4 tools on.');
   assert.doesNotMatch(summary, /connected server/, `no server counted: "${summary}"`);
   assert.doesNotMatch(summary, /\(s\)/, 'counted nouns, not "(s)"');
   await screenshot(page, 'newcomer-mcp-summary');
