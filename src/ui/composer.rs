@@ -47,6 +47,7 @@ pub fn Composer() -> impl IntoView {
     // Why queued text came back instead of being sent; cleared by the next edit or send.
     let hint = RwSignal::new(None::<&'static str>);
     let input = NodeRef::<html::Textarea>::new();
+    let owner = Owner::current();
     let configured = move || ctx.settings.settings.with(|s| s.is_configured());
     let current_id = Memo::new(move |_| ctx.convs.current.get().map(|l| l.id()));
     let sending = move || {
@@ -103,8 +104,17 @@ pub fn Composer() -> impl IntoView {
         };
         untrack(|| match outcome {
             QueueOutcome::Send(text) => {
-                ctx.runner
-                    .send(ctx.convs, ctx.settings.settings.get_untracked(), text);
+                // Not under this effect's owner: the new messages' signals would be created
+                // under it and disposed when the effect re-runs (sending changes at once),
+                // which panicked on the next read. The composer lives as long as the page.
+                let send = || {
+                    ctx.runner
+                        .send(ctx.convs, ctx.settings.settings.get_untracked(), text)
+                };
+                match &owner {
+                    Some(o) => o.with(send),
+                    None => send(),
+                }
             }
             QueueOutcome::BackToDraft { text, reason } => {
                 draft.update(|d| *d = back_into_draft(&text, d));
