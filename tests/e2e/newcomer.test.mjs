@@ -366,9 +366,9 @@ test('the MCP summary counts only the user\'s servers, with the built-in tools a
   await page.getByRole('tab', { name: 'MCP servers' }).click();
   await page.getByText('No MCP servers yet.').waitFor();
   // The built-in tools (on by default) are an in-page server the user never added.
-  await page.waitForFunction(() => /Built-in tools: \d+ tools? on\./.test(document.querySelector('.mcp-summary')?.innerText || ''));
+  await page.waitForFunction(() => /\d+ built-in tools? (is|are) on\./.test(document.querySelector('.mcp-summary')?.innerText || ''));
   const summary = await page.locator('.mcp-summary').innerText();
-  assert.equal(summary, 'Built-in tools: 4 tools on.');
+  assert.equal(summary, '4 built-in tools are on.');
   assert.doesNotMatch(summary, /connected server/, `no server counted: "${summary}"`);
   assert.doesNotMatch(summary, /\(s\)/, 'counted nouns, not "(s)"');
   await screenshot(page, 'newcomer-mcp-summary');

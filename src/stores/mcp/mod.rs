@@ -378,11 +378,9 @@ pub struct McpSummary {
 impl McpSummary {
     pub fn sentence(&self) -> String {
         use skiff_core::format::count;
-        let builtin = (self.builtin_tools > 0).then(|| {
-            format!(
-                "Built-in tools: {} on.",
-                count(self.builtin_tools, "tool", "tools")
-            )
+        let builtin = (self.builtin_tools > 0).then(|| match self.builtin_tools {
+            1 => "1 built-in tool is on.".to_string(),
+            n => format!("{n} built-in tools are on."),
         });
         let own = (self.configured > 0).then(|| {
             format!(
