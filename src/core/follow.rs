@@ -8,7 +8,8 @@
 //! The direction matters, not only the distance from the bottom: text that grows between the
 //! view's own scroll and the scroll event it causes leaves the list a little above the bottom,
 //! and reading that as "the user scrolled up" would drop the following mid-answer. Only a
-//! scroll position that went *up* is the user leaving.
+//! scroll position that went *up* is the user leaving; one that went *down* to within a third
+//! of the viewport of the bottom is the user coming back, even if text grew under the scroll.
 
 /// How close to the bottom (CSS pixels) counts as "at the bottom": room for sub-pixel
 /// rounding and zoom, small enough that one notch of a wheel leaves it.
@@ -24,7 +25,11 @@ pub struct ScrollPos {
 
 impl ScrollPos {
     pub fn at_bottom(&self) -> bool {
-        self.top + self.client_height >= self.scroll_height - BOTTOM_SLACK_PX
+        self.distance_to_bottom() <= BOTTOM_SLACK_PX
+    }
+
+    pub fn distance_to_bottom(&self) -> f64 {
+        self.scroll_height - self.top - self.client_height
     }
 }
 
@@ -37,6 +42,9 @@ pub fn follows_after_scroll(following: bool, previous_top: Option<f64>, now: Scr
     match previous_top {
         // The user moved up: stop following until they come back down.
         Some(prev) if now.top < prev => false,
+        // Moving down and nearly there: text that arrived during a smooth scroll (or a drag)
+        // to the bottom leaves it short of the new bottom; the user was heading there.
+        Some(prev) if now.top > prev && now.distance_to_bottom() <= now.client_height / 3.0 => true,
         // Moved down but not to the bottom, or content grew under a list that was following.
         _ => following,
     }
@@ -72,6 +80,16 @@ mod tests {
     fn scrolling_down_short_of_the_bottom_keeps_what_it_was() {
         assert!(!follows_after_scroll(false, Some(200.0), pos(900.0)));
         assert!(follows_after_scroll(true, Some(200.0), pos(900.0)));
+    }
+
+    #[test]
+    fn heading_down_and_nearly_at_the_bottom_follows_again() {
+        // A smooth scroll to the bottom ended 100 px short: text arrived meanwhile.
+        assert!(follows_after_scroll(false, Some(1200.0), pos(1400.0)));
+        // Still more than a third of the viewport away: keep reading.
+        assert!(!follows_after_scroll(false, Some(800.0), pos(1300.0)));
+        // Nearly at the bottom but moving up: the user is leaving.
+        assert!(!follows_after_scroll(true, Some(1450.0), pos(1400.0)));
     }
 
     #[test]
