@@ -15,12 +15,15 @@ pub mod anthropic;
 pub mod builtin;
 pub mod chat;
 pub mod display;
+pub mod follow;
+pub mod format;
 pub mod http;
 pub mod markdown;
 pub mod mcp;
 pub mod openai;
 pub mod persist;
 pub mod provider;
+pub mod send_queue;
 pub mod settings;
 #[cfg(test)]
 mod split_points;

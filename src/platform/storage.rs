@@ -43,7 +43,7 @@ impl fmt::Display for StorageError {
                 f,
                 "Browser storage is full: could not save \"{key}\" ({}). Delete old \
                  conversations or export them; nothing already saved was lost.",
-                human_bytes(*bytes)
+                skiff_core::format::human_bytes(*bytes as u64)
             ),
             StorageError::Other(detail) => write!(
                 f,
@@ -55,18 +55,6 @@ impl fmt::Display for StorageError {
 }
 
 impl std::error::Error for StorageError {}
-
-fn human_bytes(bytes: usize) -> String {
-    const KB: f64 = 1024.0;
-    let b = bytes as f64;
-    if b >= KB * KB {
-        format!("{:.1} MB", b / (KB * KB))
-    } else if b >= KB {
-        format!("{:.1} KB", b / KB)
-    } else {
-        format!("{bytes} bytes")
-    }
-}
 
 fn window() -> Result<Window, StorageError> {
     web_sys::window()

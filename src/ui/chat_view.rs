@@ -1,8 +1,12 @@
 //! The main column: header, the current conversation's messages, and the composer.
-//! Keeps the view pinned to the newest text while the user is at the bottom.
+//! Opens a conversation at its newest message and follows the text as it streams, until the
+//! user scrolls up to read (scrolling back to the bottom follows again). Streaming costs one
+//! scroll per animation frame at most, only while following.
 
 use leptos::html;
 use leptos::prelude::*;
+use skiff_core::chat::Role;
+use skiff_core::follow::{follows_after_scroll, ScrollPos};
 
 use super::composer::Composer;
 use super::context::ctx;
@@ -15,7 +19,6 @@ use super::tool_picker::ToolPicker;
 pub fn ChatView() -> impl IntoView {
     let ctx = ctx();
     let scroller = NodeRef::<html::Div>::new();
-    let pinned = StoredValue::new(true);
     let title = move || {
         ctx.convs
             .current
@@ -33,7 +36,49 @@ pub fn ChatView() -> impl IntoView {
     };
     let last_id = Memo::new(move |_| messages().last().map(|m| m.id()));
 
-    // Follow the newest text, unless the user scrolled up to read.
+    // Following the newest text (skiff_core::follow decides; this measures and scrolls).
+    let following = StoredValue::new(true);
+    let last_top = StoredValue::new(None::<f64>);
+    let frame_pending = StoredValue::new(false);
+    // One scroll per frame at most, after the frame's effects have rendered: the messages and
+    // their markdown are rendered by effects that run after this view's, and a height read
+    // before them opened a conversation near its top.
+    let scroll_to_end = move || {
+        if frame_pending.get_value() {
+            return;
+        }
+        frame_pending.set_value(true);
+        request_animation_frame(move || {
+            let _ = frame_pending.try_set_value(false);
+            if following.try_get_value() != Some(true) {
+                return;
+            }
+            if let Some(el) = scroller.try_get_untracked().flatten() {
+                el.set_scroll_top(el.scroll_height());
+            }
+        });
+    };
+    // Another conversation opened (from the sidebar, a reload, New chat) or the user sent a
+    // message: open at the newest text and follow it again.
+    let last_user_id = Memo::new(move |_| {
+        ctx.convs.current.get().and_then(|l| {
+            l.messages.with(|ms| {
+                ms.iter()
+                    .rev()
+                    .find(|m| m.role == Role::User)
+                    .map(|m| m.id())
+            })
+        })
+    });
+    let conv_id = Memo::new(move |_| ctx.convs.current.get().map(|l| l.id()));
+    Effect::new(move |_| {
+        conv_id.track();
+        last_user_id.track();
+        following.set_value(true);
+        last_top.set_value(None);
+        scroll_to_end();
+    });
+    // The newest message grew (a flush: at most one per 50 ms) or changed shape.
     Effect::new(move |_| {
         let last = ctx
             .convs
@@ -42,18 +87,27 @@ pub fn ChatView() -> impl IntoView {
             .and_then(|l| l.messages.with(|ms| ms.last().copied()));
         if let Some(m) = last {
             m.content.track();
+            m.reasoning.track();
             m.status.track();
+            m.tool_calls.track();
         }
-        if let Some(el) = scroller.get() {
-            if pinned.get_value() {
-                el.set_scroll_top(el.scroll_height());
-            }
+        if following.get_value() {
+            scroll_to_end();
         }
     });
     let on_scroll = move |_| {
         if let Some(el) = scroller.get_untracked() {
-            let at_bottom = el.scroll_top() + el.client_height() >= el.scroll_height() - 48;
-            pinned.set_value(at_bottom);
+            let pos = ScrollPos {
+                top: f64::from(el.scroll_top()),
+                client_height: f64::from(el.client_height()),
+                scroll_height: f64::from(el.scroll_height()),
+            };
+            following.set_value(follows_after_scroll(
+                following.get_value(),
+                last_top.get_value(),
+                pos,
+            ));
+            last_top.set_value(Some(pos.top));
         }
     };
     let empty = move || messages().is_empty();

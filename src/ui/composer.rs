@@ -1,48 +1,165 @@
 //! The input box: Enter sends, Shift+Enter adds a line; while a reply streams the button
-//! becomes Stop. The draft survives a failed send.
+//! becomes Stop and Enter queues the message (shown above the box, with Cancel) until the
+//! answer ends. The draft survives a failed send, and queued text that is not sent comes back.
+//!
+//! The box is where typing goes: it takes focus on load and whenever an action removes the
+//! element that had it (Stop, choosing a server, switching conversations), through
+//! [`focus_composer`]. What happens to queued text is `skiff_core::send_queue`'s decision.
 
 use leptos::html;
 use leptos::prelude::*;
+use skiff_core::send_queue::{back_into_draft, QueueOutcome, SendQueue};
+use wasm_bindgen::JsCast;
 
 use super::context::ctx;
+
+/// The message box's element id, for [`focus_composer`].
+const INPUT_ID: &str = "composer-input";
+
+/// Puts the caret in the message box, so the next keystroke is not lost on `<body>`.
+///
+/// Not on touch screens: there focus opens the on-screen keyboard over the conversation the
+/// user just picked; they tap the box when they want to type.
+pub fn focus_composer() {
+    let coarse = window()
+        .match_media("(pointer: coarse)")
+        .ok()
+        .flatten()
+        .is_some_and(|m| m.matches());
+    if coarse {
+        return;
+    }
+    let input = document()
+        .get_element_by_id(INPUT_ID)
+        .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok());
+    if let Some(el) = input {
+        if let Err(e) = el.focus() {
+            leptos::logging::warn!("could not focus the message box: {e:?}");
+        }
+    }
+}
 
 #[component]
 pub fn Composer() -> impl IntoView {
     let ctx = ctx();
     let draft = RwSignal::new(String::new());
+    let queue = RwSignal::new(SendQueue::default());
+    // Why queued text came back instead of being sent; cleared by the next edit or send.
+    let hint = RwSignal::new(None::<&'static str>);
     let input = NodeRef::<html::Textarea>::new();
+    let owner = Owner::current();
     let configured = move || ctx.settings.settings.with(|s| s.is_configured());
+    let current_id = Memo::new(move |_| ctx.convs.current.get().map(|l| l.id()));
     let sending = move || {
-        let current = ctx.convs.current.get().map(|l| l.id());
-        current
+        current_id
+            .get()
             .map(|id| ctx.runner.is_sending(&id))
             .unwrap_or(false)
     };
+    let queued = move || {
+        current_id
+            .get()
+            .and_then(|id| queue.with(|q| q.get(&id).map(str::to_string)))
+    };
+
     let send = move || {
-        if sending() || !configured() {
+        if !configured() {
             return;
         }
         let text = draft.get_untracked();
         if text.trim().is_empty() {
             return;
         }
+        hint.set(None);
+        if sending() {
+            // An answer is arriving: hold the message until it ends (see send_queue).
+            if let Some(id) = current_id.get_untracked() {
+                queue.update(|q| q.push(&id, &text));
+                draft.set(String::new());
+            }
+            return;
+        }
         draft.set(String::new());
         ctx.runner
             .send(ctx.convs, ctx.settings.settings.get_untracked(), text);
-        if let Some(el) = input.get_untracked() {
-            let _ = el.focus();
+        focus_composer();
+    };
+
+    // The open conversation's turn ended (or the user came back to a conversation whose turn
+    // ended meanwhile): send what was queued for it, or hand it back with the reason.
+    Effect::new(move |_| {
+        let Some(conv) = ctx.convs.current.get() else {
+            return;
+        };
+        let id = conv.id();
+        if ctx.runner.is_sending(&id) || queue.with(|q| q.get(&id).is_none()) {
+            return;
         }
+        let last = conv.messages.with(|ms| ms.last().map(|m| m.status.get()));
+        let Some(outcome) = queue
+            .try_update(|q| q.take_when_idle(&id, last.as_ref()))
+            .flatten()
+        else {
+            return;
+        };
+        untrack(|| match outcome {
+            QueueOutcome::Send(text) => {
+                // Not under this effect's owner: the new messages' signals would be created
+                // under it and disposed when the effect re-runs (sending changes at once),
+                // which panicked on the next read. The composer lives as long as the page.
+                let send = || {
+                    ctx.runner
+                        .send(ctx.convs, ctx.settings.settings.get_untracked(), text)
+                };
+                match &owner {
+                    Some(o) => o.with(send),
+                    None => send(),
+                }
+            }
+            QueueOutcome::BackToDraft { text, reason } => {
+                draft.update(|d| *d = back_into_draft(&text, d));
+                hint.set(Some(reason));
+                focus_composer();
+            }
+        });
+    });
+    // A deleted conversation's queued text has nowhere to go.
+    Effect::new(move |_| {
+        ctx.convs.index.with(|index| {
+            if queue.with_untracked(|q| q != &SendQueue::default()) {
+                queue.update(|q| q.retain_conversations(|id| index.iter().any(|s| s.id == id)));
+            }
+        });
+    });
+
+    let cancel_queued = move |_| {
+        let Some(id) = current_id.get_untracked() else {
+            return;
+        };
+        if let Some(text) = queue.try_update(|q| q.cancel(&id)).flatten() {
+            draft.update(|d| *d = back_into_draft(&text, d));
+        }
+        focus_composer();
     };
     let stop = move |_| {
         if let Some(id) = ctx.convs.current_id() {
             ctx.runner.stop(&id);
         }
+        // The Stop button is about to be replaced by Send; without this, focus falls to <body>.
+        focus_composer();
     };
+    // Typing starts here when the page opens.
+    Effect::new(move |_| {
+        if input.get().is_some() {
+            focus_composer();
+        }
+    });
+
     let placeholder = move || {
         if !configured() {
             "Set up a provider in Settings to start chatting"
         } else if sending() {
-            "Answer in progress… you can type your next message"
+            "Answer in progress… Enter queues your next message"
         } else {
             "Message (Enter to send, Shift+Enter for a new line)"
         }
@@ -52,13 +169,25 @@ pub fn Composer() -> impl IntoView {
             ev.prevent_default();
             send();
         }>
+            {move || queued().map(|text| view! {
+                <div class="queued" role="status">
+                    <div class="queued-label">"Queued: sends when this answer ends"</div>
+                    <div class="queued-text">{text}</div>
+                    <button type="button" class="small queued-cancel" title="Don't send it; put the text back in the box" on:click=cancel_queued>"Cancel"</button>
+                </div>
+            })}
+            {move || hint.get().map(|h| view! { <div class="composer-hint" role="status">{h}</div> })}
             <textarea
+                id=INPUT_ID
                 node_ref=input
                 rows="1"
                 aria-label="Message"
                 placeholder=placeholder
                 prop:value=move || draft.get()
-                on:input=move |ev| draft.set(event_target_value(&ev))
+                on:input=move |ev| {
+                    hint.set(None);
+                    draft.set(event_target_value(&ev));
+                }
                 on:keydown=move |ev: leptos::ev::KeyboardEvent| {
                     if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
                         ev.prevent_default();

@@ -31,7 +31,7 @@ pub fn McpSettings() -> impl IntoView {
                 "Skiff reaches MCP servers straight from this page over Streamable HTTP, HTTP+SSE or WebSocket. The server must allow this page's origin (CORS), or set a CORS proxy prefix."
             </p>
             <p class="mcp-summary">
-                {move || format!("{} tool(s) from {} connected server(s).", ctx.mcp.tool_count().get(), ctx.mcp.connected_servers().get().len())}
+                {move || ctx.mcp.summary().sentence()}
             </p>
             <ul class="mcp-servers">
                 <For each=move || ctx.mcp.servers.get() key=|c| format!("{c:?}") let:cfg>

@@ -3,7 +3,9 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use skiff_core::format::count;
 
+use super::composer::focus_composer;
 use super::context::ctx;
 use crate::runner::models::{probe_local, Found};
 
@@ -33,6 +35,8 @@ pub fn Onboarding() -> impl IntoView {
             s.base_url = f.candidate.base_url.to_string();
             s.model = f.models.first().cloned().unwrap_or_default();
         });
+        // The Use button disappears with the onboarding; typing goes to the message box.
+        focus_composer();
     };
     view! {
         <section class="onboarding">
@@ -50,11 +54,11 @@ pub fn Onboarding() -> impl IntoView {
                             <ul class="found-servers">
                                 {found.into_iter().map(|f| {
                                     let label = format!("{} at {}", f.candidate.name, f.candidate.base_url);
-                                    let count = f.models.len();
+                                    let n_models = f.models.len();
                                     let f2 = f.clone();
                                     view! {
                                         <li>
-                                            <span>{label}" — "{count}" model(s)"</span>
+                                            <span>{label}" — "{count(n_models, "model", "models")}</span>
                                             <button class="primary small" on:click=move |_| use_server(f2.clone())>"Use"</button>
                                         </li>
                                     }

@@ -4,8 +4,10 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use skiff_core::format::human_bytes;
 use skiff_core::settings::{ChatSettings, Theme};
 
+use super::composer::focus_composer;
 use super::context::ctx;
 use super::icons;
 use super::mcp_settings::McpSettings;
@@ -13,6 +15,7 @@ use super::memory_settings::MemorySettings;
 use super::tools_settings::ToolsSettings;
 use crate::platform::storage;
 use crate::runner::models::list_models_default;
+use wasm_bindgen::JsCast;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Tab {
@@ -37,7 +40,24 @@ pub fn SettingsPanel() -> impl IntoView {
     let settings = ctx.settings.settings;
     let models = RwSignal::new(Vec::<String>::new());
     let check = RwSignal::new(Check::Idle);
-    let close = move || ctx.show_settings.set(false);
+    // Closing gives focus back to what opened Settings (the gear), or to the message box when
+    // that is gone (the onboarding's button): a removed dialog otherwise leaves it on <body>.
+    let opener = StoredValue::new_local(
+        document()
+            .active_element()
+            .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok()),
+    );
+    let close = move || {
+        ctx.show_settings.set(false);
+        match opener.get_value() {
+            Some(el) if el.is_connected() => {
+                if el.focus().is_err() {
+                    focus_composer();
+                }
+            }
+            _ => focus_composer(),
+        }
+    };
     let tab = RwSignal::new(Tab::Provider);
 
     let test_connection = move |_| {
@@ -243,7 +263,7 @@ fn StorageSection() -> impl IntoView {
     let ctx = ctx();
     let used = storage::used_bytes_estimate();
     view! {
-        <p class="hint">{format!("About {:.1} MB of this browser's storage is used by this site.", used as f64 / 1_000_000.0)}</p>
+        <p class="hint storage-used">{format!("About {} of this browser's storage is used by this site.", human_bytes(used as u64))}</p>
         <Show when=move || !ctx.convs.unreadable.with(Vec::is_empty)>
             <p class="error">"Saved data that could not be read (left untouched):"</p>
             <ul class="unreadable">

@@ -1,8 +1,10 @@
-//! The conversation list: new, select, rename in place, delete with confirmation.
+//! The conversation list: new, select, rename in place, delete with confirmation. Choosing a
+//! conversation (or New chat) puts the caret in the message box.
 
 use leptos::prelude::*;
 use skiff_core::chat::ConversationSummary;
 
+use super::composer::focus_composer;
 use super::context::ctx;
 use super::icons;
 
@@ -12,6 +14,7 @@ pub fn Sidebar() -> impl IntoView {
     let new_chat = move |_| {
         ctx.convs.select_none();
         ctx.sidebar_open.set(false);
+        focus_composer();
     };
     view! {
         <nav class="sidebar" aria-label="Conversations">
@@ -54,6 +57,7 @@ fn ConversationItem(summary: ConversationSummary) -> impl IntoView {
     let select = move |_| {
         ctx.convs.select(&id.get_value());
         ctx.sidebar_open.set(false);
+        focus_composer();
     };
     let commit_rename = move || {
         ctx.convs.rename(&id.get_value(), &draft.get_untracked());

@@ -86,16 +86,10 @@ pub fn blob_href(data: &str) -> Option<String> {
     is_base64(data).then(|| data_url("application/octet-stream", data))
 }
 
-/// The decoded size of base64 data, for a sentence: "812 bytes", "14.2 kB", "3.1 MB".
+/// The decoded size of base64 data, for a sentence (`format::human_bytes`: one rule for
+/// every size the page shows).
 pub fn size_text(data: &str) -> String {
-    let n = base64_decoded_len(data);
-    if n < 10_000 {
-        format!("{n} bytes")
-    } else if n < 10_000_000 {
-        format!("{:.1} kB", n as f64 / 1000.0)
-    } else {
-        format!("{:.1} MB", n as f64 / 1_000_000.0)
-    }
+    crate::format::human_bytes(base64_decoded_len(data) as u64)
 }
 
 /// The usual file extension for a MIME type, for download names.
@@ -181,7 +175,7 @@ mod tests {
     #[test]
     fn sizes_are_decoded_sizes() {
         assert_eq!(size_text("AAAA"), "3 bytes");
-        assert_eq!(size_text(&"A".repeat(20_000)), "15.0 kB");
-        assert_eq!(size_text(&"A".repeat(20_000_000)), "15.0 MB");
+        assert_eq!(size_text(&"A".repeat(20_000)), "15 KB");
+        assert_eq!(size_text(&"A".repeat(20_000_000)), "15 MB");
     }
 }

@@ -222,6 +222,32 @@ impl McpStore {
         self.connected
     }
 
+    /// Settings' one-line summary: the user's own servers and their tools, with the built-in
+    /// tools counted apart (they are an in-page server the user never added, and counting it
+    /// showed "4 tool(s) from 1 connected server(s)" above "No MCP servers yet"). Reactive.
+    pub fn summary(&self) -> McpSummary {
+        let in_page: Vec<String> = self
+            .in_page
+            .with(|p| p.iter().map(|(id, _)| id.clone()).collect());
+        let builtin = |id: &str| in_page.iter().any(|i| i == id);
+        let (builtin_tools, tools) = self.index.with(|ix| {
+            let b = ix
+                .entries()
+                .iter()
+                .filter(|e| builtin(&e.server_id))
+                .count();
+            (b, ix.len() - b)
+        });
+        McpSummary {
+            configured: self.servers.with(Vec::len),
+            connected: self
+                .connected
+                .with(|c| c.iter().filter(|id| !builtin(id)).count()),
+            tools,
+            builtin_tools,
+        }
+    }
+
     /// The era and version last detected for a server (a cache: unreadable means absent).
     pub fn era_cache(&self, id: &str) -> Option<EraCache> {
         let raw = storage::get(&era_key(id)).ok().flatten()?;
@@ -342,6 +368,37 @@ impl McpStore {
             .try_update_value(|(_, per)| gone.iter().filter_map(|i| per.remove(i)).collect())
             .unwrap_or_default();
         dispose_later(owners);
+    }
+}
+
+/// What [`McpStore::summary`] counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct McpSummary {
+    /// The user's servers in Settings, connected or not.
+    pub configured: usize,
+    /// The user's servers that are connected.
+    pub connected: usize,
+    /// Tools the model may call from the user's servers.
+    pub tools: usize,
+    /// Tools of the built-in (in-page) server, when it is on.
+    pub builtin_tools: usize,
+}
+
+impl McpSummary {
+    pub fn sentence(&self) -> String {
+        use skiff_core::format::count;
+        let builtin = (self.builtin_tools > 0).then(|| match self.builtin_tools {
+            1 => "1 built-in tool is on.".to_string(),
+            n => format!("{n} built-in tools are on."),
+        });
+        let own = (self.configured > 0).then(|| {
+            format!(
+                "{} from {}.",
+                count(self.tools, "tool", "tools"),
+                count(self.connected, "connected server", "connected servers")
+            )
+        });
+        own.into_iter().chain(builtin).collect::<Vec<_>>().join(" ")
     }
 }
 
