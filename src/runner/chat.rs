@@ -183,6 +183,8 @@ impl ChatRunner {
         };
         spawn_local(async move {
             run_turn(deps, conv, live, settings, handle, rx).await;
+            // A conversation deleted during the turn is disposed only now.
+            store.turn_ended(&conv_id);
             runner.turns.update_value(|m| {
                 m.remove(&conv_id);
             });

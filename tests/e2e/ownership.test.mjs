@@ -185,6 +185,7 @@ test('a rename and a delete in a second tab while the first streams into that co
   await first.page.waitForTimeout(600);
   const keys = await second.page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('skiff:conv:')));
   assert.equal(keys.length, 2, 'the deleted conversation stays deleted');
+  assert.deepEqual(first.errors, [], 'the streaming tab, before it sends again');
   await stillAlive(first.page, 'first tab after the stream');
   assert.deepEqual(first.errors, [], 'the streaming tab');
   assert.deepEqual(second.errors, [], 'the tab that deleted');

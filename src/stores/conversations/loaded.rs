@@ -75,9 +75,19 @@ impl Loaded {
 }
 
 /// The owners of one loaded conversation: its own, and one per message (children of it).
+/// A parent holds its children weakly, so this table is what keeps each message's owner
+/// alive: dropping an entry disposes that message at once.
 struct ConvOwners {
     owner: Owner,
     messages: HashMap<String, Owner>,
+}
+
+impl ConvOwners {
+    fn into_vec(self) -> Vec<Owner> {
+        let mut all: Vec<Owner> = self.messages.into_values().collect();
+        all.push(self.owner);
+        all
+    }
 }
 
 /// Every owner the conversations store holds. Dropping an entry without [`dispose_later`]
@@ -125,7 +135,7 @@ impl Owners {
             .convs
             .insert(c.id.clone(), ConvOwners { owner, messages })
         {
-            dispose_later(vec![old.owner]);
+            dispose_later(old.into_vec());
         }
         loaded
     }
@@ -150,10 +160,10 @@ impl Owners {
         dispose_later(gone);
     }
 
-    /// Stop holding conversation `id`; its owner is handed back, to be disposed now
-    /// ([`dispose_later`]) or once its turn has ended.
-    pub fn take(&mut self, id: &str) -> Option<Owner> {
-        self.convs.remove(id).map(|c| c.owner)
+    /// Stop holding conversation `id`; its owners (the conversation's and its messages') are
+    /// handed back, to be disposed now ([`dispose_later`]) or once its turn has ended.
+    pub fn take(&mut self, id: &str) -> Option<Vec<Owner>> {
+        self.convs.remove(id).map(ConvOwners::into_vec)
     }
 }
 

@@ -72,9 +72,9 @@ pub struct ConversationsStore {
     loaded: StoredValue<HashMap<String, Loaded>>,
     /// The owners of everything in `loaded` (see `loaded.rs`).
     owners: StoredValue<Owners>,
-    /// Removed while a turn was streaming into them: the owner, and the ids of the messages
-    /// still streaming; disposed when the last of those ends.
-    retiring: StoredValue<HashMap<String, (Owner, HashSet<String>)>>,
+    /// Removed while a turn was running in them: disposed when that turn has returned
+    /// ([`ConversationsStore::turn_ended`]), so the turn never reads a disposed signal.
+    retiring: StoredValue<HashMap<String, Vec<Owner>>>,
     /// Ids in `loaded`, least recently opened first.
     recent: StoredValue<Vec<String>>,
     on_removed: StoredValue<Vec<RemovedHook>, LocalStorage>,
@@ -333,31 +333,20 @@ impl ConversationsStore {
 
     /// Whether a turn in this tab is streaming into conversation `id`.
     fn is_streaming(&self, id: &str) -> bool {
-        !self.streaming_in(id).is_empty()
-    }
-
-    /// The ids of the messages of conversation `id` streaming in this tab.
-    fn streaming_in(&self, id: &str) -> HashSet<String> {
         let Some(l) = self.loaded.with_value(|m| m.get(id).copied()) else {
-            return HashSet::new();
+            return false;
         };
         self.live.with_value(|live| {
-            if live.is_empty() {
-                return HashSet::new();
-            }
-            l.messages.with_untracked(|ms| {
-                ms.iter()
-                    .map(LiveMessage::id)
-                    .filter(|m| live.contains(m))
-                    .collect()
-            })
+            !live.is_empty()
+                && l.messages
+                    .with_untracked(|ms| ms.iter().any(|m| live.contains(&m.id())))
         })
     }
 
-    /// Stop holding conversation `id`: dispose it, or, while a turn streams into it, once that
-    /// turn ends (`set_live(.., false)`), so the turn never reads a disposed signal.
+    /// Stop holding conversation `id`: dispose it, or, while a turn runs in it, once that
+    /// turn has returned (`turn_ended`), so the turn never reads a disposed signal.
     fn release(&self, id: &str) {
-        let streaming = self.streaming_in(id);
+        let streaming = self.is_streaming(id);
         self.loaded.update_value(|m| {
             m.remove(id);
         });
@@ -368,12 +357,12 @@ impl ConversationsStore {
         let Some(owner) = self.owners.try_update_value(|o| o.take(id)).flatten() else {
             return;
         };
-        if !streaming.is_empty() {
+        if streaming {
             self.retiring.update_value(|r| {
-                r.insert(id.to_string(), (owner, streaming));
+                r.insert(id.to_string(), owner);
             });
         } else {
-            dispose_later(vec![owner]);
+            dispose_later(owner);
         }
     }
 
@@ -440,35 +429,14 @@ impl ConversationsStore {
                 s.remove(message_id);
             }
         });
-        if !live {
-            self.dispose_retired(message_id);
-        }
     }
 
-    /// Message `ended` stopped streaming: dispose conversations removed mid-turn whose
-    /// streaming messages have now all ended.
-    fn dispose_retired(&self, ended: &str) {
-        if self.retiring.with_value(HashMap::is_empty) {
-            return;
+    /// The chat runner's turn in conversation `id` has returned: if the conversation was
+    /// removed meanwhile, its signals can go now.
+    pub fn turn_ended(&self, id: &str) {
+        if let Some(owners) = self.retiring.try_update_value(|r| r.remove(id)).flatten() {
+            dispose_later(owners);
         }
-        let done: Vec<Owner> = self
-            .retiring
-            .try_update_value(|r| {
-                for (_, waiting) in r.values_mut() {
-                    waiting.remove(ended);
-                }
-                let ids: Vec<String> = r
-                    .iter()
-                    .filter(|(_, (_, w))| w.is_empty())
-                    .map(|(id, _)| id.clone())
-                    .collect();
-                ids.iter()
-                    .filter_map(|id| r.remove(id))
-                    .map(|(o, _)| o)
-                    .collect()
-            })
-            .unwrap_or_default();
-        dispose_later(done);
     }
 
     /// Write a conversation now, and its index entry. A conversation deleted meanwhile (here
