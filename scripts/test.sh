@@ -33,8 +33,9 @@ scripts/test-wasm-mcp.sh
 step "test servers: python unit tests"
 python3 -m unittest discover -s tests/servers -p 'test_*.py'
 
-step "release build"
+step "release build, and the page-size gate (fails over the budget in scripts/bench-size.sh)"
 SKIFF_DIST="${SKIFF_DIST:-dist}" scripts/build.sh
+SKIFF_DIST="${SKIFF_DIST:-dist}" scripts/bench-size.sh --gate
 
 step "end to end: Playwright + Chromium against the release build"
 SKIFF_DIST="$(pwd)/${SKIFF_DIST:-dist}" node --test --test-concurrency=1 tests/e2e/
@@ -42,8 +43,6 @@ SKIFF_DIST="$(pwd)/${SKIFF_DIST:-dist}" node --test --test-concurrency=1 tests/e
 step "MCP conformance suite (client mode), Skiff in Chromium through a CORS proxy"
 SKIFF_DIST="$(pwd)/${SKIFF_DIST:-dist}" scripts/test-mcp-conformance.sh --no-build
 
-step "benchmarks (numbers, not pass/fail)"
-scripts/bench.sh --quick
 
 echo
 echo "All tests passed in $(( $(date +%s) - start )) s."
