@@ -13,7 +13,6 @@ use super::icons;
 use super::mcp_settings::McpSettings;
 use super::memory_settings::MemorySettings;
 use super::tools_settings::ToolsSettings;
-use crate::platform::storage;
 use crate::runner::models::list_models_default;
 use wasm_bindgen::JsCast;
 
@@ -261,7 +260,7 @@ fn NumberField(
 #[component]
 fn StorageSection() -> impl IntoView {
     let ctx = ctx();
-    let used = storage::used_bytes_estimate();
+    let used = ctx.convs.used_bytes();
     view! {
         <p class="hint storage-used">{format!("About {} of this browser's storage is used by this site.", human_bytes(used as u64))}</p>
         <Show when=move || !ctx.convs.unreadable.with(Vec::is_empty)>

@@ -608,6 +608,11 @@ impl ConversationsStore {
         self.write_index();
     }
 
+    /// About how many bytes this site keeps in the browser's storage (for Settings → Storage).
+    pub fn used_bytes(&self) -> usize {
+        storage::used_bytes_estimate()
+    }
+
     /// The raw text of a stored value, for downloading unreadable data.
     pub fn raw_value(&self, key: &str) -> Option<String> {
         storage::get(key).ok().flatten()
