@@ -56,7 +56,7 @@ function versionConst(file, name) {
   assert.ok(m, `${name} not found in ${file}`);
   return Number(m[1]);
 }
-const SETTINGS_VERSION = versionConst('src/core/persist.rs', 'SETTINGS_VERSION');
+const SETTINGS_VERSION = versionConst('src/core/persist/mod.rs', 'SETTINGS_VERSION');
 const SERVERS_VERSION = versionConst('src/core/mcp/config.rs', 'SERVERS_VERSION');
 
 let api, site, browser, mcp;
