@@ -20,6 +20,7 @@ mod driver;
 mod in_page;
 mod link;
 
+pub use driver::{time_scale, TIME_SCALE_KEY};
 pub use in_page::InPageServer;
 
 use std::collections::HashMap;
