@@ -3,7 +3,7 @@
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startOpenAiServer, startStaticServer, launchBrowser, newPage, screenshot, collectConsoleErrors,
+  startOpenAiServer, startStaticServer, launchBrowser, newPage, screenshot, collectConsoleErrors, chatSettings,
 } from './harness.mjs';
 
 let api, site, browser;
@@ -25,10 +25,7 @@ beforeEach(async () => {
 });
 
 const BASE = () => `${api.url}/v1`;
-const SETTINGS = (extra = {}) => JSON.stringify({
-  v: 1,
-  data: { base_url: BASE(), api_key: '', model: 'skiff-test-small', system_prompt: '', theme: 'system', ...extra },
-});
+const SETTINGS = (extra = {}) => chatSettings(api.url, extra);
 
 /** A fresh browser context (own localStorage) with the provider already configured. */
 async function configuredPage(opts = {}) {

@@ -247,3 +247,14 @@ export function collectConsoleErrors(page, { ignore = [] } = {}) {
   page.on('pageerror', (err) => keep(`uncaught: ${err.message}`));
   return errors;
 }
+
+/**
+ * The stored settings record (`skiff:settings`) for a provider at `apiUrl` (the scripted
+ * OpenAI-compatible server's base, without `/v1`), with `extra` fields on top.
+ */
+export function chatSettings(apiUrl, extra = {}) {
+  return JSON.stringify({
+    v: 1,
+    data: { base_url: `${apiUrl}/v1`, api_key: '', model: 'skiff-test-small', system_prompt: '', theme: 'system', ...extra },
+  });
+}

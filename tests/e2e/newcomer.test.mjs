@@ -5,7 +5,7 @@
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startOpenAiServer, startStaticServer, launchBrowser, screenshot, collectConsoleErrors,
+  startOpenAiServer, startStaticServer, launchBrowser, screenshot, collectConsoleErrors, chatSettings,
 } from './harness.mjs';
 
 let api, site, browser;
@@ -26,10 +26,7 @@ beforeEach(async () => {
   await api.reset();
 });
 
-const SETTINGS = () => JSON.stringify({
-  v: 1,
-  data: { base_url: `${api.url}/v1`, api_key: '', model: 'skiff-test-small', system_prompt: '', theme: 'system' },
-});
+const SETTINGS = () => chatSettings(api.url);
 
 /** A fresh browser context (own localStorage) with the provider configured. */
 async function configuredPage(opts = {}) {

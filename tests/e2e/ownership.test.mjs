@@ -6,7 +6,7 @@
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors,
+  startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, chatSettings,
 } from './harness.mjs';
 
 let api, site, browser;
@@ -27,10 +27,7 @@ beforeEach(async () => {
   await api.reset();
 });
 
-const SETTINGS = () => JSON.stringify({
-  v: 1,
-  data: { base_url: `${api.url}/v1`, api_key: '', model: 'skiff-test-small', system_prompt: '', theme: 'system' },
-});
+const SETTINGS = () => chatSettings(api.url);
 
 async function newContext() {
   const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
