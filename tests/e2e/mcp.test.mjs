@@ -793,6 +793,13 @@ test('hostile: list_changed and ping floods are coalesced and limited, and the l
     const log = (await describeRow(page, 'pings')).log;
     assert.equal(log.match(/leaves the excess unanswered/g)?.length, 1, log);
     assert.equal((await describeRow(page, 'lists')).status, 'connected');
+    // A call in flight across re-lists keeps its row and shows its result (rebuilding the
+    // tool rows on every re-list lost it).
+    const relistsBefore = (await hostileStats(lists)).lists;
+    const slow = await callTool(page, 'lists', 'echo', { message: 'across re-lists', delay_ms: 2_500 });
+    assert.ok((await hostileStats(lists)).lists - relistsBefore >= 2, 're-lists happened while the call ran');
+    assert.ok(slow.ok, `the call failed: ${slow.text}`);
+    assert.equal(firstText(slow), 'Echo: across re-lists');
     assertFatalFree(errors);
   } finally {
     await context.close();

@@ -362,10 +362,10 @@ impl Driver {
                 live.server_info.set(server_info);
                 live.instructions.set(instructions);
             }
-            Action::Tools(t) => live.tools.set(t),
-            Action::Resources(r) => live.resources.set(r),
-            Action::ResourceTemplates(r) => live.resource_templates.set(r),
-            Action::Prompts(p) => live.prompts.set(p),
+            Action::Tools(t) => ServerLive::set_list(live.tools, t),
+            Action::Resources(r) => ServerLive::set_list(live.resources, r),
+            Action::ResourceTemplates(r) => ServerLive::set_list(live.resource_templates, r),
+            Action::Prompts(p) => ServerLive::set_list(live.prompts, p),
             _ => {}
         }
     }

@@ -7,7 +7,8 @@
 // offers a GET stream for server messages. CORS is open (and exposes Mcp-Session-Id) so the
 // page can reach it. MODE decides how it misbehaves:
 //
-//   normal      a well-behaved server with one tool, `echo`. Killed and restarted quickly on
+//   normal      a well-behaved server with one tool, `echo` (answering after `delay_ms`
+//               when the arguments ask for it). Killed and restarted quickly on
 //               the same port, it forgets every session and answers the old one the way the
 //               TypeScript SDK does: 400 "Bad Request: No valid session ID provided".
 //   silent      accepts every request and never answers (the handshake hangs forever).
@@ -137,6 +138,9 @@ const server = createServer(async (req, res) => {
     return send(res, 202);
   }
   if (msg.id === undefined) return send(res, 202);
+  // `echo` with `delay_ms` answers late, so a call can be in flight across re-lists.
+  const delay = Number(msg.params?.arguments?.delay_ms ?? 0);
+  if (msg.method === "tools/call" && delay > 0) await new Promise((r) => setTimeout(r, Math.min(delay, 10_000)));
   const result = answer(msg);
   if (result === undefined) {
     return send(res, 200, { jsonrpc: "2.0", id: msg.id, error: { code: -32601, message: "Method not found" } });
