@@ -3,7 +3,9 @@
 # servers on 127.0.0.1: the WebSocket server (mcp[ws] 1.x), the modern Streamable HTTP server
 # (mcp 2.x), server-everything over Streamable HTTP and over HTTP+SSE, and one more
 # server-everything ("victim") and WebSocket server ("wsvictim") that the reconnect tests kill
-# and restart through a small control server.
+# and restart through a small control server, and the scripted hostile server
+# (tests/servers/mcp/hostile.mjs) in two modes: one that never answers ("hsilent") and a
+# well-behaved one that is restarted while idle ("hnormal").
 #
 # Servers come from scripts/setup-mcp.sh (installed on first use, cached in ~/.cache/skiff) and
 # are started with tests/servers/mcp/ctl.sh in a private state directory; their URLs are baked
@@ -46,6 +48,8 @@ trap 'exit 130' INT TERM
 "$CTL" start victim everything-http >/dev/null
 "$CTL" start sse everything-sse >/dev/null
 "$CTL" start wsvictim ws >/dev/null
+"$CTL" start hsilent hostile-silent >/dev/null
+"$CTL" start hnormal hostile-normal >/dev/null
 
 # The control server lets the browser kill and restart the victim: GET /kill/NAME,
 # GET /restart/NAME (names from ctl.sh's state only). CORS-open, loopback only.
@@ -82,7 +86,9 @@ done
 [ -n "$CONTROL_PORT" ] || die "control server did not report its port"
 
 export SKIFF_MCP_WS_URL SKIFF_MCP_MODERN_URL SKIFF_MCP_EVERYTHING_URL SKIFF_MCP_VICTIM_URL
-export SKIFF_MCP_SSE_URL SKIFF_MCP_WSVICTIM_URL
+export SKIFF_MCP_SSE_URL SKIFF_MCP_WSVICTIM_URL SKIFF_MCP_HSILENT_URL SKIFF_MCP_HNORMAL_URL
+SKIFF_MCP_HSILENT_URL=$("$CTL" url hsilent)
+SKIFF_MCP_HNORMAL_URL=$("$CTL" url hnormal)
 SKIFF_MCP_WS_URL=$("$CTL" url ws)
 SKIFF_MCP_SSE_URL=$("$CTL" url sse)
 SKIFF_MCP_WSVICTIM_URL=$("$CTL" url wsvictim)

@@ -234,7 +234,11 @@ pub fn merge_conversations(
 
 /// How far a message's tool calls have got: calls made, plus calls finished.
 fn settled_calls(m: &Message) -> usize {
-    m.tool_calls.len() + m.tool_calls.iter().filter(|c| c.status.is_final()).count()
+    m.tool_calls.len()
+        + m.tool_calls
+            .iter()
+            .filter(|c| c.status().is_final())
+            .count()
 }
 
 /// A title from the first user message: first line, whitespace collapsed, cut at a word
@@ -304,10 +308,10 @@ mod tests {
         let before = c.clone();
         assert!(c.mark_interrupted());
         assert_eq!(
-            c.messages[0].tool_calls[0].status,
+            *c.messages[0].tool_calls[0].status(),
             ToolCallStatus::Error(INTERRUPTED_CALL.into())
         );
-        assert_eq!(c.messages[0].tool_calls[1].status, ToolCallStatus::Done);
+        assert_eq!(*c.messages[0].tool_calls[1].status(), ToolCallStatus::Done);
         // A message saved as interrupted (page hidden) whose calls were left waiting.
         let mut hidden = before.clone();
         hidden.messages[0].status = MessageStatus::Interrupted;

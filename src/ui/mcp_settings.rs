@@ -170,16 +170,27 @@ fn ToolList(server_id: String) -> impl IntoView {
     let ctx = ctx();
     let live = ctx.mcp.live_for(&server_id);
     let server_id = StoredValue::new(server_id);
+    // Keyed by everything a row shows: a re-list (a server's `list_changed`, a reconnect)
+    // that leaves a tool as it was keeps its row, with the arguments typed and a call in
+    // flight; rebuilding every row lost the result of a call made during a re-list.
+    let rows = move || {
+        live.map(|l| l.tools.get())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|t| {
+                (
+                    t.name.to_string(),
+                    text::prose(t.description.as_deref().unwrap_or("")).into_owned(),
+                    serde_json::to_string_pretty(&*t.input_schema).unwrap_or_default(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
     view! {
         <ul class="mcp-tools">
-            {move || {
-                live.map(|l| l.tools.get()).unwrap_or_default().into_iter().map(|t| {
-                    let name = t.name.to_string();
-                    let description = text::prose(t.description.as_deref().unwrap_or("")).into_owned();
-                    let schema = serde_json::to_string_pretty(&*t.input_schema).unwrap_or_default();
-                    view! { <ToolTry server_id=server_id.get_value() name=name description=description schema=schema /> }
-                }).collect_view()
-            }}
+            <For each=rows key=|row| row.clone() let:row>
+                <ToolTry server_id=server_id.get_value() name=row.0 description=row.1 schema=row.2 />
+            </For>
         </ul>
     }
 }

@@ -145,11 +145,11 @@ fn tool_phase_text(calls: &[skiff_core::agent::ToolCallRecord]) -> Option<String
     }
     let waiting = calls
         .iter()
-        .filter(|c| c.status == ToolCallStatus::AwaitingApproval)
+        .filter(|c| *c.status() == ToolCallStatus::AwaitingApproval)
         .count();
     let running = calls
         .iter()
-        .filter(|c| c.status == ToolCallStatus::Running)
+        .filter(|c| *c.status() == ToolCallStatus::Running)
         .count();
     Some(match (waiting, running) {
         (0, 0) => "Sending the results to the model…".to_string(),

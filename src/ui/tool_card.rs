@@ -83,7 +83,7 @@ fn ToolCard(msg: LiveMessage, record: Memo<Option<ToolCallRecord>>) -> impl Into
     let status = Memo::new(move |_| {
         record.with(|r| {
             r.as_ref()
-                .map(|r| r.status.clone())
+                .map(|r| r.status().clone())
                 .unwrap_or(ToolCallStatus::Pending)
         })
     });
@@ -101,7 +101,7 @@ fn ToolCard(msg: LiveMessage, record: Memo<Option<ToolCallRecord>>) -> impl Into
 
     // The page's one clock, ticking for this card only while it runs.
     let now = use_timestamp_while(move || running.get(), Duration::from_millis(TICK_MS));
-    let started = Memo::new(move |_| record.with(|r| r.as_ref().and_then(|r| r.started_ms)));
+    let started = Memo::new(move |_| record.with(|r| r.as_ref().and_then(|r| r.started_ms())));
     let duration =
         Memo::new(move |_| record.with(|r| r.as_ref().and_then(ToolCallRecord::duration_ms)));
     let state_text = move || {
@@ -119,8 +119,8 @@ fn ToolCard(msg: LiveMessage, record: Memo<Option<ToolCallRecord>>) -> impl Into
     let progress = Memo::new(move |_| {
         record.with(|r| {
             r.as_ref()
-                .filter(|r| r.status == ToolCallStatus::Running)
-                .and_then(|r| r.progress.clone())
+                .filter(|r| *r.status() == ToolCallStatus::Running)
+                .and_then(|r| r.progress().cloned())
         })
     });
     let error_sentence = Memo::new(move |_| match status.get() {
@@ -128,11 +128,11 @@ fn ToolCard(msg: LiveMessage, record: Memo<Option<ToolCallRecord>>) -> impl Into
         _ => None,
     });
     let result_value =
-        Memo::new(move |_| record.with(|r| r.as_ref().and_then(|r| r.result.clone())));
+        Memo::new(move |_| record.with(|r| r.as_ref().and_then(|r| r.result().cloned())));
     let result_is_error = Memo::new(move |_| {
         record.with(|r| {
             r.as_ref()
-                .is_some_and(|r| r.result.is_some() && r.is_error())
+                .is_some_and(|r| r.result().is_some() && r.is_error())
         })
     });
 

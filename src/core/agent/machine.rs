@@ -327,7 +327,7 @@ impl AgentRun {
                     .iter()
                     .filter(|c| {
                         c.id != call_id
-                            && c.status == ToolCallStatus::AwaitingApproval
+                            && *c.status() == ToolCallStatus::AwaitingApproval
                             && c.server_id.as_deref() == Some(server_id.as_str())
                             && c.tool_name == tool_name
                     })
@@ -379,7 +379,7 @@ impl AgentRun {
             return None;
         }
         self.call_mut(call_id)
-            .filter(|c| c.status == ToolCallStatus::AwaitingApproval)
+            .filter(|c| *c.status() == ToolCallStatus::AwaitingApproval)
     }
 
     /// `notifications/progress` for a running call.
@@ -413,7 +413,7 @@ impl AgentRun {
         let moved = match outcome {
             Ok(result) => call.finish(result, now_ms),
             // Only a running call gets an answer; a cancelled one keeps its state.
-            Err(e) if call.status == ToolCallStatus::Running => {
+            Err(e) if *call.status() == ToolCallStatus::Running => {
                 call.fail(call_error::sentence(&e), now_ms)
             }
             Err(_) => false,
@@ -432,7 +432,7 @@ impl AgentRun {
         self.stopped = true;
         let mut actions = Vec::new();
         for call in &mut self.calls {
-            let was_running = call.status == ToolCallStatus::Running;
+            let was_running = *call.status() == ToolCallStatus::Running;
             if call.cancel(now_ms) && was_running {
                 actions.push(Action::CancelTool {
                     call_id: call.id.clone(),
@@ -560,7 +560,7 @@ impl AgentRun {
     }
 
     fn next_if_settled(&self) -> Vec<Action> {
-        if self.calls.iter().any(|c| !c.status.is_final()) {
+        if self.calls.iter().any(|c| !c.status().is_final()) {
             return Vec::new();
         }
         if self.steps >= self.config.step_limit.max(1) {

@@ -92,7 +92,7 @@ fn status_of(run: &AgentRun, id: &str) -> ToolCallStatus {
     run.calls()
         .iter()
         .find(|c| c.id == id)
-        .map(|c| c.status.clone())
+        .map(|c| c.status().clone())
         .unwrap()
 }
 
@@ -125,7 +125,7 @@ fn one_call_asks_then_runs_then_the_next_step_answers() {
         vec![Action::NextStep]
     );
     let call = &run.calls()[0];
-    assert_eq!(call.status, ToolCallStatus::Done);
+    assert_eq!(*call.status(), ToolCallStatus::Done);
     assert_eq!(call.duration_ms(), Some(35.0));
     assert_eq!(call.server_name, "ev server");
     assert_eq!(
@@ -252,10 +252,10 @@ fn tool_errors_are_results_and_the_loop_goes_on() {
     assert_eq!(run.tool_finished("a", is_error, 1.0), vec![]);
     let acts = run.tool_finished("b", Err(McpError::NotConnected), 2.0);
     assert_eq!(acts, vec![Action::NextStep]);
-    assert_eq!(run.calls()[0].status, ToolCallStatus::Done);
+    assert_eq!(*run.calls()[0].status(), ToolCallStatus::Done);
     assert!(run.calls()[0].is_error());
     assert_eq!(
-        run.calls()[1].status,
+        *run.calls()[1].status(),
         ToolCallStatus::Error(format!("The call was not sent. {}", McpError::NotConnected))
     );
 }
@@ -322,7 +322,7 @@ fn the_step_limit_ends_the_turn_after_running_the_last_steps_calls() {
         vec![Action::Finish(TurnEnd::StepLimit)]
     );
     assert_eq!(
-        run.calls()[0].status,
+        *run.calls()[0].status(),
         ToolCallStatus::Done,
         "the last results are kept"
     );
@@ -353,10 +353,7 @@ fn stop_mid_call_cancels_running_calls_and_drops_waiting_ones() {
     );
     assert_eq!(acts.len(), 2);
     run.tool_progress("long", 2.0, Some(5.0), Some("step 2".into()));
-    assert_eq!(
-        run.calls()[0].progress.as_ref().map(|p| p.progress),
-        Some(2.0)
-    );
+    assert_eq!(run.calls()[0].progress().map(|p| p.progress), Some(2.0));
     let acts = run.stop(100.0);
     assert_eq!(
         acts,
@@ -433,7 +430,7 @@ fn prompt_mode_finds_a_tool_named_under_the_wrong_server() {
     let answer = "```json:mcp:everything\n{\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{}}}\n```";
     step(&mut run, &text_stream(answer), 0.0);
     assert_eq!(run.calls()[0].server_id.as_deref(), Some("ev"));
-    assert_eq!(run.calls()[0].status, ToolCallStatus::AwaitingApproval);
+    assert_eq!(*run.calls()[0].status(), ToolCallStatus::AwaitingApproval);
 }
 
 #[test]
@@ -529,7 +526,7 @@ fn remembered_allow_answers_the_same_tool_waiting_in_the_step_and_is_persisted()
         ToolCallStatus::AwaitingApproval,
         "another tool still asks"
     );
-    assert_eq!(run.calls()[2].started_ms, Some(5.0));
+    assert_eq!(run.calls()[2].started_ms(), Some(5.0));
 
     // The rule holds for the rest of the turn: the next step's echo runs without asking.
     run.tool_finished("a", ok_text("1"), 6.0);
@@ -723,7 +720,7 @@ fn a_failed_call_says_whether_the_tool_may_have_run() {
         vec![Action::NextStep]
     );
     let call = &run.calls()[0];
-    match &call.status {
+    match call.status() {
         ToolCallStatus::Error(s) => {
             assert!(s.contains("the server closed the stream"), "{s}");
             assert!(s.contains("may or may not have run"), "{s}");

@@ -1,5 +1,4 @@
 use super::*;
-use crate::agent::record::ToolCallStatus;
 use serde_json::json;
 
 fn spec(
@@ -36,8 +35,8 @@ fn done(id: &str, server: &str, tool: &str, result: Value) -> ToolCallRecord {
     let mut r = ToolCallRecord::new(id.into(), format!("{server}__{tool}"), "{}".into());
     r.server_id = Some(server.into());
     r.tool_name = tool.into();
-    r.status = ToolCallStatus::Done;
-    r.result = Some(result);
+    r.start(0.0);
+    r.finish(result, 1.0);
     r
 }
 
@@ -281,7 +280,7 @@ fn response_turn_byte_for_byte() {
         json!({"content":[{"type":"text","text":"no such file"}],"isError":true}),
     );
     let mut denied = ToolCallRecord::new("mcp-1-3".into(), "delete".into(), "{}".into());
-    denied.status = ToolCallStatus::Denied;
+    denied.deny(0.0);
     let image = done(
         "mcp-1-4",
         "everything",

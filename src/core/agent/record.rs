@@ -96,16 +96,16 @@ pub struct ToolCallRecord {
     pub arguments: String,
     /// Where the call stands. This and the times, progress and result below change only
     /// through the transition methods (`start`, `finish`, `deny`, …), which keep them in step.
-    pub status: ToolCallStatus,
+    status: ToolCallStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub started_ms: Option<f64>,
+    started_ms: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ended_ms: Option<f64>,
+    ended_ms: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub progress: Option<ToolProgress>,
+    progress: Option<ToolProgress>,
     /// The raw `CallToolResult` JSON, shown in full to the user.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<Value>,
+    result: Option<Value>,
 }
 
 impl ToolCallRecord {
@@ -123,6 +123,38 @@ impl ToolCallRecord {
             progress: None,
             result: None,
         }
+    }
+
+    /// Where the call stands.
+    pub fn status(&self) -> &ToolCallStatus {
+        &self.status
+    }
+
+    /// When it was sent to its server.
+    pub fn started_ms(&self) -> Option<f64> {
+        self.started_ms
+    }
+
+    /// When it reached a final state (unknown for one a closed page interrupted).
+    pub fn ended_ms(&self) -> Option<f64> {
+        self.ended_ms
+    }
+
+    /// The last `notifications/progress` while it ran.
+    pub fn progress(&self) -> Option<&ToolProgress> {
+        self.progress.as_ref()
+    }
+
+    /// The raw `CallToolResult` JSON, once it finished.
+    pub fn result(&self) -> Option<&Value> {
+        self.result.as_ref()
+    }
+
+    /// Put a record straight into a state, for tests of what is built from records.
+    #[cfg(test)]
+    pub(crate) fn set_for_test(&mut self, status: ToolCallStatus, result: Option<Value>) {
+        self.status = status;
+        self.result = result;
     }
 
     /// The server answered with `isError: true`.

@@ -264,10 +264,10 @@ pub fn truncate_chars(text: &str, limit: usize) -> String {
 /// sentences the model can act on), text cut to `char_limit` characters with a note saying how
 /// much was cut.
 pub fn for_model(record: &ToolCallRecord, char_limit: usize) -> ModelResult {
-    let (text, images, is_error) = match &record.status {
+    let (text, images, is_error) = match record.status() {
         ToolCallStatus::Done => {
             let tool_error = record.is_error();
-            let (text, images) = match &record.result {
+            let (text, images) = match record.result() {
                 Some(result) => done_text(result),
                 None => (String::new(), Vec::new()),
             };
@@ -330,11 +330,10 @@ pub fn sources<'a>(records: impl IntoIterator<Item = &'a ToolCallRecord>) -> Vec
         }
     };
     for record in records {
-        if record.status != ToolCallStatus::Done || record.is_error() {
+        if *record.status() != ToolCallStatus::Done || record.is_error() {
             continue;
         }
-        let Some(Value::Array(items)) = record.result.as_ref().and_then(|r| r.get("content"))
-        else {
+        let Some(Value::Array(items)) = record.result().and_then(|r| r.get("content")) else {
             continue;
         };
         for item in items {
@@ -421,10 +420,13 @@ mod turn_source_tests {
 
     fn call(uri: &str, title: &str) -> ToolCallRecord {
         let mut r = ToolCallRecord::new("c".into(), "t".into(), "{}".into());
-        r.status = ToolCallStatus::Done;
-        r.result = Some(json!({"content": [
-            {"type": "resource_link", "uri": uri, "name": title}
-        ]}));
+        r.start(0.0);
+        r.finish(
+            json!({"content": [
+                {"type": "resource_link", "uri": uri, "name": title}
+            ]}),
+            1.0,
+        );
         r
     }
 

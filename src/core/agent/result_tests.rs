@@ -5,8 +5,7 @@ fn record(status: ToolCallStatus, result: Option<Value>) -> ToolCallRecord {
     let mut r = ToolCallRecord::new("c1".into(), "t".into(), "{}".into());
     r.server_id = Some("s".into());
     r.tool_name = "t".into();
-    r.status = status;
-    r.result = result;
+    r.set_for_test(status, result);
     r
 }
 
@@ -272,9 +271,11 @@ fn sources_keep_web_links_once() {
     let failed = done(
         json!({"content": [{"type": "resource_link", "uri": "https://err.dev", "name": "e"}], "isError": true}),
     );
-    let mut cancelled =
-        done(json!({"content": [{"type": "resource_link", "uri": "https://c.dev", "name": "c"}]}));
-    cancelled.status = ToolCallStatus::Cancelled;
+    let mut cancelled = ToolCallRecord::new("c".into(), "t".into(), "{}".into());
+    cancelled.set_for_test(
+        ToolCallStatus::Cancelled,
+        Some(json!({"content": [{"type": "resource_link", "uri": "https://c.dev", "name": "c"}]})),
+    );
     let got = sources([&a, &b, &failed, &cancelled]);
     let want: Vec<(&str, &str)> = vec![
         ("First", "https://a.dev/1"),

@@ -25,8 +25,8 @@ fn done(id: &str, name: &str, arguments: &str, text: &str) -> ToolCallRecord {
     let mut r = ToolCallRecord::new(id.into(), name.into(), arguments.into());
     r.server_id = Some("srv".into());
     r.tool_name = name.into();
-    r.status = ToolCallStatus::Done;
-    r.result = Some(json!({"content": [{"type": "text", "text": text}]}));
+    r.start(0.0);
+    r.finish(json!({"content": [{"type": "text", "text": text}]}), 1.0);
     r
 }
 
@@ -120,9 +120,9 @@ fn native_request_whole_body_and_headers() {
 #[test]
 fn native_results_in_record_order_with_text_kept_and_unfinished_calls_passed_through() {
     let mut running = ToolCallRecord::new("c2".into(), "echo".into(), "{}".into());
-    running.status = ToolCallStatus::Running;
+    running.start(0.0);
     let mut denied = done("c3", "echo", "{}", "x");
-    denied.status = ToolCallStatus::Denied;
+    denied.deny(0.0);
     let calls = vec![done("c1", "echo", "{}", "one"), running, denied];
     let history = vec![answer("Checking.", ToolMode::Native, calls.clone())];
     let c = ctx("  ", &history, &[], ToolMode::Native);
@@ -172,10 +172,13 @@ fn native_arguments_that_are_not_an_object_go_back_as_empty_object() {
 #[test]
 fn images_follow_in_a_user_turn_only_for_vision_models() {
     let mut r = done("c1", "shot", "{}", "");
-    r.result = Some(json!({"content": [
-        {"type": "text", "text": "a screenshot"},
-        {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="}
-    ]}));
+    r.set_for_test(
+        ToolCallStatus::Done,
+        Some(json!({"content": [
+            {"type": "text", "text": "a screenshot"},
+            {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="}
+        ]})),
+    );
     let history = vec![answer("", ToolMode::Native, vec![r.clone()])];
     let text = result::for_model(&r, 1000).text;
     let tool_msg = format!(

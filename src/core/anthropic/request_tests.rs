@@ -1,7 +1,6 @@
 use serde_json::json;
 
 use super::*;
-use crate::agent::record::ToolCallStatus;
 
 fn msg(role: Role, content: &str) -> Message {
     Message::new(format!("m-{content}"), role, content.into(), 0.0)
@@ -11,8 +10,8 @@ fn done(id: &str, name: &str, arguments: &str, result: Value) -> ToolCallRecord 
     let mut r = ToolCallRecord::new(id.into(), name.into(), arguments.into());
     r.server_id = Some("srv".into());
     r.tool_name = name.into();
-    r.status = ToolCallStatus::Done;
-    r.result = Some(result);
+    r.start(0.0);
+    r.finish(result, 1.0);
     r
 }
 
@@ -102,7 +101,7 @@ fn native_parallel_calls_errors_images_and_merged_turns() {
         {"type": "image", "data": "AAAA", "mimeType": "image/tiff"}
     ]});
     let mut denied = ToolCallRecord::new("call:2".into(), "echo".into(), "[1]".into());
-    denied.status = ToolCallStatus::Denied;
+    denied.deny(0.0);
     let history = vec![
         msg(Role::System, "Old system note."),
         msg(Role::User, "first"),

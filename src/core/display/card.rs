@@ -35,7 +35,7 @@ impl CardStatus {
     ];
 
     pub fn of(r: &ToolCallRecord) -> CardStatus {
-        match &r.status {
+        match r.status() {
             ToolCallStatus::Pending => CardStatus::Pending,
             ToolCallStatus::AwaitingApproval => CardStatus::AwaitingApproval,
             ToolCallStatus::Running => CardStatus::Running,
@@ -150,8 +150,7 @@ mod tests {
 
     fn rec(status: ToolCallStatus, result: Option<Value>) -> ToolCallRecord {
         let mut r = ToolCallRecord::new("c1".into(), "ev__echo".into(), "{\"a\":1}".into());
-        r.status = status;
-        r.result = result;
+        r.set_for_test(status, result);
         r
     }
 

@@ -63,6 +63,8 @@ pub enum McpError {
     InputRequired { method: String },
     /// A paginated list did not end (a server returning cursors forever, or repeating one).
     EndlessPagination { method: String, pages: usize },
+    /// The connection was accepted but the MCP handshake did not finish in time.
+    HandshakeTimeout { after_ms: u64 },
 }
 
 impl McpError {
@@ -89,6 +91,9 @@ impl McpError {
             McpError::Http { status, .. } => format!("HTTP {status}"),
             McpError::Timeout { method, after_ms } => {
                 format!("{method} got no answer in {} s", after_ms / 1000)
+            }
+            McpError::HandshakeTimeout { after_ms } => {
+                format!("the handshake got no answer in {} s", after_ms / 1000)
             }
             other => other.to_string().trim_end_matches('.').to_string(),
         }
@@ -180,6 +185,11 @@ impl fmt::Display for McpError {
             McpError::EndlessPagination { method, pages } => write!(
                 f,
                 "The server kept returning more pages for `{method}` (stopped after {pages}); its pagination looks broken."
+            ),
+            McpError::HandshakeTimeout { after_ms } => write!(
+                f,
+                "The server accepted the connection but did not finish the MCP handshake within {} s. It may be stuck, or this URL may not be an MCP endpoint; Skiff keeps retrying.",
+                after_ms / 1000
             ),
         }
     }

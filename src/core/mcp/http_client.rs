@@ -222,7 +222,9 @@ impl HttpClient {
             TransportEvent::RequestFailed { id, error } => {
                 self.session.request_failed(&id, error, now_ms)
             }
-            TransportEvent::SessionExpired => self.session.session_expired(now_ms),
+            TransportEvent::SessionExpired { refused } => self
+                .session
+                .session_expired_refusing(refused.as_ref(), now_ms),
             TransportEvent::TryLegacySse {
                 streamable_error,
                 initialize,

@@ -76,8 +76,11 @@ pub enum TransportEvent {
         id: RequestId,
         error: McpError,
     },
-    /// For `McpSession::session_expired`.
-    SessionExpired,
+    /// For `McpSession::session_expired_refusing`: `refused` is the request whose POST the
+    /// server refused for the expired session, so it never ran.
+    SessionExpired {
+        refused: Option<RequestId>,
+    },
     /// The first `initialize` POST was refused the way an old HTTP+SSE server refuses it:
     /// switch to `LegacySse` and send the pending `initialize` (given back here) there.
     TryLegacySse {

@@ -26,6 +26,11 @@ mod session_lists;
 mod session_requests;
 pub mod session_types;
 pub mod streamable_http;
+pub mod supervisor;
+mod supervisor_events;
+mod supervisor_link;
+mod supervisor_reports;
+pub mod supervisor_types;
 pub mod tool_index;
 pub mod types_2026;
 
@@ -34,6 +39,8 @@ pub use error::McpError;
 pub use messages::{ListKind, RequestId};
 pub use session::McpSession;
 pub use session_types::{Output, Phase, SendKind, SendMeta, SessionConfig, SessionEvent};
+pub use supervisor::Supervisor;
+pub use supervisor_types::{Action, CallKey, LinkId, Request, ServerKind, Setup, WsReport};
 
 #[cfg(test)]
 mod session_tests;

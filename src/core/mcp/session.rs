@@ -51,6 +51,8 @@ pub(super) struct Pending {
     pub hard_deadline: Option<f64>,
     /// Modern versions this request was rejected with, so a retry cannot loop.
     pub versions_tried: Vec<String>,
+    /// Already sent again once after the server refused it for an expired session.
+    pub resent: bool,
 }
 
 /// A caller's request waiting for the session to become ready.
@@ -61,6 +63,8 @@ pub(super) struct Queued {
     pub params: Option<Value>,
     pub tool: bool,
     pub deadline: f64,
+    /// Waiting to be sent a second (and last) time after an expired session refused it.
+    pub resent: bool,
 }
 
 pub struct McpSession {
@@ -79,7 +83,19 @@ pub struct McpSession {
     pub(super) probe_versions: Vec<String>,
     pub(super) expiries_in_handshake: u32,
     pub(super) next_health_ms: Option<f64>,
+    /// When each list last started, and re-lists waiting for `RELIST_GAP_MS` to pass.
+    pub(super) list_started: HashMap<ListKind, f64>,
+    pub(super) relist_at: HashMap<ListKind, f64>,
+    /// Requests the server made of us in the current one-second window, and whether the log
+    /// was told that the excess is ignored.
+    pub(super) asks: (f64, u32),
+    pub(super) asks_limited: bool,
 }
+
+/// How many requests (pings, sampling, roots, ...) a server may make of us per second. Each
+/// answer costs a message (over HTTP a whole POST); a server asking 1,000 times a second kept
+/// the page's main thread busy for seconds. Beyond this, requests are left unanswered.
+pub const MAX_SERVER_ASKS_PER_S: u32 = 20;
 
 impl McpSession {
     pub fn new(config: SessionConfig) -> Self {
@@ -98,6 +114,10 @@ impl McpSession {
             probe_versions: Vec::new(),
             expiries_in_handshake: 0,
             next_health_ms: None,
+            list_started: HashMap::new(),
+            relist_at: HashMap::new(),
+            asks: (f64::NEG_INFINITY, 0),
+            asks_limited: false,
         }
     }
 
@@ -143,6 +163,7 @@ impl McpSession {
         self.tried_legacy = false;
         self.expiries_in_handshake = 0;
         self.next_health_ms = None;
+        self.relist_at.clear();
         let first = if self.config.legacy_only {
             Era::Legacy
         } else {
@@ -285,6 +306,7 @@ impl McpSession {
                 deadline,
                 hard_deadline,
                 versions_tried: Vec::new(),
+                resent: false,
             },
         );
     }
@@ -421,7 +443,7 @@ impl McpSession {
                     "The server reported an error not tied to a request: {} (code {}).",
                     error.message, error.code
                 ))),
-                Incoming::Request { id, method, .. } => self.on_server_request(id, &method),
+                Incoming::Request { id, method, .. } => self.on_server_request(id, &method, now_ms),
                 Incoming::Notification { method, params } => {
                     self.on_notification(&method, &params, now_ms)
                 }
@@ -432,7 +454,20 @@ impl McpSession {
         }
     }
 
-    fn on_server_request(&mut self, id: RequestId, method: &str) {
+    fn on_server_request(&mut self, id: RequestId, method: &str, now_ms: f64) {
+        if now_ms - self.asks.0 >= 1_000.0 {
+            self.asks = (now_ms, 0);
+        }
+        self.asks.1 += 1;
+        if self.asks.1 > MAX_SERVER_ASKS_PER_S {
+            if !self.asks_limited {
+                self.asks_limited = true;
+                self.emit(SessionEvent::Notice(format!(
+                    "The server asked more than {MAX_SERVER_ASKS_PER_S} requests (such as `{method}`) within one second; Skiff leaves the excess unanswered so the page stays responsive. This is said once per connection."
+                )));
+            }
+            return;
+        }
         let body = if method == "ping" {
             messages::response(&id, json!({}))
         } else {
@@ -466,7 +501,7 @@ impl McpSession {
 
     fn relist(&mut self, kind: ListKind, now_ms: f64) {
         if self.config.auto_list && self.phase.is_ready() {
-            self.list(kind, now_ms);
+            self.list_changed(kind, now_ms);
         }
     }
 

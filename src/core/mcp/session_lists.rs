@@ -3,7 +3,9 @@
 //!
 //! A list asked for again while one is running is not run twice in parallel: the running one
 //! is marked to start over when it finishes, so the last report always reflects the latest
-//! `list_changed`. List pages are safe to repeat, which is why a session that expires in the
+//! `list_changed`. Re-lists caused by `list_changed` start at most once per `RELIST_GAP_MS` per
+//! kind (one in flight, one waiting): a server announcing 500 changes a second would otherwise
+//! be re-listed as fast as it can answer (93 times a second, measured). List pages are safe to repeat, which is why a session that expires in the
 //! middle of a list simply starts that list over on the new session.
 
 use serde_json::{json, Value};
@@ -12,6 +14,9 @@ use super::error::McpError;
 use super::messages::{ListItems, ListKind, RequestId};
 use super::session::{McpSession, PendingKind};
 use super::session_types::SessionEvent;
+
+/// The least time between the starts of two lists of one kind caused by `list_changed`.
+pub(crate) const RELIST_GAP_MS: f64 = 1_000.0;
 
 #[derive(Debug, Clone)]
 pub(super) struct ListOp {
@@ -76,7 +81,53 @@ impl McpSession {
         }
     }
 
+    /// The server said the list of `kind` changed: re-list, coalesced (see the module doc).
+    pub(super) fn list_changed(&mut self, kind: ListKind, now_ms: f64) {
+        if let Some(op) = self.lists.get_mut(&kind) {
+            op.rerun = true;
+            return;
+        }
+        if self.relist_at.contains_key(&kind) {
+            return;
+        }
+        match self.list_started.get(&kind) {
+            Some(started) if started + RELIST_GAP_MS > now_ms => {
+                self.relist_at.insert(kind, started + RELIST_GAP_MS);
+            }
+            _ => self.list(kind, now_ms),
+        }
+    }
+
+    /// When the next coalesced re-list is due.
+    pub(super) fn next_relist(&self) -> Option<f64> {
+        if !self.phase.is_ready() {
+            return None;
+        }
+        self.relist_at.values().copied().reduce(f64::min)
+    }
+
+    /// Start the coalesced re-lists that are due.
+    pub(super) fn start_due_relists(&mut self, now_ms: f64) {
+        if !self.phase.is_ready() {
+            return;
+        }
+        let mut due: Vec<ListKind> = self
+            .relist_at
+            .iter()
+            .filter(|(_, at)| **at <= now_ms)
+            .map(|(k, _)| *k)
+            .collect();
+        due.sort_by_key(|k| k.method());
+        for kind in due {
+            self.relist_at.remove(&kind);
+            self.list(kind, now_ms);
+        }
+    }
+
     fn request_page(&mut self, kind: ListKind, cursor: Option<String>, now_ms: f64) {
+        if cursor.is_none() {
+            self.list_started.insert(kind, now_ms);
+        }
         let id = self.alloc_id();
         let params = cursor.map(|c| json!({ "cursor": c }));
         self.send_request(&id, kind.method(), params.clone());
@@ -157,8 +208,14 @@ impl McpSession {
             return;
         };
         if op.rerun {
-            self.list(kind, now_ms);
-            return;
+            let started = self.list_started.get(&kind).copied().unwrap_or(now_ms);
+            if started + RELIST_GAP_MS <= now_ms {
+                // Stale already, and a fresh one can start now: report that one instead.
+                self.list(kind, now_ms);
+                return;
+            }
+            // Report what we have (newer than what is shown) and re-list once the gap passed.
+            self.relist_at.insert(kind, started + RELIST_GAP_MS);
         }
         if !op.skipped.is_empty() {
             self.emit(SessionEvent::ListEntriesSkipped {

@@ -92,6 +92,7 @@ impl McpSession {
                 params,
                 tool,
                 deadline: now_ms + self.config.request_timeout_ms,
+                resent: false,
             }),
             Phase::Idle | Phase::Failed(_) => self.emit(SessionEvent::Response {
                 id,
@@ -115,6 +116,7 @@ impl McpSession {
             );
             if let Some(p) = self.pending.get_mut(&q.id) {
                 p.deadline = Some(q.deadline.max(now_ms));
+                p.resent = q.resent;
             }
         }
     }
@@ -220,7 +222,11 @@ impl McpSession {
         let pending = self.pending.values().filter_map(|p| p.deadline);
         let queued = self.queued.iter().map(|q| q.deadline);
         let health = self.next_health_ms.filter(|_| self.phase.is_ready());
-        pending.chain(queued).chain(health).reduce(f64::min)
+        pending
+            .chain(queued)
+            .chain(health)
+            .chain(self.next_relist())
+            .reduce(f64::min)
     }
 
     /// Fail what is due at `now_ms` (a deadline equal to `now_ms` is due) and run the health
@@ -254,6 +260,7 @@ impl McpSession {
         if self.phase.is_ready() && self.next_health_ms.is_some_and(|t| t <= now_ms) {
             self.start_health_check(now_ms);
         }
+        self.start_due_relists(now_ms);
     }
 
     fn request_timed_out(&mut self, id: &RequestId, now_ms: f64) {
@@ -341,6 +348,13 @@ impl McpSession {
     /// once; requests made meanwhile wait for it. Caller requests in flight fail (a tool call
     /// is never re-sent); list pages, which are safe to repeat, start over on the new session.
     pub fn session_expired(&mut self, now_ms: f64) {
+        self.session_expired_refusing(None, now_ms);
+    }
+
+    /// `session_expired`, where the server refused request `refused` for the session it
+    /// forgot. That request never ran, so it is sent once more on the new session (the spec
+    /// allows exactly this); if the new session refuses it too, it fails.
+    pub fn session_expired_refusing(&mut self, refused: Option<&RequestId>, now_ms: f64) {
         if self.era != Some(Era::Legacy) {
             return;
         }
@@ -356,15 +370,26 @@ impl McpSession {
         let mut pending: Vec<_> = self.pending.drain().collect();
         pending.sort_by_key(|(id, _)| format!("{id:?}"));
         for (id, p) in pending {
-            if let PendingKind::User { tool } = p.kind {
-                self.emit(SessionEvent::Response {
+            let PendingKind::User { tool } = p.kind else {
+                continue;
+            };
+            if refused == Some(&id) && !p.resent {
+                self.queued.push(Queued {
                     id,
                     method: p.method,
-                    result: Err(McpError::SessionExpired {
-                        in_flight_tool: tool,
-                    }),
+                    params: p.params,
+                    tool,
+                    deadline: now_ms + self.config.request_timeout_ms,
+                    resent: true,
                 });
+                continue;
             }
+            let in_flight_tool = tool && refused != Some(&id);
+            self.emit(SessionEvent::Response {
+                id,
+                method: p.method,
+                result: Err(McpError::SessionExpired { in_flight_tool }),
+            });
         }
         self.reset_lists_for_new_session();
         self.next_health_ms = None;

@@ -678,7 +678,7 @@ fn list_changed_relists_and_coalesces() {
             &first,
             json!({"tools": [{"name": "old", "inputSchema": {}}]}),
         ),
-        2.0,
+        1_500.0,
     );
     let d = drain(&mut s);
     assert_eq!(
@@ -692,14 +692,14 @@ fn list_changed_relists_and_coalesces() {
             &again,
             json!({"tools": [{"name": "new", "inputSchema": {}}]}),
         ),
-        3.0,
+        1_600.0,
     );
     let d = drain(&mut s);
     assert_eq!(tools_listed(&d.events).unwrap(), ["new"]);
     // Later, with nothing running, a notification starts a fresh list.
     s.handle_message(
         r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#,
-        4.0,
+        3_000.0,
     );
     assert_eq!(drain(&mut s).methods(), ["tools/list"]);
 }

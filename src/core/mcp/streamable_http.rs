@@ -89,6 +89,9 @@ pub struct StreamableHttp {
     resumes: Vec<ResumeWait>,
     get_stream: Option<Token>,
     get_unsupported: bool,
+    /// A GET stream was opened on the current session: a later 400/404 to a GET carrying it
+    /// means the server forgot the session (it restarted), not that it offers no GET stream.
+    get_worked: bool,
     protocol_version: Option<String>,
     last_retry_ms: Option<f64>,
     actions: VecDeque<HttpAction>,
@@ -105,6 +108,7 @@ impl StreamableHttp {
             resumes: Vec::new(),
             get_stream: None,
             get_unsupported: false,
+            get_worked: false,
             protocol_version: None,
             last_retry_ms: None,
             actions: VecDeque::new(),
@@ -315,6 +319,9 @@ impl StreamableHttp {
         if ok && ex.purpose == Purpose::Post {
             self.established = true;
         }
+        if ok && ex.purpose == Purpose::GetStream && ex.sent_session {
+            self.get_worked = true;
+        }
     }
 
     /// Body bytes of exchange `token`.
@@ -435,8 +442,12 @@ impl StreamableHttp {
         let rpc = messages::error_body(&text);
         if ex.purpose == Purpose::GetStream || ex.purpose == Purpose::Delete {
             if ex.purpose == Purpose::GetStream {
-                if status == 404 && ex.sent_session {
-                    self.session_expired();
+                // A server restarted while we were idle answers the resumed GET with 404 (the
+                // spec) or 400 (TypeScript SDK servers): re-initialize now rather than look
+                // connected until the next request fails.
+                let forgotten = status == 404 || (status == 400 && self.get_worked);
+                if forgotten && ex.sent_session {
+                    self.session_expired(None);
                 } else {
                     // 405: the server offers no GET stream, which is fine; anything else we
                     // also stop asking for.
@@ -449,7 +460,8 @@ impl StreamableHttp {
             .as_ref()
             .is_some_and(|e| e.message.to_ascii_lowercase().contains("session"));
         if ex.sent_session && (status == 404 || (status == 400 && mentions_session)) {
-            self.session_expired();
+            // The server refused this request for the session it forgot: it never ran.
+            self.session_expired(ex.request_id.clone());
             return;
         }
         if status == 401 || status == 403 {
@@ -490,9 +502,10 @@ impl StreamableHttp {
         }
     }
 
-    fn session_expired(&mut self) {
+    fn session_expired(&mut self, refused: Option<RequestId>) {
         if self.session_id.take().is_some() {
             self.protocol_version = None;
+            self.get_worked = false;
             let mut streams: Vec<Token> = self
                 .exchanges
                 .iter()
@@ -506,7 +519,7 @@ impl StreamableHttp {
             }
             self.get_stream = None;
             self.resumes.clear();
-            self.deliver(TransportEvent::SessionExpired);
+            self.deliver(TransportEvent::SessionExpired { refused });
         }
     }
 

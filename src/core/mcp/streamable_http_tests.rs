@@ -226,7 +226,13 @@ fn a_restarted_server_expires_the_session_with_400_or_404() {
             &x,
             3,
         );
-        assert_eq!(ev, [TransportEvent::SessionExpired], "{server}");
+        assert_eq!(
+            ev,
+            [TransportEvent::SessionExpired {
+                refused: Some(RequestId::Number(17))
+            }],
+            "{server}"
+        );
         assert_eq!(t.session_id(), None);
         t.send(
             "{}".into(),

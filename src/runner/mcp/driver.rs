@@ -1,14 +1,13 @@
-//! One task per MCP server: it owns the server's connection (`Link`), performs what the core
-//! asks (fetches, aborts, socket frames, one timer), routes the session's events into the
-//! server's `ServerLive` signals, and reconnects after any loss on core's `Backoff` schedule.
+//! One task per MCP server: a thin loop around core's `Supervisor`. It hands the supervisor
+//! what happened (commands from the runner, fetch and socket reports, its one timer) and
+//! performs what it asks: fetches, aborts, sockets, in-page messages, writes to the server's
+//! `ServerLive` signals, replies to callers.
 //!
-//! Everything that happens to a server arrives as a `Msg` on the task's channel: commands from
-//! the runner, reports from fetch and socket tasks, timer ticks. Only this task touches the
-//! state, so there is no shared mutable state and no re-entrancy; user callbacks (progress)
-//! run here too and may safely call back into the runner, which only sends messages.
-//!
-//! It never re-sends a request by itself: a call in flight when the connection drops fails
-//! with the core's error, and reconnecting builds a fresh session.
+//! Everything that happens to a server arrives as a `Msg` on the task's channel, so only this
+//! task touches the supervisor: no shared mutable state, no re-entrancy. User callbacks
+//! (progress) run here too and may safely call back into the runner, which only sends
+//! messages. It must never decide anything itself (reconnects, health, which error a call
+//! gets): that belongs in the supervisor, where native tests reach it.
 
 use std::collections::HashMap;
 
@@ -17,47 +16,26 @@ use futures::future::{join_all, select};
 use futures::StreamExt;
 use gloo_timers::callback::Timeout;
 use leptos::prelude::Set;
-use serde_json::{Map, Value};
-use skiff_core::mcp::backoff::{Backoff, Decision, HealthStatus};
-use skiff_core::mcp::config::{ServerConfig, TransportChoice};
-use skiff_core::mcp::http_client::{ClientAction, HttpClient};
-use skiff_core::mcp::http_common::{HttpTarget, Token};
-use skiff_core::mcp::{McpError, McpSession, Output, Phase, RequestId, SessionConfig};
+use serde_json::Value;
+use skiff_core::mcp::config::ServerConfig;
+use skiff_core::mcp::http_common::Token;
+use skiff_core::mcp::{Action, CallKey, LinkId, McpError, ServerKind, Setup, Supervisor, WsReport};
 use wasm_bindgen_futures::spawn_local;
 
 use super::in_page::InPageServer;
-use super::link::{forward_ws, spawn_detached_fetch, FetchEv, Link};
+use super::link::{forward_ws, spawn_detached_fetch, spawn_fetch, FetchEv};
 use crate::platform::abort::AbortHandle;
-use crate::platform::websocket::{WebSocket, WsEvent, NORMAL_CLOSURE};
-use crate::platform::{clock, online, storage};
+use crate::platform::websocket::{WebSocket, WsEvent};
+use crate::platform::{clock, online};
 use crate::stores::mcp::{McpStore, ServerLive};
 
-mod outputs;
-
-/// `localStorage` key of the test-only time scale for reconnect delays (see [`time_scale`]).
-pub const TIME_SCALE_KEY: &str = "skiff:test-time-scale";
+pub(super) use skiff_core::mcp::Request as Req;
 
 /// How long a disconnect waits for the server to acknowledge the session DELETE.
 const CLOSE_WAIT_MS: u32 = 2_000;
 
 pub(super) type Reply = oneshot::Sender<Result<Value, McpError>>;
 pub(super) type Progress = Box<dyn Fn(f64, Option<f64>, Option<String>)>;
-
-/// A caller's request.
-pub(super) enum Req {
-    Tool {
-        name: String,
-        args: Map<String, Value>,
-    },
-    ReadResource {
-        uri: String,
-    },
-    GetPrompt {
-        name: String,
-        args: Option<Map<String, Value>>,
-    },
-    Ping,
-}
 
 pub(super) enum Msg {
     /// (Re)connect now, with the configuration as it is now; the attempt count starts over.
@@ -81,12 +59,12 @@ pub(super) enum Msg {
         reason: Option<String>,
     },
     Fetch {
-        gen: u64,
+        link: LinkId,
         token: Token,
         ev: FetchEv,
     },
     Ws {
-        gen: u64,
+        link: LinkId,
         ev: WsEvent,
     },
     Timer {
@@ -96,51 +74,24 @@ pub(super) enum Msg {
     Stop,
 }
 
-struct Slot {
-    key: u64,
-    reply: Reply,
-    progress: Option<Progress>,
-    tool: bool,
-}
-
-struct Waiting {
-    key: u64,
-    req: Req,
-    reply: Reply,
-    progress: Option<Progress>,
-}
-
 pub(super) struct Driver {
     id: String,
     store: McpStore,
     live: ServerLive,
     tx: mpsc::UnboundedSender<Msg>,
-    /// The configuration of the current (or last) connection.
-    cfg: ServerConfig,
-    in_page: Option<Box<dyn InPageServer>>,
-    link: Option<Link>,
-    /// Bumped whenever a link is dropped, so late reports from its IO tasks are ignored.
-    gen: u64,
-    aborts: HashMap<Token, AbortHandle>,
+    /// The in-page server's name and the server itself, for built-in servers.
+    in_page: Option<(String, Box<dyn InPageServer>)>,
+    sup: Supervisor,
+    /// The configuration last handed to the supervisor (a removed server keeps its last one).
+    config: ServerConfig,
+    callers: HashMap<CallKey, (Reply, Option<Progress>)>,
+    aborts: HashMap<(LinkId, Token), AbortHandle>,
+    sockets: HashMap<LinkId, WebSocket>,
+    /// Session DELETEs sent by the current batch of actions (awaited by `Disconnect`).
+    goodbyes: Vec<oneshot::Receiver<()>>,
     timer: Option<Timeout>,
     timer_at: Option<f64>,
     timer_gen: u64,
-    backoff: Backoff,
-    /// When the scheduled reconnect happens (already scaled by the test time scale).
-    reconnect_at: Option<f64>,
-    /// The user wants this server connected (connect / retry / start-up), not disconnected.
-    wanted: bool,
-    calls: HashMap<RequestId, Slot>,
-    keys: HashMap<u64, RequestId>,
-    /// Requests made while the WebSocket handshake is still running.
-    waiting: Vec<Waiting>,
-    /// Ready, and the first `tools/list` has not finished yet.
-    listing_tools: bool,
-    connected_since: Option<f64>,
-    /// The session failed; acted upon once the current batch of outputs is handled.
-    lost: Option<McpError>,
-    /// The last connection error logged, so repeated attempts do not repeat the sentence.
-    last_error: Option<String>,
 }
 
 impl Driver {
@@ -150,39 +101,36 @@ impl Driver {
         tx: mpsc::UnboundedSender<Msg>,
         in_page: Option<(String, Box<dyn InPageServer>)>,
     ) -> Self {
-        let (cfg, in_page) = match in_page {
-            Some((name, server)) => (ServerConfig::new(id, &name, ""), Some(server)),
+        let (kind, config) = match &in_page {
+            Some((name, _)) => (ServerKind::InPage, ServerConfig::new(id, name, "")),
             None => (
+                ServerKind::Remote,
                 store
                     .server(id)
                     .unwrap_or_else(|| ServerConfig::new(id, id, "")),
-                None,
             ),
         };
         let live = store.live_for(id).unwrap_or_default();
+        let setup = Setup {
+            config: config.clone(),
+            era_cache: None,
+            page_is_https: online::page_is_https(),
+        };
         Driver {
             id: id.to_string(),
             store,
             live,
             tx,
-            backoff: Backoff::new(cfg.max_attempts),
-            cfg,
             in_page,
-            link: None,
-            gen: 0,
+            sup: Supervisor::new(kind, setup),
+            config,
+            callers: HashMap::new(),
             aborts: HashMap::new(),
+            sockets: HashMap::new(),
+            goodbyes: Vec::new(),
             timer: None,
             timer_at: None,
             timer_gen: 0,
-            reconnect_at: None,
-            wanted: false,
-            calls: HashMap::new(),
-            keys: HashMap::new(),
-            waiting: Vec::new(),
-            listing_tools: false,
-            connected_since: None,
-            lost: None,
-            last_error: None,
         }
     }
 
@@ -194,355 +142,98 @@ impl Driver {
         }
     }
 
+    /// Configured servers are re-read each time, so an edit takes effect on (re)connect.
+    fn refresh_setup(&mut self) {
+        if self.in_page.is_none() {
+            if let Some(cfg) = self.store.server(&self.id) {
+                self.config = cfg;
+            }
+        }
+        if let Some(live) = self.store.live_for(&self.id) {
+            self.live = live;
+        }
+        self.sup.set_setup(Setup {
+            config: self.config.clone(),
+            era_cache: self
+                .in_page
+                .is_none()
+                .then(|| self.store.era_cache(&self.id))
+                .flatten(),
+            page_is_https: online::page_is_https(),
+        });
+    }
+
     /// Returns false when the task must end.
     fn handle(&mut self, msg: Msg) -> bool {
         let now = clock::now_ms();
+        let mut done = None;
+        let mut keep = true;
         match msg {
             Msg::Connect => {
-                self.wanted = true;
-                self.refresh_config();
-                self.backoff = Backoff::new(self.cfg.max_attempts);
-                self.start_connect(now);
+                self.refresh_setup();
+                self.sup.handle_connect(now);
             }
             Msg::Ensure => {
-                self.wanted = true;
-                if self.link.is_none() && self.reconnect_at.is_none() {
-                    self.refresh_config();
-                    self.backoff = Backoff::new(self.cfg.max_attempts);
-                    self.start_connect(now);
-                }
+                self.refresh_setup();
+                self.sup.handle_ensure(now);
             }
-            Msg::Disconnect { done } => self.disconnect(done, true, now),
             Msg::RetryNow => {
-                self.wanted = true;
-                if self.link.is_none() {
-                    self.backoff.retry_now(now);
-                    self.refresh_config();
-                    self.start_connect(now);
-                }
+                self.refresh_setup();
+                self.sup.handle_retry_now(now);
             }
             Msg::Online => {
-                if self.wanted && self.link.is_none() && self.backoff.online(now) {
-                    self.log("The browser is back online: reconnecting now.");
-                    self.start_connect(now);
-                }
+                self.refresh_setup();
+                self.sup.handle_online(now);
+            }
+            Msg::Disconnect { done: d } => {
+                done = d;
+                self.sup.handle_disconnect(now);
             }
             Msg::Request {
                 key,
                 req,
                 reply,
                 progress,
-            } => self.request(key, req, reply, progress, now),
-            Msg::Cancel { key, reason } => self.cancel(key, reason, now),
-            Msg::Fetch { gen, token, ev } if gen == self.gen => self.on_fetch(token, ev, now),
-            Msg::Ws { gen, ev } if gen == self.gen => self.on_ws(ev, now),
-            Msg::Fetch { .. } | Msg::Ws { .. } => {}
-            Msg::Timer { gen } if gen == self.timer_gen => self.on_timer(now),
+            } => {
+                self.callers.insert(key, (reply, progress));
+                self.sup.handle_request(key, req, now);
+            }
+            Msg::Cancel { key, reason } => self.sup.handle_cancel(key, reason, now),
+            Msg::Fetch { link, token, ev } => match ev {
+                FetchEv::Head { status, headers } => self
+                    .sup
+                    .handle_fetch_head(link, token, status, &headers, now),
+                FetchEv::Chunk(bytes) => self.sup.handle_fetch_chunk(link, token, &bytes, now),
+                FetchEv::End => {
+                    self.aborts.remove(&(link, token));
+                    self.sup.handle_fetch_end(link, token, now);
+                }
+                FetchEv::Error(message) => {
+                    self.aborts.remove(&(link, token));
+                    self.sup.handle_fetch_error(link, token, &message, now);
+                }
+            },
+            Msg::Ws { link, ev } => self.sup.handle_ws(link, ws_report(ev), now),
+            Msg::Timer { gen } if gen == self.timer_gen => {
+                self.timer = None;
+                self.timer_at = None;
+                self.refresh_setup();
+                self.sup.handle_timeout(now);
+            }
             Msg::Timer { .. } => {}
             Msg::Stop => {
                 // The live entry is gone or taken over by a replacement task: leave it alone.
-                self.disconnect(None, false, now);
-                self.timer = None;
-                return false;
+                self.sup.handle_remove(now);
+                keep = false;
             }
         }
-        true
-    }
-
-    fn log(&self, line: impl Into<String>) {
-        self.live.push_log(line);
-    }
-
-    /// Configured servers are re-read at each connect, so an edit takes effect on reconnect.
-    fn refresh_config(&mut self) {
-        if self.in_page.is_none() {
-            if let Some(cfg) = self.store.server(&self.id) {
-                self.cfg = cfg;
-            }
-        }
-        if let Some(live) = self.store.live_for(&self.id) {
-            self.live = live;
-        }
-    }
-
-    fn session_config(&self, legacy_only: bool) -> SessionConfig {
-        let timeout = self.cfg.request_timeout_ms.max(1) as f64;
-        let defaults = SessionConfig::default();
-        SessionConfig {
-            request_timeout_ms: timeout,
-            max_request_ms: defaults.max_request_ms.max(timeout),
-            ping_interval_ms: self
-                .cfg
-                .ping_interval_ms
-                .filter(|p| *p > 0)
-                .map(|p| p as f64),
-            era_cache: self.store.era_cache(&self.id),
-            legacy_only,
-            ..defaults
-        }
-    }
-
-    // ---------------------------------------------------------------------------------------
-    // connecting and losing
-
-    fn start_connect(&mut self, now: f64) {
-        self.abandon("the connection was restarted", now);
-        self.reconnect_at = None;
-        // Clears Backoff's own pending retry, so `online` only fires while one is waiting.
-        self.backoff.take_due(f64::INFINITY);
-        self.lost = None;
-        if self.in_page.is_some() {
-            let mut config = self.session_config(true);
-            config.ping_interval_ms = None;
-            config.era_cache = None;
-            let mut session = McpSession::new(config);
-            session.connect(now);
-            self.link = Some(Link::InPage { session });
+        self.perform(now, keep);
+        if keep {
+            self.rearm(now);
         } else {
-            self.log(format!("Connecting to {} …", self.cfg.url));
-            match self.cfg.effective_transport() {
-                TransportChoice::WebSocket => self.open_socket(),
-                choice => {
-                    let target = HttpTarget {
-                        url: self.cfg.url.trim().to_string(),
-                        headers: self.cfg.headers.clone(),
-                        proxy: self.cfg.proxy.clone().filter(|p| !p.trim().is_empty()),
-                        page_is_https: online::page_is_https(),
-                    };
-                    let mut client = HttpClient::new(target, choice, self.session_config(false));
-                    client.connect(now);
-                    self.link = Some(Link::Http(Box::new(client)));
-                }
-            }
+            self.timer = None;
         }
-        if let Some(link) = &self.link {
-            self.live.transport.set(Some(link.label().to_string()));
-        }
-        self.drain(now);
-    }
-
-    fn open_socket(&mut self) {
-        if !self.cfg.headers.is_empty() {
-            self.log("Browsers cannot send custom headers on a WebSocket; this server's headers are not sent. Put a token in the URL if the server accepts one.");
-        }
-        if self
-            .cfg
-            .proxy
-            .as_deref()
-            .is_some_and(|p| !p.trim().is_empty())
-        {
-            self.log("The CORS proxy is not used for WebSocket servers (WebSockets are not subject to CORS).");
-        }
-        match WebSocket::connect(self.cfg.url.trim(), &["mcp"]) {
-            Ok(mut socket) => {
-                if let Some(events) = socket.take_events() {
-                    forward_ws(self.tx.clone(), self.gen, events);
-                }
-                let session = McpSession::new(self.session_config(true));
-                self.link = Some(Link::Ws {
-                    session,
-                    socket,
-                    open: false,
-                });
-            }
-            Err(e) => {
-                self.lost = Some(McpError::Network {
-                    message: e.to_string(),
-                    hint: None,
-                });
-            }
-        }
-    }
-
-    /// Drop the current link on purpose (reconnect, disconnect): its in-flight requests fail
-    /// the way a lost connection fails them, and nothing is re-sent.
-    fn abandon(&mut self, reason: &str, now: f64) {
-        if let Some(link) = self.link.as_mut() {
-            let phase_ok = !matches!(link.session().phase(), Phase::Failed(_) | Phase::Idle);
-            if phase_ok {
-                link.session_mut().transport_lost(reason, now);
-                self.drain_events_only(now);
-            }
-        }
-        self.teardown(&McpError::ConnectionLost {
-            reason: reason.to_string(),
-            in_flight_tool: true,
-        });
-        self.lost = None;
-    }
-
-    /// Handle the session's pending outputs without sending anything (the link is going away).
-    fn drain_events_only(&mut self, now: f64) {
-        let mut events = Vec::new();
-        match self.link.as_mut() {
-            Some(Link::Http(c)) => {
-                c.pump(now);
-                while let Some(a) = c.poll_action() {
-                    match a {
-                        ClientAction::Event(e) => events.push(e),
-                        ClientAction::Abort(t) => {
-                            if let Some(h) = self.aborts.remove(&t) {
-                                h.abort();
-                            }
-                        }
-                        ClientAction::Fetch { .. } => {}
-                    }
-                }
-            }
-            Some(link) => {
-                while let Some(out) = link.session_mut().poll_output() {
-                    if let Output::Event(e) = out {
-                        events.push(e);
-                    }
-                }
-            }
-            None => {}
-        }
-        for e in events {
-            self.on_event(e, now);
-        }
-    }
-
-    /// Forget the link and everything tied to it. Calls still unanswered fail with `error`.
-    fn teardown(&mut self, error: &McpError) {
-        self.gen += 1;
-        for (_, h) in self.aborts.drain() {
-            h.abort();
-        }
-        self.link = None;
-        self.listing_tools = false;
-        self.connected_since = None;
-        for (_, slot) in self.calls.drain() {
-            let e = match error {
-                McpError::ConnectionLost { reason, .. } => McpError::ConnectionLost {
-                    reason: reason.clone(),
-                    in_flight_tool: slot.tool,
-                },
-                other => other.clone(),
-            };
-            let _ = slot.reply.send(Err(e));
-        }
-        self.keys.clear();
-        // Never sent, so they cannot have run.
-        let unsent = match error {
-            McpError::ConnectionLost { reason, .. } => McpError::ConnectionLost {
-                reason: reason.clone(),
-                in_flight_tool: false,
-            },
-            other => other.clone(),
-        };
-        for w in self.waiting.drain(..) {
-            let _ = w.reply.send(Err(unsent.clone()));
-        }
-    }
-
-    /// The connection failed or dropped: schedule the reconnect, or give up.
-    fn on_lost(&mut self, error: McpError, now: f64) {
-        self.teardown(&error);
-        let text = error.to_string();
-        if self.last_error.as_deref() == Some(text.as_str()) {
-            self.log("Failed again, the same way.");
-        } else {
-            self.log(text.clone());
-            self.last_error = Some(text);
-        }
-        if !self.wanted {
-            self.live.set_status(HealthStatus::Error {
-                message: error.to_string(),
-            });
-            return;
-        }
-        if retry_cannot_help(&error) {
-            self.reconnect_at = None;
-            self.live.set_status(HealthStatus::Error {
-                message: error.to_string(),
-            });
-            return;
-        }
-        match self.backoff.on_failure(now) {
-            Decision::RetryAt { at_ms, attempt } => {
-                let at = now + (at_ms - now).max(0.0) * time_scale();
-                self.reconnect_at = Some(at);
-                self.live
-                    .set_status(HealthStatus::Reconnecting { at_ms: at, attempt });
-                self.log(format!(
-                    "Reconnecting in {} (attempt {attempt}).",
-                    describe_delay(at - now)
-                ));
-            }
-            Decision::GiveUp => {
-                self.reconnect_at = None;
-                let tries = self.backoff.failures().saturating_sub(1);
-                let message = format!(
-                    "{error} Gave up after {tries} reconnect attempt{}; press \"Retry now\" to try again.",
-                    if tries == 1 { "" } else { "s" }
-                );
-                self.log(message.clone());
-                self.live.set_status(HealthStatus::Error { message });
-            }
-        }
-    }
-
-    /// `report`: show the outcome in the server's status and log.
-    fn disconnect(&mut self, done: Option<oneshot::Sender<()>>, report: bool, now: f64) {
-        self.wanted = false;
-        self.reconnect_at = None;
-        self.backoff.take_due(f64::INFINITY);
-        let had_link = self.link.is_some();
-        let mut goodbyes = Vec::new();
-        let mut events = Vec::new();
-        match self.link.as_mut() {
-            Some(Link::Http(c)) => {
-                c.close(now);
-                while let Some(a) = c.poll_action() {
-                    match a {
-                        ClientAction::Fetch { request, .. } => {
-                            goodbyes.push(spawn_detached_fetch(request))
-                        }
-                        ClientAction::Abort(t) => {
-                            if let Some(h) = self.aborts.remove(&t) {
-                                h.abort();
-                            }
-                        }
-                        ClientAction::Event(e) => events.push(e),
-                    }
-                }
-            }
-            Some(Link::Ws {
-                session, socket, ..
-            }) => {
-                session.close(now);
-                while let Some(out) = session.poll_output() {
-                    if let Output::Event(e) = out {
-                        events.push(e);
-                    }
-                }
-                socket.close(NORMAL_CLOSURE, "client disconnect");
-            }
-            Some(Link::InPage { session }) => {
-                session.close(now);
-                while let Some(out) = session.poll_output() {
-                    if let Output::Event(e) = out {
-                        events.push(e);
-                    }
-                }
-            }
-            None => {}
-        }
-        for e in events {
-            self.on_event(e, now);
-        }
-        self.teardown(&McpError::Cancelled {
-            reason: Some("disconnected".into()),
-        });
-        self.lost = None;
-        if report {
-            self.live.set_status(HealthStatus::Idle);
-            if had_link {
-                self.log("Disconnected.");
-            }
-        }
-        self.rearm(now);
+        let goodbyes = std::mem::take(&mut self.goodbyes);
         if let Some(done) = done {
             spawn_local(async move {
                 let all = Box::pin(join_all(goodbyes));
@@ -551,190 +242,168 @@ impl Driver {
                 let _ = done.send(());
             });
         }
+        keep
     }
 
-    // ---------------------------------------------------------------------------------------
-    // requests
-
-    fn request(&mut self, key: u64, req: Req, reply: Reply, progress: Option<Progress>, now: f64) {
-        match self.link.as_mut() {
-            None => {
-                let _ = reply.send(Err(McpError::NotConnected));
-            }
-            Some(Link::Ws { open: false, .. }) => self.waiting.push(Waiting {
-                key,
-                req,
-                reply,
-                progress,
-            }),
-            Some(link) => {
-                let session = link.session_mut();
-                let (id, tool) = match req {
-                    Req::Tool { name, args } => {
-                        (session.call_tool(&name, Some(args), true, now), true)
+    /// Perform everything the supervisor asks until it is quiet. `show`: write to the live
+    /// signals (not after `Stop`, when they belong to nobody or to a replacement task).
+    fn perform(&mut self, now: f64, show: bool) {
+        while let Some(action) = self.sup.poll_action() {
+            match action {
+                Action::Fetch {
+                    link,
+                    token,
+                    request,
+                } => match AbortHandle::new() {
+                    Ok(handle) => {
+                        self.aborts.insert((link, token), handle.clone());
+                        spawn_fetch(self.tx.clone(), link, token, request, handle);
                     }
-                    Req::ReadResource { uri } => (session.read_resource(&uri, now), false),
-                    Req::GetPrompt { name, args } => (session.get_prompt(&name, args, now), false),
-                    Req::Ping => (session.ping(now), false),
-                };
-                self.keys.insert(key, id.clone());
-                self.calls.insert(
-                    id,
-                    Slot {
-                        key,
-                        reply,
-                        progress,
-                        tool,
-                    },
-                );
-                self.drain(now);
-            }
-        }
-    }
-
-    fn cancel(&mut self, key: u64, reason: Option<String>, now: f64) {
-        if let Some(pos) = self.waiting.iter().position(|w| w.key == key) {
-            let w = self.waiting.remove(pos);
-            let _ = w.reply.send(Err(McpError::Cancelled { reason }));
-            return;
-        }
-        let Some(id) = self.keys.get(&key).cloned() else {
-            return;
-        };
-        if let Some(link) = self.link.as_mut() {
-            link.session_mut().cancel(&id, reason.as_deref(), now);
-            self.drain(now);
-        }
-    }
-
-    // ---------------------------------------------------------------------------------------
-    // IO reports
-
-    fn on_fetch(&mut self, token: Token, ev: FetchEv, now: f64) {
-        let Some(Link::Http(client)) = self.link.as_mut() else {
-            return;
-        };
-        match ev {
-            FetchEv::Head { status, headers } => client.on_head(token, status, &headers, now),
-            FetchEv::Chunk(bytes) => client.on_chunk(token, &bytes, now),
-            FetchEv::End => {
-                self.aborts.remove(&token);
-                client.on_end(token, now);
-            }
-            FetchEv::Error(message) => {
-                self.aborts.remove(&token);
-                client.on_fetch_error(token, &message, now);
-            }
-        }
-        self.drain(now);
-    }
-
-    fn on_ws(&mut self, ev: WsEvent, now: f64) {
-        let open = match self.link.as_ref() {
-            Some(Link::Ws { open, .. }) => *open,
-            _ => return,
-        };
-        match ev {
-            WsEvent::Open { protocol } => {
-                if let Some(Link::Ws { session, open, .. }) = self.link.as_mut() {
-                    *open = true;
-                    session.connect(now);
+                    Err(e) => self
+                        .sup
+                        .handle_fetch_error(link, token, &e.to_string(), now),
+                },
+                Action::Abort { link, token } => {
+                    if let Some(h) = self.aborts.remove(&(link, token)) {
+                        h.abort();
+                    }
                 }
-                let sub = if protocol.is_empty() {
-                    "no subprotocol".to_string()
-                } else {
-                    format!("subprotocol {protocol}")
-                };
-                self.log(format!("WebSocket open ({sub})."));
-                for w in std::mem::take(&mut self.waiting) {
-                    self.request(w.key, w.req, w.reply, w.progress, now);
-                }
-            }
-            WsEvent::Text(text) => {
-                if let Some(link) = self.link.as_mut() {
-                    link.session_mut().handle_message(&text, now);
-                }
-            }
-            WsEvent::Binary(bytes) => self.log(format!(
-                "Ignored a binary WebSocket frame ({} bytes); MCP sends text frames.",
-                bytes.len()
-            )),
-            WsEvent::Error => self.log("The WebSocket reported an error."),
-            WsEvent::Closed {
-                code,
-                reason,
-                was_clean,
-            } => {
-                let reason = if reason.is_empty() {
-                    String::new()
-                } else {
-                    format!(": {reason}")
-                };
-                if open {
-                    let why = format!(
-                        "the WebSocket closed with code {code}{reason}{}",
-                        if was_clean {
-                            ""
-                        } else {
-                            ", without a closing handshake"
+                Action::Goodbye(request) => self.goodbyes.push(spawn_detached_fetch(request)),
+                Action::OpenSocket {
+                    link,
+                    url,
+                    protocols,
+                } => {
+                    let protocols: Vec<&str> = protocols.iter().map(String::as_str).collect();
+                    match WebSocket::connect(&url, &protocols) {
+                        Ok(mut socket) => {
+                            if let Some(events) = socket.take_events() {
+                                forward_ws(self.tx.clone(), link, events);
+                            }
+                            self.sockets.insert(link, socket);
                         }
-                    );
-                    if let Some(link) = self.link.as_mut() {
-                        link.session_mut().transport_lost(&why, now);
+                        Err(e) => self
+                            .sup
+                            .handle_ws(link, WsReport::Failed(e.to_string()), now),
                     }
-                } else {
-                    self.lost = Some(McpError::Network {
-                        message: format!("the WebSocket handshake failed (code {code}{reason})"),
-                        hint: Some("The server may be down, may not serve WebSocket MCP at this URL, or refused this page's origin.".into()),
-                    });
                 }
+                Action::SendFrame { link, text } => {
+                    let sent = match self.sockets.get(&link) {
+                        Some(socket) => socket.send_text(&text).map_err(|e| e.to_string()),
+                        None => Err("the WebSocket is gone".to_string()),
+                    };
+                    if let Err(why) = sent {
+                        self.sup.handle_ws(link, WsReport::Failed(why), now);
+                    }
+                }
+                Action::CloseSocket { link, code, reason } => {
+                    if let Some(socket) = self.sockets.remove(&link) {
+                        socket.close(code, &reason);
+                    }
+                }
+                Action::ToInPage { link, text } => {
+                    let answers = match self.in_page.as_mut() {
+                        Some((_, server)) => server.handle(&text),
+                        None => Vec::new(),
+                    };
+                    for answer in answers {
+                        self.sup.handle_in_page_message(link, &answer, now);
+                    }
+                }
+                Action::DropLink(link) => {
+                    self.aborts.retain(|(l, _), h| {
+                        if *l == link {
+                            h.abort();
+                        }
+                        *l != link
+                    });
+                    // Dropping the socket closes it and detaches its handlers.
+                    self.sockets.remove(&link);
+                }
+                Action::Reply { key, result } => {
+                    if let Some((reply, _)) = self.callers.remove(&key) {
+                        let _ = reply.send(result);
+                    }
+                }
+                Action::Progress {
+                    key,
+                    progress,
+                    total,
+                    message,
+                } => {
+                    if let Some(f) = self.callers.get(&key).and_then(|c| c.1.as_ref()) {
+                        f(progress, total, message);
+                    }
+                }
+                Action::EraDetected(cache) if show => {
+                    self.store.set_era_cache(&self.id, Some(cache))
+                }
+                other if show => self.show(other),
+                _ => {}
             }
         }
-        self.drain(now);
     }
 
-    fn on_timer(&mut self, now: f64) {
-        self.timer = None;
-        self.timer_at = None;
-        if let Some(link) = self.link.as_mut() {
-            link.handle_timeout(now);
+    /// Write a supervisor's verdict into the server's live signals.
+    fn show(&self, action: Action) {
+        let live = &self.live;
+        match action {
+            Action::Status(status) => live.set_status(status),
+            Action::Transport(label) => live.transport.set(Some(label.to_string())),
+            Action::Log(line) => live.push_log(line),
+            Action::Checked(at) => live.checked(at),
+            Action::Negotiated {
+                era,
+                version,
+                server_info,
+                instructions,
+            } => {
+                live.negotiated.set(Some((era, version)));
+                live.server_info.set(server_info);
+                live.instructions.set(instructions);
+            }
+            Action::Tools(t) => ServerLive::set_list(live.tools, t),
+            Action::Resources(r) => ServerLive::set_list(live.resources, r),
+            Action::ResourceTemplates(r) => ServerLive::set_list(live.resource_templates, r),
+            Action::Prompts(p) => ServerLive::set_list(live.prompts, p),
+            _ => {}
         }
-        if self.reconnect_at.is_some_and(|t| t <= now) {
-            self.reconnect_at = None;
-            self.refresh_config();
-            self.start_connect(now);
+    }
+
+    /// Keep exactly one timer, at the supervisor's next deadline.
+    fn rearm(&mut self, now: f64) {
+        let want = self.sup.poll_timeout();
+        if want == self.timer_at && (want.is_none() || self.timer.is_some()) {
             return;
         }
-        self.drain(now);
+        self.timer_gen += 1;
+        self.timer = None;
+        self.timer_at = want;
+        if let Some(at) = want {
+            let delay = (at - now).ceil().clamp(0.0, f64::from(i32::MAX)) as u32;
+            let tx = self.tx.clone();
+            let gen = self.timer_gen;
+            self.timer = Some(Timeout::new(delay, move || {
+                let _ = tx.unbounded_send(Msg::Timer { gen });
+            }));
+        }
     }
 }
 
-fn describe_delay(ms: f64) -> String {
-    if ms < 1_000.0 {
-        format!("{ms:.0} ms")
-    } else {
-        format!("{:.1} s", ms / 1_000.0)
+fn ws_report(ev: WsEvent) -> WsReport {
+    match ev {
+        WsEvent::Open { protocol } => WsReport::Open { protocol },
+        WsEvent::Text(text) => WsReport::Text(text),
+        WsEvent::Binary(bytes) => WsReport::Binary(bytes.len()),
+        WsEvent::Error => WsReport::Error,
+        WsEvent::Closed {
+            code,
+            reason,
+            was_clean,
+        } => WsReport::Closed {
+            code,
+            reason,
+            was_clean,
+        },
     }
-}
-
-/// Failures a reconnect cannot fix: wrong credentials and no common protocol version. The
-/// status shows the error until the user edits the server or presses "Retry now".
-fn retry_cannot_help(error: &McpError) -> bool {
-    matches!(
-        error,
-        McpError::Auth { .. } | McpError::UnsupportedVersion { .. }
-    )
-}
-
-/// Test-only: reconnect delays are multiplied by `localStorage["skiff:test-time-scale"]`
-/// (a positive number; default 1.0, so never on unless a test sets it). E2E tests set e.g.
-/// 0.05 to see the 1-2-4-8 s schedule in 50-100-200-400 ms. The status line shows the scaled
-/// time, so what it says is what happens.
-pub fn time_scale() -> f64 {
-    storage::get(TIME_SCALE_KEY)
-        .ok()
-        .flatten()
-        .and_then(|s| s.trim().parse::<f64>().ok())
-        .filter(|f| f.is_finite() && *f > 0.0)
-        .unwrap_or(1.0)
 }

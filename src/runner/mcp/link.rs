@@ -1,77 +1,21 @@
-//! One live connection to an MCP server, whatever carries it, and the IO that feeds it: the
-//! streamed fetches of the HTTP transports and the WebSocket's event forwarder.
+//! The IO that feeds a server's connection: the streamed fetches of the HTTP transports, the
+//! session DELETE nobody waits for, and the WebSocket's event forwarder.
 //!
-//! A `Link` lives for one connection attempt. When it is lost it is dropped whole and a new
-//! one is built, so nothing of a dead session (ids, session id, half-read streams) can leak
-//! into the next. Every IO task tags what it reports with the generation of the link that
-//! started it; the driver drops reports from older generations.
+//! Every task tags what it reports with the `LinkId` of the connection that started it; the
+//! core supervisor ignores reports about a link it already dropped, so nothing of a dead
+//! connection reaches the next one. Nothing here decides anything.
 
 use futures::channel::{mpsc, oneshot};
 use futures::StreamExt;
 use skiff_core::http::HttpRequest;
-use skiff_core::mcp::http_client::HttpClient;
 use skiff_core::mcp::http_common::Token;
-use skiff_core::mcp::McpSession;
+use skiff_core::mcp::LinkId;
 use wasm_bindgen_futures::spawn_local;
 
 use super::driver::Msg;
 use crate::platform::abort::AbortHandle;
 use crate::platform::fetch::{self, FetchError};
-use crate::platform::websocket::{WebSocket, WsEvent};
-
-pub(super) enum Link {
-    /// Boxed: the HTTP client state is far larger than a session.
-    Http(Box<HttpClient>),
-    Ws {
-        session: McpSession,
-        socket: WebSocket,
-        /// The handshake finished; until then requests wait in the driver.
-        open: bool,
-    },
-    InPage {
-        session: McpSession,
-    },
-}
-
-impl Link {
-    pub fn session(&self) -> &McpSession {
-        match self {
-            Link::Http(c) => c.session(),
-            Link::Ws { session, .. } | Link::InPage { session } => session,
-        }
-    }
-
-    pub fn session_mut(&mut self) -> &mut McpSession {
-        match self {
-            Link::Http(c) => c.session_mut(),
-            Link::Ws { session, .. } | Link::InPage { session } => session,
-        }
-    }
-
-    pub fn next_deadline(&self) -> Option<f64> {
-        match self {
-            Link::Http(c) => c.next_deadline(),
-            other => other.session().next_deadline(),
-        }
-    }
-
-    pub fn handle_timeout(&mut self, now_ms: f64) {
-        match self {
-            Link::Http(c) => c.handle_timeout(now_ms),
-            other => other.session_mut().handle_timeout(now_ms),
-        }
-    }
-
-    /// What the status line calls this transport.
-    pub fn label(&self) -> &'static str {
-        match self {
-            Link::Http(c) if c.uses_legacy_sse() => "HTTP+SSE (deprecated)",
-            Link::Http(_) => "Streamable HTTP",
-            Link::Ws { .. } => "WebSocket",
-            Link::InPage { .. } => "in-page",
-        }
-    }
-}
+use crate::platform::websocket::WsEvent;
 
 /// What a fetch reported, for `HttpClient::on_head/on_chunk/on_end/on_fetch_error`.
 pub(super) enum FetchEv {
@@ -96,13 +40,13 @@ fn browser_detail(e: FetchError) -> String {
 /// asked for is silent: the core already knows.
 pub(super) fn spawn_fetch(
     tx: mpsc::UnboundedSender<Msg>,
-    gen: u64,
+    link: LinkId,
     token: Token,
     request: HttpRequest,
     abort: AbortHandle,
 ) {
     spawn_local(async move {
-        let report = |ev: FetchEv| tx.unbounded_send(Msg::Fetch { gen, token, ev }).is_ok();
+        let report = |ev: FetchEv| tx.unbounded_send(Msg::Fetch { link, token, ev }).is_ok();
         let mut response = match fetch::send(&request, Some(&abort)).await {
             Ok(r) => r,
             Err(FetchError::Aborted) => return,
@@ -152,15 +96,15 @@ pub(super) fn spawn_detached_fetch(request: HttpRequest) -> oneshot::Receiver<()
     finished
 }
 
-/// Forward a socket's events to the driver, tagged with the link's generation.
+/// Forward a socket's events to the driver, tagged with its link.
 pub(super) fn forward_ws(
     tx: mpsc::UnboundedSender<Msg>,
-    gen: u64,
+    link: LinkId,
     mut events: mpsc::UnboundedReceiver<WsEvent>,
 ) {
     spawn_local(async move {
         while let Some(ev) = events.next().await {
-            if tx.unbounded_send(Msg::Ws { gen, ev }).is_err() {
+            if tx.unbounded_send(Msg::Ws { link, ev }).is_err() {
                 return;
             }
         }

@@ -20,7 +20,6 @@ mod driver;
 mod in_page;
 mod link;
 
-pub use driver::{time_scale, TIME_SCALE_KEY};
 pub use in_page::InPageServer;
 
 use std::collections::HashMap;

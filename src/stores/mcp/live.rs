@@ -75,6 +75,15 @@ impl ServerLive {
         }
     }
 
+    /// Replace a list, notifying only when it changed: servers re-list on every
+    /// `list_changed` and reconnect, mostly to the same list, and each notification re-runs
+    /// the tool index and the settings rows.
+    pub fn set_list<T: PartialEq + Send + Sync + 'static>(list: RwSignal<Vec<T>>, new: Vec<T>) {
+        if list.with_untracked(|old| *old != new) {
+            list.set(new);
+        }
+    }
+
     /// The server answered something at `at_ms`.
     pub fn checked(&self, at_ms: f64) {
         self.health.update(|h| h.last_checked_ms = Some(at_ms));

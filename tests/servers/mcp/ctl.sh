@@ -7,7 +7,7 @@
 #   ctl.sh restart NAME             kill, then start the same KIND on the same port; print the port
 #   ctl.sh port NAME | url NAME     print the port / the URL to connect to
 #   ctl.sh stop-all                 TERM every server this folder's state knows about
-# KIND: everything-http | everything-sse | modern | ws | cors-proxy   (see servers.mjs for URLs)
+# KIND: everything-http | everything-sse | modern | ws | cors-proxy | hostile-MODE (see servers.mjs)
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
@@ -25,6 +25,7 @@ cmd_for() { # KIND PORT
     modern)          echo "$SKIFF_MCP_PY2 $HERE/modern_server.py --port $2" ;;
     ws)              echo "$SKIFF_MCP_PY1 $HERE/ws_server.py --port $2" ;;
     cors-proxy)      echo "$SKIFF_NODE22 $HERE/cors_proxy.mjs $2" ;;
+    hostile-*)       echo "$SKIFF_NODE22 $HERE/hostile.mjs ${1#hostile-} $2" ;;
     *) echo "ctl.sh: unknown kind $1" >&2; return 2 ;;
   esac
 }
@@ -34,6 +35,8 @@ url_for() { # KIND PORT
     everything-sse) echo "http://127.0.0.1:$2/sse" ;;
     ws) echo "ws://127.0.0.1:$2/ws" ;;
     cors-proxy) echo "http://127.0.0.1:$2/" ;;
+    hostile-ws-drop) echo "ws://127.0.0.1:$2/ws" ;;
+    hostile-*) echo "http://127.0.0.1:$2/mcp" ;;
   esac
 }
 

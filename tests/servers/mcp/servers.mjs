@@ -12,6 +12,8 @@
 //   modern           modern_server.py (mcp 2.x, dual-era)  http://127.0.0.1:P/mcp
 //   ws               ws_server.py (mcp[ws] 1.x)            ws://127.0.0.1:P/ws
 //   cors-proxy       cors_proxy.mjs (cors-anywhere)        http://127.0.0.1:P/   (a prefix)
+//   hostile-MODE     hostile.mjs MODE (normal, silent, flood-list, flood-ping: http://127.0.0.1:P/mcp;
+//                    ws-drop: ws://127.0.0.1:P/ws), a scripted broken server; GET /stats
 // Paths come from scripts/setup-mcp.sh's exports (SKIFF_NODE22, SKIFF_MCP_PY2, SKIFF_MCP_PY1),
 // with the same defaults it uses when they are not set.
 import { spawn } from "node:child_process";
@@ -32,6 +34,13 @@ const KINDS = {
   ws: { cmd: PY1, args: (p) => [path.join(HERE, "ws_server.py"), "--port", String(p)], url: (p) => `ws://127.0.0.1:${p}/ws` },
   "cors-proxy": { cmd: NODE22, args: (p) => [path.join(HERE, "cors_proxy.mjs"), String(p)], url: (p) => `http://127.0.0.1:${p}/` },
 };
+for (const mode of ["normal", "silent", "flood-list", "flood-ping", "ws-drop"]) {
+  KINDS[`hostile-${mode}`] = {
+    cmd: process.execPath,
+    args: (p) => [path.join(HERE, "hostile.mjs"), mode, String(p)],
+    url: (p) => (mode === "ws-drop" ? `ws://127.0.0.1:${p}/ws` : `http://127.0.0.1:${p}/mcp`),
+  };
+}
 
 function launch(kind, port, timeoutMs, extraArgs) {
   const spec = KINDS[kind];

@@ -1,0 +1,659 @@
+//! `Supervisor`: one MCP server's connection over its whole life, as a sans-IO machine in the
+//! shape of quinn-proto's `Endpoint` (the `McpSession` below it is the `Connection`).
+//!
+//! It decides everything a browser driver used to decide by itself: whether the server is
+//! wanted, when to connect, reconnect or give up (core's `Backoff` schedule), how long a
+//! handshake may take, what the status line says (derived from the session's phase and the
+//! transport), which requests wait for a WebSocket to open, and which error each pending call
+//! gets when a connection goes away. Every transport (Streamable HTTP and HTTP+SSE through
+//! `HttpClient`, WebSocket, in-page) sits behind one `Link` enum.
+//!
+//! `handle_*` take what happened (a user intent, an IO report tagged with its `LinkId`, or the
+//! time); `poll_action` hands back what to do, in order; `poll_timeout` is the minimum of one
+//! timer table (reconnect, handshake) and the link's own deadline. It never performs IO, never
+//! reads a clock, and never re-sends a tool call: a call in flight when a connection is lost
+//! fails with an error that says whether it may have run.
+
+use std::collections::{HashMap, VecDeque};
+
+use super::backoff::{Backoff, ConnectStep, Decision, HealthStatus};
+use super::config::TransportChoice;
+use super::error::McpError;
+use super::http_client::{ClientAction, HttpClient};
+use super::http_common::HttpTarget;
+use super::messages::RequestId;
+use super::session::McpSession;
+use super::session_types::{Phase, SessionConfig};
+use super::supervisor_link::Link;
+use super::supervisor_types::{Action, CallKey, LinkId, Request, ServerKind, Setup};
+
+/// How long connecting may take, from the first byte sent to a ready session. A server that
+/// accepts the connection and never answers the handshake would otherwise show "connecting"
+/// until each of the era probes timed out on its own (200 s and more, measured).
+pub const HANDSHAKE_TIMEOUT_MS: f64 = 20_000.0;
+
+/// A connection that stayed up this long counts as a success: the next loss starts the
+/// schedule from 1 s again. A server that accepts and then drops every connection at once
+/// gets the same growing waits as one that refuses them.
+pub const STABLE_AFTER_MS: f64 = 10_000.0;
+
+/// The timers of the table whose minimum, with the link's own deadline, is `poll_timeout`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Timer {
+    Reconnect = 0,
+    Handshake = 1,
+}
+
+#[derive(Debug, Default)]
+struct Timers([Option<f64>; 2]);
+
+impl Timers {
+    fn set(&mut self, t: Timer, at: f64) {
+        self.0[t as usize] = Some(at);
+    }
+    fn clear(&mut self, t: Timer) {
+        self.0[t as usize] = None;
+    }
+    fn get(&self, t: Timer) -> Option<f64> {
+        self.0[t as usize]
+    }
+    /// Whether `t` is due at `now`; clears it so it fires once.
+    fn take_due(&mut self, t: Timer, now: f64) -> bool {
+        if self.get(t).is_some_and(|at| at <= now) {
+            self.clear(t);
+            true
+        } else {
+            false
+        }
+    }
+    fn min(&self) -> Option<f64> {
+        self.0.iter().flatten().copied().reduce(f64::min)
+    }
+}
+
+struct Slot {
+    key: CallKey,
+    tool: bool,
+}
+
+pub struct Supervisor {
+    kind: ServerKind,
+    setup: Setup,
+    pub(super) link: Option<Link>,
+    /// The id of the current link (or of the last one, when there is none).
+    pub(super) link_id: LinkId,
+    backoff: Backoff,
+    timers: Timers,
+    /// The user wants this server connected (connect / retry / start-up), not disconnected.
+    wanted: bool,
+    calls: HashMap<RequestId, Slot>,
+    keys: HashMap<CallKey, RequestId>,
+    /// Requests made while the WebSocket handshake is still running (the WebSocket handshake
+    /// queue); sent in order once it opens.
+    pub(super) waiting: Vec<(CallKey, Request)>,
+    /// Ready, and the first `tools/list` has not finished yet.
+    listing_tools: bool,
+    connected_since: Option<f64>,
+    /// The connection failed; acted upon once the current batch of outputs is handled.
+    pub(super) lost: Option<McpError>,
+    /// The last connection error logged, so repeated attempts do not repeat the sentence.
+    last_error: Option<String>,
+    shown_status: Option<HealthStatus>,
+    shown_transport: Option<&'static str>,
+    actions: VecDeque<Action>,
+}
+
+impl Supervisor {
+    pub fn new(kind: ServerKind, setup: Setup) -> Self {
+        Supervisor {
+            kind,
+            backoff: Backoff::new(setup.config.max_attempts),
+            setup,
+            link: None,
+            link_id: 0,
+            timers: Timers::default(),
+            wanted: false,
+            calls: HashMap::new(),
+            keys: HashMap::new(),
+            waiting: Vec::new(),
+            listing_tools: false,
+            connected_since: None,
+            lost: None,
+            last_error: None,
+            shown_status: None,
+            shown_transport: None,
+            actions: VecDeque::new(),
+        }
+    }
+
+    /// The server's settings as they are now; used from the next connect on.
+    pub fn set_setup(&mut self, setup: Setup) {
+        self.setup = setup;
+    }
+
+    pub fn poll_action(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    /// When `handle_timeout` must next be called.
+    pub fn poll_timeout(&self) -> Option<f64> {
+        let link = self.link.as_ref().and_then(Link::next_deadline);
+        [self.timers.min(), link]
+            .into_iter()
+            .flatten()
+            .reduce(f64::min)
+    }
+
+    /// Whether a connection (or an attempt) exists.
+    pub fn has_link(&self) -> bool {
+        self.link.is_some()
+    }
+
+    // -------------------------------------------------------------------------------------
+    // user intents
+
+    /// (Re)connect now with the current setup; the attempt count starts over.
+    pub fn handle_connect(&mut self, now: f64) {
+        self.wanted = true;
+        self.backoff = Backoff::new(self.setup.config.max_attempts);
+        self.start_connect(now);
+    }
+
+    /// Connect unless connected, connecting or waiting to reconnect.
+    pub fn handle_ensure(&mut self, now: f64) {
+        self.wanted = true;
+        if self.link.is_none() && self.timers.get(Timer::Reconnect).is_none() {
+            self.backoff = Backoff::new(self.setup.config.max_attempts);
+            self.start_connect(now);
+        }
+    }
+
+    /// Skip the wait of a scheduled reconnect, or try again after giving up.
+    pub fn handle_retry_now(&mut self, now: f64) {
+        self.wanted = true;
+        if self.link.is_none() {
+            self.backoff.retry_now(now);
+            self.start_connect(now);
+        }
+    }
+
+    /// The browser came back online.
+    pub fn handle_online(&mut self, now: f64) {
+        if self.wanted && self.link.is_none() && self.backoff.online(now) {
+            self.log("The browser is back online: reconnecting now.");
+            self.start_connect(now);
+        }
+    }
+
+    /// The browser went offline: nothing to decide yet (a lost connection reports itself,
+    /// and a scheduled reconnect would fail and wait for `online`); said in the log.
+    pub fn handle_offline(&mut self, _now: f64) {
+        if self.wanted {
+            self.log("The browser is offline.");
+        }
+    }
+
+    /// Leave gracefully (DELETE / close); calls in flight fail as cancelled; no reconnect.
+    pub fn handle_disconnect(&mut self, now: f64) {
+        self.disconnect(true, now);
+    }
+
+    /// The server was removed: leave, without touching its (gone) status.
+    pub fn handle_remove(&mut self, now: f64) {
+        self.disconnect(false, now);
+    }
+
+    pub fn handle_request(&mut self, key: CallKey, req: Request, now: f64) {
+        match self.link.as_mut() {
+            None => self.push(Action::Reply {
+                key,
+                result: Err(McpError::NotConnected),
+            }),
+            Some(Link::Ws { open: false, .. }) => self.waiting.push((key, req)),
+            Some(link) => {
+                let session = link.session_mut();
+                let (id, tool) = match req {
+                    Request::Tool { name, args } => {
+                        (session.call_tool(&name, Some(args), true, now), true)
+                    }
+                    Request::ReadResource { uri } => (session.read_resource(&uri, now), false),
+                    Request::GetPrompt { name, args } => {
+                        (session.get_prompt(&name, args, now), false)
+                    }
+                    Request::Ping => (session.ping(now), false),
+                };
+                self.keys.insert(key, id.clone());
+                self.calls.insert(id, Slot { key, tool });
+                self.finish(now);
+            }
+        }
+    }
+
+    /// Cancel a caller's request; its reply becomes `McpError::Cancelled`. Unknown or finished
+    /// keys are ignored.
+    pub fn handle_cancel(&mut self, key: CallKey, reason: Option<String>, now: f64) {
+        if let Some(pos) = self.waiting.iter().position(|(k, _)| *k == key) {
+            self.waiting.remove(pos);
+            self.push(Action::Reply {
+                key,
+                result: Err(McpError::Cancelled { reason }),
+            });
+            return;
+        }
+        let Some(id) = self.keys.get(&key).cloned() else {
+            return;
+        };
+        if let Some(link) = self.link.as_mut() {
+            link.session_mut().cancel(&id, reason.as_deref(), now);
+            self.finish(now);
+        }
+    }
+
+    pub fn handle_timeout(&mut self, now: f64) {
+        if self.timers.take_due(Timer::Handshake, now) && self.link.is_some() {
+            let error = McpError::HandshakeTimeout {
+                after_ms: HANDSHAKE_TIMEOUT_MS as u64,
+            };
+            self.lose_transport(&error.cause(), now);
+            self.settle(now);
+            // The session's own "connection lost" is less precise than what happened.
+            self.lost = Some(error);
+        }
+        if let Some(link) = self.link.as_mut() {
+            if link.next_deadline().is_some_and(|d| d <= now) {
+                link.handle_timeout(now);
+            }
+        }
+        self.finish(now);
+        if self.timers.take_due(Timer::Reconnect, now) {
+            self.start_connect(now);
+        }
+    }
+
+    // -------------------------------------------------------------------------------------
+    // connecting and losing
+
+    fn push(&mut self, a: Action) {
+        self.actions.push_back(a);
+    }
+
+    pub(super) fn log(&mut self, line: impl Into<String>) {
+        self.push(Action::Log(line.into()));
+    }
+
+    fn session_config(&self, legacy_only: bool) -> SessionConfig {
+        let cfg = &self.setup.config;
+        let timeout = cfg.request_timeout_ms.max(1) as f64;
+        let defaults = SessionConfig::default();
+        SessionConfig {
+            request_timeout_ms: timeout,
+            max_request_ms: defaults.max_request_ms.max(timeout),
+            ping_interval_ms: cfg.ping_interval_ms.filter(|p| *p > 0).map(|p| p as f64),
+            era_cache: self.setup.era_cache.clone(),
+            legacy_only,
+            ..defaults
+        }
+    }
+
+    fn start_connect(&mut self, now: f64) {
+        self.abandon("the connection was restarted", now);
+        self.timers.clear(Timer::Reconnect);
+        // Clears Backoff's own pending retry, so `online` only fires while one is waiting.
+        self.backoff.take_due(f64::INFINITY);
+        self.lost = None;
+        self.link_id += 1;
+        let id = self.link_id;
+        let link = match self.kind {
+            ServerKind::InPage => {
+                let mut config = self.session_config(true);
+                config.ping_interval_ms = None;
+                config.era_cache = None;
+                let mut session = McpSession::new(config);
+                session.connect(now);
+                Link::InPage { session }
+            }
+            ServerKind::Remote => {
+                let cfg = self.setup.config.clone();
+                self.log(format!("Connecting to {} …", cfg.url));
+                match cfg.effective_transport() {
+                    TransportChoice::WebSocket => {
+                        if !cfg.headers.is_empty() {
+                            self.log("Browsers cannot send custom headers on a WebSocket; this server's headers are not sent. Put a token in the URL if the server accepts one.");
+                        }
+                        if cfg.proxy.as_deref().is_some_and(|p| !p.trim().is_empty()) {
+                            self.log("The CORS proxy is not used for WebSocket servers (WebSockets are not subject to CORS).");
+                        }
+                        self.push(Action::OpenSocket {
+                            link: id,
+                            url: cfg.url.trim().to_string(),
+                            protocols: vec!["mcp".into()],
+                        });
+                        Link::Ws {
+                            session: McpSession::new(self.session_config(true)),
+                            open: false,
+                        }
+                    }
+                    choice => {
+                        let target = HttpTarget {
+                            url: cfg.url.trim().to_string(),
+                            headers: cfg.headers.clone(),
+                            proxy: cfg.proxy.clone().filter(|p| !p.trim().is_empty()),
+                            page_is_https: self.setup.page_is_https,
+                        };
+                        let mut client =
+                            HttpClient::new(target, choice, self.session_config(false));
+                        client.connect(now);
+                        Link::Http(Box::new(client))
+                    }
+                }
+            }
+        };
+        self.link = Some(link);
+        self.timers
+            .set(Timer::Handshake, now + HANDSHAKE_TIMEOUT_MS);
+        self.finish(now);
+    }
+
+    /// Tell the session its transport is gone (if it is still alive).
+    pub(super) fn lose_transport(&mut self, why: &str, now: f64) {
+        if let Some(link) = self.link.as_mut() {
+            if !matches!(link.session().phase(), Phase::Failed(_) | Phase::Idle) {
+                link.session_mut().transport_lost(why, now);
+            }
+        }
+    }
+
+    /// Drop the current link on purpose (reconnect): its in-flight requests fail the way a
+    /// lost connection fails them, and nothing is re-sent.
+    fn abandon(&mut self, reason: &str, now: f64) {
+        if self.link.is_none() {
+            return;
+        }
+        self.lose_transport(reason, now);
+        self.settle(now);
+        self.teardown(&McpError::ConnectionLost {
+            reason: reason.to_string(),
+            in_flight_tool: true,
+        });
+        self.lost = None;
+    }
+
+    /// Handle the link's pending events without sending anything (it is going away).
+    fn settle(&mut self, now: f64) {
+        let Some(link) = self.link.as_mut() else {
+            return;
+        };
+        let mut actions = Vec::new();
+        let mut events = Vec::new();
+        link.drain(self.link_id, now, true, &mut actions, &mut events);
+        self.actions.extend(actions);
+        for e in events {
+            self.on_event(e, now);
+        }
+    }
+
+    /// Forget the link and everything tied to it. Calls still unanswered fail with `error`
+    /// (a tool call keeps whether it may have run); requests never sent cannot have run.
+    fn teardown(&mut self, error: &McpError) {
+        if self.link.take().is_some() {
+            self.push(Action::DropLink(self.link_id));
+        }
+        self.timers.clear(Timer::Handshake);
+        self.listing_tools = false;
+        self.connected_since = None;
+        let mut calls: Vec<Slot> = self.calls.drain().map(|(_, s)| s).collect();
+        calls.sort_by_key(|s| s.key);
+        for slot in calls {
+            let result = Err(for_call(error, slot.tool));
+            self.push(Action::Reply {
+                key: slot.key,
+                result,
+            });
+        }
+        self.keys.clear();
+        for (key, _) in std::mem::take(&mut self.waiting) {
+            self.push(Action::Reply {
+                key,
+                result: Err(for_call(error, false)),
+            });
+        }
+    }
+
+    /// The connection failed or dropped: schedule the reconnect, or give up.
+    fn on_lost(&mut self, error: McpError, now: f64) {
+        let stable = self
+            .connected_since
+            .is_some_and(|since| now - since >= STABLE_AFTER_MS);
+        if stable {
+            self.backoff.on_success();
+        }
+        self.teardown(&error);
+        let text = error.to_string();
+        if self.last_error.as_deref() == Some(text.as_str()) {
+            self.log("Failed again, the same way.");
+        } else {
+            self.log(text.clone());
+            self.last_error = Some(text);
+        }
+        if !self.wanted || retry_cannot_help(&error) {
+            self.timers.clear(Timer::Reconnect);
+            self.set_status(HealthStatus::Error {
+                message: error.to_string(),
+            });
+            return;
+        }
+        match self.backoff.on_failure(now) {
+            Decision::RetryAt { at_ms, attempt } => {
+                self.timers.set(Timer::Reconnect, at_ms);
+                self.set_status(HealthStatus::Reconnecting { at_ms, attempt });
+                self.log(format!(
+                    "Reconnecting in {} (attempt {attempt}).",
+                    describe_delay(at_ms - now)
+                ));
+            }
+            Decision::GiveUp => {
+                self.timers.clear(Timer::Reconnect);
+                let tries = self.backoff.failures().saturating_sub(1);
+                let message = format!(
+                    "{error} Gave up after {tries} reconnect attempt{}; press \"Retry now\" to try again.",
+                    if tries == 1 { "" } else { "s" }
+                );
+                self.log(message.clone());
+                self.set_status(HealthStatus::Error { message });
+            }
+        }
+    }
+
+    fn disconnect(&mut self, report: bool, now: f64) {
+        self.wanted = false;
+        self.timers.clear(Timer::Reconnect);
+        self.backoff.take_due(f64::INFINITY);
+        let had_link = self.link.is_some();
+        let id = self.link_id;
+        let mut events = Vec::new();
+        match self.link.as_mut() {
+            Some(Link::Http(c)) => {
+                c.close(now);
+                while let Some(a) = c.poll_action() {
+                    match a {
+                        ClientAction::Fetch { request, .. } => {
+                            self.actions.push_back(Action::Goodbye(request))
+                        }
+                        ClientAction::Abort(token) => {
+                            self.actions.push_back(Action::Abort { link: id, token })
+                        }
+                        ClientAction::Event(e) => events.push(e),
+                    }
+                }
+            }
+            Some(Link::Ws { session, .. }) => {
+                session.close(now);
+                self.actions.push_back(Action::CloseSocket {
+                    link: id,
+                    code: 1000,
+                    reason: "client disconnect".into(),
+                });
+            }
+            Some(Link::InPage { session }) => session.close(now),
+            None => {}
+        }
+        if let Some(link @ (Link::Ws { .. } | Link::InPage { .. })) = self.link.as_mut() {
+            let mut unsent = Vec::new();
+            link.drain(id, now, true, &mut unsent, &mut events);
+        }
+        for e in events {
+            self.on_event(e, now);
+        }
+        self.teardown(&McpError::Cancelled {
+            reason: Some("disconnected".into()),
+        });
+        self.lost = None;
+        if report {
+            self.set_status(HealthStatus::Idle);
+            if had_link {
+                self.log("Disconnected.");
+            }
+        }
+    }
+
+    /// Drain the link until it is quiet, act on a failure, and bring the status up to date.
+    pub(super) fn finish(&mut self, now: f64) {
+        while let Some(link) = self.link.as_mut() {
+            let mut actions = Vec::new();
+            let mut events = Vec::new();
+            link.drain(self.link_id, now, false, &mut actions, &mut events);
+            if actions.is_empty() && events.is_empty() {
+                break;
+            }
+            self.actions.extend(actions);
+            for e in events {
+                self.on_event(e, now);
+            }
+        }
+        if let Some(error) = self.lost.take() {
+            self.on_lost(error, now);
+        }
+        self.refresh_status(now);
+    }
+
+    pub(super) fn set_status(&mut self, status: HealthStatus) {
+        if self.shown_status.as_ref() != Some(&status) {
+            self.shown_status = Some(status.clone());
+            self.push(Action::Status(status));
+        }
+    }
+
+    fn refresh_status(&mut self, now: f64) {
+        let Some(link) = self.link.as_ref() else {
+            return;
+        };
+        let status = match link {
+            Link::Ws { open: false, .. } => HealthStatus::Connecting {
+                step: ConnectStep::OpeningSocket,
+            },
+            _ => match link.session().phase() {
+                Phase::Discovering => HealthStatus::Connecting {
+                    step: ConnectStep::Discovering,
+                },
+                Phase::Initializing => HealthStatus::Connecting {
+                    step: match link {
+                        Link::Http(c) if c.uses_legacy_sse() => ConnectStep::OpeningSse,
+                        _ => ConnectStep::Initializing,
+                    },
+                },
+                Phase::Ready { .. } if self.listing_tools => HealthStatus::Connecting {
+                    step: ConnectStep::ListingTools,
+                },
+                Phase::Ready { .. } => HealthStatus::Connected {
+                    since_ms: self.connected_since.unwrap_or(now),
+                },
+                Phase::Idle | Phase::Failed(_) => return,
+            },
+        };
+        let label = link.label();
+        if self.shown_transport != Some(label) {
+            self.shown_transport = Some(label);
+            self.push(Action::Transport(label));
+        }
+        self.set_status(status);
+    }
+
+    // -------------------------------------------------------------------------------------
+    // for supervisor_events
+
+    pub(super) fn ready(&mut self, auto_list_tools: bool, now: f64) {
+        self.timers.clear(Timer::Handshake);
+        self.last_error = None;
+        self.connected_since = Some(now);
+        self.listing_tools = auto_list_tools;
+    }
+
+    pub(super) fn link_label(&self) -> &'static str {
+        self.link.as_ref().map(Link::label).unwrap_or("?")
+    }
+
+    pub(super) fn auto_list(&self) -> bool {
+        self.link
+            .as_ref()
+            .is_some_and(|l| l.session().config().auto_list)
+    }
+
+    pub(super) fn tools_listed(&mut self) {
+        self.listing_tools = false;
+    }
+
+    pub(super) fn set_lost(&mut self, error: McpError) {
+        self.lost = Some(error);
+    }
+
+    pub(super) fn health_failed(&mut self, why: &str, now: f64) {
+        self.lose_transport(why, now);
+    }
+
+    pub(super) fn answered(&mut self, id: &RequestId) -> Option<CallKey> {
+        let slot = self.calls.remove(id)?;
+        self.keys.remove(&slot.key);
+        Some(slot.key)
+    }
+
+    pub(super) fn call_key(&self, id: &RequestId) -> Option<CallKey> {
+        self.calls.get(id).map(|s| s.key)
+    }
+
+    pub(super) fn emit(&mut self, a: Action) {
+        self.push(a);
+    }
+}
+
+/// The error a pending call gets when its connection goes away: a tool call keeps whether it
+/// may have run.
+fn for_call(error: &McpError, tool: bool) -> McpError {
+    match error {
+        McpError::ConnectionLost { reason, .. } => McpError::ConnectionLost {
+            reason: reason.clone(),
+            in_flight_tool: tool,
+        },
+        other => other.clone(),
+    }
+}
+
+fn describe_delay(ms: f64) -> String {
+    if ms < 1_000.0 {
+        format!("{ms:.0} ms")
+    } else {
+        format!("{:.1} s", ms / 1_000.0)
+    }
+}
+
+/// Failures a reconnect cannot fix: wrong credentials and no common protocol version. The
+/// status shows the error until the user edits the server or presses "Retry now".
+fn retry_cannot_help(error: &McpError) -> bool {
+    matches!(
+        error,
+        McpError::Auth { .. } | McpError::UnsupportedVersion { .. }
+    )
+}
+
+#[cfg(test)]
+#[path = "supervisor_tests.rs"]
+mod tests;
