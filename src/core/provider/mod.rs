@@ -83,6 +83,23 @@ impl ProviderKind {
             ProviderKind::Gemini => gemini::DEFAULT_BASE_URL,
         }
     }
+
+    /// The base URL once the kind is switched to `self`: a field that is empty or still holds
+    /// a kind's own address (one that was never typed) takes this kind's address, so a key
+    /// is not sent to the previous provider's server; an address the user typed stays.
+    /// OpenAI-compatible servers have no one address, so that field is left empty.
+    pub fn base_url_after_switch(self, current: &str) -> String {
+        let typed = current.trim().trim_end_matches('/');
+        let untouched = typed.is_empty()
+            || [ProviderKind::Anthropic, ProviderKind::Gemini]
+                .iter()
+                .any(|k| k.base_url_hint() == typed);
+        match (untouched, self) {
+            (false, _) => current.to_string(),
+            (true, ProviderKind::OpenAiCompatible) => String::new(),
+            (true, kind) => kind.base_url_hint().to_string(),
+        }
+    }
 }
 
 impl std::str::FromStr for ProviderKind {

@@ -454,3 +454,30 @@ fn gemini_provider_end_to_end_request_stream_and_errors() {
     assert!(!p.rejects_tools(400, key));
     assert!(!p.rejects_tools(500, gemma));
 }
+
+#[test]
+fn switching_the_kind_replaces_only_an_untouched_base_url() {
+    let gemini = "https://generativelanguage.googleapis.com/v1beta";
+    assert_eq!(ProviderKind::Gemini.base_url_after_switch(""), gemini);
+    assert_eq!(
+        ProviderKind::Gemini.base_url_after_switch("https://api.anthropic.com/v1/"),
+        gemini
+    );
+    assert_eq!(
+        ProviderKind::OpenAiCompatible.base_url_after_switch(gemini),
+        ""
+    );
+    assert_eq!(
+        ProviderKind::Anthropic.base_url_after_switch(gemini),
+        "https://api.anthropic.com/v1"
+    );
+    // What the user typed (a proxy, a local server) is theirs.
+    for typed in [
+        "http://127.0.0.1:8080/v1",
+        "https://my-proxy.example/gemini/v1beta",
+    ] {
+        for kind in ProviderKind::ALL {
+            assert_eq!(kind.base_url_after_switch(typed), typed);
+        }
+    }
+}
