@@ -235,6 +235,9 @@ class Handler(BaseHTTPRequestHandler):
                 event({"error": step.get("error", {"code": 500, "message": "An internal error has occurred.", "status": "INTERNAL"})})
                 return
             if cut_at is not None and sent["text"] >= cut_at:
+                # Let the page read what was sent: a browser discards the chunks still queued
+                # in a body stream that errors.
+                time.sleep(0.3)
                 raise Cut()
         for n, call in enumerate(step.get("calls", [])):
             fc = {"name": call["name"], "args": call.get("args", {})}
