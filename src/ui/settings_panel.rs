@@ -150,8 +150,8 @@ pub fn SettingsPanel() -> impl IntoView {
                         });
                     }>
                         {ProviderKind::ALL
-                            .into_iter()
-                            .map(|k| view! {
+                            .iter()
+                            .map(|&k| view! {
                                 <option value=k.as_str() selected=move || settings.with(|s| s.provider == k)>{k.label()}</option>
                             })
                             .collect_view()}

@@ -50,22 +50,13 @@ pub enum ProviderKind {
     Gemini,
 }
 
+crate::display::names::named_enum!(ProviderKind, "provider kind", {
+    OpenAiCompatible => "openai",
+    Anthropic => "anthropic",
+    Gemini => "gemini",
+});
+
 impl ProviderKind {
-    pub const ALL: [ProviderKind; 3] = [
-        ProviderKind::OpenAiCompatible,
-        ProviderKind::Anthropic,
-        ProviderKind::Gemini,
-    ];
-
-    /// The stored name (also a `<select>` value).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProviderKind::OpenAiCompatible => "openai",
-            ProviderKind::Anthropic => "anthropic",
-            ProviderKind::Gemini => "gemini",
-        }
-    }
-
     /// What Settings calls the kind.
     pub fn label(self) -> &'static str {
         match self {
@@ -99,17 +90,6 @@ impl ProviderKind {
             (true, ProviderKind::OpenAiCompatible) => String::new(),
             (true, kind) => kind.base_url_hint().to_string(),
         }
-    }
-}
-
-impl std::str::FromStr for ProviderKind {
-    type Err = ();
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ProviderKind::ALL
-            .into_iter()
-            .find(|k| k.as_str() == s)
-            .ok_or(())
     }
 }
 

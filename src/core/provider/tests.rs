@@ -130,7 +130,7 @@ fn settings_without_a_kind_make_the_openai_compatible_provider() {
 
 #[test]
 fn an_unusable_base_url_is_refused_before_any_request_is_built() {
-    for kind in ProviderKind::ALL {
+    for &kind in ProviderKind::ALL {
         assert_eq!(
             Provider::from_settings(&settings(kind, "localhost:8080")),
             Err(ProviderError::InvalidBaseUrl("localhost:8080".into()))
@@ -366,8 +366,8 @@ fn only_the_openai_compatible_kind_reads_a_refusal_as_tools_not_supported() {
 
 #[test]
 fn provider_kinds_carry_their_names_and_gemini_is_stored_as_gemini() {
-    for kind in ProviderKind::ALL {
-        assert_eq!(kind.as_str().parse(), Ok(kind));
+    for &kind in ProviderKind::ALL {
+        assert_eq!(kind.as_str().parse::<ProviderKind>().ok(), Some(kind));
         assert_eq!(
             serde_json::to_string(&kind).unwrap(),
             format!("\"{}\"", kind.as_str())
@@ -375,7 +375,7 @@ fn provider_kinds_carry_their_names_and_gemini_is_stored_as_gemini() {
         assert!(!kind.label().is_empty());
         assert!(crate::openai::validate_base_url(kind.base_url_hint()).is_ok());
     }
-    assert_eq!("mistral".parse::<ProviderKind>(), Err(()));
+    assert!("mistral".parse::<ProviderKind>().is_err());
     assert_eq!(
         ProviderKind::Gemini.base_url_hint(),
         "https://generativelanguage.googleapis.com/v1beta"
@@ -476,7 +476,7 @@ fn switching_the_kind_replaces_only_an_untouched_base_url() {
         "http://127.0.0.1:8080/v1",
         "https://my-proxy.example/gemini/v1beta",
     ] {
-        for kind in ProviderKind::ALL {
+        for &kind in ProviderKind::ALL {
             assert_eq!(kind.base_url_after_switch(typed), typed);
         }
     }
