@@ -17,6 +17,7 @@ pub mod chat;
 pub mod display;
 pub mod follow;
 pub mod format;
+pub mod gemini;
 pub mod http;
 pub mod markdown;
 pub mod mcp;

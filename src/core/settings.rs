@@ -223,6 +223,6 @@ mod tests {
         assert_eq!(serde_json::from_str::<ChatSettings>(&json).unwrap(), s);
         // A kind from a newer build must not be read as another wire format: the value is
         // unreadable, and the settings store keeps it aside rather than misreading it.
-        assert!(serde_json::from_str::<ChatSettings>(r#"{"provider":"gemini"}"#).is_err());
+        assert!(serde_json::from_str::<ChatSettings>(r#"{"provider":"mistral"}"#).is_err());
     }
 }

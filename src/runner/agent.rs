@@ -18,7 +18,7 @@ use futures::channel::mpsc;
 use futures::{FutureExt, StreamExt};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::agent::{tools, Action, AgentRun};
+use skiff_core::agent::{tools, Action, AgentRun, ToolMode};
 use skiff_core::chat::{Message, MessageStatus, Role};
 use skiff_core::mcp::McpError;
 use skiff_core::provider::{Provider, ProviderError, StepContext};
@@ -260,6 +260,12 @@ async fn send_step(
             result_char_limit: settings.result_char_limit.max(1),
             vision: settings.tool_images_to_model,
         };
+        // What a provider had to leave out of the tools' schemas (Gemini) goes to the log.
+        if r.mode() == ToolMode::Native {
+            for note in provider.schema_notes(r.tools()) {
+                leptos::logging::log!("{note}");
+            }
+        }
         provider.step_request(&ctx)
     };
     let abort =

@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::format::human_bytes;
+use skiff_core::provider::ProviderKind;
 use skiff_core::settings::{ChatSettings, Theme};
 
 use super::composer::focus_composer;
@@ -138,9 +139,29 @@ pub fn SettingsPanel() -> impl IntoView {
                     <StorageSection />
                 </Show>
                 <Show when=move || tab.get() == Tab::Provider>
-                <h3>"Provider (OpenAI-compatible)"</h3>
+                <h3>"Provider"</h3>
+                <label class="field">
+                    <span>"Kind"</span>
+                    <select class="provider-kind" on:change=move |ev| {
+                        let Ok(kind) = event_target_value(&ev).parse::<ProviderKind>() else { return };
+                        settings.update(|s| {
+                            s.base_url = kind.base_url_after_switch(&s.base_url);
+                            s.provider = kind;
+                        });
+                    }>
+                        {ProviderKind::ALL
+                            .iter()
+                            .map(|&k| view! {
+                                <option value=k.as_str() selected=move || settings.with(|s| s.provider == k)>{k.label()}</option>
+                            })
+                            .collect_view()}
+                    </select>
+                </label>
                 {text_field("Base URL", "url", |s| s.base_url.clone(), |s, v| s.base_url = v)}
-                <p class="hint">"For example http://127.0.0.1:8080/v1 (llama.cpp), http://127.0.0.1:11434/v1 (Ollama), https://api.openai.com/v1, https://openrouter.ai/api/v1."</p>
+                <p class="hint">{move || match settings.with(|s| s.provider) {
+                    ProviderKind::OpenAiCompatible => "For example http://127.0.0.1:8080/v1 (llama.cpp), http://127.0.0.1:11434/v1 (Ollama), https://api.openai.com/v1, https://openrouter.ai/api/v1.".to_string(),
+                    kind => format!("For example {}.", kind.base_url_hint()),
+                }}</p>
                 {text_field("API key (optional)", "password", |s| s.api_key.clone(), |s, v| s.api_key = v)}
                 <label class="field">
                     <span>"Model"</span>

@@ -66,9 +66,10 @@ impl FinishReason {
         }
     }
 
-    /// The provider cut the answer at its token limit.
+    /// The provider cut the answer at its token limit: OpenAI's `length`, Anthropic's
+    /// `max_tokens`, Gemini's `MAX_TOKENS`.
     pub fn is_length(&self) -> bool {
-        matches!(self, FinishReason::Provider(r) if r == "length")
+        matches!(self, FinishReason::Provider(r) if matches!(r.as_str(), "length" | "max_tokens" | "MAX_TOKENS"))
     }
 }
 
@@ -117,6 +118,10 @@ mod tests {
             .as_ref()
             .is_some_and(FinishReason::is_length));
         assert_eq!(serde_json::to_string(&m).unwrap(), provider);
+        for word in ["max_tokens", "MAX_TOKENS"] {
+            assert!(FinishReason::Provider(word.into()).is_length(), "{word}");
+        }
+        assert!(!FinishReason::Provider("STOP".into()).is_length());
     }
 
     #[test]

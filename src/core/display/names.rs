@@ -83,6 +83,10 @@ mod tests {
         round_trips(ToolMode::ALL, ToolMode::as_str);
         round_trips(ApprovalRule::ALL, ApprovalRule::as_str);
         round_trips(TransportChoice::ALL, TransportChoice::as_str);
+        round_trips(
+            crate::provider::ProviderKind::ALL,
+            crate::provider::ProviderKind::as_str,
+        );
         assert_eq!(Theme::ALL.len(), 3);
         assert_eq!(ApprovalRule::ALL.len(), 3);
         assert_eq!(TransportChoice::ALL.len(), 4);

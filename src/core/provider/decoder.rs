@@ -8,6 +8,7 @@
 
 use super::{ProviderError, StreamEvent};
 use crate::anthropic::AnthropicStream;
+use crate::gemini::GeminiStream;
 use crate::openai::ChatStream;
 
 /// The stream decoder a [`super::Provider`] hands out for one request.
@@ -15,6 +16,7 @@ use crate::openai::ChatStream;
 pub enum Decoder {
     OpenAiCompatible(ChatStream),
     Anthropic(AnthropicStream),
+    Gemini(GeminiStream),
 }
 
 impl Decoder {
@@ -23,6 +25,7 @@ impl Decoder {
         match self {
             Decoder::OpenAiCompatible(d) => d.feed(bytes),
             Decoder::Anthropic(d) => d.feed(bytes),
+            Decoder::Gemini(d) => d.feed(bytes),
         }
     }
 
@@ -31,6 +34,7 @@ impl Decoder {
         match self {
             Decoder::OpenAiCompatible(d) => d.finish(),
             Decoder::Anthropic(d) => d.finish(),
+            Decoder::Gemini(d) => d.finish(),
         }
     }
 
@@ -39,6 +43,7 @@ impl Decoder {
         match self {
             Decoder::OpenAiCompatible(d) => d.is_complete(),
             Decoder::Anthropic(d) => d.is_complete(),
+            Decoder::Gemini(d) => d.is_complete(),
         }
     }
 }

@@ -42,6 +42,10 @@ pub enum ProviderError {
     /// The server reported an error inside a 200 response (an `{"error":..}` chunk, an
     /// `error` event).
     InStream(String),
+    /// The provider withheld or cut the answer on a policy of its own (Gemini's safety,
+    /// recitation and blocklist reasons, a refused prompt); holds the provider's reason as a
+    /// sentence. Retrying the same message is unlikely to help, rephrasing may.
+    Blocked(String),
     /// The base URL typed in Settings is unusable; holds what was typed.
     InvalidBaseUrl(String),
 }
@@ -271,6 +275,10 @@ impl fmt::Display for ProviderError {
             ProviderError::InStream(detail) => {
                 with_detail(f, "The provider reported an error while answering", detail)?;
                 f.write_str(" Retry, or pick another model.")
+            }
+            ProviderError::Blocked(reason) => {
+                with_detail(f, "The provider withheld the answer", reason)?;
+                f.write_str(" Rephrase the message, or pick another model.")
             }
             ProviderError::InvalidBaseUrl(input) if input.trim().is_empty() => f.write_str(
                 "The base URL is empty. Enter an address starting with http:// or https://, such as http://localhost:8080/v1.",

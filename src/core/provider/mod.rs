@@ -8,7 +8,7 @@
 //! "this server does not take tools" ([`Provider::rejects_tools`]). Everything that crosses
 //! the seam is provider-neutral: [`StepContext`] and [`ChatParams`] in, [`HttpRequest`] out,
 //! bytes in, [`StreamEvent`]s (tool-call fragments as [`ToolCallDelta`]) and
-//! [`ProviderError`]s out. The codecs themselves stay in `openai` and `anthropic`.
+//! [`ProviderError`]s out. The codecs themselves stay in `openai`, `anthropic` and `gemini`.
 //!
 //! Architecture invariant: the runner and the agent machine never name a wire format; adding
 //! a provider adds a [`ProviderKind`] and a match arm here, nothing above. This module never
@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::wire_openai;
 use crate::anthropic::{self, AnthropicStream};
+use crate::gemini::{self, GeminiStream};
 use crate::http::HttpRequest;
 use crate::openai::{validate_base_url, ChatStream};
 use crate::settings::ChatSettings;
@@ -44,6 +45,52 @@ pub enum ProviderKind {
     /// Anthropic's Messages API, `POST {base}/messages`.
     #[serde(rename = "anthropic")]
     Anthropic,
+    /// Google's Gemini API, `POST {base}/models/{model}:streamGenerateContent?alt=sse`.
+    #[serde(rename = "gemini")]
+    Gemini,
+}
+
+crate::display::names::named_enum!(ProviderKind, "provider kind", {
+    OpenAiCompatible => "openai",
+    Anthropic => "anthropic",
+    Gemini => "gemini",
+});
+
+impl ProviderKind {
+    /// What Settings calls the kind.
+    pub fn label(self) -> &'static str {
+        match self {
+            ProviderKind::OpenAiCompatible => "OpenAI-compatible",
+            ProviderKind::Anthropic => "Anthropic",
+            ProviderKind::Gemini => "Google Gemini",
+        }
+    }
+
+    /// The base URL Settings suggests for the kind.
+    pub fn base_url_hint(self) -> &'static str {
+        match self {
+            ProviderKind::OpenAiCompatible => "http://localhost:8080/v1",
+            ProviderKind::Anthropic => "https://api.anthropic.com/v1",
+            ProviderKind::Gemini => gemini::DEFAULT_BASE_URL,
+        }
+    }
+
+    /// The base URL once the kind is switched to `self`: a field that is empty or still holds
+    /// a kind's own address (one that was never typed) takes this kind's address, so a key
+    /// is not sent to the previous provider's server; an address the user typed stays.
+    /// OpenAI-compatible servers have no one address, so that field is left empty.
+    pub fn base_url_after_switch(self, current: &str) -> String {
+        let typed = current.trim().trim_end_matches('/');
+        let untouched = typed.is_empty()
+            || [ProviderKind::Anthropic, ProviderKind::Gemini]
+                .iter()
+                .any(|k| k.base_url_hint() == typed);
+        match (untouched, self) {
+            (false, _) => current.to_string(),
+            (true, ProviderKind::OpenAiCompatible) => String::new(),
+            (true, kind) => kind.base_url_hint().to_string(),
+        }
+    }
 }
 
 /// A configured provider: its kind, where it is, and how to ask it.
@@ -106,6 +153,18 @@ impl Provider {
             ProviderKind::Anthropic => {
                 anthropic::step_request(&self.base_url, self.key(), &self.params, ctx)
             }
+            ProviderKind::Gemini => {
+                gemini::step_request(&self.base_url, self.key(), &self.params, ctx)
+            }
+        }
+    }
+
+    /// What this provider's request leaves out of the tools' schemas, as sentences for the
+    /// log (only Gemini converts schemas; the others send them as they are).
+    pub fn schema_notes(&self, tools: &[crate::agent::ToolSpec]) -> Vec<String> {
+        match self.kind {
+            ProviderKind::OpenAiCompatible | ProviderKind::Anthropic => Vec::new(),
+            ProviderKind::Gemini => gemini::schema_notes(tools),
         }
     }
 
@@ -114,6 +173,7 @@ impl Provider {
         match self.kind {
             ProviderKind::OpenAiCompatible => Decoder::OpenAiCompatible(ChatStream::new()),
             ProviderKind::Anthropic => Decoder::Anthropic(AnthropicStream::new()),
+            ProviderKind::Gemini => Decoder::Gemini(GeminiStream::new()),
         }
     }
 
@@ -132,6 +192,11 @@ impl Provider {
             ProviderKind::OpenAiCompatible | ProviderKind::Anthropic => {
                 error_from_response(status, body).with_retry_after(seconds)
             }
+            // The header wins; without one, Gemini's `RetryInfo` in the body gives the wait.
+            ProviderKind::Gemini => match seconds {
+                Some(_) => gemini::error_from_response(status, body).with_retry_after(seconds),
+                None => gemini::error_from_response(status, body),
+            },
         }
     }
 
@@ -143,6 +208,8 @@ impl Provider {
             // Every Messages API model takes `tools`; a 400 that mentions them is about a
             // schema or a block, which prompt mode would not fix but would hide.
             ProviderKind::Anthropic => false,
+            // Gemini models take function declarations, except Gemma served by the same API.
+            ProviderKind::Gemini => gemini::rejects_tools(status, body),
         }
     }
 }

@@ -130,7 +130,7 @@ fn settings_without_a_kind_make_the_openai_compatible_provider() {
 
 #[test]
 fn an_unusable_base_url_is_refused_before_any_request_is_built() {
-    for kind in [ProviderKind::OpenAiCompatible, ProviderKind::Anthropic] {
+    for &kind in ProviderKind::ALL {
         assert_eq!(
             Provider::from_settings(&settings(kind, "localhost:8080")),
             Err(ProviderError::InvalidBaseUrl("localhost:8080".into()))
@@ -362,4 +362,122 @@ fn only_the_openai_compatible_kind_reads_a_refusal_as_tools_not_supported() {
     .unwrap();
     assert!(openai.rejects_tools(400, body));
     assert!(!anthropic.rejects_tools(400, body));
+}
+
+#[test]
+fn provider_kinds_carry_their_names_and_gemini_is_stored_as_gemini() {
+    for &kind in ProviderKind::ALL {
+        assert_eq!(kind.as_str().parse::<ProviderKind>().ok(), Some(kind));
+        assert_eq!(
+            serde_json::to_string(&kind).unwrap(),
+            format!("\"{}\"", kind.as_str())
+        );
+        assert!(!kind.label().is_empty());
+        assert!(crate::openai::validate_base_url(kind.base_url_hint()).is_ok());
+    }
+    assert!("mistral".parse::<ProviderKind>().is_err());
+    assert_eq!(
+        ProviderKind::Gemini.base_url_hint(),
+        "https://generativelanguage.googleapis.com/v1beta"
+    );
+    let stored: ChatSettings = serde_json::from_str(r#"{"provider":"gemini"}"#).unwrap();
+    assert_eq!(stored.provider, ProviderKind::Gemini);
+}
+
+#[test]
+fn gemini_provider_end_to_end_request_stream_and_errors() {
+    let s = settings(
+        ProviderKind::Gemini,
+        "https://generativelanguage.googleapis.com/v1beta/",
+    );
+    let p = Provider::from_settings(&s).unwrap();
+    assert!(matches!(p.decoder(), Decoder::Gemini(_)));
+    let tools = [weather_tool()];
+    let history = vec![question()];
+    let req = p.step_request(&ctx(&history, &tools));
+    assert_eq!(
+        req.url,
+        "https://generativelanguage.googleapis.com/v1beta/models/the-model:streamGenerateContent?alt=sse"
+    );
+    assert_eq!(
+        req.headers,
+        vec![
+            ("x-goog-api-key".to_string(), "secret".to_string()),
+            ("content-type".to_string(), "application/json".to_string()),
+        ]
+    );
+    assert_eq!(req.header("authorization"), None);
+    let expected = concat!(
+        r#"{"systemInstruction":{"parts":[{"text":"Be brief."}]},"#,
+        r#""contents":[{"role":"user","parts":[{"text":"What is the weather like in San Francisco?"}]}],"#,
+        r#""tools":[{"functionDeclarations":[{"name":"get_weather","description":"Get the current weather in a given location","#,
+        r#""parameters":{"properties":{"location":{"type":"STRING"}},"required":["location"],"type":"OBJECT"}}]}],"#,
+        r#""generationConfig":{"temperature":0.5,"maxOutputTokens":300}}"#,
+    );
+    assert_eq!(req.body.as_deref(), Some(expected));
+    assert!(p.schema_notes(&tools).is_empty());
+
+    let (events, end) = decode_three_ways(&p, fixture!("gemini", "adk_gemini3_parallel_calls.sse"));
+    assert_eq!(end, Ok(()));
+    assert_eq!(calls(&events).len(), 3);
+    let whole = fixture!("gemini", "adk_gemini25_thoughts.sse");
+    assert_eq!(
+        decode(&p, [&whole[..whole.len() / 2]]).1,
+        Err(ProviderError::StreamCut)
+    );
+
+    // The header's wait wins over the body's; without a header the body's is read.
+    let quota = std::str::from_utf8(fixture!("gemini", "error_resource_exhausted.json")).unwrap();
+    assert!(matches!(
+        p.error_from_response(429, quota, Some("5")),
+        ProviderError::RateLimited {
+            retry_after: Some(5),
+            ..
+        }
+    ));
+    assert!(matches!(
+        p.error_from_response(429, quota, None),
+        ProviderError::RateLimited {
+            retry_after: Some(47),
+            ..
+        }
+    ));
+    let key = std::str::from_utf8(fixture!("gemini", "error_api_key_invalid.json")).unwrap();
+    assert!(matches!(
+        p.error_from_response(400, key, None),
+        ProviderError::Unauthorized { status: 400, .. }
+    ));
+
+    // Gemma served by the Gemini API takes no function declarations: auto mode falls back.
+    let gemma = r#"{"error":{"code":400,"message":"Function calling is not enabled for models/gemma-3-27b-it","status":"INVALID_ARGUMENT"}}"#;
+    assert!(p.rejects_tools(400, gemma));
+    assert!(!p.rejects_tools(400, key));
+    assert!(!p.rejects_tools(500, gemma));
+}
+
+#[test]
+fn switching_the_kind_replaces_only_an_untouched_base_url() {
+    let gemini = "https://generativelanguage.googleapis.com/v1beta";
+    assert_eq!(ProviderKind::Gemini.base_url_after_switch(""), gemini);
+    assert_eq!(
+        ProviderKind::Gemini.base_url_after_switch("https://api.anthropic.com/v1/"),
+        gemini
+    );
+    assert_eq!(
+        ProviderKind::OpenAiCompatible.base_url_after_switch(gemini),
+        ""
+    );
+    assert_eq!(
+        ProviderKind::Anthropic.base_url_after_switch(gemini),
+        "https://api.anthropic.com/v1"
+    );
+    // What the user typed (a proxy, a local server) is theirs.
+    for typed in [
+        "http://127.0.0.1:8080/v1",
+        "https://my-proxy.example/gemini/v1beta",
+    ] {
+        for &kind in ProviderKind::ALL {
+            assert_eq!(kind.base_url_after_switch(typed), typed);
+        }
+    }
 }
