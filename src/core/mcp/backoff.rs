@@ -126,12 +126,21 @@ pub enum ConnectStep {
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum HealthStatus {
     Idle,
-    Connecting { step: ConnectStep },
-    Connected { since_ms: f64 },
-    Reconnecting { at_ms: f64, attempt: u32 },
+    Connecting {
+        step: ConnectStep,
+    },
+    Connected {
+        since_ms: f64,
+    },
+    Reconnecting {
+        at_ms: f64,
+        attempt: u32,
+    },
     /// The browser is offline: no attempt is made (each would fail) until it is back online.
     Offline,
-    Error { message: String },
+    Error {
+        message: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

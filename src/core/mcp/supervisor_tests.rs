@@ -811,7 +811,10 @@ fn offline_waits_for_online_instead_of_spending_the_schedule() {
     assert_eq!(r.status(), Some(HealthStatus::Offline));
     assert_eq!(r.sup.poll_timeout(), None, "no timer while offline");
     assert!(opened_socket(&r.at(600_000.0)).is_none());
-    assert!(r.logs().iter().any(|l| l.contains("reconnecting when the network is back")));
+    assert!(r
+        .logs()
+        .iter()
+        .any(|l| l.contains("reconnecting when the network is back")));
 
     // Back online: one attempt at once, with the whole schedule (3 attempts) still ahead.
     r.now = 600_000.0;
@@ -835,11 +838,20 @@ fn going_offline_during_the_backoff_drops_the_pending_attempt_and_online_resumes
     let link = opened_socket(&r.take()).expect("first attempt");
     r.sup.handle_ws(link, refused(link), 0.0);
     r.take();
-    assert!(matches!(r.status(), Some(HealthStatus::Reconnecting { .. })));
+    assert!(matches!(
+        r.status(),
+        Some(HealthStatus::Reconnecting { .. })
+    ));
     r.sup.handle_offline(500.0);
     r.take();
     assert_eq!(r.status(), Some(HealthStatus::Offline));
-    assert!(opened_socket(&r.at(60_000.0)).is_none(), "no attempt while offline");
+    assert!(
+        opened_socket(&r.at(60_000.0)).is_none(),
+        "no attempt while offline"
+    );
     r.sup.handle_online(60_000.0);
-    assert!(opened_socket(&r.take()).is_some(), "online reconnects at once");
+    assert!(
+        opened_socket(&r.take()).is_some(),
+        "online reconnects at once"
+    );
 }

@@ -268,7 +268,10 @@ fn retryable() {
 fn offline_says_nothing_was_sent_and_retry_helps() {
     let e = ProviderError::Offline;
     let text = e.to_string();
-    assert!(text.starts_with("You are offline, so nothing was sent"), "{text}");
+    assert!(
+        text.starts_with("You are offline, so nothing was sent"),
+        "{text}"
+    );
     assert!(text.contains("press Retry"), "{text}");
     assert!(e.is_retryable());
 }
