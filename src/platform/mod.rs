@@ -14,6 +14,7 @@ pub mod fetch;
 pub mod ids;
 pub mod location;
 pub mod online;
+pub mod service_worker;
 pub mod storage;
 pub mod websocket;
 

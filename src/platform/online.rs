@@ -8,9 +8,10 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::Window;
 
-/// Keeps an `online` listener registered; dropping it unregisters the listener.
+/// Keeps an `online` or `offline` listener registered; dropping it unregisters the listener.
 pub struct OnlineListener {
     target: Option<Window>,
+    event: &'static str,
     callback: Closure<dyn Fn(web_sys::Event)>,
 }
 
@@ -18,7 +19,7 @@ impl Drop for OnlineListener {
     fn drop(&mut self) {
         if let Some(window) = &self.target {
             let _ = window.remove_event_listener_with_callback(
-                "online",
+                self.event,
                 self.callback.as_ref().unchecked_ref(),
             );
         }
@@ -28,12 +29,25 @@ impl Drop for OnlineListener {
 /// Calls `cb` each time the browser reports the network is back. Without a window the listener
 /// is inert.
 pub fn on_online(cb: impl Fn() + 'static) -> OnlineListener {
+    listen("online", cb)
+}
+
+/// Calls `cb` each time the browser reports it lost the network.
+pub fn on_offline(cb: impl Fn() + 'static) -> OnlineListener {
+    listen("offline", cb)
+}
+
+fn listen(event: &'static str, cb: impl Fn() + 'static) -> OnlineListener {
     let callback = Closure::<dyn Fn(web_sys::Event)>::new(move |_: web_sys::Event| cb());
     let target = web_sys::window().filter(|w| {
-        w.add_event_listener_with_callback("online", callback.as_ref().unchecked_ref())
+        w.add_event_listener_with_callback(event, callback.as_ref().unchecked_ref())
             .is_ok()
     });
-    OnlineListener { target, callback }
+    OnlineListener {
+        target,
+        event,
+        callback,
+    }
 }
 
 /// `navigator.onLine`: false means surely offline; true only means "maybe online".

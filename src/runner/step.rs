@@ -185,6 +185,10 @@ pub async fn stream_step(
     abort: &AbortHandle,
     run: &RefCell<AgentRun>,
 ) -> Result<(), End> {
+    // The browser knows it has no network: say so instead of "could not reach the provider".
+    if !online::is_online() {
+        return Err(End::Failed(ProviderError::Offline));
+    }
     let mut resp = match fetch::send(req, Some(abort)).await {
         Ok(resp) => resp,
         // The browser's "Failed to fetch" hides this cause; name it when it applies.

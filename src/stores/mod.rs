@@ -13,4 +13,5 @@ pub mod memory;
 pub mod notices;
 pub mod owners;
 pub mod settings;
+pub mod update;
 pub mod whole_value;

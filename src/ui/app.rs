@@ -8,6 +8,7 @@ use super::context::Ctx;
 use super::notices_view::NoticesView;
 use super::settings_panel::SettingsPanel;
 use super::sidebar::Sidebar;
+use super::update_banner::UpdateBanner;
 use crate::platform::location;
 use crate::runner::chat::ChatRunner;
 use crate::runner::mcp::McpRunner;
@@ -17,6 +18,7 @@ use crate::stores::mcp::McpStore;
 use crate::stores::memory::MemoryStore;
 use crate::stores::notices::Notices;
 use crate::stores::settings::SettingsStore;
+use crate::stores::update::AppUpdate;
 
 #[component]
 pub fn App() -> impl IntoView {
@@ -36,6 +38,7 @@ pub fn App() -> impl IntoView {
         mcp,
         mcp_runner,
         memory,
+        update: AppUpdate::start(),
         show_settings: RwSignal::new(false),
         sidebar_open: RwSignal::new(false),
     };
@@ -89,6 +92,7 @@ pub fn App() -> impl IntoView {
             <div class="scrim" on:click=move |_| ctx.sidebar_open.set(false)></div>
             <ChatView />
             <NoticesView />
+            <UpdateBanner />
             <Show when=move || ctx.show_settings.get()>
                 <SettingsPanel />
             </Show>

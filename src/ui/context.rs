@@ -9,6 +9,7 @@ use crate::stores::mcp::McpStore;
 use crate::stores::memory::MemoryStore;
 use crate::stores::notices::Notices;
 use crate::stores::settings::SettingsStore;
+use crate::stores::update::AppUpdate;
 
 #[derive(Clone, Copy)]
 pub struct Ctx {
@@ -20,6 +21,8 @@ pub struct Ctx {
     pub mcp_runner: McpRunner,
     /// The built-in tools' memory and their on/off switch.
     pub memory: MemoryStore,
+    /// A new deployment waiting for the user's Reload.
+    pub update: AppUpdate,
     pub show_settings: RwSignal<bool>,
     /// The sidebar as an overlay on narrow screens.
     pub sidebar_open: RwSignal<bool>,

@@ -18,3 +18,4 @@ pub mod sidebar;
 pub mod tool_card;
 pub mod tool_picker;
 pub mod tools_settings;
+pub mod update_banner;

@@ -126,10 +126,21 @@ pub enum ConnectStep {
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum HealthStatus {
     Idle,
-    Connecting { step: ConnectStep },
-    Connected { since_ms: f64 },
-    Reconnecting { at_ms: f64, attempt: u32 },
-    Error { message: String },
+    Connecting {
+        step: ConnectStep,
+    },
+    Connected {
+        since_ms: f64,
+    },
+    Reconnecting {
+        at_ms: f64,
+        attempt: u32,
+    },
+    /// The browser is offline: no attempt is made (each would fail) until it is back online.
+    Offline,
+    Error {
+        message: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -156,6 +167,7 @@ impl HealthStatus {
             HealthStatus::Connecting { .. } => "connecting",
             HealthStatus::Connected { .. } => "connected",
             HealthStatus::Reconnecting { .. } => "reconnecting",
+            HealthStatus::Offline => "offline",
             HealthStatus::Error { .. } => "error",
         }
     }
@@ -179,6 +191,7 @@ impl HealthStatus {
                 let secs = ((at_ms - now_ms) / 1000.0).max(0.0).ceil();
                 format!("reconnecting in {secs} s (attempt {attempt})")
             }
+            HealthStatus::Offline => "offline: reconnects when the network is back".into(),
             HealthStatus::Error { message } => message.clone(),
         }
     }

@@ -86,6 +86,9 @@ pub struct Supervisor {
     timers: Timers,
     /// The user wants this server connected (connect / retry / start-up), not disconnected.
     wanted: bool,
+    /// The browser said it is offline and has not said it is back: a lost connection waits
+    /// for `online` instead of counting failed attempts against the schedule.
+    offline: bool,
     calls: HashMap<RequestId, Slot>,
     keys: HashMap<CallKey, RequestId>,
     /// Requests made while the WebSocket handshake is still running (the WebSocket handshake
@@ -113,6 +116,7 @@ impl Supervisor {
             link_id: 0,
             timers: Timers::default(),
             wanted: false,
+            offline: false,
             calls: HashMap::new(),
             keys: HashMap::new(),
             waiting: Vec::new(),
@@ -179,17 +183,30 @@ impl Supervisor {
 
     /// The browser came back online.
     pub fn handle_online(&mut self, now: f64) {
-        if self.wanted && self.link.is_none() && self.backoff.online(now) {
+        let was_offline = std::mem::take(&mut self.offline);
+        if !self.wanted || self.link.is_some() {
+            return;
+        }
+        if self.backoff.online(now) || was_offline {
             self.log("The browser is back online: reconnecting now.");
+            self.backoff = Backoff::new(self.setup.config.max_attempts);
             self.start_connect(now);
         }
     }
 
-    /// The browser went offline: nothing to decide yet (a lost connection reports itself,
-    /// and a scheduled reconnect would fail and wait for `online`); said in the log.
+    /// The browser went offline. A live connection may survive a short outage, so it is left
+    /// alone (a lost one reports itself); a scheduled reconnect is dropped, because it would
+    /// only fail: the server waits for `online`, shown as offline rather than as failing.
     pub fn handle_offline(&mut self, _now: f64) {
-        if self.wanted {
-            self.log("The browser is offline.");
+        self.offline = true;
+        if !self.wanted {
+            return;
+        }
+        self.log("The browser is offline.");
+        if self.link.is_none() && self.timers.get(Timer::Reconnect).is_some() {
+            self.timers.clear(Timer::Reconnect);
+            self.backoff.take_due(f64::INFINITY);
+            self.set_status(HealthStatus::Offline);
         }
     }
 
@@ -434,6 +451,12 @@ impl Supervisor {
         } else {
             self.log(text.clone());
             self.last_error = Some(text);
+        }
+        if self.wanted && self.offline && !retry_cannot_help(&error) {
+            self.timers.clear(Timer::Reconnect);
+            self.log("Offline: reconnecting when the network is back.");
+            self.set_status(HealthStatus::Offline);
+            return;
         }
         if !self.wanted || retry_cannot_help(&error) {
             self.timers.clear(Timer::Reconnect);

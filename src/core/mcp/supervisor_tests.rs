@@ -789,3 +789,69 @@ fn disconnect_says_goodbye_cancels_calls_and_schedules_nothing() {
     r.sup.handle_request(5, Request::Ping, 3.0);
     assert_eq!(replies(&r.take()), [(5, Err(McpError::NotConnected))]);
 }
+
+#[test]
+fn offline_waits_for_online_instead_of_spending_the_schedule() {
+    let mut r = Rig::new(ServerKind::Remote, "ws://127.0.0.1:9/mcp", Some(3));
+    r.sup.handle_connect(0.0);
+    let link = r.ws_ready(json!({}));
+    r.take();
+    assert!(matches!(r.status(), Some(HealthStatus::Connected { .. })));
+
+    // The network goes: a connection that is still up is left alone.
+    r.now = 1_000.0;
+    r.sup.handle_offline(r.now);
+    r.take();
+    assert!(matches!(r.status(), Some(HealthStatus::Connected { .. })));
+
+    // It drops: no reconnect is scheduled, the row says offline, and nothing is attempted
+    // however long the outage lasts.
+    r.sup.handle_ws(link, refused(link), r.now);
+    r.take();
+    assert_eq!(r.status(), Some(HealthStatus::Offline));
+    assert_eq!(r.sup.poll_timeout(), None, "no timer while offline");
+    assert!(opened_socket(&r.at(600_000.0)).is_none());
+    assert!(r
+        .logs()
+        .iter()
+        .any(|l| l.contains("reconnecting when the network is back")));
+
+    // Back online: one attempt at once, with the whole schedule (3 attempts) still ahead.
+    r.now = 600_000.0;
+    r.sup.handle_online(r.now);
+    let link = opened_socket(&r.take()).expect("reconnects on online");
+    r.sup.handle_ws(link, refused(link), r.now);
+    r.take();
+    assert_eq!(
+        r.status(),
+        Some(HealthStatus::Reconnecting {
+            at_ms: 601_000.0,
+            attempt: 1
+        })
+    );
+}
+
+#[test]
+fn going_offline_during_the_backoff_drops_the_pending_attempt_and_online_resumes() {
+    let mut r = Rig::ws();
+    r.sup.handle_connect(0.0);
+    let link = opened_socket(&r.take()).expect("first attempt");
+    r.sup.handle_ws(link, refused(link), 0.0);
+    r.take();
+    assert!(matches!(
+        r.status(),
+        Some(HealthStatus::Reconnecting { .. })
+    ));
+    r.sup.handle_offline(500.0);
+    r.take();
+    assert_eq!(r.status(), Some(HealthStatus::Offline));
+    assert!(
+        opened_socket(&r.at(60_000.0)).is_none(),
+        "no attempt while offline"
+    );
+    r.sup.handle_online(60_000.0);
+    assert!(
+        opened_socket(&r.take()).is_some(),
+        "online reconnects at once"
+    );
+}

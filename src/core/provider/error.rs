@@ -32,8 +32,11 @@ pub enum ProviderError {
     Server { status: u16, detail: String },
     /// Any other non-success status (400, 413, 422, ...).
     Http { status: u16, detail: String },
-    /// The request never got an HTTP answer (DNS, refused, CORS, offline, aborted).
+    /// The request never got an HTTP answer (DNS, refused, CORS, aborted).
     Network(String),
+    /// The browser says it has no network, so nothing was sent. An installed Skiff opens and
+    /// shows everything offline; only talking to a provider needs the network.
+    Offline,
     /// The body ended before the provider marked the answer whole (`[DONE]` or a
     /// `finish_reason`; Anthropic's `message_stop`).
     StreamCut,
@@ -69,6 +72,7 @@ impl ProviderError {
             ProviderError::RateLimited { .. }
                 | ProviderError::Server { .. }
                 | ProviderError::Network(_)
+                | ProviderError::Offline
                 | ProviderError::StreamCut
                 | ProviderError::InStream(_)
         )
@@ -265,6 +269,9 @@ impl fmt::Display for ProviderError {
                     " Check the base URL, your connection, and that the server allows requests from this page (CORS).",
                 )
             }
+            ProviderError::Offline => f.write_str(
+                "You are offline, so nothing was sent to the provider. Your message is kept: press Retry when the network is back.",
+            ),
             ProviderError::StreamCut => f.write_str(
                 "The connection closed before the answer was complete. Retry to get the full answer.",
             ),

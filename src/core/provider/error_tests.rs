@@ -263,3 +263,15 @@ fn retryable() {
     assert!(!error_from_response(429, r#"{"error":{"code":"insufficient_quota"}}"#).is_retryable());
     assert!(!ProviderError::InvalidBaseUrl("x".into()).is_retryable());
 }
+
+#[test]
+fn offline_says_nothing_was_sent_and_retry_helps() {
+    let e = ProviderError::Offline;
+    let text = e.to_string();
+    assert!(
+        text.starts_with("You are offline, so nothing was sent"),
+        "{text}"
+    );
+    assert!(text.contains("press Retry"), "{text}");
+    assert!(e.is_retryable());
+}

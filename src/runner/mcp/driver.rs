@@ -48,6 +48,7 @@ pub(super) enum Msg {
     },
     RetryNow,
     Online,
+    Offline,
     Request {
         key: u64,
         req: Req,
@@ -185,6 +186,7 @@ impl Driver {
                 self.refresh_setup();
                 self.sup.handle_online(now);
             }
+            Msg::Offline => self.sup.handle_offline(now),
             Msg::Disconnect { done: d } => {
                 done = d;
                 self.sup.handle_disconnect(now);

@@ -50,7 +50,7 @@ pub struct McpRunner {
     /// Calls in flight (tool calls, resource reads, prompts, pings); `shutdown` waits for 0.
     pub active_flows: RwSignal<usize>,
     shutting_down: StoredValue<bool>,
-    online: StoredValue<Option<OnlineListener>, LocalStorage>,
+    online: StoredValue<Option<[OnlineListener; 2]>, LocalStorage>,
 }
 
 impl McpRunner {
@@ -63,8 +63,11 @@ impl McpRunner {
             shutting_down: StoredValue::new(false),
             online: StoredValue::new_local(None),
         };
-        let listener = online::on_online(move || runner.broadcast(|| Msg::Online));
-        runner.online.set_value(Some(listener));
+        let listeners = [
+            online::on_online(move || runner.broadcast(|| Msg::Online)),
+            online::on_offline(move || runner.broadcast(|| Msg::Offline)),
+        ];
+        runner.online.set_value(Some(listeners));
         // A removed server's task ends with it (its live entry is gone from the store).
         Effect::new(move |_| {
             let ids: Vec<String> = store

@@ -1,0 +1,70 @@
+// Skiff's service worker: the page loads and works with no network, from any static host and
+// sub-path. scripts/pwa-precache.mjs writes dist/sw.js from this template after each build,
+// filling in BUILD (a hash of the build's files) and PRECACHE (exactly the files Trunk wrote,
+// relative to this script). Nothing here is written by hand per build.
+//
+// What it must never do:
+// - touch provider or MCP traffic: only GET requests for this build's own files, inside its
+//   own scope, are answered from the cache; everything else is left to the network, unseen;
+// - swap the page's code by itself: a new deployment's worker waits until the page asks it
+//   to take over ("A new version is ready — Reload"), so a streaming answer is never cut by it;
+// - keep old builds: activation deletes every other `skiff-` cache of this scope.
+'use strict';
+
+const BUILD = '__SKIFF_BUILD__';
+const PRECACHE = __SKIFF_PRECACHE__;
+const SCOPE = new URL(self.registration.scope);
+// One cache per build and per scope: two Skiffs on one origin (two sub-paths) do not collide.
+const PREFIX = `skiff-${SCOPE.pathname}-`;
+const CACHE = PREFIX + BUILD;
+const OWN = new Set(PRECACHE.map((p) => new URL(p, SCOPE).href));
+const INDEX = new URL('index.html', SCOPE).href;
+
+self.addEventListener('install', (event) => {
+  event.waitUntil(
+    caches.open(CACHE).then((cache) =>
+      // `reload`: straight from the server, never from the HTTP cache of an older build.
+      cache.addAll([...OWN].map((href) => new Request(href, { cache: 'reload' }))),
+    ),
+  );
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil(
+    (async () => {
+      for (const key of await caches.keys()) {
+        if (key.startsWith(PREFIX) && key !== CACHE) await caches.delete(key);
+      }
+      // The first install controls the page that registered it, so that page already works
+      // offline; an update only gets here after the page asked for it.
+      await self.clients.claim();
+    })(),
+  );
+});
+
+self.addEventListener('message', (event) => {
+  if (event.data === 'skiff:activate') self.skipWaiting();
+  if (event.data === 'skiff:build' && event.source) event.source.postMessage({ build: BUILD });
+});
+
+self.addEventListener('fetch', (event) => {
+  const request = event.request;
+  if (request.method !== 'GET') return;
+  const url = new URL(request.url);
+  if (url.origin !== SCOPE.origin || !url.pathname.startsWith(SCOPE.pathname)) return;
+  if (request.mode === 'navigate') {
+    // Any page of the app is the app: the cached index of this build, or the network when
+    // the cache is gone (storage cleared under a running worker).
+    event.respondWith(fromCache(INDEX).then((hit) => hit || fetch(request)));
+    return;
+  }
+  url.search = '';
+  url.hash = '';
+  if (!OWN.has(url.href)) return;
+  event.respondWith(fromCache(url.href).then((hit) => hit || fetch(request)));
+});
+
+async function fromCache(href) {
+  const cache = await caches.open(CACHE);
+  return cache.match(href);
+}
