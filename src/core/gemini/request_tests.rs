@@ -1,7 +1,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::agent::record::{ToolCallRecord, ToolCallStatus};
+use crate::agent::record::ToolCallRecord;
 
 fn msg(role: Role, content: &str) -> Message {
     Message::new(format!("m-{content}"), role, content.into(), 0.0)
@@ -11,8 +11,8 @@ fn done(id: &str, name: &str, arguments: &str, result: Value) -> ToolCallRecord 
     let mut r = ToolCallRecord::new(id.into(), name.into(), arguments.into());
     r.server_id = Some("srv".into());
     r.tool_name = name.into();
-    r.status = ToolCallStatus::Done;
-    r.result = Some(result);
+    r.start(0.0);
+    r.finish(result, 1.0);
     r
 }
 
@@ -159,7 +159,7 @@ fn parallel_calls_results_images_and_errors_in_one_exchange() {
         {"type": "image", "data": "R0lG", "mimeType": "image/gif"}
     ]});
     let mut denied = ToolCallRecord::new("call_1".into(), "echo".into(), "[1]".into());
-    denied.status = ToolCallStatus::Denied;
+    denied.deny(0.0);
     let history = vec![
         msg(Role::User, "go"),
         answer(
