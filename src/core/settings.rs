@@ -76,7 +76,15 @@ pub struct ChatSettings {
     pub tool_images_to_model: bool,
     /// Per server+tool approval rules, and the read-only switch.
     pub approvals: ApprovalPolicy,
+    /// Seconds without a byte, once an answer has started, after which it is given up as
+    /// stalled (the partial answer is kept). A server that stops mid-answer otherwise leaves
+    /// the page waiting forever with no word.
+    pub silence_limit_s: u32,
 }
+
+/// The default for [`ChatSettings::silence_limit_s`]: long enough for a slow local model
+/// between tokens, short enough that a dead stream is said within a minute.
+pub const DEFAULT_SILENCE_LIMIT_S: u32 = 60;
 
 impl Default for ChatSettings {
     fn default() -> Self {
@@ -96,11 +104,17 @@ impl Default for ChatSettings {
             result_char_limit: DEFAULT_RESULT_CHAR_LIMIT,
             tool_images_to_model: false,
             approvals: ApprovalPolicy::default(),
+            silence_limit_s: DEFAULT_SILENCE_LIMIT_S,
         }
     }
 }
 
 impl ChatSettings {
+    /// How long a started answer may be silent, in ms (at least one second).
+    pub fn silence_limit_ms(&self) -> f64 {
+        f64::from(self.silence_limit_s.max(1)) * 1000.0
+    }
+
     pub fn is_configured(&self) -> bool {
         !self.base_url.trim().is_empty()
     }
@@ -171,6 +185,18 @@ mod tests {
         assert_eq!(s.theme, Theme::System);
         assert!(s.is_configured());
         assert!(!ChatSettings::default().is_configured());
+        // Settings stored before the silence limit existed get the default one.
+        assert_eq!(s.silence_limit_s, DEFAULT_SILENCE_LIMIT_S);
+        assert_eq!(s.silence_limit_ms(), 60_000.0);
+        let zero = ChatSettings {
+            silence_limit_s: 0,
+            ..ChatSettings::default()
+        };
+        assert_eq!(
+            zero.silence_limit_ms(),
+            1_000.0,
+            "never zero: that would give up at once"
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use futures::future::{select, Either};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::agent::AgentRun;
@@ -76,6 +77,11 @@ struct Batch {
 }
 
 fn flush(batch: &Rc<RefCell<Batch>>, live: LiveMessage, store: &ConversationsStore, conv: &Loaded) {
+    if batch.borrow().content.is_empty() && batch.borrow().reasoning.is_empty() {
+        // Nothing to show (a role-only chunk, a tool-call fragment): the next text must not
+        // wait a batch interval for this empty flush.
+        return;
+    }
     let (content, reasoning, stats) = {
         let mut b = batch.borrow_mut();
         let now = clock::now_ms();
@@ -213,15 +219,36 @@ pub async fn stream_step(
         });
     }
 
+    // The first text is shown as soon as it arrives (no batch interval to wait out); later
+    // text is batched to one signal update per FLUSH_INTERVAL_MS.
     let batch = Rc::new(RefCell::new(Batch {
-        last_flush_ms: clock::now_ms(),
+        last_flush_ms: f64::NEG_INFINITY,
         ..Batch::default()
     }));
     let mut decoder = provider.decoder();
+    let silence_ms = provider.silence_limit_ms().ceil().min(f64::from(u32::MAX)) as u32;
+    // Before the first byte the server may still be reading a long prompt; once the answer
+    // has started, a silence longer than the limit is a stalled stream (the provider decides
+    // the limit; here it is only timed).
+    let mut started = false;
     let result = loop {
-        match resp.next_chunk().await {
+        let next = if started {
+            let read = Box::pin(resp.next_chunk());
+            let quiet = Box::pin(clock::sleep_ms(silence_ms));
+            match select(read, quiet).await {
+                Either::Left((next, _)) => next,
+                Either::Right(_) => {
+                    abort.abort();
+                    break Err(End::Failed(provider.stalled()));
+                }
+            }
+        } else {
+            resp.next_chunk().await
+        };
+        match next {
             Ok(Some(bytes)) => match decoder.feed(&bytes) {
                 Ok(events) => {
+                    started = true;
                     apply_events(events, &batch, live, run);
                     schedule_flush(&batch, live, *store, *conv);
                 }

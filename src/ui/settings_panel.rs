@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::format::human_bytes;
 use skiff_core::provider::ProviderKind;
-use skiff_core::settings::{ChatSettings, Theme};
+use skiff_core::settings::{ChatSettings, Theme, DEFAULT_SILENCE_LIMIT_S};
 
 use super::composer::focus_composer;
 use super::context::ctx;
@@ -206,6 +206,7 @@ pub fn SettingsPanel() -> impl IntoView {
                     <NumberField label="Temperature" min=0.0 max=2.0 get=|s| s.temperature.map(f64::from) set=|s, v| s.temperature = v.map(|v| v as f32) />
                     <NumberField label="Top p" min=0.0 max=1.0 get=|s| s.top_p.map(f64::from) set=|s, v| s.top_p = v.map(|v| v as f32) />
                     <NumberField label="Max tokens" min=1.0 max=1_000_000.0 integer=true get=|s| s.max_tokens.map(f64::from) set=|s, v| s.max_tokens = v.map(|v| v as u32) />
+                    <NumberField label="Give up after silence (s)" min=1.0 max=3_600.0 integer=true get=|s| Some(f64::from(s.silence_limit_s)) set=|s, v| s.silence_limit_s = v.map_or(DEFAULT_SILENCE_LIMIT_S, |v| v as u32) />
                 </div>
 
                 <h3>"Appearance"</h3>

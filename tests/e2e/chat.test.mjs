@@ -178,6 +178,29 @@ for (const c of ERROR_CASES) {
   });
 }
 
+test('a stream that stalls mid-answer is given up after the silence limit: partial kept, Retry works', async () => {
+  await api.script([
+    { reply: 'The first words arrive, then the server hangs.', chunk_chars: 4, delay_ms: 5, stall_after_chars: 16, stall_ms: 30_000 },
+    { reply: 'Recovered answer.', chunk_chars: 5 },
+  ]);
+  const { context, page, errors } = await configuredPage({ settings: { silence_limit_s: 2 } });
+  const t0 = Date.now();
+  await send(page, 'trigger a stall');
+  await waitStatus(page, 'error', 15_000);
+  const waited = Date.now() - t0;
+  assert.ok(waited >= 2_000 && waited < 10_000, `gave up after ${waited} ms (limit 2 s)`);
+  const errorText = await lastAssistant(page).locator('.message-error').innerText();
+  assert.match(errorText, /nothing arrived for 2 s/);
+  assert.equal((await lastAssistant(page).locator('.markdown').innerText()).trim(), 'The first words');
+  const stalled = (await api.requests()).at(-1);
+  assert.equal(stalled.client_aborted || !stalled.completed, true, 'the stalled request was given up');
+  await lastAssistant(page).locator('.retry').click();
+  await waitStatus(page, 'done');
+  assert.equal((await lastAssistant(page).locator('.markdown').innerText()).trim(), 'Recovered answer.');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('reload mid-stream restores the partial answer marked interrupted', async () => {
   await api.script([{ reply: 'slow '.repeat(300), chunk_chars: 5, delay_ms: 40 }]);
   const { context, page } = await configuredPage();

@@ -38,12 +38,14 @@ the key; CORS like everything else):
   error_message, usage (true = always send the usage event, false = never,
   absent/null = only when the request asked for it, as llama.cpp does),
   finish_reason, tool_calls, arguments_chunk_chars, repeat_tool_ids,
-  reject_tools. Unknown keys are refused with 400 so a typo fails loudly.
+  reject_tools, stall_after_chars, stall_ms. Unknown keys are refused with 400 so a typo fails loudly.
   The *_after_chars triggers count reply characters (not reasoning):
   cut = drop the connection without the final chunk, [DONE] or the chunked
   terminator (a browser's reader throws); malformed = one `data: {not json`
   event, after which the stream goes on to [DONE]; stream_error = llama.cpp's
-  in-stream error event, then the end. Without a script the reply is
+  in-stream error event, then the end; stall = after that many reply
+  characters, send nothing for `stall_ms` (default 600000) with the connection
+  open (a server that hangs mid-answer), then go on. Without a script the reply is
   "You said: <last user message>" in 4-character chunks.
 
   Tool calls (llama.cpp with `--jinja`; server-common.cpp
@@ -100,6 +102,8 @@ STEP_KEYS = {
     "chunk_chars",
     "delay_ms",
     "first_delay_ms",
+    "stall_after_chars",
+    "stall_ms",
     "cut_after_chars",
     "status",
     "error_body",
@@ -604,6 +608,8 @@ class Handler(BaseHTTPRequestHandler):
         cut = step.get("cut_after_chars")
         malformed = step.get("malformed_after_chars")
         stream_error = step.get("stream_error_after_chars")
+        stall = step.get("stall_after_chars")
+        stalled = False
         want_usage = step.get("usage")
         if want_usage is None:
             options = body.get("stream_options")
@@ -659,6 +665,9 @@ class Handler(BaseHTTPRequestHandler):
                 if malformed is not None and not malformed_sent and sent_chars >= malformed:
                     self.write_chunk(b"data: {not json\n\n")
                     malformed_sent = True
+                if stall is not None and not stalled and sent_chars >= stall:
+                    stalled = True
+                    time.sleep((step.get("stall_ms") or 600_000) / 1000)
             if delay_ms:
                 time.sleep(delay_ms / 1000)
             self.write_chunk(sse(chunk({field: piece})))

@@ -396,7 +396,14 @@ class StreamFormatTest(ServerCase):
             self.chat_body("remember me", False),
             headers={"Authorization": "Bearer abc", "Content-Type": "application/json"},
         )
+        # The handler marks a request completed after its last write, which the client may
+        # have read already: give the server's thread a moment (a loaded CI machine lost
+        # this race once).
+        deadline = time.monotonic() + 2.0
         recorded = self.get_requests()
+        while not recorded[0]["completed"] and time.monotonic() < deadline:
+            time.sleep(0.02)
+            recorded = self.get_requests()
         self.assertEqual(len(recorded), 1)
         self.assertEqual(recorded[0]["body"]["messages"][0]["content"], "remember me")
         self.assertEqual(recorded[0]["headers"]["authorization"], "Bearer abc")

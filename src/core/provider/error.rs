@@ -34,6 +34,9 @@ pub enum ProviderError {
     Http { status: u16, detail: String },
     /// The request never got an HTTP answer (DNS, refused, CORS, aborted).
     Network(String),
+    /// An answer had started and then nothing arrived for this many seconds; the request was
+    /// given up (what arrived is kept).
+    Stalled { after_s: u32 },
     /// The browser says it has no network, so nothing was sent. An installed Skiff opens and
     /// shows everything offline; only talking to a provider needs the network.
     Offline,
@@ -73,6 +76,7 @@ impl ProviderError {
                 | ProviderError::Server { .. }
                 | ProviderError::Network(_)
                 | ProviderError::Offline
+                | ProviderError::Stalled { .. }
                 | ProviderError::StreamCut
                 | ProviderError::InStream(_)
         )
@@ -269,6 +273,10 @@ impl fmt::Display for ProviderError {
                     " Check the base URL, your connection, and that the server allows requests from this page (CORS).",
                 )
             }
+            ProviderError::Stalled { after_s } => write!(
+                f,
+                "The provider stopped sending in the middle of the answer: nothing arrived for {after_s} s, so Skiff stopped waiting. The text so far is kept; press Retry for a whole answer (Settings → Give up after silence changes the wait)."
+            ),
             ProviderError::Offline => f.write_str(
                 "You are offline, so nothing was sent to the provider. Your message is kept: press Retry when the network is back.",
             ),

@@ -275,3 +275,12 @@ fn offline_says_nothing_was_sent_and_retry_helps() {
     assert!(text.contains("press Retry"), "{text}");
     assert!(e.is_retryable());
 }
+
+#[test]
+fn a_stalled_stream_names_the_wait_and_retry_helps() {
+    let e = ProviderError::Stalled { after_s: 60 };
+    let text = e.to_string();
+    assert!(text.contains("nothing arrived for 60 s"), "{text}");
+    assert!(text.contains("The text so far is kept"), "{text}");
+    assert!(e.is_retryable());
+}

@@ -102,6 +102,8 @@ pub struct Provider {
     /// Empty when the server needs no key; each codec then sends no auth header at all.
     api_key: String,
     params: ChatParams,
+    /// How long a started answer may be silent before it is given up as stalled.
+    silence_limit_ms: f64,
 }
 
 impl Provider {
@@ -117,7 +119,26 @@ impl Provider {
             base_url: validate_base_url(base_url)?,
             api_key: api_key.to_string(),
             params,
+            silence_limit_ms: f64::from(crate::settings::DEFAULT_SILENCE_LIMIT_S) * 1000.0,
         })
+    }
+
+    /// Give up a started answer after `ms` without a byte (`ChatSettings::silence_limit_ms`).
+    pub fn with_silence_limit_ms(mut self, ms: f64) -> Self {
+        self.silence_limit_ms = ms.max(1.0);
+        self
+    }
+
+    /// How long a started answer may go without a byte; then it is `ProviderError::Stalled`.
+    pub fn silence_limit_ms(&self) -> f64 {
+        self.silence_limit_ms
+    }
+
+    /// The error for an answer silent for [`Provider::silence_limit_ms`].
+    pub fn stalled(&self) -> ProviderError {
+        ProviderError::Stalled {
+            after_s: (self.silence_limit_ms / 1000.0).round() as u32,
+        }
     }
 
     /// The provider the settings describe, with the model and sampling they hold.
@@ -128,7 +149,8 @@ impl Provider {
             top_p: s.top_p,
             max_tokens: s.max_tokens,
         };
-        Provider::new(s.provider, &s.base_url, &s.api_key, params)
+        Ok(Provider::new(s.provider, &s.base_url, &s.api_key, params)?
+            .with_silence_limit_ms(s.silence_limit_ms()))
     }
 
     pub fn kind(&self) -> ProviderKind {
