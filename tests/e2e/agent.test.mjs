@@ -85,7 +85,7 @@ beforeEach(async () => {
 
 // Chromium logs refused or aborted fetches by itself (Stop aborts one on purpose); a panic or
 // an uncaught exception is never expected.
-const FATAL = /panicked|RuntimeError|unreachable executed|uncaught/i;
+const FATAL = /panicked|RuntimeError|unreachable executed|uncaught|CSP violation/i;
 
 function assertFatalFree(errors) {
   assert.deepEqual(errors.filter((e) => FATAL.test(e)), [], 'no panic or uncaught error in the page');

@@ -109,7 +109,7 @@ beforeEach(async () => {
   await api.reset();
 });
 
-const FATAL = /panicked|RuntimeError|unreachable executed|uncaught/i;
+const FATAL = /panicked|RuntimeError|unreachable executed|uncaught|CSP violation/i;
 
 function settingsEnvelope(extra = {}) {
   return JSON.stringify({

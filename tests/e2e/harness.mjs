@@ -245,6 +245,15 @@ export function collectConsoleErrors(page, { ignore = [] } = {}) {
     }
   });
   page.on('pageerror', (err) => keep(`uncaught: ${err.message}`));
+  // The page's Content-Security-Policy (scripts/csp.mjs) must never have to refuse anything
+  // the app itself does: every violation is an error of the test.
+  page
+    .addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (e) => {
+        console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || '(inline)'}`);
+      });
+    })
+    .catch(() => {});
   return errors;
 }
 

@@ -78,7 +78,7 @@ const EXPECTED_CONSOLE = [
   /WebSocket connection to .* failed/,
   /Access to fetch at .* has been blocked by CORS/,
 ];
-const FATAL = /panicked|RuntimeError|unreachable executed|uncaught/i;
+const FATAL = /panicked|RuntimeError|unreachable executed|uncaught|CSP violation/i;
 
 /**
  * A fresh browser context (own localStorage) on the built page, and a record of what the page

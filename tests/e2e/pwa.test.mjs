@@ -234,3 +234,36 @@ test('offline: an MCP server that drops shows "offline", makes no attempts, and 
     await site.stop();
   }
 });
+
+test('Content-Security-Policy: injected inline script and event handlers do not run; the app itself raises no violation', async () => {
+  const site = await deploy();
+  const context = await browser.newContext();
+  try {
+    const { page, errors } = await openApp(context, site.url);
+    const policy = await page.evaluate(() => document.querySelector('meta[http-equiv="Content-Security-Policy"]')?.content ?? '');
+    assert.match(policy, /script-src 'self' 'sha256-[A-Za-z0-9+/=]+' 'wasm-unsafe-eval'/);
+    assert.match(policy, /object-src 'none'/);
+    assert.match(policy, /base-uri 'none'/);
+    assert.deepEqual(errors, [], 'the app loads without a violation');
+
+    // Markup that got past every other defence still cannot run.
+    const result = await page.evaluate(async () => {
+      const seen = [];
+      document.addEventListener('securitypolicyviolation', (e) => seen.push(e.violatedDirective));
+      const s = document.createElement('script');
+      s.textContent = 'window.__pwned = "inline script";';
+      document.body.append(s);
+      const box = document.createElement('div');
+      box.innerHTML = '<img src="data:," onerror="window.__pwned = \'handler\'"><a href="javascript:window.__pwned=\'link\'">x</a>';
+      document.body.append(box);
+      box.querySelector('a').click();
+      await new Promise((r) => setTimeout(r, 300));
+      return { pwned: window.__pwned ?? null, seen };
+    });
+    assert.equal(result.pwned, null, 'nothing injected ran');
+    assert.ok(result.seen.some((d) => d.startsWith('script-src')), `violations: ${result.seen.join(', ')}`);
+  } finally {
+    await context.close();
+    await site.stop();
+  }
+});
