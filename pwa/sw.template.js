@@ -21,6 +21,23 @@ const OWN = new Set(PRECACHE.map((p) => new URL(p, SCOPE).href));
 const INDEX = new URL('index.html', SCOPE).href;
 
 self.addEventListener('install', (event) => {
+  // Static routes (Chromium's Service Worker Static Routing API): provider and MCP traffic goes
+  // straight to the network without waiting for this worker to start, which would otherwise
+  // delay every chat request a little. Each route is tried on its own; a browser without the
+  // API (or without `not`) simply runs the fetch handler below, which ignores that traffic.
+  if (typeof event.addRoutes === 'function') {
+    const routes = [
+      { condition: { requestMethod: 'POST' }, source: 'network' },
+      { condition: { not: { urlPattern: new URLPattern({ origin: SCOPE.origin }) } }, source: 'network' },
+    ];
+    for (const route of routes) {
+      try {
+        event.waitUntil(Promise.resolve(event.addRoutes(route)).catch(() => {}));
+      } catch {
+        // An unsupported condition throws synchronously in some versions.
+      }
+    }
+  }
   event.waitUntil(
     caches.open(CACHE).then((cache) =>
       // `reload`: straight from the server, never from the HTTP cache of an older build.

@@ -222,6 +222,9 @@ test('Enter while an answer streams queues the message: shown, cancellable, sent
   assert.match(await queued.innerText(), /Queued: sends when this answer ends/);
   assert.match(await queued.locator('.queued-text').innerText(), /^queued follow-up$/);
   assert.equal(await box.inputValue(), '', 'the box is free for the next message');
+  // The first request may still be on its way when the row turns "streaming"; wait for it,
+  // then the queued text must not have been sent.
+  for (let i = 0; i < 50 && (await api.requests()).length < 1; i++) await page.waitForTimeout(20);
   assert.equal((await api.requests()).length, 1, 'nothing sent while the answer streams');
   await screenshot(page, 'newcomer-queued-light');
 
