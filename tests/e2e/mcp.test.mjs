@@ -789,7 +789,8 @@ test('hostile: list_changed and ping floods are coalesced and limited, and the l
     const answers = (await hostileStats(pings)).pingAnswers - p0;
     t.diagnostic(`floods over 3 s: ${relists} re-lists for ~1,500 list_changed; ${answers} ping answers for ~3,000 pings`);
     assert.ok(relists <= 5, `${relists} re-lists in 3 s`);
-    assert.ok(answers <= 3 * 21 + 5, `${answers} ping answers in 3 s`);
+    // The limit is 20 per one-second window; a 3 s measurement overlaps up to 4 windows.
+    assert.ok(answers <= 4 * 20 + 5, `${answers} ping answers in 3 s`);
     const log = (await describeRow(page, 'pings')).log;
     assert.equal(log.match(/leaves the excess unanswered/g)?.length, 1, log);
     assert.equal((await describeRow(page, 'lists')).status, 'connected');

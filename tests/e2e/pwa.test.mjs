@@ -65,7 +65,10 @@ async function openApp(context, url) {
 async function controlled(page) {
   await page.waitForFunction(async () => {
     const reg = await navigator.serviceWorker.getRegistration();
-    return Boolean(reg && reg.active && navigator.serviceWorker.controller);
+    // Fully settled: activated, nothing installing (an update() meanwhile is refused).
+    return Boolean(
+      reg && reg.active && reg.active.state === 'activated' && !reg.installing && navigator.serviceWorker.controller,
+    );
   }, null, { timeout: 20_000 });
 }
 
@@ -170,7 +173,19 @@ test('a new deployment shows "A new version is ready" and Reload switches to it'
 
     // The page still runs the old version until asked (a check on load or every 30 min;
     // here, now).
-    await page.evaluate(async () => (await navigator.serviceWorker.getRegistration()).update());
+    await page.evaluate(async () => {
+      const reg = await navigator.serviceWorker.getRegistration();
+      // Chromium refuses update() while the registration is busy (seen on a loaded machine);
+      // ask again shortly, as the page's own periodic check would.
+      for (let i = 0; ; i++) {
+        try {
+          return await reg.update();
+        } catch (e) {
+          if (i >= 20) throw e;
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      }
+    });
     await page.locator('.update-banner').waitFor({ timeout: 20_000 });
     assert.match(await page.locator('.update-banner').innerText(), /A new version of Skiff is ready/);
     await screenshot(page, 'pwa-update');
