@@ -215,6 +215,7 @@ test('Copy on a code block copies its code; Copy under the answer copies the mar
   await button.click();
   await page.waitForFunction(() => document.querySelector('button.copy-code')?.textContent === 'Copied');
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'fn main() {\n    println!("<hi> & bye");\n}\n');
+  await screenshot(page, 'copy-buttons');
   await lastAssistant(page).locator('button.copy-message').click();
   await lastAssistant(page).getByRole('button', { name: 'Copied' }).waitFor();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), reply);
