@@ -8,6 +8,7 @@
 //! starts making decisions about *what* the bytes mean, it belongs in `skiff-core`.
 
 pub mod abort;
+pub mod clipboard;
 pub mod clock;
 pub mod debug;
 pub mod fetch;

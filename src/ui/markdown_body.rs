@@ -9,7 +9,9 @@ use leptos::html;
 use leptos::prelude::*;
 use skiff_core::chat::MessageStatus;
 use skiff_core::markdown::{render_blocks, StreamingMarkdown};
+use wasm_bindgen::JsCast;
 
+use crate::platform::clipboard;
 use crate::stores::live_message::LiveMessage;
 
 struct RenderState {
@@ -52,11 +54,75 @@ impl RenderState {
 }
 
 fn append(container: &web_sys::HtmlDivElement, blocks: Vec<String>) {
+    if blocks.is_empty() {
+        return;
+    }
     for html in blocks {
         if let Err(e) = container.insert_adjacent_html("beforeend", &html) {
             leptos::logging::warn!("could not insert rendered markdown: {e:?}");
         }
     }
+    add_copy_buttons(container);
+}
+
+/// A Copy button on each finished code block (never on the growing tail, whose `<pre>` is
+/// replaced on every flush). The button is ours, built here, not part of the rendered HTML,
+/// so the markdown writer's output stays exactly the document's.
+fn add_copy_buttons(container: &web_sys::HtmlDivElement) {
+    let Ok(blocks) = container.query_selector_all("pre:not([data-copy])") else {
+        return;
+    };
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    for i in 0..blocks.length() {
+        let Some(pre) = blocks
+            .item(i)
+            .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+        else {
+            continue;
+        };
+        let _ = pre.set_attribute("data-copy", "");
+        let Ok(button) = document.create_element("button") else {
+            continue;
+        };
+        button.set_class_name("copy-code");
+        let _ = button.set_attribute("type", "button");
+        let _ = button.set_attribute("aria-label", "Copy code");
+        button.set_text_content(Some("Copy"));
+        let _ = pre.prepend_with_node_1(&button);
+    }
+}
+
+/// One listener for every code block's Copy button in a message (event delegation).
+fn on_copy_click(ev: leptos::ev::MouseEvent) {
+    let Some(button) = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .and_then(|el| el.closest(".copy-code").ok().flatten())
+    else {
+        return;
+    };
+    let text = button
+        .parent_element()
+        .and_then(|pre| pre.query_selector("code").ok().flatten())
+        .and_then(|code| code.text_content())
+        .unwrap_or_default();
+    leptos::task::spawn_local(async move {
+        let label = match clipboard::write_text(&text).await {
+            Ok(()) => "Copied",
+            Err(e) => {
+                leptos::logging::warn!("copy failed: {e}");
+                "Copy failed"
+            }
+        };
+        button.set_text_content(Some(label));
+        let reset = button.clone();
+        gloo_timers::callback::Timeout::new(1_500, move || {
+            reset.set_text_content(Some("Copy"));
+        })
+        .forget();
+    });
 }
 
 #[component]
@@ -122,7 +188,7 @@ pub fn MarkdownBody(msg: LiveMessage) -> impl IntoView {
     });
 
     view! {
-        <div class="markdown">
+        <div class="markdown" on:click=on_copy_click>
             <div node_ref=blocks_ref></div>
             <div node_ref=tail_ref></div>
         </div>

@@ -45,6 +45,22 @@ pub fn MessageView(msg: LiveMessage, #[prop(into)] is_last: Signal<bool>) -> imp
             }
         })
     };
+    // "Copy" on a finished answer: its markdown as written, the text a user pastes elsewhere.
+    let copied = RwSignal::new(None::<&'static str>);
+    let copy = move |_| {
+        let text = msg.content.get_untracked();
+        leptos::task::spawn_local(async move {
+            let label = match crate::platform::clipboard::write_text(&text).await {
+                Ok(()) => "Copied",
+                Err(e) => {
+                    leptos::logging::warn!("copy failed: {e}");
+                    "Copy failed"
+                }
+            };
+            copied.set(Some(label));
+            gloo_timers::callback::Timeout::new(1_500, move || copied.set(None)).forget();
+        });
+    };
     let footer = move || {
         let status = msg.status.get();
         // Only the newest answer can be regenerated, and not while this conversation streams.
@@ -96,6 +112,9 @@ pub fn MessageView(msg: LiveMessage, #[prop(into)] is_last: Signal<bool>) -> imp
                         {truncated.then(|| view! { <span class="warn">"Cut off at the length limit. "</span> })}
                         {step_limit}
                         {usage}
+                        <button class="link-button copy-message" on:click=copy>
+                            {move || copied.get().unwrap_or("Copy")}
+                        </button>
                         {retry_button("Regenerate")}
                     </div>
                 }

@@ -201,6 +201,32 @@ test('a stream that stalls mid-answer is given up after the silence limit: parti
   await context.close();
 });
 
+test('Copy on a code block copies its code; Copy under the answer copies the markdown', async () => {
+  const reply = 'Here is code:\n\n```rust\nfn main() {\n    println!("<hi> & bye");\n}\n```\n\nDone.';
+  await api.script([{ reply, chunk_chars: 7, delay_ms: 5 }]);
+  const { context, page, errors } = await configuredPage();
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await send(page, 'show me code');
+  await waitStatus(page, 'done');
+  const block = lastAssistant(page).locator('pre');
+  assert.equal(await block.count(), 1);
+  const button = block.locator('button.copy-code');
+  assert.equal(await button.count(), 1, 'one Copy button on the finished block');
+  await button.click();
+  await page.waitForFunction(() => document.querySelector('button.copy-code')?.textContent === 'Copied');
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'fn main() {\n    println!("<hi> & bye");\n}\n');
+  await screenshot(page, 'copy-buttons');
+  await lastAssistant(page).locator('button.copy-message').click();
+  await lastAssistant(page).getByRole('button', { name: 'Copied' }).waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), reply);
+  // After a reload the stored answer gets its button too (rendered whole, not streamed).
+  await page.reload();
+  await waitStatus(page, 'done');
+  assert.equal(await lastAssistant(page).locator('pre button.copy-code').count(), 1);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('reload mid-stream restores the partial answer marked interrupted', async () => {
   await api.script([{ reply: 'slow '.repeat(300), chunk_chars: 5, delay_ms: 40 }]);
   const { context, page } = await configuredPage();
