@@ -163,6 +163,7 @@ pub fn SettingsPanel() -> impl IntoView {
                     kind => format!("For example {}.", kind.base_url_hint()),
                 }}</p>
                 {text_field("API key (optional)", "password", |s| s.api_key.clone(), |s, v| s.api_key = v)}
+                <p class="hint key-hint">"The key is stored in this browser only (its local storage) and is sent only to the base URL above, never to MCP servers or anywhere else. Anyone who can use this browser profile can read it."</p>
                 <label class="field">
                     <span>"Model"</span>
                     <input
