@@ -3,8 +3,7 @@
 
 use futures::future::join_all;
 use leptos::task::spawn_local;
-use skiff_core::openai;
-use skiff_core::provider::{self, ProviderError};
+use skiff_core::provider::{ChatParams, Provider, ProviderError, ProviderKind};
 use skiff_core::settings::{LocalCandidate, LOCAL_CANDIDATES};
 
 use crate::platform::abort::AbortHandle;
@@ -15,15 +14,15 @@ use crate::platform::fetch::{self, FetchError};
 const PROBE_TIMEOUT_MS: u32 = 1_500;
 const LIST_TIMEOUT_MS: u32 = 15_000;
 
-/// `GET {base}/models`, with a timeout.
+/// The provider's model list (`GET {base}/models` in its own format), with a timeout.
 pub async fn list_models(
+    kind: ProviderKind,
     base_url: &str,
     api_key: &str,
     timeout_ms: u32,
 ) -> Result<Vec<String>, ProviderError> {
-    let base = openai::validate_base_url(base_url)?;
-    let key = Some(api_key).filter(|k| !k.trim().is_empty());
-    let req = openai::models_request(&base, key);
+    let provider = Provider::new(kind, base_url, api_key, ChatParams::default())?;
+    let req = provider.models_request();
     let abort = AbortHandle::new().map_err(|e| ProviderError::Network(e.to_string()))?;
     let timer = abort.clone();
     spawn_local(async move {
@@ -38,9 +37,9 @@ pub async fn list_models(
         let ok = resp.ok;
         let body = resp.text().await.map_err(|e| fetch_error(e, timeout_ms))?;
         if ok {
-            openai::parse_models(&body)
+            provider.parse_models(&body)
         } else {
-            Err(provider::error_from_response(status, &body))
+            Err(provider.error_from_response(status, &body, None))
         }
     }
     .await;
@@ -50,10 +49,11 @@ pub async fn list_models(
 }
 
 pub async fn list_models_default(
+    kind: ProviderKind,
     base_url: &str,
     api_key: &str,
 ) -> Result<Vec<String>, ProviderError> {
-    list_models(base_url, api_key, LIST_TIMEOUT_MS).await
+    list_models(kind, base_url, api_key, LIST_TIMEOUT_MS).await
 }
 
 fn fetch_error(e: FetchError, timeout_ms: u32) -> ProviderError {
@@ -75,13 +75,18 @@ pub struct Found {
 /// Probe the usual local servers concurrently; only those that answer `/models` are returned.
 pub async fn probe_local() -> Vec<Found> {
     let probes = LOCAL_CANDIDATES.iter().map(|c| async move {
-        list_models(c.base_url, "", PROBE_TIMEOUT_MS)
-            .await
-            .ok()
-            .map(|models| Found {
-                candidate: *c,
-                models,
-            })
+        list_models(
+            ProviderKind::OpenAiCompatible,
+            c.base_url,
+            "",
+            PROBE_TIMEOUT_MS,
+        )
+        .await
+        .ok()
+        .map(|models| Found {
+            candidate: *c,
+            models,
+        })
     });
     join_all(probes).await.into_iter().flatten().collect()
 }

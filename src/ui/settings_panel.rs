@@ -64,7 +64,7 @@ pub fn SettingsPanel() -> impl IntoView {
         let s = settings.get_untracked();
         check.set(Check::Running);
         spawn_local(async move {
-            match list_models_default(&s.base_url, &s.api_key).await {
+            match list_models_default(s.provider, &s.base_url, &s.api_key).await {
                 Ok(list) => {
                     check.set(Check::Ok(list.len()));
                     if settings.with_untracked(|s| s.model.is_empty()) {

@@ -365,6 +365,15 @@ test('Settings offer Gemini: picking it fills its address and the next message g
     assert.match(await page.locator('section.settings p.hint').first().innerText(), /generativelanguage\.googleapis\.com\/v1beta/);
     // Point it at the replay server, as a user with a proxy would.
     await baseUrl.fill(`${api.url}/v1beta`);
+    // Test connection lists Gemini's own models (models.list, key in x-goog-api-key), only
+    // those that generate content, by the id a request takes.
+    await page.click('button.test-connection');
+    await page.locator('.connection-result .ok').waitFor();
+    assert.match(await page.locator('.connection-result').innerText(), /Connected: 2 model\(s\) available/);
+    assert.deepEqual(
+      await page.locator('#skiff-models option').evaluateAll((os) => os.map((o) => o.value)),
+      ['gemini-2.5-flash', 'gemini-2.5-pro'],
+    );
     await page.keyboard.press('Escape');
     const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('skiff:settings')).data);
     assert.equal(stored.provider, 'gemini');

@@ -7,6 +7,8 @@ browser can show that the runner really went through it: the request the page bu
 `functionResponse` parts), the stream it decodes, the errors it reads. The wire follows the
 recordings in tests/fixtures/gemini (see its README), byte for byte where it can:
 
+* `GET /v1beta/models` answers a models.list page (two chat models and an embedding
+  model), with the same key checks as generation.
 * `POST /v1beta/models/{model}:streamGenerateContent?alt=sse` answers 200 with
   `Content-Type: text/event-stream`, chunked; every event is `data: <JSON>\\r\\n\\r\\n`, the
   JSON written as Google writes it (`", "`-free: `{"candidates": [...],"usageMetadata": ...}`,
@@ -119,9 +121,26 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
     def do_GET(self) -> None:  # noqa: N802
+        url = urlsplit(self.path)
         if self.path == "/__control/requests":
             with self.state.lock:
                 self.send_json(200, list(self.state.requests))
+        elif url.path == "/v1beta/models":
+            # models.list, checked like a generation request: the key in its header only.
+            key = self.headers.get("x-goog-api-key")
+            if key is None:
+                self.send_json(403, NO_KEY)
+            elif key != self.state.api_key:
+                self.send_json(400, KEY_INVALID)
+            else:
+                self.send_json(200, {"models": [
+                    {"name": "models/gemini-2.5-flash", "displayName": "Gemini 2.5 Flash",
+                     "supportedGenerationMethods": ["generateContent", "countTokens"]},
+                    {"name": "models/gemini-2.5-pro", "displayName": "Gemini 2.5 Pro",
+                     "supportedGenerationMethods": ["generateContent", "countTokens"]},
+                    {"name": "models/text-embedding-004", "displayName": "Text Embedding 004",
+                     "supportedGenerationMethods": ["embedContent"]},
+                ]})
         else:
             self.send_json(404, {"error": {"code": 404, "message": "Not found", "status": "NOT_FOUND"}})
 

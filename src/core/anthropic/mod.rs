@@ -17,6 +17,8 @@
 mod request;
 mod stream;
 
+mod models;
+pub use models::models_request;
 pub use request::step_request;
 pub use stream::AnthropicStream;
 

@@ -222,6 +222,28 @@ impl Provider {
         }
     }
 
+    /// The request that lists the models this provider's key may use (Settings' model list
+    /// and "Test connection"). The key goes only in this provider's own header.
+    pub fn models_request(&self) -> HttpRequest {
+        match self.kind {
+            ProviderKind::OpenAiCompatible => {
+                crate::openai::models_request(&self.base_url, self.key())
+            }
+            ProviderKind::Anthropic => anthropic::models_request(&self.base_url, self.key()),
+            ProviderKind::Gemini => gemini::models_request(&self.base_url, self.key()),
+        }
+    }
+
+    /// The model ids in a successful answer to [`Provider::models_request`].
+    pub fn parse_models(&self, body: &str) -> Result<Vec<String>, ProviderError> {
+        match self.kind {
+            ProviderKind::OpenAiCompatible | ProviderKind::Anthropic => {
+                crate::openai::parse_models(body)
+            }
+            ProviderKind::Gemini => gemini::parse_models(body),
+        }
+    }
+
     /// Whether a refused request means "this model or server does not take `tools`", so auto
     /// mode retries the step prompt-based.
     pub fn rejects_tools(&self, status: u16, body: &str) -> bool {
