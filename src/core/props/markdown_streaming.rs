@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 
-use super::{chunk_str, config, cuts};
+use super::{chunk_str, config, cuts, sample};
 use crate::markdown::{render, render_blocks, StreamingMarkdown};
 
 /// Single characters of markdown syntax, digits, whitespace (CR too), and unicode that text
@@ -85,8 +85,9 @@ const TOKENS: &[&str] = &[
     "---",
     "***",
     "===",
-    "| a | b |\n",
-    "|---|:-:|\n",
+    "| a | b |",
+    "|---|:-:|",
+    "| a | b |\n|--|-:|\n| 1 | 2 |",
     "- [ ] ",
     "- [x] ",
     "[r]: ",
@@ -99,6 +100,10 @@ const TOKENS: &[&str] = &[
     "\\[",
     "\\]",
     "$x$",
+    "**bold**",
+    "*em*",
+    "~~del~~",
+    "`code`",
     "**",
     "~~",
     "  \n",
@@ -152,11 +157,11 @@ fn document(max: usize) -> impl Strategy<Value = String> {
 /// A document made of whole lines, so block structure (lists, fences, tables) forms often.
 fn lines_document() -> impl Strategy<Value = String> {
     let line = prop_oneof![
-        1 => Just(String::new()),
+        2 => Just(String::new()),
         3 => document(8),
         2 => prop::sample::select(TOKENS).prop_map(str::to_string),
     ];
-    prop::collection::vec(line, 0..12).prop_map(|l| l.join("\n"))
+    prop::collection::vec(line, 0..24).prop_map(|l| l.join("\n"))
 }
 
 /// Streams `chunks`, checking every piece of HTML handed out; returns the finished blocks,
@@ -349,6 +354,42 @@ fn the_harmless_check_catches_what_it_is_for() {
     ] {
         assert!(harmless(bad).is_err(), "{bad}");
     }
+}
+
+#[test]
+fn generated_documents_reach_every_kind_of_block() {
+    let docs: Vec<String> = sample(prop_oneof![document(60), lines_document()], 400)
+        .into_iter()
+        .collect();
+    let html: String = docs.iter().map(|d| render(d)).collect();
+    for tag in [
+        "<p>",
+        "<h1>",
+        "<h2>",
+        "<ul>",
+        "<ol",
+        "<li>",
+        "<blockquote>",
+        "<pre><code",
+        "<table>",
+        "<em>",
+        "<strong>",
+        "<del>",
+        "<code>",
+        "<a href=",
+        "<hr />",
+        "<br />",
+        "<input",
+        "&lt;script&gt;",
+    ] {
+        assert!(html.contains(tag), "no {tag} in 400 documents");
+    }
+    let blocks = docs
+        .iter()
+        .map(|d| render_blocks(d).len())
+        .max()
+        .unwrap_or(0);
+    assert!(blocks >= 6, "at most {blocks} blocks in a document");
 }
 
 proptest! {

@@ -3,13 +3,15 @@
 //! fed to an `McpSession` in each phase a test can reach in a few messages. Nothing panics,
 //! everything the session sends is a JSON-RPC object, and its deadlines stay numbers.
 
+use std::collections::HashSet;
+
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
 use super::json_gen::{shaped, value};
-use super::{config, json_gen};
+use super::{config, json_gen, sample};
 use crate::mcp::messages::{classify, parse_incoming, Incoming};
-use crate::mcp::{McpSession, Output, SessionConfig};
+use crate::mcp::{McpSession, Output, RequestId, SessionConfig, SessionEvent};
 
 /// Methods a server sends or answers, and a few it should not.
 const METHODS: &[&str] = &[
@@ -41,6 +43,7 @@ const PAYLOADS: &[&str] = &[
     r#"{"supportedVersions":["2026-07-28","2025-11-25"],"capabilities":{"tools":{"listChanged":true},"resources":{},"prompts":{}},"serverInfo":{"name":"s","version":"1"},"instructions":"be nice"}"#,
     r#"{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true},"resources":{"subscribe":true},"prompts":{},"logging":{}},"serverInfo":{"name":"s","version":"1"}}"#,
     r#"{"tools":[{"name":"echo","description":"d","inputSchema":{"type":"object","properties":{"a":{"type":"string"}}}},{"name":"add","inputSchema":{"type":"object"}}],"nextCursor":"c2"}"#,
+    r#"{"tools":[{"name":"echo","inputSchema":{"type":"object"}},{"name":42}]}"#,
     r#"{"resources":[{"uri":"file:///a","name":"a","mimeType":"text/plain"}],"nextCursor":null}"#,
     r#"{"resourceTemplates":[{"uriTemplate":"file:///{x}","name":"t"}]}"#,
     r#"{"prompts":[{"name":"p","arguments":[{"name":"x","required":true}]}]}"#,
@@ -59,6 +62,7 @@ const PAYLOADS: &[&str] = &[
 fn id() -> impl Strategy<Value = Value> {
     prop_oneof![
         4 => (0i64..12).prop_map(Value::from),
+        1 => (0i64..12).prop_map(|n| Value::from(n as f64)),
         1 => prop::sample::select(vec!["1", "2", "abc", ""]).prop_map(Value::from),
         1 => json_gen::leaf(),
     ]
@@ -100,11 +104,19 @@ fn message() -> impl Strategy<Value = Value> {
         })
 }
 
+/// A well-formed answer to one of the first requests a session sends, with a result of a
+/// shape the session decodes (mutated): what gets past the envelope into the session.
+fn answer() -> impl Strategy<Value = Value> {
+    ((1i64..8), shaped(PAYLOADS))
+        .prop_map(|(id, result)| json!({"jsonrpc": "2.0", "id": id, "result": result}))
+}
+
 /// Text as a transport hands it over: a message, a batch, any JSON, nesting deeper than the
 /// parser allows, numbers too big for any integer type, or not JSON at all.
 fn text() -> impl Strategy<Value = String> {
     prop_oneof![
         6 => message().prop_map(|v| v.to_string()),
+        4 => answer().prop_map(|v| v.to_string()),
         2 => prop::collection::vec(message(), 0..4).prop_map(|v| Value::Array(v).to_string()),
         1 => value(4).prop_map(|v| v.to_string()),
         1 => any::<String>(),
@@ -133,19 +145,51 @@ fn session_config(legacy_only: bool) -> SessionConfig {
     }
 }
 
-/// Outputs so far; panics (failing the property) if the session sends anything but a
-/// JSON-RPC object.
-fn drain(s: &mut McpSession) -> Vec<Value> {
-    let mut sent = Vec::new();
-    while let Some(o) = s.poll_output() {
-        if let Output::Send(body, _) = o {
-            let v: Value = serde_json::from_str(&body)
-                .unwrap_or_else(|e| panic!("the session sent invalid JSON ({e}): {body}"));
-            assert_eq!(v.get("jsonrpc"), Some(&json!("2.0")), "sent {body}");
-            sent.push(v);
+/// A session and what it has done: the ids of every request it sent, and every event.
+struct Harness {
+    s: McpSession,
+    asked: HashSet<RequestId>,
+    events: Vec<SessionEvent>,
+}
+
+impl Harness {
+    /// Takes the session's outputs; fails if it sends anything but a JSON-RPC object, or
+    /// reports an answer or progress for a request it never sent.
+    fn drain(&mut self) -> Result<Vec<Value>, TestCaseError> {
+        let mut sent = Vec::new();
+        while let Some(o) = self.s.poll_output() {
+            match o {
+                Output::Send(body, _) => {
+                    let v: Value = serde_json::from_str(&body).map_err(|e| {
+                        TestCaseError::fail(format!("sent invalid JSON ({e}): {body}"))
+                    })?;
+                    prop_assert_eq!(v.get("jsonrpc"), Some(&json!("2.0")), "sent {}", body);
+                    if let (Some(id), Some(_)) = (v.get("id"), v.get("method")) {
+                        let id = serde_json::from_value(id.clone()).map_err(|e| {
+                            TestCaseError::fail(format!("sent an odd id ({e}): {body}"))
+                        })?;
+                        self.asked.insert(id);
+                    }
+                    sent.push(v);
+                }
+                Output::Abort(_) => {}
+                Output::Event(e) => {
+                    match &e {
+                        SessionEvent::Response { id, .. } => {
+                            prop_assert!(self.asked.contains(id), "answer to unsent {:?}", id)
+                        }
+                        SessionEvent::Progress { id, progress, .. } => {
+                            prop_assert!(self.asked.contains(id), "progress of unsent {:?}", id);
+                            prop_assert!(progress.is_finite());
+                        }
+                        _ => {}
+                    }
+                    self.events.push(e);
+                }
+            }
         }
+        Ok(sent)
     }
-    sent
 }
 
 fn id_of(sent: &[Value], method: &str) -> Value {
@@ -171,46 +215,44 @@ enum Start {
     Closed,
 }
 
-fn session_at(start: Start) -> McpSession {
+fn session_at(start: Start) -> Result<Harness, TestCaseError> {
     let now = 1_000.0;
-    let mut s = McpSession::new(session_config(matches!(start, Start::Initializing)));
+    let mut h = Harness {
+        s: McpSession::new(session_config(matches!(start, Start::Initializing))),
+        asked: HashSet::new(),
+        events: Vec::new(),
+    };
     match start {
         Start::Idle => {}
-        Start::Discovering | Start::Initializing => s.connect(now),
+        Start::Discovering | Start::Initializing => h.s.connect(now),
         Start::ReadyModern => {
-            s.connect(now);
-            let probe = id_of(&drain(&mut s), "server/discover");
-            s.handle_message(
-                &reply(
-                    &probe,
-                    serde_json::from_str(PAYLOADS[0]).unwrap_or_default(),
-                ),
-                now,
-            );
-            assert!(s.phase().is_ready(), "{:?}", s.phase());
-            s.call_tool("echo", None, true, now);
+            h.s.connect(now);
+            let probe = id_of(&h.drain()?, "server/discover");
+            let discovered = serde_json::from_str(PAYLOADS[0]).unwrap_or_default();
+            h.s.handle_message(&reply(&probe, discovered), now);
+            prop_assert!(h.s.phase().is_ready(), "{:?}", h.s.phase());
+            h.s.call_tool("echo", None, true, now);
         }
         Start::ReadyLegacy | Start::Closed => {
-            s.connect(now);
-            let probe = id_of(&drain(&mut s), "server/discover");
+            h.s.connect(now);
+            let probe = id_of(&h.drain()?, "server/discover");
             let refused = json!({"jsonrpc": "2.0", "id": probe,
                 "error": {"code": -32000, "message": "Bad Request: Server not initialized"}});
-            s.handle_message(&refused.to_string(), now);
-            let init = id_of(&drain(&mut s), "initialize");
-            s.handle_message(
-                &reply(&init, serde_json::from_str(PAYLOADS[1]).unwrap_or_default()),
-                now,
-            );
-            assert!(s.phase().is_ready(), "{:?}", s.phase());
-            s.call_tool("echo", None, true, now);
-            s.read_resource("file:///a", now);
+            h.s.handle_message(&refused.to_string(), now);
+            let init = id_of(&h.drain()?, "initialize");
+            let initialized = serde_json::from_str(PAYLOADS[1]).unwrap_or_default();
+            h.s.handle_message(&reply(&init, initialized), now);
+            prop_assert!(h.s.phase().is_ready(), "{:?}", h.s.phase());
+            h.s.call_tool("echo", None, true, now);
+            h.s.read_resource("file:///a", now);
             if let Start::Closed = start {
-                s.close(now);
+                h.s.close(now);
             }
         }
     }
-    drain(&mut s);
-    s
+    h.drain()?;
+    h.events.clear();
+    Ok(h)
 }
 
 fn start() -> impl Strategy<Value = Start> {
@@ -242,31 +284,88 @@ proptest! {
         }
     }
 
+    /// The envelope reads an id as the id type itself does (`1.0` is `1`), so an answer
+    /// is matched to its request whatever the server's JSON encoder did with the number.
+    #[test]
+    fn messages_read_ids_as_request_ids_do(v in message()) {
+        let expected = v.get("id").and_then(RequestId::from_json_value);
+        let got = match classify(v) {
+            Incoming::Response { id, .. } | Incoming::Request { id, .. } => Some(id),
+            Incoming::Error { id, .. } => id,
+            Incoming::Notification { .. } | Incoming::Invalid(_) => return Ok(()),
+        };
+        prop_assert_eq!(got, expected);
+    }
+
     /// A session in any reachable phase, handed a run of generated messages, with the
     /// clock moving and timers firing in between.
     #[test]
-    fn a_session_survives_any_messages(
-        start in start(),
-        steps in prop::collection::vec((text(), 0u32..3_000, any::<bool>()), 1..8),
-    ) {
-        let mut s = session_at(start);
-        let mut now = 1_000.0;
-        for (text, wait, timeout) in &steps {
-            now += f64::from(*wait);
-            s.handle_message(text, now);
-            drain(&mut s);
-            if *timeout {
-                if let Some(at) = s.next_deadline() {
-                    prop_assert!(at.is_finite(), "deadline {} after {:?}", at, text);
-                    now = now.max(at);
-                    s.handle_timeout(now);
-                    drain(&mut s);
-                }
+    fn a_session_survives_any_messages(start in start(), steps in steps()) {
+        run_session(start, &steps)?;
+    }
+}
+
+type Step = (String, u32, bool);
+
+fn steps() -> impl Strategy<Value = Vec<Step>> {
+    prop::collection::vec((text(), 0u32..3_000, any::<bool>()), 1..8)
+}
+
+/// Feeds `steps` to a session that starts at `start`, the clock moving and timers firing in
+/// between; returns the events it reported.
+fn run_session(start: Start, steps: &[Step]) -> Result<Vec<SessionEvent>, TestCaseError> {
+    let mut h = session_at(start)?;
+    let mut now = 1_000.0;
+    for (text, wait, timeout) in steps {
+        now += f64::from(*wait);
+        h.s.handle_message(text, now);
+        h.drain()?;
+        if *timeout {
+            if let Some(at) = h.s.next_deadline() {
+                prop_assert!(at.is_finite(), "deadline {} after {:?}", at, text);
+                now = now.max(at);
+                h.s.handle_timeout(now);
+                h.drain()?;
             }
-            let _ = s.tool_calls_in_flight();
         }
-        if let Some(at) = s.next_deadline() {
-            prop_assert!(at.is_finite(), "deadline {}", at);
+        let _ = h.s.tool_calls_in_flight();
+    }
+    if let Some(at) = h.s.next_deadline() {
+        prop_assert!(at.is_finite(), "deadline {}", at);
+    }
+    Ok(h.events)
+}
+
+#[test]
+fn generated_messages_reach_every_kind_of_event() {
+    let mut seen = std::collections::BTreeSet::new();
+    for (start, steps) in sample((start(), steps()), 600) {
+        let events = run_session(start, &steps).unwrap_or_else(|e| panic!("{e}"));
+        for e in events {
+            let name = format!("{e:?}");
+            seen.insert(name.split(['(', ' ', '{']).next().unwrap_or("").to_string());
         }
     }
+    for name in [
+        "StateChanged",
+        "ToolsListed",
+        "ListFailed",
+        "ListEntriesSkipped",
+        "Response",
+        "Progress",
+        "Log",
+        "Notice",
+    ] {
+        assert!(seen.contains(name), "no {name} in {seen:?}");
+    }
+}
+
+#[test]
+fn generated_messages_are_of_every_kind() {
+    let mut seen = std::collections::BTreeSet::new();
+    for m in sample(message(), 300) {
+        let name = format!("{:?}", classify(m));
+        seen.insert(name.split(['(', ' ', '{']).next().unwrap_or("").to_string());
+    }
+    assert_eq!(seen.len(), 5, "{seen:?}");
 }

@@ -24,6 +24,7 @@ mod provider_streams;
 mod sse_decoder;
 
 use proptest::prelude::*;
+use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngSeed};
 
 /// The seed used when `SKIFF_PROPTEST_SEED` is unset.
@@ -112,6 +113,19 @@ pub(crate) fn bytes_from(
         1 => any::<u8>().prop_map(|b| vec![b]),
     ];
     prop::collection::vec(piece, 0..max_len).prop_map(|v| v.concat())
+}
+
+/// `n` values drawn from `strategy` with a fixed seed, for tests that check a generator
+/// reaches the states its property is meant to exercise (a property over inputs that never
+/// get past the first check proves nothing).
+pub(crate) fn sample<S: Strategy>(strategy: S, n: usize) -> Vec<S::Value> {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    (0..n)
+        .map(|_| match strategy.new_tree(&mut runner) {
+            Ok(tree) => tree.current(),
+            Err(e) => panic!("the strategy gave up: {e}"),
+        })
+        .collect()
 }
 
 #[test]
