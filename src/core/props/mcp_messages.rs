@@ -113,7 +113,7 @@ fn answer() -> impl Strategy<Value = Value> {
 
 /// Text as a transport hands it over: a message, a batch, any JSON, nesting deeper than the
 /// parser allows, numbers too big for any integer type, or not JSON at all.
-fn text() -> impl Strategy<Value = String> {
+pub(super) fn text() -> impl Strategy<Value = String> {
     prop_oneof![
         6 => message().prop_map(|v| v.to_string()),
         4 => answer().prop_map(|v| v.to_string()),

@@ -5,7 +5,7 @@
 //! The example-based tests next to each module prove behaviour on recorded traffic; these
 //! throw generated input at the same entry points: the SSE decoder (`sse_decoder`), every
 //! provider stream decoder (`provider_streams`), MCP JSON-RPC parsing and the session that
-//! acts on it (`mcp_messages`), and the streaming markdown renderer (`markdown_streaming`).
+//! acts on it (`mcp_messages`), the MCP HTTP transports that carry it (`mcp_transports`), and the streaming markdown renderer (`markdown_streaming`).
 //!
 //! Why `proptest`: it resolves from crates.io, runs on stable Rust inside `cargo test`, and
 //! shrinks a failing input to a small one, which becomes the regression unit test next to
@@ -20,6 +20,7 @@
 mod json_gen;
 mod markdown_streaming;
 mod mcp_messages;
+mod mcp_transports;
 mod provider_streams;
 mod sse_decoder;
 
