@@ -5,7 +5,11 @@
 //! The example-based tests next to each module prove behaviour on recorded traffic; these
 //! throw generated input at the same entry points: the SSE decoder (`sse_decoder`), every
 //! provider stream decoder (`provider_streams`), MCP JSON-RPC parsing and the session that
-//! acts on it (`mcp_messages`), the MCP HTTP transports that carry it (`mcp_transports`), and the streaming markdown renderer (`markdown_streaming`).
+//! acts on it (`mcp_messages`), the MCP HTTP transports that carry it (`mcp_transports`),
+//! and the streaming markdown renderer (`markdown_streaming`). Each file also checks that its
+//! generators reach the states its properties are about (every decoder ending, every session
+//! event, every kind of block): a property over inputs that never get past the first check
+//! would pass and prove nothing.
 //!
 //! Why `proptest`: it resolves from crates.io, runs on stable Rust inside `cargo test`, and
 //! shrinks a failing input to a small one, which becomes the regression unit test next to
@@ -13,9 +17,13 @@
 //! input). Failures are not persisted to files: a shrunk input belongs in a named unit test.
 //!
 //! Case counts are modest so `cargo test -p skiff-core` stays fast; `SKIFF_PROPTEST_CASES=N`
-//! runs N cases of every property instead (see [`config`]). The seed is fixed so CI runs the same cases
-//! every time; `SKIFF_PROPTEST_SEED=N` picks another, `SKIFF_PROPTEST_SEED=random` a fresh one
-//! (proptest prints the seed of a failing run).
+//! runs N cases of every property instead (see [`config`]). The seed is fixed so CI runs the
+//! same cases every time; `SKIFF_PROPTEST_SEED=N` picks another, `SKIFF_PROPTEST_SEED=random`
+//! a fresh one, printed so a failing run can be repeated.
+//!
+//! These tests must never need the network or a fixed clock, and a failing property is never
+//! answered by narrowing its generator: the bug is fixed in core, and the shrunk input kept
+//! as a named unit test beside the fix.
 
 mod json_gen;
 mod markdown_streaming;
@@ -38,22 +46,28 @@ pub(crate) fn config(default_cases: u32) -> Config {
         .ok()
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(default_cases);
-    let rng_seed = match std::env::var("SKIFF_PROPTEST_SEED").ok().as_deref() {
-        Some("random") => RngSeed::Random,
-        Some(n) => RngSeed::Fixed(n.trim().parse().unwrap_or(DEFAULT_SEED)),
-        None => RngSeed::Fixed(DEFAULT_SEED),
+    let seed = match std::env::var("SKIFF_PROPTEST_SEED").ok().as_deref() {
+        Some("random") => {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64);
+            eprintln!("SKIFF_PROPTEST_SEED={nanos}");
+            nanos
+        }
+        Some(n) => n.trim().parse().unwrap_or(DEFAULT_SEED),
+        None => DEFAULT_SEED,
     };
     Config {
         cases,
-        rng_seed,
+        rng_seed: RngSeed::Fixed(seed),
         failure_persistence: None,
         ..Config::default()
     }
 }
 
-/// Cut points for a stream of up to `len` bytes: sorted offsets into `0..=len`, repeats kept
-/// (a repeat feeds an empty chunk, which must change nothing). Drawn as fractions so the same
-/// strategy fits any length and shrinks toward few cuts.
+/// Where to cut a stream, as fractions of its length (see [`chunk`]); repeats are kept, and
+/// feed an empty chunk, which must change nothing. Fractions let one strategy fit any length,
+/// and shrink toward few cuts.
 pub(crate) fn cuts() -> impl Strategy<Value = Vec<u16>> {
     prop::collection::vec(any::<u16>(), 0..24)
 }
