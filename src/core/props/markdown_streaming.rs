@@ -404,4 +404,35 @@ proptest! {
     fn markdown_from_lines_streams_as_whole(doc in lines_document(), cuts in cuts()) {
         check(&doc, &cuts)?;
     }
+
+}
+
+proptest! {
+    // Each case streams a few KB character by character, re-parsing the open block on every
+    // push (by design: the cost follows the tail), so fewer cases by default.
+    #![proptest_config(config(48))]
+
+    /// Nesting far deeper than any answer: quotes and lists inside each other, runs of
+    /// brackets, emphasis and backticks that the parser must match or give up on.
+    #[test]
+    fn deeply_nested_markdown_streams_as_whole(
+        lines in prop::collection::vec(
+            (
+                prop::sample::select(vec![
+                    "> ", "- ", "* ", "1. ", "  - ", "[", "(", "*", "_", "`", "<", "![", "~~",
+                    "**", "](x)", "|", "\\",
+                ]),
+                0usize..200,
+                document(6),
+            ),
+            1..4,
+        ),
+        cuts in cuts(),
+    ) {
+        let doc: String = lines
+            .iter()
+            .map(|(nest, n, text)| format!("{}{text}\n", nest.repeat(*n)))
+            .collect();
+        check(&doc, &cuts)?;
+    }
 }
