@@ -23,6 +23,8 @@ pub mod markdown;
 pub mod mcp;
 pub mod openai;
 pub mod persist;
+#[cfg(test)]
+mod props;
 pub mod provider;
 pub mod send_queue;
 pub mod settings;

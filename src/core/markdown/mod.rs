@@ -10,6 +10,7 @@
 //! never re-parse a whole message per streamed token.
 
 mod blocks;
+mod line_endings;
 mod render;
 mod streaming;
 mod url;
@@ -29,5 +30,6 @@ pub use streaming::{render_blocks, MarkdownUpdate, ParseWork, StreamingMarkdown}
 /// `[A-Za-z0-9_+-]`; headings carry no ids.
 #[must_use]
 pub fn render(md: &str) -> String {
-    render::render_piece(md, &render::LinkDefs::default()).html
+    let md = line_endings::normalize(md);
+    render::render_piece(&md, &render::LinkDefs::default()).html
 }

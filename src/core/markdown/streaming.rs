@@ -35,6 +35,7 @@
 //! parse text before the tail on a push.
 
 use super::blocks::{cut_after, cuts_between, is_blank, layout, line_start, Block};
+use super::line_endings::LineEndings;
 use super::render::{render_piece, LinkDefs};
 
 /// What changed after a push.
@@ -70,6 +71,7 @@ pub struct StreamingMarkdown {
     tail_start: usize,
     defs: LinkDefs,
     work: ParseWork,
+    line_endings: LineEndings,
 }
 
 impl StreamingMarkdown {
@@ -83,6 +85,8 @@ impl StreamingMarkdown {
     /// Costs one parse of the tail (the open block and the line being written); when blocks
     /// finish, they and the shortened tail are parsed once more.
     pub fn push(&mut self, delta: &str) -> MarkdownUpdate {
+        let delta = self.line_endings.push(delta);
+        let delta = delta.as_ref();
         self.source.push_str(delta);
         let tail = &self.source[self.tail_start..];
         self.work.tail_bytes += tail.len();
@@ -149,7 +153,7 @@ impl StreamingMarkdown {
         self.finish_pieces(&cuts)
     }
 
-    /// Everything pushed so far.
+    /// Everything pushed so far, every line ending as `\n` (see `line_endings.rs`).
     #[must_use]
     pub fn source(&self) -> &str {
         &self.source

@@ -251,7 +251,7 @@ fn stream(chunks: &[&str]) -> Vec<String> {
         }
         blocks.extend(update.finished);
     }
-    assert_eq!(md.source(), chunks.concat());
+    assert_eq!(md.source(), chunks.concat().replace("\r\n", "\n"));
     blocks.extend(md.finish());
     blocks
 }

@@ -80,7 +80,7 @@ pub fn classify(value: Value) -> Incoming {
     let Value::Object(mut obj) = value else {
         return Incoming::Invalid("a JSON-RPC message must be an object".into());
     };
-    let id = obj.get("id").and_then(parse_id);
+    let id = obj.get("id").and_then(RequestId::from_json_value);
     let method = obj
         .get("method")
         .and_then(Value::as_str)
@@ -102,14 +102,6 @@ pub fn classify(value: Value) -> Incoming {
         (Some(id), Some(result)) => Incoming::Response { id, result },
         (None, Some(_)) => Incoming::Invalid("a result without an id".into()),
         _ => Incoming::Invalid("neither a request, a notification nor a response".into()),
-    }
-}
-
-fn parse_id(v: &Value) -> Option<RequestId> {
-    match v {
-        Value::Number(n) => n.as_i64().map(RequestId::Number),
-        Value::String(s) => Some(RequestId::String(s.as_str().into())),
-        _ => None,
     }
 }
 
@@ -310,7 +302,9 @@ pub struct ProgressParams {
 
 pub fn parse_progress(params: &Value) -> Option<ProgressParams> {
     Some(ProgressParams {
-        token: params.get("progressToken").and_then(parse_id)?,
+        token: params
+            .get("progressToken")
+            .and_then(RequestId::from_json_value)?,
         progress: params.get("progress").and_then(Value::as_f64)?,
         total: params.get("total").and_then(Value::as_f64),
         message: params
@@ -377,6 +371,37 @@ mod tests {
             assert!(
                 matches!(parse_incoming(junk)[0], Incoming::Invalid(_)),
                 "{junk}"
+            );
+        }
+    }
+
+    /// Regression (property tests): the envelope read ids with `as_i64`, so an answer whose
+    /// id a server's encoder wrote as `1.0` was "a result without an id" and its request
+    /// timed out, although `RequestId` itself reads `1.0` as `1`.
+    #[test]
+    fn an_integral_float_id_is_the_integer_id() {
+        let msg = r#"{"jsonrpc":"2.0","id":0.0,"error":{"code":-32602,"message":"m"}}"#;
+        assert!(matches!(
+            parse_incoming(msg)[0],
+            Incoming::Error {
+                id: Some(RequestId::Number(0)),
+                ..
+            }
+        ));
+        let msg = r#"{"jsonrpc":"2.0","id":3.0,"result":{}}"#;
+        assert!(matches!(
+            parse_incoming(msg)[0],
+            Incoming::Response {
+                id: RequestId::Number(3),
+                ..
+            }
+        ));
+        // Not an integer, or past 2^53: no id.
+        for id in ["1.5", "1e300"] {
+            let msg = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#);
+            assert!(
+                matches!(parse_incoming(&msg)[0], Incoming::Invalid(_)),
+                "{id}"
             );
         }
     }
