@@ -11,6 +11,7 @@ pub mod abort;
 pub mod clock;
 pub mod debug;
 pub mod fetch;
+pub mod focus;
 pub mod ids;
 pub mod location;
 pub mod online;

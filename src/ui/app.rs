@@ -3,10 +3,12 @@
 
 use leptos::prelude::*;
 
+use super::announcer::Announcer;
 use super::chat_view::ChatView;
 use super::context::Ctx;
 use super::notices_view::NoticesView;
 use super::settings_panel::SettingsPanel;
+use super::shortcuts::KeyboardShortcuts;
 use super::sidebar::Sidebar;
 use super::update_banner::UpdateBanner;
 use crate::platform::location;
@@ -96,6 +98,8 @@ pub fn App() -> impl IntoView {
             <Show when=move || ctx.show_settings.get()>
                 <SettingsPanel />
             </Show>
+            <KeyboardShortcuts />
+            <Announcer />
         </div>
     }
 }

@@ -85,7 +85,11 @@ fn ConversationItem(summary: ConversationSummary) -> impl IntoView {
                             aria-label="Conversation title"
                             prop:value=move || draft.get()
                             on:input=move |ev| draft.set(event_target_value(&ev))
-                            on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Escape" { mode.set(Mode::Normal) }
+                            on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Escape" {
+                                // Handled: the page's Escape (stop the answer) is not also run.
+                                ev.prevent_default();
+                                mode.set(Mode::Normal);
+                            }
                             autofocus
                         />
                         <button type="submit" class="small">"Save"</button>

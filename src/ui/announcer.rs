@@ -1,0 +1,52 @@
+//! The page's polite live region: when a turn in the open conversation ends, screen readers
+//! hear how it ended ("Answer finished: …" with its opening words, or the error sentence).
+//!
+//! Once per turn, never per token; the sentence is `skiff_core::announce`'s. Opening a
+//! conversation whose answer ended earlier announces nothing: only an end seen here does.
+
+use std::time::Duration;
+
+use leptos::prelude::*;
+use skiff_core::announce::turn_ended;
+use skiff_core::chat::Role;
+
+use super::context::ctx;
+
+#[component]
+pub fn Announcer() -> impl IntoView {
+    let ctx = ctx();
+    let text = RwSignal::new(String::new());
+    // (conversation id, was a turn running in it) at the last look.
+    let last_seen = StoredValue::new(None::<(String, bool)>);
+    Effect::new(move |_| {
+        let Some(conv) = ctx.convs.current.get() else {
+            last_seen.set_value(None);
+            return;
+        };
+        let id = conv.id();
+        let sending = ctx.runner.is_sending(&id);
+        let before = last_seen
+            .try_update_value(|seen| seen.replace((id.clone(), sending)))
+            .flatten();
+        if sending || before != Some((id, true)) {
+            return;
+        }
+        let last = conv.messages.with_untracked(|ms| ms.last().copied());
+        let Some(msg) = last.filter(|m| m.role == Role::Assistant) else {
+            return;
+        };
+        let sentence = msg
+            .status
+            .with_untracked(|status| msg.content.with_untracked(|c| turn_ended(status, c)));
+        if let Some(sentence) = sentence {
+            // Emptied first, so the same sentence twice is still a change to announce.
+            text.set(String::new());
+            set_timeout(move || text.set(sentence), Duration::from_millis(60));
+        }
+    });
+    view! {
+        <div class="visually-hidden announcer" role="status" aria-live="polite" aria-atomic="true">
+            {move || text.get()}
+        </div>
+    }
+}
