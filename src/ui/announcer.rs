@@ -12,12 +12,17 @@ use skiff_core::chat::Role;
 
 use super::context::ctx;
 
+/// How long an announcement stays in the region after it was made.
+const CLEAR_AFTER: Duration = Duration::from_secs(7);
+
 #[component]
 pub fn Announcer() -> impl IntoView {
     let ctx = ctx();
     let text = RwSignal::new(String::new());
     // (conversation id, was a turn running in it) at the last look.
     let last_seen = StoredValue::new(None::<(String, bool)>);
+    // Which announcement is showing, so only its own timer clears it.
+    let shown = StoredValue::new(0u32);
     Effect::new(move |_| {
         let Some(conv) = ctx.convs.current.get() else {
             last_seen.set_value(None);
@@ -39,9 +44,21 @@ pub fn Announcer() -> impl IntoView {
             .status
             .with_untracked(|status| msg.content.with_untracked(|c| turn_ended(status, c)));
         if let Some(sentence) = sentence {
-            // Emptied first, so the same sentence twice is still a change to announce.
+            // Emptied first, so the same sentence twice is still a change to announce; emptied
+            // again once read (as react-aria's announcer does), so it is not found later as
+            // stale page text. A newer announcement is never cleared by an older timer.
+            let generation = shown.get_value().wrapping_add(1);
+            shown.set_value(generation);
             text.set(String::new());
             set_timeout(move || text.set(sentence), Duration::from_millis(60));
+            set_timeout(
+                move || {
+                    if shown.try_get_value() == Some(generation) {
+                        text.set(String::new());
+                    }
+                },
+                CLEAR_AFTER,
+            );
         }
     });
     view! {

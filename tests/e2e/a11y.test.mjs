@@ -92,6 +92,12 @@ const focusInDialog = (page) => page.evaluate(() => {
   return !!dialog && dialog.contains(document.activeElement);
 });
 
+/** Focus moves in once the dialog is in the document (an effect after mounting). */
+const waitFocusInDialog = (page) => page.waitForFunction(() => {
+  const dialog = document.querySelector('[role="dialog"][aria-modal="true"]');
+  return !!dialog && dialog.contains(document.activeElement);
+}, null, { timeout: 5000 });
+
 const openDialogName = (page) => page.evaluate(
   () => document.querySelector('[role="dialog"][aria-modal="true"]')?.getAttribute('aria-label') ?? null,
 );
@@ -105,15 +111,18 @@ const announced = (page) => page.locator('.announcer').innerText();
 async function scan(page, screen) {
   const hasAxe = await page.evaluate(() => typeof window.axe === 'object');
   if (!hasAxe) await page.evaluate(axeSource);
-  const violations = await page.evaluate(async () => {
-    const result = await window.axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v) => ({
+  const { passed, violations } = await page.evaluate(async () => {
+    const result = await window.axe.run(document);
+    return { passed: result.passes.length, violations: result.violations.map((v) => ({
       id: v.id,
       impact: v.impact,
       help: v.help,
       nodes: v.nodes.slice(0, 5).map((n) => `${n.target.join(' ')} — ${n.failureSummary.replace(/\s+/g, ' ')}`),
-    }));
+    })) };
   });
+  // A scan that checked nothing (axe not loaded, an empty page) must not pass.
+  assert.ok(passed >= 20, `axe checked the page (${passed} rules passed on ${screen})`);
+  console.log(`axe (${screen}): ${passed} rules passed, ${violations.length} violations`);
   const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   for (const v of violations.filter((x) => !bad.includes(x))) {
     console.log(`axe (${screen}): ${v.impact} ${v.id}: ${v.help}\n  ${v.nodes.join('\n  ')}`);
@@ -151,7 +160,7 @@ test('axe: onboarding, a chat with an answer and a tool card, every Settings tab
       await page.waitForTimeout(100);
     }
     await waitStatus(page, 'done');
-    await page.getByText('Here is a list').waitFor();
+    await page.locator('.messages').getByText('Here is a list').waitFor();
     await scan(page, `chat with an answer and a tool card (${colorScheme})`);
     await card.locator('summary').click();
     await scan(page, `chat with the tool card open (${colorScheme})`);
@@ -179,7 +188,7 @@ test('shortcuts: help (Ctrl+/ and ?), Settings (Ctrl+,), new chat (Ctrl+Shift+O)
   await page.keyboard.press('Control+/');
   const sheet = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
   await sheet.waitFor();
-  assert.ok(await focusInDialog(page), 'focus moves into the sheet');
+  await waitFocusInDialog(page);
   const rows = await sheet.locator('tr').allInnerTexts();
   for (const label of ['New chat', 'Focus the message box', 'Stop the answer being written', 'Open Settings', 'Show keyboard shortcuts', 'Close a dialog']) {
     assert.ok(rows.some((r) => r.startsWith(label)), `the sheet lists "${label}": ${JSON.stringify(rows)}`);
@@ -255,7 +264,7 @@ test('Settings: focus moves in, Tab and Shift+Tab stay inside, Escape closes fro
   const { context, page, errors } = await openPage();
   await page.click('button[aria-label="Settings"]');
   await page.getByRole('dialog', { name: 'Settings' }).waitFor();
-  assert.ok(await focusInDialog(page), 'focus is inside Settings when it opens');
+  await waitFocusInDialog(page);
   assert.equal(await focused(page), 'Close settings', 'on its first control');
 
   const seen = new Set();
@@ -319,9 +328,16 @@ test('Escape stops a streaming answer; the live region speaks once when an answe
   await waitStatus(page, 'stopped', 5000);
   const partial = await page.locator('article.message-assistant .markdown').innerText();
   assert.ok(partial.length < 'slow '.repeat(300).length - 100, 'stopped well before the end');
-  const reqs = await api.requests();
+  // The server sees the connection dropped at its next chunk.
+  const deadline = Date.now() + 5000;
+  let reqs = await api.requests();
+  while (!reqs[0]?.client_aborted && Date.now() < deadline) {
+    await page.waitForTimeout(100);
+    reqs = await api.requests();
+  }
   assert.equal(reqs.length, 1);
   assert.equal(reqs[0].completed, false, 'the request was cut, not finished');
+  assert.equal(reqs[0].client_aborted, true, 'the page dropped the connection');
   await page.waitForFunction(() => document.querySelector('.announcer')?.innerText === 'Answer stopped.');
   assert.equal(await focused(page), 'Message');
 
@@ -342,6 +358,8 @@ test('Escape stops a streaming answer; the live region speaks once when an answe
   // Visually hidden, yet in the accessibility tree.
   const box = await region.boundingBox();
   assert.ok(box && box.width <= 1 && box.height <= 1, `hidden from sight: ${JSON.stringify(box)}`);
+  // Emptied once read, so it does not linger as stale page text.
+  await page.waitForFunction(() => document.querySelector('.announcer')?.innerText === '', null, { timeout: 10_000 });
   assert.deepEqual(errors, []);
   await context.close();
 });
