@@ -42,6 +42,7 @@ pub fn App() -> impl IntoView {
         memory,
         update: AppUpdate::start(),
         show_settings: RwSignal::new(false),
+        show_help: RwSignal::new(false),
         sidebar_open: RwSignal::new(false),
     };
     provide_context(ctx);

@@ -19,7 +19,7 @@ use crate::platform::focus::{active_element, is_apple, is_text_field};
 #[component]
 pub fn KeyboardShortcuts() -> impl IntoView {
     let ctx = ctx();
-    let help_open = RwSignal::new(false);
+    let help_open = ctx.show_help;
     let apple = is_apple();
     let listener = window_event_listener(leptos::ev::keydown, move |ev| {
         let key = ev.key();

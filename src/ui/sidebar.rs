@@ -30,6 +30,10 @@ pub fn Sidebar() -> impl IntoView {
                     <ConversationItem summary=s />
                 </For>
             </ul>
+            // Where a keyboard or screen-reader user finds the shortcuts (also Ctrl+/ or ?).
+            <button class="link-button show-shortcuts" on:click=move |_| ctx.show_help.set(true)>
+                "Keyboard shortcuts"
+            </button>
         </nav>
     }
 }

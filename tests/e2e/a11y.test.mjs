@@ -213,6 +213,14 @@ test('shortcuts: help (Ctrl+/ and ?), Settings (Ctrl+,), new chat (Ctrl+Shift+O)
   await page.keyboard.press('Escape');
   await sheet.waitFor({ state: 'detached' });
 
+  // The sidebar's button opens it too, and focus comes back to the button.
+  await page.getByRole('button', { name: 'Keyboard shortcuts' }).click();
+  await sheet.waitFor();
+  await waitFocusInDialog(page);
+  await page.keyboard.press('Escape');
+  await sheet.waitFor({ state: 'detached' });
+  assert.equal(await focused(page), 'link-button show-shortcuts');
+
   // Ctrl+, opens Settings.
   await page.focus(MESSAGE);
   await page.keyboard.press('Control+,');
