@@ -28,7 +28,12 @@ pub fn Announcer() -> impl IntoView {
             last_seen.set_value(None);
             return;
         };
-        let id = conv.id();
+        // Another tab may delete the open conversation while its turn winds down: the store
+        // disposes it then, and every read here must survive that (`try_*`), or the page dies.
+        let Some(id) = conv.try_id() else {
+            last_seen.set_value(None);
+            return;
+        };
         let sending = ctx.runner.is_sending(&id);
         let before = last_seen
             .try_update_value(|seen| seen.replace((id.clone(), sending)))
@@ -36,13 +41,21 @@ pub fn Announcer() -> impl IntoView {
         if sending || before != Some((id, true)) {
             return;
         }
-        let last = conv.messages.with_untracked(|ms| ms.last().copied());
+        let last = conv
+            .messages
+            .try_with_untracked(|ms| ms.last().copied())
+            .flatten();
         let Some(msg) = last.filter(|m| m.role == Role::Assistant) else {
             return;
         };
         let sentence = msg
             .status
-            .with_untracked(|status| msg.content.with_untracked(|c| turn_ended(status, c)));
+            .try_with_untracked(|status| {
+                msg.content
+                    .try_with_untracked(|c| turn_ended(status, c))
+                    .flatten()
+            })
+            .flatten();
         if let Some(sentence) = sentence {
             // Emptied first, so the same sentence twice is still a change to announce; emptied
             // again once read (as react-aria's announcer does), so it is not found later as
