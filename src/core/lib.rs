@@ -11,10 +11,12 @@
 #![warn(unreachable_pub)]
 
 pub mod agent;
+pub mod announce;
 pub mod anthropic;
 pub mod builtin;
 pub mod chat;
 pub mod display;
+pub mod focus_trap;
 pub mod follow;
 pub mod format;
 pub mod gemini;
@@ -28,6 +30,7 @@ mod props;
 pub mod provider;
 pub mod send_queue;
 pub mod settings;
+pub mod shortcuts;
 #[cfg(test)]
 mod split_points;
 pub mod sse;

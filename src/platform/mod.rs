@@ -12,6 +12,7 @@ pub mod clipboard;
 pub mod clock;
 pub mod debug;
 pub mod fetch;
+pub mod focus;
 pub mod ids;
 pub mod location;
 pub mod online;

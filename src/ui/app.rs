@@ -3,10 +3,12 @@
 
 use leptos::prelude::*;
 
+use super::announcer::Announcer;
 use super::chat_view::ChatView;
 use super::context::Ctx;
 use super::notices_view::NoticesView;
 use super::settings_panel::SettingsPanel;
+use super::shortcuts::KeyboardShortcuts;
 use super::sidebar::Sidebar;
 use super::update_banner::UpdateBanner;
 use crate::platform::location;
@@ -40,6 +42,7 @@ pub fn App() -> impl IntoView {
         memory,
         update: AppUpdate::start(),
         show_settings: RwSignal::new(false),
+        show_help: RwSignal::new(false),
         sidebar_open: RwSignal::new(false),
     };
     provide_context(ctx);
@@ -96,6 +99,8 @@ pub fn App() -> impl IntoView {
             <Show when=move || ctx.show_settings.get()>
                 <SettingsPanel />
             </Show>
+            <KeyboardShortcuts />
+            <Announcer />
         </div>
     }
 }

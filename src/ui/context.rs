@@ -24,6 +24,8 @@ pub struct Ctx {
     /// A new deployment waiting for the user's Reload.
     pub update: AppUpdate,
     pub show_settings: RwSignal<bool>,
+    /// The keyboard shortcuts sheet (`ui::shortcuts`).
+    pub show_help: RwSignal<bool>,
     /// The sidebar as an overlay on narrow screens.
     pub sidebar_open: RwSignal<bool>,
 }

@@ -1,11 +1,13 @@
 //! Leptos components. They render store state and dispatch intents to runners and stores;
 //! they hold no protocol logic and never touch storage directly.
 
+pub mod announcer;
 pub mod app;
 pub mod chat_view;
 pub mod clock_hook;
 pub mod composer;
 pub mod context;
+pub mod dialog;
 pub mod icons;
 pub mod markdown_body;
 pub mod mcp_settings;
@@ -14,6 +16,7 @@ pub mod message_view;
 pub mod notices_view;
 pub mod onboarding;
 pub mod settings_panel;
+pub mod shortcuts;
 pub mod sidebar;
 pub mod tool_card;
 pub mod tool_picker;

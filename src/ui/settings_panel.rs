@@ -8,14 +8,13 @@ use skiff_core::format::human_bytes;
 use skiff_core::provider::ProviderKind;
 use skiff_core::settings::{ChatSettings, Theme, DEFAULT_SILENCE_LIMIT_S};
 
-use super::composer::focus_composer;
 use super::context::ctx;
+use super::dialog::Modal;
 use super::icons;
 use super::mcp_settings::McpSettings;
 use super::memory_settings::MemorySettings;
 use super::tools_settings::ToolsSettings;
 use crate::runner::models::list_models_default;
-use wasm_bindgen::JsCast;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Tab {
@@ -40,24 +39,8 @@ pub fn SettingsPanel() -> impl IntoView {
     let settings = ctx.settings.settings;
     let models = RwSignal::new(Vec::<String>::new());
     let check = RwSignal::new(Check::Idle);
-    // Closing gives focus back to what opened Settings (the gear), or to the message box when
-    // that is gone (the onboarding's button): a removed dialog otherwise leaves it on <body>.
-    let opener = StoredValue::new_local(
-        document()
-            .active_element()
-            .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok()),
-    );
-    let close = move || {
-        ctx.show_settings.set(false);
-        match opener.get_value() {
-            Some(el) if el.is_connected() => {
-                if el.focus().is_err() {
-                    focus_composer();
-                }
-            }
-            _ => focus_composer(),
-        }
-    };
+    // Focus moves in, is trapped, and returns to the opener on close: ui::dialog.
+    let close = move || ctx.show_settings.set(false);
     let tab = RwSignal::new(Tab::Provider);
 
     let test_connection = move |_| {
@@ -98,15 +81,7 @@ pub fn SettingsPanel() -> impl IntoView {
     };
 
     view! {
-        <div class="modal-backdrop" on:click=move |_| close()>
-            <section
-                class="settings"
-                role="dialog"
-                aria-modal="true"
-                aria-label="Settings"
-                on:click=|ev| ev.stop_propagation()
-                on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Escape" { close() }
-            >
+        <Modal label="Settings" class="settings" on_close=close>
                 <header class="settings-header">
                     <h2>"Settings"</h2>
                     <button class="icon-button" aria-label="Close settings" on:click=move |_| close()>{icons::close()}</button>
@@ -224,8 +199,7 @@ pub fn SettingsPanel() -> impl IntoView {
                 </label>
 
                 </Show>
-            </section>
-        </div>
+        </Modal>
     }
 }
 

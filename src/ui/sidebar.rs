@@ -30,6 +30,10 @@ pub fn Sidebar() -> impl IntoView {
                     <ConversationItem summary=s />
                 </For>
             </ul>
+            // Where a keyboard or screen-reader user finds the shortcuts (also Ctrl+/ or ?).
+            <button class="link-button show-shortcuts" on:click=move |_| ctx.show_help.set(true)>
+                "Keyboard shortcuts"
+            </button>
         </nav>
     }
 }
@@ -85,7 +89,11 @@ fn ConversationItem(summary: ConversationSummary) -> impl IntoView {
                             aria-label="Conversation title"
                             prop:value=move || draft.get()
                             on:input=move |ev| draft.set(event_target_value(&ev))
-                            on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Escape" { mode.set(Mode::Normal) }
+                            on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Escape" {
+                                // Handled: the page's Escape (stop the answer) is not also run.
+                                ev.prevent_default();
+                                mode.set(Mode::Normal);
+                            }
                             autofocus
                         />
                         <button type="submit" class="small">"Save"</button>

@@ -11,6 +11,7 @@ use super::context::ctx;
 pub fn ToolPicker() -> impl IntoView {
     let ctx = ctx();
     let open = RwSignal::new(false);
+    let toggle = NodeRef::<leptos::html::Button>::new();
     let index = ctx.mcp.tool_index();
     let enabled_count = move || {
         let overrides = ctx.convs.current_overrides();
@@ -35,8 +36,19 @@ pub fn ToolPicker() -> impl IntoView {
         move || !ctx.mcp.servers.with(Vec::is_empty) || !ctx.mcp.in_page.with(Vec::is_empty);
     view! {
         <Show when=any_server>
-            <div class="tool-picker">
+            <div class="tool-picker" on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                // Escape closes the open panel and puts focus back on its toggle; handled here,
+                // so the page's Escape (stop the answer) is not also run.
+                if ev.key() == "Escape" && open.get_untracked() {
+                    ev.prevent_default();
+                    open.set(false);
+                    if let Some(t) = toggle.get_untracked() {
+                        let _ = t.focus();
+                    }
+                }
+            }>
                 <button
+                    node_ref=toggle
                     class="small tool-picker-toggle"
                     aria-expanded=move || open.get().to_string()
                     title="MCP tools this conversation may use"

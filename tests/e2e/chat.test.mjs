@@ -392,9 +392,10 @@ test('a reload reopens the conversation that was open, and rename and delete wor
   await send(page, 'second topic');
   await waitStatus(page, 'done');
   await page.locator('.conversation-select', { hasText: 'first topic' }).click();
-  await page.getByText('Answer one.').waitFor();
+  // In the messages: the live region (ui/announcer.rs) may be saying it too.
+  await page.locator('.messages').getByText('Answer one.').waitFor();
   await page.reload();
-  await page.getByText('Answer one.').waitFor();
+  await page.locator('.messages').getByText('Answer one.').waitFor();
   assert.equal(await page.locator('.chat-title').innerText(), 'first topic');
 
   // Rename in place.

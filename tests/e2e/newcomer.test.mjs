@@ -235,7 +235,8 @@ test('Enter while an answer streams queues the message: shown, cancellable, sent
   assert.equal(await focused(page), 'Message');
   await page.keyboard.press('Enter');
   await queued.waitFor();
-  await page.getByText('Answer to the queued one.').waitFor({ timeout: 30000 });
+  // In the messages: the live region (ui/announcer.rs) says it too when the answer ends.
+  await page.locator('.messages').getByText('Answer to the queued one.').waitFor({ timeout: 30000 });
   await waitStatus(page, 'done');
   assert.equal(await queued.count(), 0, 'the queue is empty once sent');
   const reqs = await api.requests();

@@ -146,7 +146,8 @@ test('offline: the app, its settings and a stored conversation load; sending say
     await context.setOffline(false);
     await api.script([{ reply: 'Back online.' }]);
     await page.getByRole('button', { name: 'Retry' }).last().click();
-    await page.getByText('Back online.').waitFor({ timeout: 15_000 });
+    // In the messages: the live region (ui/announcer.rs) says it too when the answer ends.
+    await page.locator('.messages').getByText('Back online.').waitFor({ timeout: 15_000 });
     assert.equal((await api.requests()).length, before + 1, 'one request, after the network came back');
     assert.deepEqual(errors, []);
   } finally {

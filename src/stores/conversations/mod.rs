@@ -220,8 +220,10 @@ impl ConversationsStore {
         self.current.set(None);
     }
 
+    /// The open conversation's id; `None` as well in the moment after another tab deleted it
+    /// and before the store moved on (its handle is disposed then).
     pub fn current_id(&self) -> Option<String> {
-        self.current.get_untracked().map(|l| l.id())
+        self.current.get_untracked().and_then(|l| l.try_id())
     }
 
     fn get_or_load(&self, id: &str) -> Option<Loaded> {

@@ -1,0 +1,140 @@
+//! The one modal dialog wrapper every modal uses (Settings, the keyboard shortcuts sheet).
+//!
+//! While a [`Modal`] is on screen: focus moves into it (its first focusable control, else the
+//! dialog itself), Tab and Shift+Tab cycle inside it (`skiff_core::focus_trap` decides where),
+//! a click on the backdrop closes it, and so does Escape from anywhere — the page's shortcut
+//! listener (`ui::shortcuts`) asks [`any_open`] and performs `CloseDialog` with [`close_top`].
+//! When it goes, for whatever reason, focus returns to the element that opened it, or to the
+//! message box when that element is gone (a removed dialog otherwise leaves focus on `<body>`).
+//!
+//! It never decides when to open or close: its owner's signal shows it and `on_close` hides it.
+
+use std::cell::{Cell, RefCell};
+
+use leptos::html;
+use leptos::prelude::*;
+use skiff_core::focus_trap::{tab_target, TabMove};
+use web_sys::HtmlElement;
+
+use super::composer::focus_composer;
+use crate::platform::focus::{active_element, focusable_within};
+
+struct OpenDialog {
+    id: u32,
+    close: Callback<()>,
+    opener: Option<HtmlElement>,
+}
+
+thread_local! {
+    /// Open modals, the newest last (it is the one Escape and Tab act on).
+    static OPEN: RefCell<Vec<OpenDialog>> = const { RefCell::new(Vec::new()) };
+    static NEXT_ID: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Whether a modal dialog is open (shortcuts other than Escape are then off).
+pub fn any_open() -> bool {
+    OPEN.with(|open| !open.borrow().is_empty())
+}
+
+/// Closes the newest open modal (Escape).
+pub fn close_top() {
+    // Copied out first: closing may re-enter this module (the dialog's cleanup).
+    let close = OPEN.with(|open| open.borrow().last().map(|d| d.close));
+    if let Some(close) = close {
+        close.try_run(());
+    }
+}
+
+fn is_top(id: u32) -> bool {
+    OPEN.with(|open| open.borrow().last().is_some_and(|d| d.id == id))
+}
+
+/// A modal dialog: a backdrop and a `role="dialog"` section named by `label`.
+#[component]
+pub fn Modal(
+    /// The dialog's accessible name.
+    label: &'static str,
+    /// The dialog element's class (its look).
+    class: &'static str,
+    /// Hides the dialog (sets the signal that shows it to false).
+    #[prop(into)]
+    on_close: Callback<()>,
+    children: Children,
+) -> impl IntoView {
+    let id = NEXT_ID.with(|n| {
+        let id = n.get();
+        n.set(id.wrapping_add(1));
+        id
+    });
+    OPEN.with(|open| {
+        open.borrow_mut().push(OpenDialog {
+            id,
+            close: on_close,
+            opener: active_element(),
+        })
+    });
+    let node = NodeRef::<html::Section>::new();
+
+    // Focus in, once the dialog is in the document.
+    Effect::new(move |_| {
+        let Some(dialog) = node.get() else { return };
+        let target = focusable_within(&dialog)
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| dialog.clone());
+        if let Err(e) = target.focus() {
+            leptos::logging::warn!("could not move focus into the dialog: {e:?}");
+        }
+    });
+
+    // Tab stays inside (only the newest dialog's trap acts).
+    let trap = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.key() != "Tab" || ev.ctrl_key() || ev.meta_key() || ev.alt_key() || !is_top(id) {
+            return;
+        }
+        let Some(dialog) = node.get_untracked() else {
+            return;
+        };
+        let items = focusable_within(&dialog);
+        let current = active_element().and_then(|a| items.iter().position(|el| *el == a));
+        ev.prevent_default();
+        if let TabMove::To(i) = tab_target(items.len(), current, ev.shift_key()) {
+            if let Some(el) = items.get(i) {
+                let _ = el.focus();
+            }
+        }
+    });
+
+    on_cleanup(move || {
+        trap.remove();
+        let opener = OPEN.with(|open| {
+            let mut open = open.borrow_mut();
+            let at = open.iter().position(|d| d.id == id)?;
+            open.remove(at).opener
+        });
+        match opener {
+            Some(el) if el.is_connected() => {
+                if el.focus().is_err() {
+                    focus_composer();
+                }
+            }
+            _ => focus_composer(),
+        }
+    });
+
+    view! {
+        <div class="modal-backdrop" on:click=move |_| on_close.run(())>
+            <section
+                class=class
+                role="dialog"
+                aria-modal="true"
+                aria-label=label
+                tabindex="-1"
+                node_ref=node
+                on:click=|ev| ev.stop_propagation()
+            >
+                {children()}
+            </section>
+        </div>
+    }
+}
