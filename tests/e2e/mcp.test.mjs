@@ -165,7 +165,10 @@ async function waitStatus(page, name, statuses, timeout = 20_000) {
  * `notifications/tools/list_changed` right after connecting, and a re-list re-renders the tool
  * forms), then returns the tool names shown.
  */
-async function settledTools(page, name, { quietMs = 600, timeout = 15_000 } = {}) {
+// Quiet for longer than the session's re-list gap (RELIST_GAP_MS, 1 s): a `list_changed` that
+// arrives while the first list runs is answered by a re-list up to a second later (600 ms once
+// settled on 12 of server-everything's 13 tools).
+async function settledTools(page, name, { quietMs = 1_500, timeout = 15_000 } = {}) {
   const r = row(page, name);
   if (!(await r.locator('ul.mcp-tools').count())) await r.locator('.mcp-toggle-tools').click();
   const t0 = Date.now();
