@@ -46,7 +46,7 @@ pub fn step_request(
             .max_tokens
             .filter(|n| *n > 0)
             .unwrap_or(DEFAULT_MAX_TOKENS),
-        system: system_prompt(ctx),
+        system: ctx.joined_system_prompt(),
         messages: messages(ctx),
         tools,
         stream: true,
@@ -144,28 +144,6 @@ fn wire_tool(spec: &ToolSpec) -> WireTool {
         description: spec.description.clone(),
         input_schema,
     }
-}
-
-fn system_prompt(ctx: &StepContext<'_>) -> String {
-    let mut parts: Vec<&str> = Vec::new();
-    if !ctx.system_prompt.trim().is_empty() {
-        parts.push(ctx.system_prompt);
-    }
-    parts.extend(
-        ctx.history
-            .iter()
-            .filter(|m| m.role == Role::System && !m.content.trim().is_empty())
-            .map(|m| m.content.as_str()),
-    );
-    let section = if ctx.mode == ToolMode::Prompt && !ctx.tools.is_empty() {
-        prompt::system_prompt_section(ctx.tools)
-    } else {
-        String::new()
-    };
-    if !section.is_empty() {
-        parts.push(&section);
-    }
-    parts.join("\n\n")
 }
 
 fn messages(ctx: &StepContext<'_>) -> Vec<WireMessage> {

@@ -54,7 +54,7 @@ pub fn step_request(
         ToolMode::Native => ctx.tools.iter().map(declaration).collect(),
         ToolMode::Prompt | ToolMode::Off => Vec::new(),
     };
-    let system = system_prompt(ctx);
+    let system = ctx.joined_system_prompt();
     let body = Body {
         system_instruction: (!system.is_empty()).then(|| Content {
             role: None,
@@ -239,28 +239,6 @@ fn declaration(spec: &ToolSpec) -> Declaration {
         description: spec.description.clone(),
         parameters: has_properties.then_some(converted),
     }
-}
-
-fn system_prompt(ctx: &StepContext<'_>) -> String {
-    let mut parts: Vec<&str> = Vec::new();
-    if !ctx.system_prompt.trim().is_empty() {
-        parts.push(ctx.system_prompt);
-    }
-    parts.extend(
-        ctx.history
-            .iter()
-            .filter(|m| m.role == Role::System && !m.content.trim().is_empty())
-            .map(|m| m.content.as_str()),
-    );
-    let section = if ctx.mode == ToolMode::Prompt && !ctx.tools.is_empty() {
-        prompt::system_prompt_section(ctx.tools)
-    } else {
-        String::new()
-    };
-    if !section.is_empty() {
-        parts.push(&section);
-    }
-    parts.join("\n\n")
 }
 
 fn contents(ctx: &StepContext<'_>) -> Vec<Content> {

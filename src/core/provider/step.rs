@@ -4,9 +4,10 @@
 //! Plain borrowed data and no policy: which messages, tools and mode a step uses is decided by
 //! the agent machine and the runner; each provider's request builder only reshapes this.
 
+use crate::agent::prompt;
 use crate::agent::record::ToolMode;
 use crate::agent::tools::ToolSpec;
-use crate::chat::Message;
+use crate::chat::{Message, Role};
 
 /// Sampling parameters. `None` means "let the server decide" and is left out of the body
 /// (unless the provider requires the field, as Anthropic requires `max_tokens`).
@@ -33,4 +34,31 @@ pub struct StepContext<'a> {
     pub result_char_limit: usize,
     /// Whether image results go to the model as image input.
     pub vision: bool,
+}
+
+impl StepContext<'_> {
+    /// One system text for providers that take it apart from the messages (Anthropic's
+    /// `system`, Gemini's `systemInstruction`): the user's system prompt, the conversation's
+    /// system messages, and in prompt mode the tool section, joined by blank lines.
+    pub fn joined_system_prompt(&self) -> String {
+        let mut parts: Vec<&str> = Vec::new();
+        if !self.system_prompt.trim().is_empty() {
+            parts.push(self.system_prompt);
+        }
+        parts.extend(
+            self.history
+                .iter()
+                .filter(|m| m.role == Role::System && !m.content.trim().is_empty())
+                .map(|m| m.content.as_str()),
+        );
+        let section = if self.mode == ToolMode::Prompt && !self.tools.is_empty() {
+            prompt::system_prompt_section(self.tools)
+        } else {
+            String::new()
+        };
+        if !section.is_empty() {
+            parts.push(&section);
+        }
+        parts.join("\n\n")
+    }
 }
