@@ -10,6 +10,7 @@
 //! never re-parse a whole message per streamed token.
 
 mod blocks;
+mod highlight;
 mod line_endings;
 mod render;
 mod streaming;
@@ -20,6 +21,8 @@ mod render_tests;
 #[cfg(test)]
 mod streaming_tests;
 
+#[cfg(test)]
+pub(crate) use highlight::without_highlight;
 pub use streaming::{render_blocks, MarkdownUpdate, ParseWork, StreamingMarkdown};
 
 /// Renders a whole markdown document to safe HTML.
@@ -31,5 +34,5 @@ pub use streaming::{render_blocks, MarkdownUpdate, ParseWork, StreamingMarkdown}
 #[must_use]
 pub fn render(md: &str) -> String {
     let md = line_endings::normalize(md);
-    render::render_piece(&md, &render::LinkDefs::default()).html
+    render::render_piece(&md, &render::LinkDefs::default(), true).html
 }

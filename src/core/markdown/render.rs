@@ -14,6 +14,7 @@ use pulldown_cmark::{
 };
 
 use super::blocks::{Layout, TopLevelBlocks};
+use super::highlight::highlight;
 use super::url::safe_href;
 
 /// Every link the renderer keeps opens in a new tab and cannot reach back into this page.
@@ -70,7 +71,10 @@ pub(crate) struct Rendered {
 }
 
 /// Renders `md` alone. References it does not define itself resolve through `earlier`.
-pub(crate) fn render_piece(md: &str, earlier: &LinkDefs) -> Rendered {
+///
+/// `finished` says the piece will never change again: only then are code blocks coloured (the
+/// streaming tail is re-rendered on every push and stays plain, so its cost stays flat).
+pub(crate) fn render_piece(md: &str, earlier: &LinkDefs, finished: bool) -> Rendered {
     let resolve = |link: BrokenLink<'_>| {
         earlier
             .get(&link.reference)
@@ -87,7 +91,7 @@ pub(crate) fn render_piece(md: &str, earlier: &LinkDefs) -> Rendered {
             (label.to_owned(), def.dest.to_string(), title.to_owned())
         })
         .collect();
-    let mut writer = HtmlWriter::new(md.len());
+    let mut writer = HtmlWriter::new(md.len(), finished);
     writer.run(parser.into_offset_iter());
     Rendered {
         html: writer.out,
@@ -100,7 +104,7 @@ pub(crate) fn render_piece(md: &str, earlier: &LinkDefs) -> Rendered {
 }
 
 /// Escapes text for an element body or a double-quoted attribute value.
-fn escape_into(out: &mut String, text: &str) {
+pub(crate) fn escape_into(out: &mut String, text: &str) {
     for c in text.chars() {
         match c {
             '&' => out.push_str("&amp;"),
@@ -138,10 +142,15 @@ struct HtmlWriter {
     /// One entry per open markdown link: whether an `<a>` was written for it (a refused target
     /// renders its text only, so its end must not close anything).
     open_links: Vec<bool>,
+    /// Whether fenced code blocks are coloured (finished pieces only).
+    highlight: bool,
+    /// Inside a fenced block with a language, while highlighting: the language and the code
+    /// collected so far, coloured as a whole at the block's end.
+    code: Option<(String, String)>,
 }
 
 impl HtmlWriter {
-    fn new(capacity: usize) -> Self {
+    fn new(capacity: usize, highlight: bool) -> Self {
         HtmlWriter {
             out: String::with_capacity(capacity + capacity / 4),
             at_line_start: true,
@@ -150,6 +159,8 @@ impl HtmlWriter {
             table_cell: 0,
             in_table_head: false,
             open_links: Vec::new(),
+            highlight,
+            code: None,
         }
     }
 
@@ -193,7 +204,10 @@ impl HtmlWriter {
                 }
                 Event::Start(tag) => self.start(tag),
                 Event::End(tag) => self.end(tag),
-                Event::Text(t) => self.text(&t),
+                Event::Text(t) => match &mut self.code {
+                    Some((_, code)) => code.push_str(&t),
+                    None => self.text(&t),
+                },
                 Event::Code(t) => {
                     self.write("<code>");
                     self.text(&t);
@@ -251,6 +265,9 @@ impl HtmlWriter {
                     self.block("<pre><code>");
                 } else {
                     self.block(&format!("<pre><code class=\"language-{lang}\">"));
+                    if self.highlight {
+                        self.code = Some((lang, String::new()));
+                    }
                 }
             }
             Tag::CodeBlock(CodeBlockKind::Indented) => self.block("<pre><code>"),
@@ -310,7 +327,14 @@ impl HtmlWriter {
             TagEnd::Paragraph => self.write("</p>\n"),
             TagEnd::Heading(level) => self.write(&format!("</{level}>\n")),
             TagEnd::BlockQuote(_) => self.block("</blockquote>\n"),
-            TagEnd::CodeBlock | TagEnd::HtmlBlock => self.write("</code></pre>\n"),
+            TagEnd::CodeBlock | TagEnd::HtmlBlock => {
+                if let Some((lang, code)) = self.code.take() {
+                    if !highlight(&lang, &code, &mut self.out) {
+                        escape_into(&mut self.out, &code);
+                    }
+                }
+                self.write("</code></pre>\n");
+            }
             TagEnd::List(true) => self.block("</ol>\n"),
             TagEnd::List(false) => self.block("</ul>\n"),
             TagEnd::Item => self.write("</li>\n"),

@@ -32,7 +32,7 @@ fn allowed_attrs(tag: &str) -> Option<&'static [&'static str]> {
     Some(match tag {
         "p" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "pre" | "ul" | "li" | "table" | "thead"
         | "tbody" | "tr" | "em" | "strong" | "del" | "sup" | "sub" | "br" | "hr" => &[],
-        "blockquote" | "code" => &["class"],
+        "blockquote" | "code" | "span" => &["class"],
         "ol" => &["start"],
         "th" | "td" => &["align"],
         "a" => &["href", "title", "target", "rel", "class"],
@@ -75,6 +75,21 @@ fn value_is_allowed(tag: &str, name: &str, value: &str) -> bool {
                         .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '-'))
             });
             lang_ok
+                || (tag == "span"
+                    && matches!(
+                        value,
+                        "hl-kw"
+                            | "hl-lit"
+                            | "hl-str"
+                            | "hl-num"
+                            | "hl-com"
+                            | "hl-meta"
+                            | "hl-key"
+                            | "hl-tag"
+                            | "hl-attr"
+                            | "hl-add"
+                            | "hl-del"
+                    ))
                 || (tag == "a" && value == "md-image")
                 || (tag == "blockquote"
                     && matches!(
@@ -214,7 +229,6 @@ fn assert_no_active_content(md: &str, html: &str) {
         "<audio",
         "<details",
         "<div",
-        "<span",
         "<body",
         "javascript:",
         "vbscript:",
@@ -230,6 +244,12 @@ fn assert_no_active_content(md: &str, html: &str) {
             assert!(!lower.contains(needle), "{needle} for {md:?}:\n{html}");
         }
     }
+    // The only spans are the highlighter's.
+    assert_eq!(
+        lower.matches("<span").count(),
+        lower.matches("<span class=\"hl-").count(),
+        "foreign span for {md:?}:\n{html}"
+    );
     // No `on...=` attribute inside any tag.
     let mut rest = lower.as_str();
     while let Some(start) = rest.find('<') {
@@ -571,7 +591,8 @@ fn images_become_links_and_never_load() {
 fn code_blocks_keep_a_sanitized_language_and_escaped_content() {
     assert_eq!(
         render("```rust,ignore\nlet a = \"<b>\" && b;\n```\n"),
-        "<pre><code class=\"language-rust\">let a = &quot;&lt;b&gt;&quot; &amp;&amp; b;\n</code></pre>\n"
+        "<pre><code class=\"language-rust\"><span class=\"hl-kw\">let</span> a = \
+         <span class=\"hl-str\">&quot;&lt;b&gt;&quot;</span> &amp;&amp; b;\n</code></pre>\n"
     );
     assert_eq!(
         render("```c#\nx\n```"),

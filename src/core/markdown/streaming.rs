@@ -90,7 +90,7 @@ impl StreamingMarkdown {
         self.source.push_str(delta);
         let tail = &self.source[self.tail_start..];
         self.work.tail_bytes += tail.len();
-        let rendered = render_piece(tail, &self.defs);
+        let rendered = render_piece(tail, &self.defs, false);
 
         // Only a new newline can complete the line a new block starts on; and if even the full
         // tail shows no second block starting on a complete line, its complete lines alone
@@ -127,7 +127,7 @@ impl StreamingMarkdown {
         } else {
             let tail = &self.source[self.tail_start..];
             self.work.bookkeeping_bytes += tail.len();
-            render_piece(tail, &self.defs).html
+            render_piece(tail, &self.defs, false).html
         };
         MarkdownUpdate {
             finished,
@@ -177,7 +177,7 @@ impl StreamingMarkdown {
             }
             let piece = &self.source[base + from..base + to];
             self.work.bookkeeping_bytes += piece.len();
-            let rendered = render_piece(piece, &self.defs);
+            let rendered = render_piece(piece, &self.defs, true);
             self.defs.absorb(rendered.defs);
             if !rendered.html.is_empty() {
                 html.push(rendered.html);
