@@ -12,6 +12,7 @@
 mod blocks;
 mod highlight;
 mod line_endings;
+mod math;
 mod render;
 mod streaming;
 mod url;

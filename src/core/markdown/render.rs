@@ -15,19 +15,22 @@ use pulldown_cmark::{
 
 use super::blocks::{Layout, TopLevelBlocks};
 use super::highlight::highlight;
+use super::math::{brackets, write_math};
 use super::url::safe_href;
 
 /// Every link the renderer keeps opens in a new tab and cannot reach back into this page.
 const LINK_ATTRS: &str = " target=\"_blank\" rel=\"noopener noreferrer\"";
 
-/// The markdown dialect: CommonMark plus the GitHub extensions models actually use. Footnotes,
-/// math and heading attributes stay off: footnotes and heading attributes need ids, and a
-/// `{#id}` or footnote label from model output must not name DOM nodes.
+/// The markdown dialect: CommonMark plus the GitHub extensions models actually use, and `$…$` /
+/// `$$…$$` math (`\(…\)` and `\[…\]` are turned into dollars first, see `math/brackets.rs`).
+/// Footnotes and heading attributes stay off: they need ids, and a `{#id}` or footnote label
+/// from model output must not name DOM nodes.
 pub(crate) fn options() -> Options {
     Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_GFM
+        | Options::ENABLE_MATH
 }
 
 /// Link reference definitions (`[label]: url "title"`) seen in earlier blocks of a message.
@@ -75,6 +78,12 @@ pub(crate) struct Rendered {
 /// `finished` says the piece will never change again: only then are code blocks coloured (the
 /// streaming tail is re-rendered on every push and stays plain, so its cost stays flat).
 pub(crate) fn render_piece(md: &str, earlier: &LinkDefs, finished: bool) -> Rendered {
+    // Same length as `md`, so every offset below holds for both.
+    let rewritten = brackets::rewrite(md);
+    let (md, inline_math) = match &rewritten {
+        Some((text, inline)) => (text.as_str(), inline.as_slice()),
+        None => (md, &[][..]),
+    };
     let resolve = |link: BrokenLink<'_>| {
         earlier
             .get(&link.reference)
@@ -92,6 +101,7 @@ pub(crate) fn render_piece(md: &str, earlier: &LinkDefs, finished: bool) -> Rend
         })
         .collect();
     let mut writer = HtmlWriter::new(md.len(), finished);
+    writer.inline_math = inline_math;
     writer.run(parser.into_offset_iter());
     Rendered {
         html: writer.out,
@@ -131,7 +141,7 @@ fn code_language(info: &str) -> String {
         .collect()
 }
 
-struct HtmlWriter {
+struct HtmlWriter<'m> {
     out: String,
     /// Whether `out` ends at the start of a line, so block tags are not glued to text.
     at_line_start: bool,
@@ -147,9 +157,11 @@ struct HtmlWriter {
     /// Inside a fenced block with a language, while highlighting: the language and the code
     /// collected so far, coloured as a whole at the block's end.
     code: Option<(String, String)>,
+    /// Where `\(…\)` pairs (rewritten to `$$…$$`) start: display math there renders inline.
+    inline_math: &'m [usize],
 }
 
-impl HtmlWriter {
+impl HtmlWriter<'_> {
     fn new(capacity: usize, highlight: bool) -> Self {
         HtmlWriter {
             out: String::with_capacity(capacity + capacity / 4),
@@ -161,6 +173,7 @@ impl HtmlWriter {
             open_links: Vec::new(),
             highlight,
             code: None,
+            inline_math: &[],
         }
     }
 
@@ -186,6 +199,11 @@ impl HtmlWriter {
         self.write(tag);
     }
 
+    fn math(&mut self, latex: &str, display: bool) {
+        write_math(&mut self.out, latex, display);
+        self.at_line_start = false;
+    }
+
     fn inside_anchor(&self) -> bool {
         self.open_links.iter().any(|&a| a)
     }
@@ -193,6 +211,7 @@ impl HtmlWriter {
     fn run<'a>(&mut self, events: impl Iterator<Item = (Event<'a>, Range<usize>)>) {
         let mut events = events;
         while let Some((event, range)) = events.next() {
+            let start = range.start;
             self.blocks.observe(&event, range);
             match event {
                 Event::Start(Tag::Image {
@@ -215,15 +234,10 @@ impl HtmlWriter {
                 }
                 // Raw HTML from the input is shown, never interpreted.
                 Event::Html(t) | Event::InlineHtml(t) => self.text(&t),
-                Event::InlineMath(t) => {
-                    self.text("$");
-                    self.text(&t);
-                    self.text("$");
-                }
+                Event::InlineMath(t) => self.math(&t, false),
                 Event::DisplayMath(t) => {
-                    self.text("$$");
-                    self.text(&t);
-                    self.text("$$");
+                    let inline = self.inline_math.binary_search(&start).is_ok();
+                    self.math(&t, !inline);
                 }
                 Event::FootnoteReference(name) => {
                     self.text("[^");

@@ -37,6 +37,15 @@ fn allowed_attrs(tag: &str) -> Option<&'static [&'static str]> {
         "th" | "td" => &["align"],
         "a" => &["href", "title", "target", "rel", "class"],
         "input" => &["type", "disabled", "checked"],
+        // MathML from `math/`: presentation elements only, no links, no styles.
+        "semantics" | "mrow" | "mn" | "mo" | "mtext" | "msub" | "msup" | "msubsup" | "munder"
+        | "munderover" | "msqrt" | "mroot" | "mtable" | "mtr" | "mtd" => &[],
+        "math" => &["display"],
+        "annotation" => &["encoding"],
+        "mfrac" => &["linethickness"],
+        "mover" => &["accent"],
+        "mspace" => &["width"],
+        "mi" => &["mathvariant"],
         _ => return None,
     })
 }
@@ -91,6 +100,7 @@ fn value_is_allowed(tag: &str, name: &str, value: &str) -> bool {
                             | "hl-del"
                     ))
                 || (tag == "a" && value == "md-image")
+                || (tag == "code" && value == "math-src")
                 || (tag == "blockquote"
                     && matches!(
                         value,
@@ -105,6 +115,12 @@ fn value_is_allowed(tag: &str, name: &str, value: &str) -> bool {
         (_, "align") => matches!(value, "left" | "center" | "right"),
         ("a", "href") => href_is_safe(value),
         ("a", "title") => true,
+        ("math", "display") => value == "block",
+        ("annotation", "encoding") => value == "application/x-tex",
+        ("mfrac", "linethickness") => value == "0",
+        ("mover", "accent") => value == "true",
+        ("mspace", "width") => super::math::SPACE_WIDTHS.contains(&value),
+        ("mi", "mathvariant") => value == "normal",
         ("a", "target") => value == "_blank",
         ("a", "rel") => value == "noopener noreferrer",
         ("input", "type") => value == "checkbox",

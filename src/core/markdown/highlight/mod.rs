@@ -59,6 +59,7 @@ pub(crate) enum Class {
 }
 
 impl Class {
+    #[cfg(test)]
     pub(crate) const ALL: [Class; 11] = [
         Class::Keyword,
         Class::Literal,
