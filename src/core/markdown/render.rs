@@ -23,14 +23,17 @@ const LINK_ATTRS: &str = " target=\"_blank\" rel=\"noopener noreferrer\"";
 
 /// The markdown dialect: CommonMark plus the GitHub extensions models actually use, and `$…$` /
 /// `$$…$$` math (`\(…\)` and `\[…\]` are turned into dollars first, see `math/brackets.rs`).
-/// Footnotes and heading attributes stay off: they need ids, and a `{#id}` or footnote label
-/// from model output must not name DOM nodes.
+/// Footnotes render without ids or links (a label from model output must not name DOM nodes),
+/// in the older syntax where every `[^label]` is a reference: whether a reference resolves must
+/// not depend on which streamed piece its definition landed in. Heading attributes stay off:
+/// a `{#id}` would name a DOM node.
 pub(crate) fn options() -> Options {
     Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_GFM
         | Options::ENABLE_MATH
+        | Options::ENABLE_OLD_FOOTNOTES
 }
 
 /// Link reference definitions (`[label]: url "title"`) seen in earlier blocks of a message.
@@ -240,9 +243,9 @@ impl HtmlWriter<'_> {
                     self.math(&t, !inline);
                 }
                 Event::FootnoteReference(name) => {
-                    self.text("[^");
+                    self.write("<sup class=\"footnote-ref\">");
                     self.text(&name);
-                    self.text("]");
+                    self.write("</sup>");
                 }
                 Event::SoftBreak => self.write("\n"),
                 Event::HardBreak => self.write("<br />\n"),
@@ -326,9 +329,13 @@ impl HtmlWriter<'_> {
                 title,
                 ..
             } => self.link_start(link_type, &dest_url, &title),
+            Tag::FootnoteDefinition(name) => {
+                self.block("<aside class=\"footnote\"><sup>");
+                self.text(&name);
+                self.write("</sup>\n");
+            }
             // Not enabled in `options()`; if they ever appear, their content is shown plainly.
             Tag::Image { .. }
-            | Tag::FootnoteDefinition(_)
             | Tag::DefinitionList
             | Tag::DefinitionListTitle
             | Tag::DefinitionListDefinition
@@ -372,8 +379,8 @@ impl HtmlWriter<'_> {
                     self.write("</a>");
                 }
             }
+            TagEnd::FootnoteDefinition => self.block("</aside>\n"),
             TagEnd::Image
-            | TagEnd::FootnoteDefinition
             | TagEnd::DefinitionList
             | TagEnd::DefinitionListTitle
             | TagEnd::DefinitionListDefinition

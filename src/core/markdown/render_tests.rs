@@ -31,8 +31,9 @@ const VOID_TAGS: [&str; 3] = ["br", "hr", "input"];
 fn allowed_attrs(tag: &str) -> Option<&'static [&'static str]> {
     Some(match tag {
         "p" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "pre" | "ul" | "li" | "table" | "thead"
-        | "tbody" | "tr" | "em" | "strong" | "del" | "sup" | "sub" | "br" | "hr" => &[],
-        "blockquote" | "code" | "span" => &["class"],
+        | "tbody" | "tr" | "em" | "strong" | "del" | "sub" | "br" | "hr" => &[],
+        "sup" => &["class"],
+        "blockquote" | "code" | "span" | "aside" => &["class"],
         "ol" => &["start"],
         "th" | "td" => &["align"],
         "a" => &["href", "title", "target", "rel", "class"],
@@ -101,6 +102,8 @@ fn value_is_allowed(tag: &str, name: &str, value: &str) -> bool {
                     ))
                 || (tag == "a" && value == "md-image")
                 || (tag == "code" && value == "math-src")
+                || (tag == "sup" && value == "footnote-ref")
+                || (tag == "aside" && value == "footnote")
                 || (tag == "blockquote"
                     && matches!(
                         value,
@@ -644,7 +647,10 @@ fn gfm_extensions_render_and_headings_have_no_ids() {
         render("3. c\n4. d\n"),
         "<ol start=\"3\">\n<li>c</li>\n<li>d</li>\n</ol>\n"
     );
-    // Footnotes stay off: their labels would become ids.
-    assert_eq!(render("a[^n] b\n"), "<p>a[^n] b</p>\n");
+    // Footnotes render without ids or links: their labels would become ids.
+    assert_eq!(
+        render("a[^n] b\n"),
+        "<p>a<sup class=\"footnote-ref\">n</sup> b</p>\n"
+    );
     assert!(!render("a[^n]\n\n[^n]: note\n").contains("id="));
 }

@@ -177,3 +177,14 @@ fn property_generated_latex() {
         }
     }
 }
+
+#[test]
+fn footnotes_render_without_ids_or_links() {
+    let html = render("Claim[^a\"].\n\n[^a\"]: Source <b>.\n");
+    check_html(&html).unwrap();
+    assert_eq!(
+        html,
+        "<p>Claim<sup class=\"footnote-ref\">a&quot;</sup>.</p>\n\
+         <aside class=\"footnote\"><sup>a&quot;</sup>\n<p>Source &lt;b&gt;.</p>\n</aside>\n"
+    );
+}
