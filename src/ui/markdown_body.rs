@@ -8,7 +8,9 @@
 use leptos::html;
 use leptos::prelude::*;
 use skiff_core::chat::MessageStatus;
-use skiff_core::markdown::{render_blocks, StreamingMarkdown};
+use skiff_core::markdown::{
+    preview_srcdoc, render_blocks, PreviewKind, StreamingMarkdown, PREVIEW_SANDBOX,
+};
 use wasm_bindgen::JsCast;
 
 use crate::platform::clipboard;
@@ -91,16 +93,77 @@ fn add_copy_buttons(container: &web_sys::HtmlDivElement) {
         let _ = button.set_attribute("aria-label", "Copy code");
         button.set_text_content(Some("Copy"));
         let _ = pre.prepend_with_node_1(&button);
+        let previewable = pre
+            .query_selector("code")
+            .ok()
+            .flatten()
+            .and_then(|code| PreviewKind::for_code_class(&code.class_name()))
+            .is_some();
+        if previewable {
+            if let Ok(preview) = document.create_element("button") {
+                preview.set_class_name("preview-code");
+                let _ = preview.set_attribute("type", "button");
+                let _ = preview.set_attribute("aria-expanded", "false");
+                preview.set_text_content(Some("Preview"));
+                let _ = button.after_with_node_1(&preview);
+            }
+        }
     }
 }
 
-/// One listener for every code block's Copy button in a message (event delegation).
+/// Shows or hides the sandboxed preview frame after an `html`/`svg` block. What the frame
+/// contains and how it is confined comes from `skiff_core::markdown::preview`; this only builds
+/// the element.
+fn toggle_preview(button: &web_sys::Element) {
+    let Some(pre) = button.parent_element() else {
+        return;
+    };
+    let open = pre
+        .next_element_sibling()
+        .filter(|el| el.class_list().contains("code-preview"));
+    if let Some(frame) = open {
+        frame.remove();
+        let _ = button.set_attribute("aria-expanded", "false");
+        button.set_text_content(Some("Preview"));
+        return;
+    }
+    let Some(code) = pre.query_selector("code").ok().flatten() else {
+        return;
+    };
+    let Some(kind) = PreviewKind::for_code_class(&code.class_name()) else {
+        return;
+    };
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Ok(frame) = document.create_element("iframe") else {
+        return;
+    };
+    frame.set_class_name("code-preview");
+    // The sandbox is set before srcdoc, so the document never exists unsandboxed.
+    let _ = frame.set_attribute("sandbox", PREVIEW_SANDBOX);
+    let _ = frame.set_attribute("title", "Preview of the code block above");
+    let srcdoc = preview_srcdoc(kind, &code.text_content().unwrap_or_default());
+    let _ = frame.set_attribute("srcdoc", &srcdoc);
+    let _ = pre.after_with_node_1(&frame);
+    let _ = button.set_attribute("aria-expanded", "true");
+    button.set_text_content(Some("Hide preview"));
+}
+
+/// One listener for every code block's Copy and Preview buttons in a message (event
+/// delegation).
 fn on_copy_click(ev: leptos::ev::MouseEvent) {
-    let Some(button) = ev
+    let target = ev
         .target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .and_then(|el| el.closest(".copy-code").ok().flatten())
-    else {
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+    if let Some(preview) = target
+        .as_ref()
+        .and_then(|el| el.closest(".preview-code").ok().flatten())
+    {
+        toggle_preview(&preview);
+        return;
+    }
+    let Some(button) = target.and_then(|el| el.closest(".copy-code").ok().flatten()) else {
         return;
     };
     let text = button

@@ -13,6 +13,7 @@ mod blocks;
 mod highlight;
 mod line_endings;
 mod math;
+mod preview;
 mod render;
 mod streaming;
 mod url;
@@ -24,6 +25,7 @@ mod streaming_tests;
 
 #[cfg(test)]
 pub(crate) use highlight::without_highlight;
+pub use preview::{preview_srcdoc, PreviewKind, PREVIEW_CSP, PREVIEW_SANDBOX};
 pub use streaming::{render_blocks, MarkdownUpdate, ParseWork, StreamingMarkdown};
 
 /// Renders a whole markdown document to safe HTML.

@@ -357,7 +357,9 @@ fn lex_markup(w: &mut Writer<'_>) {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i..].starts_with(b"<!--") {
-            let end = src[i + 4..].find("-->").map_or(bytes.len(), |e| i + 4 + e + 3);
+            let end = src[i + 4..]
+                .find("-->")
+                .map_or(bytes.len(), |e| i + 4 + e + 3);
             w.span(Class::Comment, i, end);
             i = end;
             continue;
@@ -396,7 +398,11 @@ fn lex_markup(w: &mut Writer<'_>) {
             }
         }
         if i < bytes.len() {
-            let from = if i > 0 && bytes[i - 1] == b'/' { i - 1 } else { i };
+            let from = if i > 0 && bytes[i - 1] == b'/' {
+                i - 1
+            } else {
+                i
+            };
             w.span(Class::Tag, from.max(w.plain_from), i + 1);
             i += 1;
         }

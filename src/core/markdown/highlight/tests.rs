@@ -69,7 +69,10 @@ fn unknown_languages_are_left_to_the_caller() {
 
 #[test]
 fn rust() {
-    let html = hl("rust", "fn main() { let s = \"a\\\"b\"; 'x'; &'a str; 42u8 } // done");
+    let html = hl(
+        "rust",
+        "fn main() { let s = \"a\\\"b\"; 'x'; &'a str; 42u8 } // done",
+    );
     assert!(html.contains(&span("kw", "fn")));
     assert!(html.contains(&span("kw", "let")));
     assert!(html.contains(&span("str", "&quot;a\\&quot;b&quot;")));
@@ -82,7 +85,10 @@ fn rust() {
 
 #[test]
 fn python_triple_quotes_and_hash_comments() {
-    let html = hl("py", "def f():\n    \"\"\"doc \"quoted\" \"\"\"\n    return None  # no");
+    let html = hl(
+        "py",
+        "def f():\n    \"\"\"doc \"quoted\" \"\"\"\n    return None  # no",
+    );
     assert!(html.contains(&span("kw", "def")));
     assert!(html.contains(&span(
         "str",
@@ -138,7 +144,10 @@ fn html_tags_attributes_values_and_comments() {
 
 #[test]
 fn css() {
-    let html = hl("css", "@media (x) { a { color: red !important; margin: 0 } } /* c */");
+    let html = hl(
+        "css",
+        "@media (x) { a { color: red !important; margin: 0 } } /* c */",
+    );
     assert!(html.contains(&span("kw", "@media")));
     assert!(html.contains(&span("kw", "!important")));
     assert!(html.contains(&span("num", "0")));
@@ -147,7 +156,10 @@ fn css() {
 
 #[test]
 fn sql_keywords_in_any_case() {
-    let html = hl("sql", "SELECT name FROM t WHERE x = 'it''s' -- why\nselect NULL");
+    let html = hl(
+        "sql",
+        "SELECT name FROM t WHERE x = 'it''s' -- why\nselect NULL",
+    );
     assert!(html.contains(&span("kw", "SELECT")));
     assert!(html.contains(&span("kw", "FROM")));
     assert!(html.contains(&span("kw", "select")));
@@ -179,7 +191,10 @@ fn yaml_and_toml_keys() {
     assert!(yaml.contains(&span("lit", "true")));
     assert!(yaml.contains(&span("com", "# c")));
     assert!(!yaml.contains(&span("com", "#b")));
-    let toml = hl("toml", "[package]\nname = \"skiff\"\n\"quoted key\" = 1\nv = [1, 2]");
+    let toml = hl(
+        "toml",
+        "[package]\nname = \"skiff\"\n\"quoted key\" = 1\nv = [1, 2]",
+    );
     assert!(toml.contains(&span("meta", "[package]")));
     assert!(toml.contains(&span("key", "name")));
     assert!(toml.contains(&span("key", "&quot;quoted key&quot;")));
@@ -211,7 +226,11 @@ fn unterminated_strings_and_comments_end_at_the_text() {
         ("rust", "'\\"),
     ] {
         let html = hl(lang, code);
-        assert_eq!(text_of(&html).as_deref(), Ok(code), "{lang} {code:?}: {html}");
+        assert_eq!(
+            text_of(&html).as_deref(),
+            Ok(code),
+            "{lang} {code:?}: {html}"
+        );
     }
 }
 
@@ -219,13 +238,13 @@ fn unterminated_strings_and_comments_end_at_the_text() {
 #[test]
 fn property_text_survives_for_any_input() {
     const ALPHABET: &[&str] = &[
-        "\"", "'", "`", "\\", "/", "*", "#", "-", "+", "<", ">", "!", "=", ":", "[", "]", "{",
-        "}", "\n", " ", "\t", "a", "fn", "if", "SELECT", "0x1F", "1.5", "é", "😀", "&", "--",
-        "@@", "<!--", "-->", "/*", "*/", "'''", "\"\"\"", "$", "@media", "<a ", "=\"",
+        "\"", "'", "`", "\\", "/", "*", "#", "-", "+", "<", ">", "!", "=", ":", "[", "]", "{", "}",
+        "\n", " ", "\t", "a", "fn", "if", "SELECT", "0x1F", "1.5", "é", "😀", "&", "--", "@@",
+        "<!--", "-->", "/*", "*/", "'''", "\"\"\"", "$", "@media", "<a ", "=\"",
     ];
     const LANGS: &[&str] = &[
-        "rust", "python", "js", "json", "bash", "css", "sql", "go", "java", "cpp", "yaml",
-        "toml", "html", "svg", "diff",
+        "rust", "python", "js", "json", "bash", "css", "sql", "go", "java", "cpp", "yaml", "toml",
+        "html", "svg", "diff",
     ];
     let mut rng = Rng::new(0x5eed_4a11);
     for case in 0..4000 {
@@ -235,7 +254,11 @@ fn property_text_survives_for_any_input() {
             .collect();
         let lang = LANGS[case % LANGS.len()];
         let html = hl(lang, &code);
-        assert_eq!(text_of(&html).as_deref(), Ok(code.as_str()), "{lang} {code:?}");
+        assert_eq!(
+            text_of(&html).as_deref(),
+            Ok(code.as_str()),
+            "{lang} {code:?}"
+        );
     }
 }
 

@@ -424,8 +424,9 @@ impl<'a> Parser<'a> {
                 None => return Ok(None),
             },
             "begin" => self.environment()?,
-            "displaystyle" | "textstyle" | "limits" | "nolimits" | "nonumber" | "notag"
-            | "!" => return Ok(None),
+            "displaystyle" | "textstyle" | "limits" | "nolimits" | "nonumber" | "notag" | "!" => {
+                return Ok(None)
+            }
             "\\" => return Ok(None),
             _ => return Err(Unsupported),
         };

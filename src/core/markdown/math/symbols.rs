@@ -201,7 +201,8 @@ pub(super) fn space(name: &str) -> Option<&'static str> {
 
 /// Every width [`space`] can return, for the allowlist.
 #[cfg(test)]
-pub(crate) const SPACE_WIDTHS: [&str; 6] = ["0.167em", "0.222em", "0.278em", "0.25em", "1em", "2em"];
+pub(crate) const SPACE_WIDTHS: [&str; 6] =
+    ["0.167em", "0.222em", "0.278em", "0.25em", "1em", "2em"];
 
 /// A letter in one of the math alphabets (`\mathbb`, `\mathbf`, `\mathcal`), as the Unicode
 /// mathematical alphanumeric character: MathML Core draws only `mathvariant="normal"`, so the

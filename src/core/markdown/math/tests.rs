@@ -30,16 +30,19 @@ fn common_formulas() {
         "<msubsup><mi>a</mi><mrow><mi>i</mi><mi>j</mi></mrow>\
          <mrow><mi>n</mi><mo>+</mo><mn>1</mn></mrow></msubsup>"
     );
-    assert_eq!(
-        body("\\frac{1}{2}"),
-        "<mfrac><mn>1</mn><mn>2</mn></mfrac>"
-    );
+    assert_eq!(body("\\frac{1}{2}"), "<mfrac><mn>1</mn><mn>2</mn></mfrac>");
     assert_eq!(body("\\sqrt{x}"), "<msqrt><mi>x</mi></msqrt>");
     assert_eq!(body("\\sqrt[3]{x}"), "<mroot><mi>x</mi><mn>3</mn></mroot>");
-    assert_eq!(body("\\alpha\\le\\pi"), "<mrow><mi>α</mi><mo>≤</mo><mi>π</mi></mrow>");
+    assert_eq!(
+        body("\\alpha\\le\\pi"),
+        "<mrow><mi>α</mi><mo>≤</mo><mi>π</mi></mrow>"
+    );
     assert_eq!(body("\\mathbb{R}^n"), "<msup><mi>ℝ</mi><mi>n</mi></msup>");
     assert_eq!(body("\\mathbf{v}"), "<mi>𝐯</mi>");
-    assert_eq!(body("\\text{if } x"), "<mrow><mtext>if </mtext><mi>x</mi></mrow>");
+    assert_eq!(
+        body("\\text{if } x"),
+        "<mrow><mtext>if </mtext><mi>x</mi></mrow>"
+    );
     assert_eq!(body("\\sin x"), "<mrow><mi>sin</mi><mi>x</mi></mrow>");
     assert_eq!(body("3.14"), "<mn>3.14</mn>");
     assert_eq!(
@@ -94,7 +97,10 @@ fn unknown_commands_fall_back_to_source() {
         "\\begin{matrix}x\\end{pmatrix}",
     ] {
         let html = math(latex, false);
-        assert!(html.starts_with("<code class=\"math-src\">"), "{latex}: {html}");
+        assert!(
+            html.starts_with("<code class=\"math-src\">"),
+            "{latex}: {html}"
+        );
         assert!(!html.contains("<math"), "{latex}: {html}");
     }
     assert_eq!(
@@ -109,7 +115,10 @@ fn text_is_escaped() {
         body("\\text{<script>alert(1)</script> \\& \"q\"}"),
         "<mtext>&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;q&quot;</mtext>"
     );
-    assert_eq!(body("a<b"), "<mrow><mi>a</mi><mo>&lt;</mo><mi>b</mi></mrow>");
+    assert_eq!(
+        body("a<b"),
+        "<mrow><mi>a</mi><mo>&lt;</mo><mi>b</mi></mrow>"
+    );
 }
 
 #[test]
@@ -127,13 +136,21 @@ fn deep_nesting_falls_back_instead_of_overflowing() {
 
 #[test]
 fn markdown_math_in_all_four_spellings() {
-    let html = render("Inline $a^2$ and \\(b_1\\), display $$\\frac{1}{2}\\,x$$ and\n\\[\nc\n\\]\n");
+    let html =
+        render("Inline $a^2$ and \\(b_1\\), display $$\\frac{1}{2}\\,x$$ and\n\\[\nc\n\\]\n");
     check_html(&html).unwrap();
     assert_eq!(html.matches("<math>").count(), 2, "{html}");
-    assert_eq!(html.matches("<math display=\"block\">").count(), 2, "{html}");
+    assert_eq!(
+        html.matches("<math display=\"block\">").count(),
+        2,
+        "{html}"
+    );
     // CommonMark escapes no longer eat `\,` inside display math.
     assert!(html.contains("\\frac{1}{2}\\,x</annotation>"), "{html}");
-    assert!(html.contains("<mspace width=\"0.167em\"></mspace>"), "{html}");
+    assert!(
+        html.contains("<mspace width=\"0.167em\"></mspace>"),
+        "{html}"
+    );
 }
 
 #[test]
@@ -158,10 +175,42 @@ fn money_is_not_math() {
 #[test]
 fn property_generated_latex() {
     const PARTS: &[&str] = &[
-        "x", "2", "{", "}", "^", "_", "\\frac", "\\sqrt", "[", "]", "\\left(", "\\right)",
-        "\\alpha", "\\text{", "<", ">", "&", "\\\\", "\\begin{matrix}", "\\end{matrix}",
-        "\\begin{cases}", "\\end{cases}", "\\mathbb{", "\\hat", "'", " ", "\\,", "\\", "é",
-        "\"", "\\href{", "\\sum", "\\left.", "\\right|", "\\big(", "$",
+        "x",
+        "2",
+        "{",
+        "}",
+        "^",
+        "_",
+        "\\frac",
+        "\\sqrt",
+        "[",
+        "]",
+        "\\left(",
+        "\\right)",
+        "\\alpha",
+        "\\text{",
+        "<",
+        ">",
+        "&",
+        "\\\\",
+        "\\begin{matrix}",
+        "\\end{matrix}",
+        "\\begin{cases}",
+        "\\end{cases}",
+        "\\mathbb{",
+        "\\hat",
+        "'",
+        " ",
+        "\\,",
+        "\\",
+        "é",
+        "\"",
+        "\\href{",
+        "\\sum",
+        "\\left.",
+        "\\right|",
+        "\\big(",
+        "$",
     ];
     let mut rng = Rng::new(0x3a7e_0001);
     for _ in 0..5000 {
