@@ -7,7 +7,13 @@
 //   'wasm-unsafe-eval' to compile the module. No other inline script, no eval, no handlers.
 // - connect-src is open: providers and MCP servers are wherever the user points them.
 // - images and audio: this origin, data: (tool results) and blob:; no plugins, no <base>, no
-//   frames (the sandboxed previews will add exactly theirs), no form posts.
+//   form posts.
+// - frames: 'self' only, for the code-block previews (pwa/preview.html, loaded sandboxed with
+//   allow-scripts alone, so it runs in an opaque origin). Chromium makes an about:srcdoc frame
+//   inherit this policy, so a srcdoc preview could run no inline script or style at all; a
+//   frame loaded from this origin gets its own policy (no network) instead. 'self' also
+//   refuses every navigation the preview attempts to any other origin (meta refresh,
+//   location, links). A path cannot be named without the host, which varies by deployment.
 // A <meta> policy cannot set frame-ancestors or reporting; a host that can send headers may
 // add them. The e2e suite fails on any securitypolicyviolation (tests/e2e/harness.mjs).
 //   node scripts/csp.mjs DIST
@@ -38,7 +44,7 @@ const policy = [
   "connect-src * http: https: ws: wss:",
   "worker-src 'self'",
   "manifest-src 'self'",
-  "frame-src 'none'",
+  "frame-src 'self'",
   "object-src 'none'",
   "base-uri 'none'",
   "form-action 'none'",

@@ -9,7 +9,7 @@ use leptos::html;
 use leptos::prelude::*;
 use skiff_core::chat::MessageStatus;
 use skiff_core::markdown::{
-    preview_srcdoc, render_blocks, PreviewKind, StreamingMarkdown, PREVIEW_SANDBOX,
+    preview_document, render_blocks, PreviewKind, StreamingMarkdown, PREVIEW_PAGE, PREVIEW_SANDBOX,
 };
 use wasm_bindgen::JsCast;
 
@@ -136,15 +136,32 @@ fn toggle_preview(button: &web_sys::Element) {
     let Some(document) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
-    let Ok(frame) = document.create_element("iframe") else {
+    let Some(frame) = document
+        .create_element("iframe")
+        .ok()
+        .and_then(|el| el.dyn_into::<web_sys::HtmlIFrameElement>().ok())
+    else {
         return;
     };
     frame.set_class_name("code-preview");
-    // The sandbox is set before srcdoc, so the document never exists unsandboxed.
+    // The sandbox is set before the source, so the page never loads unsandboxed.
     let _ = frame.set_attribute("sandbox", PREVIEW_SANDBOX);
     let _ = frame.set_attribute("title", "Preview of the code block above");
-    let srcdoc = preview_srcdoc(kind, &code.text_content().unwrap_or_default());
-    let _ = frame.set_attribute("srcdoc", &srcdoc);
+    let doc = preview_document(kind, &code.text_content().unwrap_or_default());
+    // Once the preview page is up, hand it the document; its origin is opaque, hence "*" (the
+    // text is the conversation's own, nothing the frame could not be shown).
+    let target = frame.clone();
+    let on_load = wasm_bindgen::closure::Closure::once_into_js(move || {
+        // Writing the document fires `load` again; this handler runs once.
+        target.set_onload(None);
+        if let Some(win) = target.content_window() {
+            if let Err(e) = win.post_message(&wasm_bindgen::JsValue::from_str(&doc), "*") {
+                leptos::logging::warn!("could not start the preview: {e:?}");
+            }
+        }
+    });
+    frame.set_onload(Some(on_load.unchecked_ref()));
+    frame.set_src(PREVIEW_PAGE);
     let _ = pre.after_with_node_1(&frame);
     let _ = button.set_attribute("aria-expanded", "true");
     button.set_text_content(Some("Hide preview"));

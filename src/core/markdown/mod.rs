@@ -25,7 +25,7 @@ mod streaming_tests;
 
 #[cfg(test)]
 pub(crate) use highlight::without_highlight;
-pub use preview::{preview_srcdoc, PreviewKind, PREVIEW_CSP, PREVIEW_SANDBOX};
+pub use preview::{preview_document, PreviewKind, PREVIEW_CSP, PREVIEW_PAGE, PREVIEW_SANDBOX};
 pub use streaming::{render_blocks, MarkdownUpdate, ParseWork, StreamingMarkdown};
 
 /// Renders a whole markdown document to safe HTML.

@@ -5,14 +5,19 @@
 //! - the frame is sandboxed with [`PREVIEW_SANDBOX`] only: scripts run, but in an opaque
 //!   origin, so the page's storage, cookies, DOM and keys are out of reach, and it cannot open
 //!   windows, submit forms or navigate the page;
-//! - the document is a `srcdoc`, whose first element is [`PREVIEW_CSP`]: no network at all
-//!   (no fetch, no images or fonts from anywhere but `data:`);
-//! - the page's own policy keeps `frame-src 'none'`, which Chromium does not apply to
-//!   `about:srcdoc` but does apply to every navigation the frame attempts (meta refresh,
-//!   `location`, a clicked link), so the frame can never load a URL either.
+//! - it loads [`PREVIEW_PAGE`] (`pwa/preview.html`), whose own policy is [`PREVIEW_CSP`]: no
+//!   network at all (no fetch, no images or fonts from anywhere but `data:`). That page writes
+//!   the document [`preview_document`] builds, which the ui posts to it; the document repeats
+//!   the policy first thing. Not `srcdoc`: Chromium makes an `about:srcdoc` document inherit the
+//!   page's policy, under which no inline script or style of the preview could run;
+//! - the page's own policy allows `frame-src 'self'` only, so every navigation the frame
+//!   attempts to another origin (meta refresh, `location`, a clicked link) is refused.
 //!
 //! This module must never add `allow-same-origin` (with `allow-scripts` it would let the frame
 //! remove its own sandbox), and never put anything before the policy in the document.
+
+/// The page the preview frame loads, relative to the app (so it works from any sub-path).
+pub const PREVIEW_PAGE: &str = "preview.html";
 
 /// The only sandbox token a preview frame gets.
 pub const PREVIEW_SANDBOX: &str = "allow-scripts";
@@ -44,9 +49,9 @@ impl PreviewKind {
     }
 }
 
-/// The `srcdoc` for previewing `code`: the policy first, then the block's text as written.
+/// The document previewing `code`: the policy first, then the block's text as written.
 #[must_use]
-pub fn preview_srcdoc(kind: PreviewKind, code: &str) -> String {
+pub fn preview_document(kind: PreviewKind, code: &str) -> String {
     let mut doc = String::with_capacity(code.len() + 400);
     doc.push_str("<!DOCTYPE html><html><head><meta charset=\"utf-8\">");
     doc.push_str("<meta http-equiv=\"Content-Security-Policy\" content=\"");
@@ -83,7 +88,7 @@ mod tests {
     fn the_policy_comes_before_anything_from_the_block() {
         let code = "</head><meta http-equiv=\"Content-Security-Policy\" content=\"default-src *\">\
                     <script>fetch('https://evil.example')</script>";
-        let doc = preview_srcdoc(PreviewKind::Html, code);
+        let doc = preview_document(PreviewKind::Html, code);
         let policy = doc.find(PREVIEW_CSP).expect("policy present");
         assert_eq!(doc.find(code), Some(doc.len() - code.len()));
         assert!(policy < doc.len() - code.len());
@@ -112,9 +117,21 @@ mod tests {
         assert!(PREVIEW_CSP.starts_with("default-src 'none';"));
     }
 
+    /// The frame's page enforces exactly this policy, first thing in its head.
+    #[test]
+    fn the_preview_page_carries_the_same_policy() {
+        let page = include_str!("../../../pwa/preview.html");
+        let meta =
+            format!("<meta http-equiv=\"Content-Security-Policy\" content=\"{PREVIEW_CSP}\">");
+        let at = page.find(&meta).expect("preview.html has PREVIEW_CSP");
+        assert!(page[..at].find("<script").is_none() && page[..at].find("<link").is_none());
+        assert_eq!(page.matches("<script").count(), 1, "one script: the writer");
+        assert!(!page.contains("src="), "it loads nothing");
+    }
+
     #[test]
     fn svg_is_shown_scaled_to_the_frame() {
-        let doc = preview_srcdoc(PreviewKind::Svg, "<svg></svg>");
+        let doc = preview_document(PreviewKind::Svg, "<svg></svg>");
         assert!(doc.ends_with("<body><svg></svg>"));
         assert!(doc.contains("svg{max-width:100%"));
     }
