@@ -188,8 +188,10 @@ async function assertNothingHappened(page, rec, { allowed = [], extraErrors = []
   await page.waitForTimeout(700);
   const calls = await page.evaluate(() => window.__pwnedCalls ?? ['(the page lost its watcher: it navigated)']);
   assert.deepEqual(calls, [], 'no payload ran a script');
-  assert.equal(page.url(), `${site.url}/`, 'the page never navigated away');
-  assert.deepEqual(rec.navigations.filter((u) => u !== `${site.url}/`), [], 'no main-frame navigation');
+  // The app keeps the open conversation in the fragment; anything else is a navigation.
+  const page_ = (u) => { const x = new URL(u); return x.origin + x.pathname + x.search; };
+  assert.equal(page_(page.url()), `${site.url}/`, 'the page never navigated away');
+  assert.deepEqual(rec.navigations.filter((u) => page_(u) !== `${site.url}/`), [], 'no main-frame navigation');
   assert.deepEqual(rec.popups, [], 'no window opened');
   const origins = new Set([site.url, api.url, mcp.origin, ...allowed]);
   const foreign = rec.requests.filter((u) => !origins.has(new URL(u).origin));
@@ -349,7 +351,6 @@ test('an html block preview runs sandboxed: it cannot reach the page, its storag
     // The preview's own refusals (its CSP, its sandbox) are logged from its frame, and the
     // page's frame-src refuses its self-navigation: those are the defences working.
     const fromPreview = [
-      /PWNED in a cross-origin frame/,
       /Refused to connect|violates the following Content Security Policy directive: "(connect-src|img-src|default-src)/,
       /CSP violation: frame-src blocked http:\/\/127\.0\.0\.1/,
       /Framing 'http:\/\/127\.0\.0\.1:\d+\/' violates the following Content Security Policy directive: "frame-src 'none'"/,
