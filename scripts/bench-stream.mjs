@@ -114,7 +114,17 @@ const WORDS = (
   'receive always never often usually only still already again because while before after'
 ).split(' ');
 const IDENTS = ['items', 'total', 'buffer', 'tokens', 'cursor', 'offset', 'reader', 'state', 'limit', 'chunk', 'index', 'result'];
-const LANGS = ['rust', 'python', 'js', 'bash', 'json', 'toml'];
+// Highlighted languages (src/core/markdown/highlight/): every fence is coloured once it settles.
+const LANGS = ['rust', 'python', 'js', 'ts', 'bash', 'json', 'toml', 'go', 'java', 'cpp', 'sql', 'yaml', 'html', 'css', 'diff'];
+// Formulas as models write them, in all four spellings (src/core/markdown/math/).
+const FORMULAS = [
+  '\\frac{a}{b} + \\sum_{i=1}^{n} x_i^2',
+  '\\int_0^1 x\\,dx = \\frac{1}{2}',
+  'e^{i\\pi} + 1 = 0',
+  '\\sqrt{x^2 + y^2} \\le |x| + |y|',
+  '\\begin{pmatrix} a & b \\\\ c & d \\end{pmatrix}',
+  '\\mathbb{R}^n \\to \\mathbb{R}, \\; \\alpha \\mapsto \\hat{\\beta}',
+];
 
 /**
  * A markdown answer of exactly `tokens` * CHARS_PER_TOKEN characters, and the text it should show.
@@ -196,6 +206,16 @@ function makeAnswer(tokens, seed, shape = 'realistic') {
     const md = [line(head), line(head.map(() => '---')), ...body.map(line)].join('\n');
     return { md, text: [...head, ...body.flat()].join(' '), kind: 'table' };
   };
+  // Math: text around the formulas is what the check reads (math elements are left out of it).
+  const math = () => {
+    const [md, text] = sentence();
+    const f = pick(FORMULAS);
+    const r = rnd();
+    if (r < 0.25) return { md: `${md} Here $${f}$ holds.`, text: `${text} Here holds.`, kind: 'p' };
+    if (r < 0.5) return { md: `${md} Here \\(${f}\\) holds.`, text: `${text} Here holds.`, kind: 'p' };
+    if (r < 0.75) return { md: `$$${f}$$`, text: '', kind: 'p' };
+    return { md: `\\[\n${f}\n\\]`, text: '', kind: 'p' };
+  };
   const quote = () => {
     const [md, text] = sentence();
     return { md: `> ${md}`, text, kind: 'blockquote' };
@@ -240,8 +260,8 @@ function makeAnswer(tokens, seed, shape = 'realistic') {
     const r = rnd();
     // Two lists in a row would merge into one loose list; a paragraph goes between them.
     const afterList = blocks.at(-1)?.kind === 'list';
-    const b = blocks.length === 0 || r < 0.4 || (afterList && r < 0.6) ? para()
-      : r < 0.6 ? list() : r < 0.75 ? code() : r < 0.87 ? heading() : r < 0.94 ? quote() : table();
+    const b = blocks.length === 0 || r < 0.36 || (afterList && r < 0.6) ? para()
+      : r < 0.44 ? math() : r < 0.6 ? list() : r < 0.75 ? code() : r < 0.87 ? heading() : r < 0.94 ? quote() : table();
     if (len + 2 + b.md.length > target - 60) break;
     add(b);
   }
@@ -366,7 +386,12 @@ async function calibrateInPage(browser, site, api, opts, startDelay) {
  * body chunks as they reach the page, and status changes of assistant messages. Everything is
  * appended to arrays; nothing is computed while the stream runs. */
 function pageProbe() {
-  const B = { armed: false, writes: [], raf: [], loaf: [], reads: [], statuses: [], sendAt: null, doneAt: null };
+  const B = {
+    armed: false, writes: [], raf: [], loaf: [], reads: [], statuses: [], sendAt: null, doneAt: null,
+    // First answer text: when its bytes were read, when it reached the DOM, and the frame that
+    // painted it (a rAF callback runs in the frame that then paints).
+    firstContentAt: null, firstTextAt: null, firstPaintAt: null,
+  };
   window.__bench = B;
   const setItem = Storage.prototype.setItem;
   Storage.prototype.setItem = function (key, value) {
@@ -378,12 +403,39 @@ function pageProbe() {
       B.writes.push([t0, String(key), String(key).length + String(value).length, performance.now() - t0]);
     }
   };
+  const decoder = new TextDecoder();
+  // Watches the DOM only from the first content bytes to the first visible text, then stops.
+  const watchFirstText = () => {
+    const seen = () => {
+      const all = document.querySelectorAll('article.message-assistant .markdown');
+      const md = all[all.length - 1];
+      return md && md.textContent.trim() !== '';
+    };
+    const found = () => {
+      B.firstTextAt = performance.now();
+      requestAnimationFrame(() => { B.firstPaintAt = performance.now(); });
+    };
+    if (seen()) return found();
+    const obs = new MutationObserver(() => {
+      if (!seen()) return;
+      obs.disconnect();
+      found();
+    });
+    obs.observe(document.documentElement, { subtree: true, childList: true, characterData: true });
+  };
   const read = ReadableStreamDefaultReader.prototype.read;
   ReadableStreamDefaultReader.prototype.read = function (...args) {
     const p = read.apply(this, args);
     if (!B.armed) return p;
     return p.then((r) => {
-      if (r && !r.done && r.value) B.reads.push([performance.now(), r.value.byteLength]);
+      if (r && !r.done && r.value) {
+        const now = performance.now();
+        B.reads.push([now, r.value.byteLength]);
+        if (B.firstContentAt === null && /"content":"[^"]/.test(decoder.decode(r.value, { stream: true }))) {
+          B.firstContentAt = now;
+          watchFirstText();
+        }
+      }
       return r;
     });
   };
@@ -441,7 +493,7 @@ async function openPage(browser, site, api, seedConversations = null) {
 
 async function sendAndWait(page, text, timeoutMs) {
   await page.fill('textarea[aria-label="Message"]', text);
-  await page.evaluate(() => { window.__bench.armed = true; });
+  await page.evaluate(() => { const b = window.__bench; b.armed = true; b.firstContentAt = null; b.firstTextAt = null; b.firstPaintAt = null; });
   await page.keyboard.press('Enter');
   // Polled twice a second, not every frame: the wait itself must not load the main thread.
   await page.waitForFunction(() => window.__bench.doneAt !== null, null, { timeout: timeoutMs, polling: 500 });
@@ -517,7 +569,10 @@ async function benchLongAnswer(browser, site, api, opts, delayMs) {
   const B = await page.evaluate(() => {
     const b = window.__bench;
     b.armed = false;
-    return { raf: b.raf, loaf: b.loaf, reads: b.reads, statuses: b.statuses, sendAt: b.sendAt, doneAt: b.doneAt, writes: b.writes };
+    return {
+      raf: b.raf, loaf: b.loaf, reads: b.reads, statuses: b.statuses, sendAt: b.sendAt, doneAt: b.doneAt, writes: b.writes,
+      firstContentAt: b.firstContentAt, firstTextAt: b.firstTextAt, firstPaintAt: b.firstPaintAt,
+    };
   });
   const samples = sampler.samples;
   const taskAt = (t) => cumulativeAt(samples, offset, 'TaskDuration', t);
@@ -575,10 +630,13 @@ async function benchLongAnswer(browser, site, api, opts, delayMs) {
     const a = all[all.length - 1];
     const md = a.querySelector('.markdown');
     const q = (s) => md.querySelectorAll(s).length;
+    const html = md.innerHTML;
+    // Formulas render as MathML, whose text is not the LaTeX; the check reads the prose around them.
+    for (const m of md.querySelectorAll('math')) m.replaceWith(' ');
     return {
       status: a.dataset.status,
       innerText: md.innerText,
-      html: md.innerHTML,
+      html,
       counts: { p: q('p'), h2: q('h2'), h3: q('h3'), pre: q('pre'), li: q('li'), table: q('table'), blockquote: q('blockquote') },
       footer: (a.querySelector('.message-status') || {}).innerText || '',
       nodes: document.getElementsByTagName('*').length,
@@ -643,6 +701,8 @@ async function benchLongAnswer(browser, site, api, opts, delayMs) {
     idleCpu,
     wallSeconds: (B.doneAt - B.sendAt) / 1000,
     firstByteSeconds: (firstRead - B.sendAt) / 1000,
+    firstTextDomMs: B.firstTextAt - B.firstContentAt,
+    firstTextPaintMs: B.firstPaintAt - B.firstContentAt,
     streamSeconds: (lastRead - firstRead) / 1000,
     renderLagMs: B.doneAt - lastRead,
     deliveredRate: opts.tokens / ((lastRead - firstRead) / 1000),
@@ -800,6 +860,8 @@ function report(opts, pace, long, stores) {
   table(['whole stream', 'value'], [
     ['wall time, Enter to "done"', `${fmt(long.wallSeconds, 2)} s`],
     ['first byte after Enter', `${fmt(long.firstByteSeconds * 1000, 0)} ms`],
+    ['first answer text: bytes read → in the DOM', `${fmt(long.firstTextDomMs, 1)} ms`],
+    ['first answer text: bytes read → painted (its frame)', `${fmt(long.firstTextPaintMs, 1)} ms`],
     ['stream (first to last chunk read)', `${fmt(long.streamSeconds, 2)} s`],
     ['last chunk read to "done" shown', `${fmt(long.renderLagMs, 0)} ms`],
     ['main thread busy (TaskDuration)', `${fmt(long.busyWhole)} % (idle page before sending: ${fmt(long.idleBusy)} %)`],

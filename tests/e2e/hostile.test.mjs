@@ -147,6 +147,8 @@ function serversEnvelope(withCorpus) {
 async function openPage({ withMcp = false, width = 1200, colorScheme = 'light' } = {}) {
   const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
   await context.addInitScript(([s, m]) => {
+    // Init scripts run in every frame; the sandboxed preview has no storage to seed.
+    if (window !== window.top) return;
     if (!localStorage.getItem('skiff:settings')) localStorage.setItem('skiff:settings', s);
     if (!localStorage.getItem('skiff:mcp-servers')) localStorage.setItem('skiff:mcp-servers', m);
   }, [settingsEnvelope(), serversEnvelope(withMcp)]);
@@ -154,7 +156,10 @@ async function openPage({ withMcp = false, width = 1200, colorScheme = 'light' }
   const page = await context.newPage();
   const errors = collectConsoleErrors(page);
   const requests = [];
-  page.on('request', (req) => requests.push(req.url()));
+  page.on('request', (req) => requests.push(req));
+  // Chromium reports a request the CSP refused (it never reaches the wire) as failed with "csp".
+  const refused = new Set();
+  page.on('requestfailed', (req) => { if (req.failure()?.errorText === 'csp') refused.add(req); });
   const navigations = [];
   page.on('framenavigated', (f) => {
     if (f === page.mainFrame()) navigations.push(f.url());
@@ -163,7 +168,7 @@ async function openPage({ withMcp = false, width = 1200, colorScheme = 'light' }
   context.on('page', (p) => popups.push(p.url()));
   await page.goto(site.url);
   await page.waitForSelector('textarea[aria-label="Message"]', { timeout: WAIT_MS });
-  return { context, page, errors, requests, navigations, popups };
+  return { context, page, errors, requests, refused, navigations, popups };
 }
 
 async function send(page, text) {
@@ -194,7 +199,9 @@ async function assertNothingHappened(page, rec, { allowed = [], extraErrors = []
   assert.deepEqual(rec.navigations.filter((u) => page_(u) !== `${site.url}/`), [], 'no main-frame navigation');
   assert.deepEqual(rec.popups, [], 'no window opened');
   const origins = new Set([site.url, api.url, mcp.origin, ...allowed]);
-  const foreign = rec.requests.filter((u) => !origins.has(new URL(u).origin));
+  const foreign = rec.requests
+    .filter((r) => !rec.refused.has(r) && !origins.has(new URL(r.url()).origin))
+    .map((r) => r.url());
   assert.deepEqual(foreign, [], 'the page requested nothing from an origin the user did not configure');
   assert.deepEqual(evilHits, [], 'the outside server saw no request');
   const errors = rec.errors.filter((e) => !extraErrors.some((re) => re.test(e)));
@@ -266,7 +273,10 @@ test('an MCP server name, instructions, tool descriptions and tool results carry
     assert.match(await row.innerText(), /<script>__pwned\('script-tag'\)<\/script>/, 'descriptions are text');
     // Open every tool's details, so each description and schema is laid out.
     for (const summary of await row.locator('li.mcp-tool summary').all()) await summary.click();
-    await assertNothingHappened(page, rec);
+    // Skiff's transport probe asks `server/discover` first; a legacy server answers 400 (as the
+    // TypeScript SDK does), which Chromium logs. That is the probe, not a payload.
+    const probe = [new RegExp(`Failed to load resource: the server responded with a status of 400 .*${mcp.origin.replace(/[.]/g, '\\.')}/mcp`)];
+    await assertNothingHappened(page, rec, { extraErrors: probe });
     await page.keyboard.press('Escape');
 
     // The model calls the tool; its results (and the resource link) show in the card.
@@ -287,7 +297,7 @@ test('an MCP server name, instructions, tool descriptions and tool results carry
     if (!(await card.evaluate((d) => d.open))) await card.locator('summary').first().click();
     assert.match(await card.innerText(), /<script>__pwned\('script-tag'\)<\/script>/, 'results are text');
     assert.equal(await card.locator('a[href^="javascript"]').count(), 0, 'the javascript: resource link is not a link');
-    await assertNothingHappened(page, rec);
+    await assertNothingHappened(page, rec, { extraErrors: probe });
   } finally {
     await rec.context.close();
   }
@@ -353,7 +363,7 @@ test('an html block preview runs sandboxed: it cannot reach the page, its storag
     const fromPreview = [
       /Refused to connect|violates the following Content Security Policy directive: "(connect-src|img-src|default-src)/,
       /CSP violation: frame-src blocked http:\/\/127\.0\.0\.1/,
-      /Framing 'http:\/\/127\.0\.0\.1:\d+\/' violates the following Content Security Policy directive: "frame-src 'none'"/,
+      /Framing 'http:\/\/127\.0\.0\.1:\d+\/' violates the following Content Security Policy directive: "frame-src 'self'"/,
       /Blocked opening .* in a new window because the request was made in a sandboxed frame/,
       /Unsafe attempt to initiate navigation|permission to navigate the target frame/,
       /Failed to fetch|net::ERR/,

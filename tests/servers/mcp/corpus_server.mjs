@@ -93,6 +93,8 @@ const server = createServer(async (req, res) => {
     sessions.add(fresh);
     return send(res, 200, { jsonrpc: "2.0", id: msg.id, result: answer(msg) }, { "Mcp-Session-Id": fresh });
   }
+  // Legacy servers refuse anything but initialize without a session: Skiff's `server/discover`
+  // probe gets this 400 and falls back to the legacy handshake.
   if (!sid || !sessions.has(sid)) return send(res, 400);
   if (msg.id === undefined || msg.method === undefined) return send(res, 202);
   const result = answer(msg);
