@@ -145,7 +145,8 @@ test('axe: onboarding, a chat with an answer and a tool card, every Settings tab
     await scan(page, `empty chat (${colorScheme})`);
     await api.script([
       { tool_calls: [{ name: 'current_time', arguments: {}, id: `call_time_${colorScheme}` }] },
-      { reply: 'It is **now**. Here is a list:\n\n- one\n- two\n\n```js\nconsole.log(1)\n```\n\n[a link](https://example.com)' },
+      // Every highlight colour, math, a footnote, a task list and a Preview button, in both themes.
+      { reply: 'It is **now**. Here is a list:\n\n- one\n- two\n- [x] done\n\n```js\n// comment\nconst s = "x"; let n = 1; if (true) { console.log(null) }\n```\n\n```diff\n@@ -1 +1 @@\n-old\n+new\n```\n\n```toml\n[table]\nkey = 1\n```\n\n```html\n<a href="x">t</a>\n```\n\nMath $x^2$ and $$\\frac{a}{b}$$ and a note[^1].\n\n[^1]: The note.\n\n[a link](https://example.com)' },
     ]);
     await send(page, 'What time is it?');
     const card = page.locator('.tool-card').first();

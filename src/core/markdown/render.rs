@@ -250,11 +250,18 @@ impl HtmlWriter<'_> {
                 Event::SoftBreak => self.write("\n"),
                 Event::HardBreak => self.write("<br />\n"),
                 Event::Rule => self.block("<hr />\n"),
+                // Labelled so a screen reader says what the box means (axe: form elements need
+                // labels).
                 Event::TaskListMarker(checked) => {
                     if checked {
-                        self.write("<input type=\"checkbox\" disabled=\"\" checked=\"\" /> ");
+                        self.write(
+                            "<input type=\"checkbox\" disabled=\"\" checked=\"\" \
+                             aria-label=\"Done\" /> ",
+                        );
                     } else {
-                        self.write("<input type=\"checkbox\" disabled=\"\" /> ");
+                        self.write(
+                            "<input type=\"checkbox\" disabled=\"\" aria-label=\"Not done\" /> ",
+                        );
                     }
                 }
             }

@@ -37,7 +37,7 @@ fn allowed_attrs(tag: &str) -> Option<&'static [&'static str]> {
         "ol" => &["start"],
         "th" | "td" => &["align"],
         "a" => &["href", "title", "target", "rel", "class"],
-        "input" => &["type", "disabled", "checked"],
+        "input" => &["type", "disabled", "checked", "aria-label"],
         // MathML from `math/`: presentation elements only, no links, no styles.
         "semantics" | "mrow" | "mn" | "mo" | "mtext" | "msub" | "msup" | "msubsup" | "munder"
         | "munderover" | "msqrt" | "mroot" | "mtable" | "mtr" | "mtd" => &[],
@@ -128,6 +128,7 @@ fn value_is_allowed(tag: &str, name: &str, value: &str) -> bool {
         ("a", "rel") => value == "noopener noreferrer",
         ("input", "type") => value == "checkbox",
         ("input", "disabled") | ("input", "checked") => value.is_empty(),
+        ("input", "aria-label") => matches!(value, "Done" | "Not done"),
         _ => false,
     }
 }
@@ -634,8 +635,9 @@ fn gfm_extensions_render_and_headings_have_no_ids() {
     );
     assert_eq!(
         render("- [x] done\n- [ ] todo\n"),
-        "<ul>\n<li><input type=\"checkbox\" disabled=\"\" checked=\"\" /> done</li>\n\
-         <li><input type=\"checkbox\" disabled=\"\" /> todo</li>\n</ul>\n"
+        "<ul>\n<li><input type=\"checkbox\" disabled=\"\" checked=\"\" aria-label=\"Done\" /> \
+         done</li>\n<li><input type=\"checkbox\" disabled=\"\" aria-label=\"Not done\" /> todo</li>\n\
+         </ul>\n"
     );
     assert_eq!(render("## Intro {#main}\n"), "<h2>Intro {#main}</h2>\n");
     assert_eq!(render("Title\n---\n"), "<h2>Title</h2>\n");
