@@ -633,6 +633,8 @@ async function benchLongAnswer(browser, site, api, opts, delayMs) {
     const html = md.innerHTML;
     // Formulas render as MathML, whose text is not the LaTeX; the check reads the prose around them.
     for (const m of md.querySelectorAll('math')) m.replaceWith(' ');
+    // The Copy and Preview buttons on code blocks are the page's, not the answer's text.
+    for (const b of md.querySelectorAll('button.copy-code, button.preview-code')) b.remove();
     return {
       status: a.dataset.status,
       innerText: md.innerText,
