@@ -4,10 +4,13 @@
 //! Everything a model writes is untrusted (a prompt injection in a fetched page or tool result
 //! can make it write anything), so [`render`] never passes markup, script URLs or auto-loading
 //! images through. [`StreamingMarkdown`] renders settled blocks once and re-renders only the
-//! growing tail; [`render_blocks`] splits a stored message the same way.
+//! growing tail; [`render_blocks`] splits a stored message the same way. Finished code blocks
+//! are coloured (`highlight/`), math becomes MathML (`math/`), and an `html`/`svg` block's
+//! Preview document and confinement are decided in `preview.rs`.
 //!
-//! This module must never emit a tag or attribute outside the fixed set in `render.rs`, and
-//! never re-parse a whole message per streamed token.
+//! This module must never emit a tag or attribute outside the fixed set the checker in
+//! `render_tests.rs` allows (the writer's own tags, the highlighter's `<span class="hl-…">`,
+//! presentation MathML), and never re-parse a whole message per streamed token.
 
 mod blocks;
 mod highlight;
@@ -33,7 +36,8 @@ pub use streaming::{render_blocks, MarkdownUpdate, ParseWork, StreamingMarkdown}
 /// Raw HTML in the input is shown as text; links keep only `http`, `https`, `mailto` and
 /// relative targets and open in a new tab with `rel="noopener noreferrer"`; images become links
 /// (labelled `🖼 alt`) instead of loading; code block languages are reduced to
-/// `[A-Za-z0-9_+-]`; headings carry no ids.
+/// `[A-Za-z0-9_+-]` and known languages are coloured; `$…$`, `$$…$$`, `\(…\)` and `\[…\]`
+/// become MathML (or their source in `<code>`); footnotes and headings carry no ids.
 #[must_use]
 pub fn render(md: &str) -> String {
     let md = line_endings::normalize(md);
