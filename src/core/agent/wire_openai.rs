@@ -186,9 +186,9 @@ fn messages(ctx: &StepContext<'_>) -> Vec<WireMessage> {
 }
 
 fn system_prompt(ctx: &StepContext<'_>) -> String {
-    let user = ctx.system_prompt;
+    let user = ctx.system_text();
     if ctx.mode != ToolMode::Prompt || ctx.tools.is_empty() {
-        return user.to_string();
+        return user;
     }
     let section = prompt::system_prompt_section(ctx.tools);
     if user.trim().is_empty() {

@@ -44,6 +44,7 @@ fn ctx<'a>(
     mode: ToolMode,
 ) -> StepContext<'a> {
     StepContext {
+        system_template: "",
         system_prompt,
         history,
         tools,

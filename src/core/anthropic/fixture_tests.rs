@@ -290,6 +290,7 @@ fn agent_round_trip_from_tool_use_stream_to_tool_result_request() {
     ];
     let tools = [weather_tool()];
     let ctx = StepContext {
+        system_template: "",
         system_prompt: "Be brief.",
         history: &history,
         tools: &tools,

@@ -36,6 +36,7 @@ fn echo() -> ToolSpec {
 
 fn ctx<'a>(history: &'a [Message], tools: &'a [ToolSpec], mode: ToolMode) -> StepContext<'a> {
     StepContext {
+        system_template: "",
         system_prompt: "",
         history,
         tools,

@@ -56,6 +56,7 @@ fn weather_tool() -> ToolSpec {
 
 fn ctx<'a>(history: &'a [Message], tools: &'a [ToolSpec]) -> StepContext<'a> {
     StepContext {
+        system_template: "",
         system_prompt: "Be brief.",
         history,
         tools,

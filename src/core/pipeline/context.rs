@@ -1,0 +1,143 @@
+//! Which stored messages a request carries.
+//!
+//! A long or tool-heavy chat would otherwise overflow the model's context window and be
+//! refused, so each request carries only recent messages: at most a history count, within a
+//! token budget (the context window minus what the answer needs and what the system prompt
+//! and tools already take), dropping the oldest first. Nothing before the conversation's
+//! "clear context" mark is sent.
+//!
+//! Whole messages only: an answer and the tool calls and results inside it travel together,
+//! and a selection never starts on an answer whose question was dropped (Anthropic and Gemini
+//! refuse a conversation that opens with the model's turn). The newest message is always
+//! sent, even alone over budget: the server then says whether it fits, and the error says
+//! what to do.
+
+use crate::chat::{Message, Role};
+
+use super::tokens;
+
+/// Messages a request carries at most, before the budget (NextChat's `historyMessageCount`).
+pub const DEFAULT_HISTORY_COUNT: usize = 32;
+/// The context window assumed until the user sets the model's real one: small enough for the
+/// local models most people start with, and a request it trims still makes sense.
+pub const DEFAULT_CONTEXT_WINDOW: u32 = 16_384;
+/// Smallest window accepted from settings (a typo such as `8` would send nothing useful).
+pub const MIN_CONTEXT_WINDOW: u32 = 512;
+
+/// The limits a request is planned under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub context_window: u32,
+    pub history_count: usize,
+    /// Tokens kept free for the answer.
+    pub reserve: u32,
+}
+
+impl Limits {
+    /// Limits from settings: the answer's reserve is `max_tokens` when set, otherwise an
+    /// eighth of the window, and never more than half of it (a huge `max_tokens` must not
+    /// leave room for no history at all).
+    pub fn new(context_window: u32, history_count: usize, max_tokens: Option<u32>) -> Self {
+        let window = context_window.max(MIN_CONTEXT_WINDOW);
+        let reserve = max_tokens.unwrap_or(window / 8).min(window / 2);
+        Limits {
+            context_window: window,
+            history_count: history_count.max(1),
+            reserve,
+        }
+    }
+
+    /// Tokens the request itself may take.
+    pub fn budget(&self) -> u32 {
+        self.context_window.saturating_sub(self.reserve)
+    }
+}
+
+/// What a request will carry, and how full that makes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// Index of the first message sent; everything from here on is sent.
+    pub first: usize,
+    /// Messages left out because they are before the clear-context mark.
+    pub cleared: usize,
+    /// Messages after the mark left out by the history count or the budget.
+    pub dropped: usize,
+    /// Estimated tokens of what every request carries (system prompt, tools, ...).
+    pub fixed_tokens: u32,
+    /// Estimated tokens of the messages sent.
+    pub message_tokens: u32,
+    /// The request's budget (window minus the answer's reserve).
+    pub budget: u32,
+}
+
+impl Plan {
+    pub fn total_tokens(&self) -> u32 {
+        self.fixed_tokens.saturating_add(self.message_tokens)
+    }
+
+    /// Whether even the newest message alone does not fit: the server will likely refuse.
+    pub fn over_budget(&self) -> bool {
+        self.total_tokens() > self.budget
+    }
+
+    /// How full the request is, in percent of the budget (may exceed 100).
+    pub fn percent(&self) -> u32 {
+        if self.budget == 0 {
+            return 100;
+        }
+        ((u64::from(self.total_tokens()) * 100).div_ceil(u64::from(self.budget))) as u32
+    }
+
+    /// The messages to send.
+    pub fn select<'a>(&self, history: &'a [Message]) -> &'a [Message] {
+        &history[self.first.min(history.len())..]
+    }
+}
+
+/// Index just past the clear-context mark: the message the mark follows is `cleared_after`.
+/// An id no longer in the conversation (that message was deleted) clears nothing.
+pub fn start_after_mark(history: &[Message], cleared_after: Option<&str>) -> usize {
+    cleared_after
+        .and_then(|id| history.iter().position(|m| m.id == id))
+        .map_or(0, |i| i + 1)
+}
+
+/// Plans one request over `history` (the messages before the answer being generated).
+pub fn plan(
+    history: &[Message],
+    cleared_after: Option<&str>,
+    limits: &Limits,
+    fixed_tokens: u32,
+    result_char_limit: usize,
+) -> Plan {
+    let start = start_after_mark(history, cleared_after);
+    let budget = limits.budget();
+    let room = budget.saturating_sub(fixed_tokens);
+    let mut first = history.len();
+    let mut used = 0u32;
+    let mut count = 0usize;
+    for (i, m) in history.iter().enumerate().skip(start).rev() {
+        let cost = tokens::message(m, result_char_limit);
+        let newest = first == history.len();
+        if !newest && (count >= limits.history_count || used.saturating_add(cost) > room) {
+            break;
+        }
+        used = used.saturating_add(cost);
+        count += 1;
+        first = i;
+    }
+    // Never open on the model's turn: drop answers until a question (or keep the newest).
+    while first + 1 < history.len() && history[first].role == Role::Assistant {
+        used = used.saturating_sub(tokens::message(&history[first], result_char_limit));
+        first += 1;
+    }
+    let first = first.min(history.len());
+    Plan {
+        first,
+        cleared: start.min(history.len()),
+        dropped: first.saturating_sub(start),
+        fixed_tokens,
+        message_tokens: used,
+        budget,
+    }
+}
