@@ -11,6 +11,7 @@ pub mod abort;
 pub mod clipboard;
 pub mod clock;
 pub mod debug;
+pub mod download;
 pub mod fetch;
 pub mod focus;
 pub mod ids;

@@ -9,3 +9,4 @@ pub mod chat;
 pub mod mcp;
 pub mod models;
 mod step;
+pub mod title;

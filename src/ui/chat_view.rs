@@ -10,6 +10,7 @@ use skiff_core::follow::{follows_after_scroll, ScrollPos};
 
 use super::composer::Composer;
 use super::context::ctx;
+use super::conversation_menu::ConversationMenu;
 use super::icons;
 use super::message_view::MessageView;
 use super::onboarding::Onboarding;
@@ -123,6 +124,7 @@ pub fn ChatView() -> impl IntoView {
                 </button>
                 <h1 class="chat-title">{title}</h1>
                 <ToolPicker />
+                <ConversationMenu />
                 <button class="icon-button" aria-label="Settings" title="Settings" on:click=move |_| ctx.show_settings.set(true)>
                     {icons::gear()}
                 </button>
@@ -137,11 +139,39 @@ pub fn ChatView() -> impl IntoView {
                     children=move |m| {
                         let id = m.id();
                         let is_last = Signal::derive(move || last_id.get().as_deref() == Some(id.as_str()));
-                        view! { <MessageView msg=m is_last=is_last /> }
+                        let mark_id = m.id();
+                        let marked = move || {
+                            ctx.convs.current.get().is_some_and(|c| {
+                                c.meta.with(|meta| meta.cleared_after.as_deref() == Some(mark_id.as_str()))
+                            })
+                        };
+                        view! {
+                            <MessageView msg=m is_last=is_last />
+                            <Show when=marked>
+                                <ContextMark />
+                            </Show>
+                        }
                     }
                 />
             </div>
             <Composer />
         </main>
+    }
+}
+
+/// Where the user cleared the context: the model does not see anything above it.
+#[component]
+fn ContextMark() -> impl IntoView {
+    let ctx = ctx();
+    let undo = move |_| {
+        if let Some(conv) = ctx.convs.current.get_untracked() {
+            ctx.convs.set_cleared_after(&conv, None);
+        }
+    };
+    view! {
+        <div class="context-mark" role="separator" aria-label="Context cleared">
+            <span>"Context cleared: the model does not see the messages above"</span>
+            <button type="button" class="small undo-clear" on:click=undo>"Undo"</button>
+        </div>
     }
 }

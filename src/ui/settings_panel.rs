@@ -9,6 +9,7 @@ use skiff_core::provider::ProviderKind;
 use skiff_core::settings::{ChatSettings, Theme, DEFAULT_SILENCE_LIMIT_S};
 
 use super::context::ctx;
+use super::conversation_settings::ConversationSettings;
 use super::dialog::Modal;
 use super::icons;
 use super::mcp_settings::McpSettings;
@@ -169,15 +170,9 @@ pub fn SettingsPanel() -> impl IntoView {
                     </span>
                 </div>
 
-                <h3>"Conversation"</h3>
-                <label class="field">
-                    <span>"System prompt"</span>
-                    <textarea
-                        rows="3"
-                        prop:value=move || settings.with(|s| s.system_prompt.clone())
-                        on:input=move |ev| settings.update(|s| s.system_prompt = event_target_value(&ev))
-                    ></textarea>
-                </label>
+                <ConversationSettings />
+
+                <h3>"Sampling"</h3>
                 <div class="params">
                     <NumberField label="Temperature" min=0.0 max=2.0 get=|s| s.temperature.map(f64::from) set=|s, v| s.temperature = v.map(|v| v as f32) />
                     <NumberField label="Top p" min=0.0 max=1.0 get=|s| s.top_p.map(f64::from) set=|s, v| s.top_p = v.map(|v| v as f32) />
@@ -205,7 +200,7 @@ pub fn SettingsPanel() -> impl IntoView {
 
 /// A number input where empty means "the server's default".
 #[component]
-fn NumberField(
+pub(super) fn NumberField(
     label: &'static str,
     min: f64,
     max: f64,

@@ -8,9 +8,9 @@
 //!
 //! Whole messages only: an answer and the tool calls and results inside it travel together,
 //! and a selection never starts on an answer whose question was dropped (Anthropic and Gemini
-//! refuse a conversation that opens with the model's turn). The newest message is always
-//! sent, even alone over budget: the server then says whether it fits, and the error says
-//! what to do.
+//! refuse a conversation that opens with the model's turn). The current turn — the newest
+//! question and the tool steps answered since — is always sent whole, even over budget: the
+//! server then says whether it fits, and the error says what to do.
 
 use crate::chat::{Message, Role};
 
@@ -113,21 +113,29 @@ pub fn plan(
     let start = start_after_mark(history, cleared_after);
     let budget = limits.budget();
     let room = budget.saturating_sub(fixed_tokens);
-    let mut first = history.len();
-    let mut used = 0u32;
-    let mut count = 0usize;
-    for (i, m) in history.iter().enumerate().skip(start).rev() {
-        let cost = tokens::message(m, result_char_limit);
-        let newest = first == history.len();
-        if !newest && (count >= limits.history_count || used.saturating_add(cost) > room) {
+    // The current turn (the newest question and every step answered since) always goes: a
+    // tool loop without its question, or its question without its earlier steps, makes no
+    // sense to the model.
+    let turn = history[start..]
+        .iter()
+        .rposition(|m| m.role == Role::User)
+        .map_or(history.len().saturating_sub(1).max(start), |i| start + i);
+    let mut used: u32 = history[turn.min(history.len())..]
+        .iter()
+        .map(|m| tokens::message(m, result_char_limit))
+        .sum();
+    let mut first = turn.min(history.len());
+    let sent_in_turn = history.len() - first;
+    for (count, i) in (sent_in_turn..).zip((start..first).rev()) {
+        let cost = tokens::message(&history[i], result_char_limit);
+        if count >= limits.history_count || used.saturating_add(cost) > room {
             break;
         }
         used = used.saturating_add(cost);
-        count += 1;
         first = i;
     }
-    // Never open on the model's turn: drop answers until a question (or keep the newest).
-    while first + 1 < history.len() && history[first].role == Role::Assistant {
+    // Never open on the model's turn: drop older answers until a question.
+    while first < turn && history[first].role == Role::Assistant {
         used = used.saturating_sub(tokens::message(&history[first], result_char_limit));
         first += 1;
     }

@@ -128,3 +128,18 @@ fn token_estimates() {
     assert_eq!(tokens::estimate("日本語"), 3);
     assert_eq!(tokens::estimate("héllo"), 2);
 }
+
+#[test]
+fn a_tool_loop_in_progress_keeps_its_question_and_every_step() {
+    // u0 a0 | u1 s1 s2 s3: the steps s1..s3 answer u1 and are all sent, even past the count.
+    let mut h = chat(1, 40);
+    h.push(msg("u1", Role::User, 40));
+    for i in 1..=3 {
+        h.push(msg(&format!("s{i}"), Role::Assistant, 40));
+    }
+    let p = plan(&h, None, &Limits::new(16_384, 2, None), 0, 1000);
+    assert_eq!(ids(p.select(&h)), ["u1", "s1", "s2", "s3"]);
+    let p = plan(&h, None, &Limits::new(16_384, 32, None), 0, 1000);
+    assert_eq!(ids(p.select(&h)), ["u0", "a0", "u1", "s1", "s2", "s3"]);
+    assert_eq!(p.message_tokens, 6 * 14);
+}

@@ -7,6 +7,7 @@
 //! - [`context`]: which recent messages a request carries — at most a history count, within a
 //!   token budget derived from the model's context window, oldest dropped first, never
 //!   starting on an answer without its question, nothing from before a "clear context" mark.
+//! - [`gauge`]: the composer's "how full is the next request" in words.
 //! - [`tokens`]: the estimate the budget and the composer's gauge are counted in.
 //! - [`title`]: the auto-title request's prompt and the cleaning of what the model answers.
 //! - [`export`]: one conversation as Markdown or as JSON.
@@ -17,6 +18,7 @@
 
 pub mod context;
 pub mod export;
+pub mod gauge;
 pub mod request;
 pub mod template;
 pub mod title;

@@ -22,6 +22,7 @@ use leptos::task::spawn_local;
 use skiff_core::chat::{settle_calls, Conversation, ConversationSummary, Message, MessageStatus};
 use skiff_core::mcp::tool_index::ToolOverrides;
 use skiff_core::persist::{self, INDEX_KEY};
+use skiff_core::pipeline::title::TitleSource;
 use skiff_core::throttle::{WriteDecision, WriteThrottle};
 
 use super::live_message::LiveMessage;
@@ -589,12 +590,31 @@ impl ConversationsStore {
         self.flush_all();
     }
 
+    /// The user typed a title: it stays until they change it (no generated title replaces it).
     pub fn rename(&self, id: &str, title: &str) {
+        self.set_title(id, title, TitleSource::User);
+    }
+
+    /// Set a title and say where it came from.
+    pub fn set_title(&self, id: &str, title: &str, source: TitleSource) {
         let title = title.trim();
         if let Some(l) = self.get_or_load(id) {
-            l.meta.update(|m| m.title = title.to_string());
+            l.meta.update(|m| {
+                m.title = title.to_string();
+                m.title_source = source;
+            });
             self.save(&l);
         }
+    }
+
+    /// Put the clear-context mark after `after` (`None` removes it): requests from this
+    /// conversation carry nothing up to and including that message.
+    pub fn set_cleared_after(&self, conv: &Loaded, after: Option<String>) {
+        if conv.meta.with_untracked(|m| m.cleared_after == after) {
+            return;
+        }
+        conv.meta.update(|m| m.cleared_after = after);
+        self.save(conv);
     }
 
     pub fn delete(&self, id: &str) {
