@@ -102,6 +102,15 @@ pub fn start_after_mark(history: &[Message], cleared_after: Option<&str>) -> usi
         .map_or(0, |i| i + 1)
 }
 
+/// Where to put the clear-context mark so that the answer `answer_id` is retried with its
+/// question alone: the message just before that question. `None` when nothing older than the
+/// question is there to leave out (or the answer is unknown).
+pub fn mark_before_question(history: &[Message], answer_id: &str) -> Option<String> {
+    let answer = history.iter().position(|m| m.id == answer_id)?;
+    let question = history[..answer].iter().rposition(|m| m.role == Role::User)?;
+    question.checked_sub(1).map(|i| history[i].id.clone())
+}
+
 /// Plans one request over `history` (the messages before the answer being generated).
 pub fn plan(
     history: &[Message],

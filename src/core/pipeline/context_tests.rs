@@ -143,3 +143,16 @@ fn a_tool_loop_in_progress_keeps_its_question_and_every_step() {
     assert_eq!(ids(p.select(&h)), ["u0", "a0", "u1", "s1", "s2", "s3"]);
     assert_eq!(p.message_tokens, 6 * 14);
 }
+
+#[test]
+fn retrying_a_too_long_request_with_its_question_alone() {
+    let mut h = chat(2, 40);
+    h.push(msg("u2", Role::User, 40));
+    h.push(msg("a2", Role::Assistant, 0));
+    assert_eq!(mark_before_question(&h, "a2").as_deref(), Some("a1"));
+    let p = plan(&h[..5], Some("a1"), &Limits::new(16_384, 32, None), 0, 1000);
+    assert_eq!(ids(p.select(&h[..5])), ["u2"]);
+    // The first question has nothing older to leave out.
+    assert_eq!(mark_before_question(&h, "a0"), None);
+    assert_eq!(mark_before_question(&h, "nope"), None);
+}

@@ -98,6 +98,17 @@ pub fn parse_retry_after(value: &str) -> Option<u64> {
     v.parse().ok()
 }
 
+/// How a context-too-long sentence starts. Messages keep only the sentence of their error, so
+/// the page recognizes this one by its lead to offer "leave older messages out" instead of a
+/// plain Retry, which cannot succeed.
+pub const CONTEXT_TOO_LONG_LEAD: &str =
+    "The conversation is too long for this model's context window";
+
+/// Whether a stored error sentence says the request did not fit the context window.
+pub fn is_context_too_long_sentence(sentence: &str) -> bool {
+    sentence.starts_with(CONTEXT_TOO_LONG_LEAD)
+}
+
 /// Classify a non-success HTTP response from its status and body.
 pub fn error_from_response(status: u16, body: &str) -> ProviderError {
     let parsed = ErrorBody::read(body);
@@ -306,10 +317,10 @@ impl fmt::Display for ProviderError {
             ProviderError::ContextTooLong { status, detail } => {
                 with_detail(
                     f,
-                    &format!("The conversation is too long for this model's context window (HTTP {status})"),
+                    &format!("{CONTEXT_TOO_LONG_LEAD} (HTTP {status})"),
                     detail,
                 )?;
-                f.write_str(" Sending it again cannot work: press Clear context (or start a new chat), or set the model's real context window in Settings so Skiff sends fewer old messages.")
+                f.write_str(" Sending it again as it is cannot work: retry with the older messages left out, clear the context, or set the model's real context window in Settings.")
             }
             ProviderError::Http { status, detail } => {
                 with_detail(f, &format!("The provider refused the request (HTTP {status})"), detail)?;
