@@ -13,6 +13,7 @@ pub mod clock;
 pub mod debug;
 pub mod download;
 pub mod fetch;
+pub mod file_read;
 pub mod focus;
 pub mod ids;
 pub mod location;

@@ -253,7 +253,35 @@ pub(super) fn NumberField(
 fn StorageSection() -> impl IntoView {
     let ctx = ctx();
     let used = ctx.convs.used_bytes();
+    let import_result = RwSignal::new(None::<Result<String, String>>);
+    let on_import = move |ev: leptos::ev::Event| {
+        let Some(input) = ev
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(t).ok())
+        else {
+            return;
+        };
+        spawn_local(async move {
+            let outcome = match crate::platform::file_read::picked_text(&input).await {
+                Ok(Some((_name, text))) => ctx.convs.import(&text),
+                Ok(None) => return,
+                Err(e) => Err(e),
+            };
+            // The same file may be picked again (after freeing storage, say).
+            input.set_value("");
+            import_result.set(Some(outcome));
+        });
+    };
     view! {
+        <label class="field import">
+            <span>"Import conversations"</span>
+            <input type="file" id="import-conversations" accept=".json,.jsonl,application/json" on:change=on_import />
+        </label>
+        <p class="hint">"A Skiff export (JSON) or a llama.cpp web UI export (JSON or JSONL). Only conversations not here yet are added; nothing stored is changed."</p>
+        {move || import_result.get().map(|r| match r {
+            Ok(s) => view! { <p class="ok import-result" role="status">{s}</p> }.into_any(),
+            Err(e) => view! { <p class="error import-result" role="alert">{e}</p> }.into_any(),
+        })}
         <p class="hint storage-used">{format!("About {} of this browser's storage is used by this site.", human_bytes(used as u64))}</p>
         <Show when=move || !ctx.convs.unreadable.with(Vec::is_empty)>
             <p class="error">"Saved data that could not be read (left untouched):"</p>

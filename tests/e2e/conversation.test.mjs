@@ -5,9 +5,11 @@
 // clear context (and Undo), a request refused for length, and export as Markdown and JSON.
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import {
-  startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, chatSettings, screenshot,
+  startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, chatSettings, screenshot, repoRoot,
 } from './harness.mjs';
 
 let api, site, browser;
@@ -237,6 +239,53 @@ test('Settings edit the templates, the window and automatic titles, and they are
   // A window too small to be real is refused with a sentence, not stored.
   await page.getByLabel('Context window (tokens)').fill('8');
   await page.getByText(/Context window \(tokens\) must be a whole number from 512/).waitFor();
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('an export imports into a fresh profile unchanged; a llama.cpp export imports its shown branch; a broken file changes nothing', async () => {
+  const a = await openPage();
+  await api.script([{ reply: 'Tides follow the **moon**.' }]);
+  await send(a.page, 'Explain tides');
+  await waitAnswers(a.page, 1);
+  await a.page.click('.conversation-menu > summary');
+  const [download] = await Promise.all([a.page.waitForEvent('download'), a.page.click('.export-json')]);
+  const dir = await mkdtemp(path.join(tmpdir(), 'skiff-import-'));
+  const exported = path.join(dir, 'export.json');
+  await download.saveAs(exported);
+  await a.context.close();
+
+  // A fresh browser profile: nothing stored.
+  const { context, page, errors } = await openPage();
+  const importFile = async (file) => {
+    await page.click('button[aria-label="Settings"]');
+    await page.getByRole('tab', { name: 'Storage' }).click();
+    await page.setInputFiles('#import-conversations', file);
+    const text = (await page.locator('.import-result').innerText()).trim();
+    await page.keyboard.press('Escape');
+    return text;
+  };
+  assert.equal(await importFile(exported), 'Added 1 conversation.');
+  await page.locator('.conversation-select', { hasText: 'Explain tides' }).click();
+  await page.locator('article.message-assistant strong', { hasText: 'moon' }).waitFor();
+  assert.equal((await page.locator('article.message-user').innerText()).includes('Explain tides'), true);
+  // Again: nothing is doubled.
+  assert.equal(await importFile(exported), 'Added 0 conversations; skipped 1 already here.');
+  assert.equal(await page.locator('.conversation-select').count(), 1);
+
+  // llama.cpp's export: the branch it showed, with its reasoning.
+  const llama = path.join(repoRoot, 'tests', 'fixtures', 'llamacpp', 'conversation-branches.json');
+  assert.equal(await importFile(llama), 'Added 1 conversation; left out 1 message on other branches.');
+  await page.locator('.conversation-select', { hasText: 'Tides and the moon' }).click();
+  await page.getByText('The moon\'s pull bulges the ocean on both sides of the Earth.').waitFor();
+  assert.equal(await page.getByText('Because of the sun.').count(), 0);
+
+  // A broken file: a sentence, and nothing stored changes.
+  const broken = path.join(dir, 'broken.json');
+  await writeFile(broken, '{"conv": {"id": ');
+  const said = await importFile(broken);
+  assert.match(said, /^The file is not JSON or JSON Lines \(.*\)\. Nothing was imported\.$/);
+  assert.equal(await page.locator('.conversation-select').count(), 2);
   assert.deepEqual(errors, []);
   await context.close();
 });

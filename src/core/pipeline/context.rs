@@ -107,7 +107,9 @@ pub fn start_after_mark(history: &[Message], cleared_after: Option<&str>) -> usi
 /// question is there to leave out (or the answer is unknown).
 pub fn mark_before_question(history: &[Message], answer_id: &str) -> Option<String> {
     let answer = history.iter().position(|m| m.id == answer_id)?;
-    let question = history[..answer].iter().rposition(|m| m.role == Role::User)?;
+    let question = history[..answer]
+        .iter()
+        .rposition(|m| m.role == Role::User)?;
     question.checked_sub(1).map(|i| history[i].id.clone())
 }
 

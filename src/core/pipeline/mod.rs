@@ -10,7 +10,8 @@
 //! - [`gauge`]: the composer's "how full is the next request" in words.
 //! - [`tokens`]: the estimate the budget and the composer's gauge are counted in.
 //! - [`title`]: the auto-title request's prompt and the cleaning of what the model answers.
-//! - [`export`]: one conversation as Markdown or as JSON.
+//! - [`export`]: one conversation as Markdown or as JSON; [`import`] reads ours and
+//!   llama.cpp web UI's back, adding only.
 //! - [`request`]: the above assembled for one request, in the documented order.
 //!
 //! Everything here is a pure function of its arguments, tested natively; the runner performs
@@ -19,6 +20,7 @@
 pub mod context;
 pub mod export;
 pub mod gauge;
+pub mod import;
 pub mod request;
 pub mod template;
 pub mod title;
@@ -26,6 +28,8 @@ pub mod tokens;
 
 #[cfg(test)]
 mod context_tests;
+#[cfg(test)]
+mod import_tests;
 #[cfg(test)]
 mod request_tests;
 #[cfg(test)]

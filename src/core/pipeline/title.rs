@@ -194,7 +194,12 @@ mod tests {
         let streaming = m("a", Role::Assistant, "The moon", MessageStatus::Streaming);
         let done = m("a", Role::Assistant, "The moon pulls.", MessageStatus::Done);
         let failed = m("a", Role::Assistant, "", MessageStatus::Error("x".into()));
-        assert!(!due(std::slice::from_ref(&q), TitleSource::FirstLine, true, 2));
+        assert!(!due(
+            std::slice::from_ref(&q),
+            TitleSource::FirstLine,
+            true,
+            2
+        ));
         assert!(!due(
             &[q.clone(), streaming],
             TitleSource::FirstLine,

@@ -151,7 +151,10 @@ fn a_context_too_long_sentence_is_recognized_from_its_lead() {
         400,
         r#"{"error":{"code":"context_length_exceeded","message":"too big"}}"#,
     );
-    assert!(matches!(e, ProviderError::ContextTooLong { status: 400, .. }));
+    assert!(matches!(
+        e,
+        ProviderError::ContextTooLong { status: 400, .. }
+    ));
     assert!(!e.is_retryable());
     assert!(is_context_too_long_sentence(&e.to_string()));
     assert!(!is_context_too_long_sentence(

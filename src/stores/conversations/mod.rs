@@ -22,6 +22,7 @@ use leptos::task::spawn_local;
 use skiff_core::chat::{settle_calls, Conversation, ConversationSummary, Message, MessageStatus};
 use skiff_core::mcp::tool_index::ToolOverrides;
 use skiff_core::persist::{self, INDEX_KEY};
+use skiff_core::pipeline::import;
 use skiff_core::pipeline::title::TitleSource;
 use skiff_core::throttle::{WriteDecision, WriteThrottle};
 
@@ -588,6 +589,43 @@ impl ConversationsStore {
             }
         }
         self.flush_all();
+    }
+
+    /// Add the conversations of an imported file (`pipeline::import` reads it; this only
+    /// stores). Only new ids are added, never over what is stored; each is written before the
+    /// index names it, so a storage that fills up midway leaves no entry without its body.
+    /// The sentence says what was added, skipped and unreadable.
+    pub fn import(&self, text: &str) -> Result<String, String> {
+        let report = import::read(text, |id| {
+            self.index
+                .with_untracked(|ix| ix.iter().any(|s| s.id == id))
+        })
+        .map_err(|e| e.to_string())?;
+        let mut stored = Vec::new();
+        for c in &report.added {
+            if !self.write(
+                &persist::conversation_key(&c.id),
+                &persist::encode_conversation(c),
+            ) {
+                break;
+            }
+            stored.push(c.summary());
+        }
+        let missing = report.added.len() - stored.len();
+        if !stored.is_empty() {
+            self.index.update(|items| {
+                items.extend(stored);
+                persist::sort_index(items);
+            });
+            self.write_index();
+        }
+        if missing > 0 {
+            return Err(format!(
+                "{} The browser's storage is full: the last {missing} could not be stored (the rest were).",
+                report.summary()
+            ));
+        }
+        Ok(report.summary())
     }
 
     /// The user typed a title: it stays until they change it (no generated title replaces it).
