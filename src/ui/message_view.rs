@@ -167,7 +167,7 @@ pub fn MessageView(msg: LiveMessage, #[prop(into)] is_last: Signal<bool>) -> imp
         }
     };
     view! {
-        <article class=role_class data-status=move || msg.status.with(|s| s.as_str())>
+        <article class=role_class id=message_dom_id(&msg.id()) data-status=move || msg.status.with(|s| s.as_str())>
             <div class="message-meta">
                 <span class="role">{if msg.role == Role::User { "You" } else { "Assistant" }}</span>
                 {move || msg.model.get().map(|m| view! { <span class="model">{m}</span> })}
@@ -204,4 +204,9 @@ fn tool_phase_text(calls: &[skiff_core::agent::ToolCallRecord]) -> Option<String
         (1, _) => "Waiting for your approval…".to_string(),
         (n, _) => format!("Waiting for your approval of {n} calls…"),
     })
+}
+
+/// The element id of a message's `<article>`, so search can scroll to it.
+pub fn message_dom_id(message_id: &str) -> String {
+    format!("message-{message_id}")
 }

@@ -18,6 +18,7 @@ pub mod memory_settings;
 pub mod message_view;
 pub mod notices_view;
 pub mod onboarding;
+pub mod search_dialog;
 pub mod settings_panel;
 pub mod shortcuts;
 pub mod sidebar;

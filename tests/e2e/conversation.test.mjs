@@ -289,3 +289,41 @@ test('an export imports into a fresh profile unchanged; a llama.cpp export impor
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('Ctrl+K searches every conversation and opens the match at its message', async () => {
+  const { context, page, errors } = await openPage();
+  await api.script([
+    { reply: 'Kinkaku-ji glows at dawn.' },
+    { reply: 'Feed the starter every day.' },
+  ]);
+  await send(page, 'Which temples in Kyoto?');
+  await waitAnswers(page, 1);
+  await page.click('.new-chat');
+  await send(page, 'How do I keep a sourdough starter?');
+  await waitAnswers(page, 1);
+
+  await page.keyboard.press('Control+k');
+  const input = page.getByRole('searchbox', { name: 'Search conversations' });
+  await input.waitFor();
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Search conversations', 'the caret is in the search box');
+  await input.fill('DAWN');
+  const hit = page.locator('.search-hit').first();
+  await hit.waitFor();
+  assert.equal(await page.locator('.search-hit').count(), 1);
+  assert.equal((await hit.locator('mark').innerText()).trim(), 'dawn');
+  assert.match(await hit.innerText(), /Which temples in Kyoto\?/);
+  await input.press('Enter');
+  await page.locator('.search-dialog').waitFor({ state: 'detached' });
+  // The other conversation is open now, at the matching message, marked.
+  assert.equal((await page.locator('.chat-title').innerText()).trim(), 'Which temples in Kyoto?');
+  await page.locator('article.message-assistant.search-target', { hasText: 'Kinkaku-ji' }).waitFor();
+
+  // Nothing found says so; Escape closes.
+  await page.keyboard.press('Control+k');
+  await input.fill('volcano');
+  await page.getByText('Nothing matches “volcano”.').waitFor();
+  await page.keyboard.press('Escape');
+  await page.locator('.search-dialog').waitFor({ state: 'detached' });
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -8,6 +8,7 @@
 //!   token budget derived from the model's context window, oldest dropped first, never
 //!   starting on an answer without its question, nothing from before a "clear context" mark.
 //! - [`gauge`]: the composer's "how full is the next request" in words.
+//! - [`search`]: every conversation's titles and messages, with a snippet per match.
 //! - [`tokens`]: the estimate the budget and the composer's gauge are counted in.
 //! - [`title`]: the auto-title request's prompt and the cleaning of what the model answers.
 //! - [`export`]: one conversation as Markdown or as JSON; [`import`] reads ours and
@@ -22,6 +23,7 @@ pub mod export;
 pub mod gauge;
 pub mod import;
 pub mod request;
+pub mod search;
 pub mod template;
 pub mod title;
 pub mod tokens;

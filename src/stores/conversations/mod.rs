@@ -23,6 +23,7 @@ use skiff_core::chat::{settle_calls, Conversation, ConversationSummary, Message,
 use skiff_core::mcp::tool_index::ToolOverrides;
 use skiff_core::persist::{self, INDEX_KEY};
 use skiff_core::pipeline::import;
+use skiff_core::pipeline::search::{Corpus, Entry as SearchEntry};
 use skiff_core::pipeline::title::TitleSource;
 use skiff_core::throttle::{WriteDecision, WriteThrottle};
 
@@ -626,6 +627,32 @@ impl ConversationsStore {
             ));
         }
         Ok(report.summary())
+    }
+
+    /// Every stored conversation's text for search (`pipeline::search`): the copy in memory
+    /// where one is loaded (it may be ahead of storage while an answer streams), else the
+    /// stored one. Unreadable values are left out; Settings → Storage lists them.
+    pub fn search_corpus(&self) -> Corpus {
+        let items = self.index.get_untracked();
+        let entries = items
+            .iter()
+            .filter_map(|s| {
+                let c = match self.loaded.with_value(|m| m.get(&s.id).copied()) {
+                    Some(l) => l.try_snapshot()?,
+                    None => {
+                        let raw = storage::get(&persist::conversation_key(&s.id)).ok()??;
+                        persist::decode_conversation(&raw).ok()?
+                    }
+                };
+                Some(SearchEntry {
+                    id: c.id,
+                    title: c.title,
+                    updated_ms: c.updated_ms,
+                    messages: c.messages.into_iter().map(|m| (m.id, m.content)).collect(),
+                })
+            })
+            .collect();
+        Corpus::new(entries)
     }
 
     /// The user typed a title: it stays until they change it (no generated title replaces it).
