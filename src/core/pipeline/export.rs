@@ -33,8 +33,15 @@ pub fn to_json(c: &Conversation, now_ms: f64) -> String {
         exported_ms: now_ms,
         conversation: c.clone(),
     };
-    // Serializing plain data with string keys cannot fail; an empty file would say so.
-    serde_json::to_string_pretty(&env).unwrap_or_default()
+    // Pretty-printed through a `Value`: the compact serializer of a conversation is already in
+    // the page (storage uses it) and pretty-printing a `Value` is small, where a pretty
+    // serializer of the whole record would be a second copy of it. Serializing plain data with
+    // string keys cannot fail; an empty file would say so.
+    serde_json::to_string(&env)
+        .ok()
+        .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
+        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+        .unwrap_or_default()
 }
 
 /// The conversation as Markdown.
