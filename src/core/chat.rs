@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::agent::record::{ToolCallRecord, ToolMode};
 use crate::agent::turn_end::FinishReason;
 use crate::mcp::tool_index::ToolOverrides;
+use crate::pipeline::memory::Memory;
 use crate::pipeline::title::TitleSource;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -135,6 +136,9 @@ pub struct Conversation {
     /// to and including that message; the user still sees (and exports) all of it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cleared_after: Option<String>,
+    /// The summary standing in for the older messages (compaction, `pipeline::memory`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<Memory>,
 }
 
 fn is_first_line(s: &TitleSource) -> bool {
@@ -160,6 +164,7 @@ impl Conversation {
             tool_overrides: ToolOverrides::default(),
             title_source: TitleSource::FirstLine,
             cleared_after: None,
+            memory: None,
         }
     }
 
@@ -243,6 +248,7 @@ pub fn merge_conversations(
         merged.title_source = remote.title_source;
         merged.tool_overrides = remote.tool_overrides.clone();
         merged.cleared_after = remote.cleared_after.clone();
+        merged.memory = remote.memory.clone();
     }
     merged.updated_ms = local.updated_ms.max(remote.updated_ms);
     merged

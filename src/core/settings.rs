@@ -94,6 +94,11 @@ pub struct ChatSettings {
     pub history_count: u32,
     /// Ask the model for a short title after the first exchange.
     pub auto_title: bool,
+    /// Summarize older messages when the next request would leave some out (compaction).
+    pub auto_compact: bool,
+    /// NextChat's running memory: summarize whenever this many characters are unsummarized
+    /// (`None`: off).
+    pub memory_threshold_chars: Option<u32>,
 }
 
 /// The default for [`ChatSettings::silence_limit_s`]: long enough for a slow local model
@@ -125,6 +130,8 @@ impl Default for ChatSettings {
             context_window: DEFAULT_CONTEXT_WINDOW,
             history_count: DEFAULT_HISTORY_COUNT as u32,
             auto_title: true,
+            auto_compact: true,
+            memory_threshold_chars: None,
         }
     }
 }

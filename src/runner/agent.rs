@@ -250,7 +250,9 @@ async fn send_step(
 ) -> Result<(), End> {
     let provider = Provider::from_settings(settings).map_err(End::Failed)?;
     let history = history_before(conv, &live.id());
-    let cleared_after = conv.meta.with_untracked(|m| m.cleared_after.clone());
+    let (cleared_after, memory) = conv
+        .meta
+        .with_untracked(|m| (m.cleared_after.clone(), m.memory.clone()));
     let place = clock::user_place();
     // The request, built by the provider's codec from what the pipeline assembled: the
     // system template, the input template, and the recent messages the budget allows.
@@ -259,6 +261,7 @@ async fn send_step(
         let assembled = request::assemble(
             &history,
             cleared_after.as_deref(),
+            memory.as_ref(),
             settings,
             r.tools(),
             r.mode(),
@@ -272,6 +275,7 @@ async fn send_step(
         let ctx = StepContext {
             system_template: &assembled.system_template,
             system_prompt: &settings.system_prompt,
+            recap: &assembled.recap,
             history: &assembled.messages,
             tools: r.tools(),
             mode: r.mode(),

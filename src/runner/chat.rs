@@ -18,6 +18,7 @@ use skiff_core::pipeline::title::{self, TitleSource};
 use skiff_core::settings::ChatSettings;
 
 use super::agent::{new_reply, run_turn, TurnDeps, TurnHandle, TurnMsg};
+use super::compact;
 use super::mcp::McpRunner;
 use super::title as title_runner;
 use crate::platform::{clock, ids};
@@ -40,6 +41,10 @@ pub struct ChatRunner {
     /// The last failed "regenerate title" (conversation id, sentence), shown beside the
     /// button; an automatic title that fails keeps the first-line title quietly.
     pub title_failure: RwSignal<Option<(String, String)>>,
+    /// Conversation ids being summarized (compaction).
+    pub compacting: RwSignal<Vec<String>>,
+    /// The last failed "Compact now" (conversation id, sentence).
+    pub compact_failure: RwSignal<Option<(String, String)>>,
     settings: SettingsStore,
     mcp: McpRunner,
 }
@@ -53,6 +58,8 @@ impl ChatRunner {
             sending: RwSignal::new(Vec::new()),
             titling: RwSignal::new(Vec::new()),
             title_failure: RwSignal::new(None),
+            compacting: RwSignal::new(Vec::new()),
+            compact_failure: RwSignal::new(None),
             settings,
             mcp,
         };
@@ -168,6 +175,60 @@ impl ChatRunner {
         }
     }
 
+    /// Summarize the older messages when core says it is due (`pipeline::memory::due`).
+    fn maybe_compact(&self, store: ConversationsStore, conv: Loaded, settings: ChatSettings) {
+        let Some(snapshot) = conv.try_snapshot() else {
+            return;
+        };
+        if compact::due(self.mcp, &snapshot, &settings).is_some() {
+            self.compact_now(store, conv, settings, false);
+        }
+    }
+
+    /// "Compact now": summarize everything before the newest question.
+    pub fn compact(&self, store: ConversationsStore, settings: ChatSettings) {
+        if let Some(conv) = store.current.get_untracked() {
+            self.compact_now(store, conv, settings, true);
+        }
+    }
+
+    fn compact_now(
+        &self,
+        store: ConversationsStore,
+        conv: Loaded,
+        settings: ChatSettings,
+        asked: bool,
+    ) {
+        let Some(id) = conv.try_id() else {
+            return;
+        };
+        if self.compacting.with_untracked(|t| t.contains(&id)) {
+            return;
+        }
+        self.compacting.update(|t| t.push(id.clone()));
+        if asked {
+            self.compact_failure.set(None);
+        }
+        let runner = *self;
+        spawn_local(async move {
+            let outcome = compact::summarize(&settings, &conv).await;
+            runner.compacting.update(|t| t.retain(|x| *x != id));
+            match outcome {
+                Ok(Some(memory)) => store.set_memory(&conv, Some(memory)),
+                Ok(None) if asked => runner.compact_failure.set(Some((
+                    id,
+                    "Nothing to compact yet: only the newest exchange is here.".into(),
+                ))),
+                Err(e) if asked => runner
+                    .compact_failure
+                    .set(Some((id, format!("Could not compact: {e}")))),
+                Ok(None) | Err(_) => {
+                    leptos::logging::log!("automatic compaction skipped: {outcome:?}");
+                }
+            }
+        });
+    }
+
     /// "Regenerate title": ask again, whatever the title's source.
     pub fn regenerate_title(&self, store: ConversationsStore, settings: ChatSettings) {
         if let Some(conv) = store.current.get_untracked() {
@@ -256,7 +317,8 @@ impl ChatRunner {
         };
         spawn_local(async move {
             run_turn(deps, conv, live, settings.clone(), handle, rx).await;
-            runner.maybe_title(store, conv, settings);
+            runner.maybe_title(store, conv, settings.clone());
+            runner.maybe_compact(store, conv, settings);
             // A conversation deleted during the turn is disposed only now.
             store.turn_ended(&conv_id);
             runner.turns.update_value(|m| {

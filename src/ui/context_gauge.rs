@@ -7,10 +7,8 @@
 
 use leptos::prelude::*;
 use skiff_core::agent::{tools, ToolMode};
-use skiff_core::chat::{Message, Role};
-use skiff_core::pipeline::context::{self, Limits};
 use skiff_core::pipeline::gauge::gauge;
-use skiff_core::pipeline::request::{fixed_tokens, system_template, UserClock};
+use skiff_core::pipeline::request::{next_plan, UserClock};
 
 use super::context::ctx;
 use crate::platform::clock;
@@ -21,8 +19,12 @@ pub fn ContextGauge(draft: RwSignal<String>) -> impl IntoView {
     let mcp = ctx.mcp;
     let plan = Memo::new(move |_| {
         let conv = ctx.convs.current.get()?;
-        let count = conv.messages.with(Vec::len);
-        let cleared = conv.meta.with(|m| m.cleared_after.clone());
+        // Tracked: what changes the next request's size. Untracked: the messages' text, which
+        // changes per streamed token; a turn ending (`sending`) brings the final text in.
+        let _ = conv.messages.with(Vec::len);
+        let (cleared, memory) = conv
+            .meta
+            .with(|m| (m.cleared_after.clone(), m.memory.clone()));
         let settings = ctx.settings.settings.get();
         let overrides = conv.tool_overrides.get();
         let specs = mcp.tool_index().with(|index| {
@@ -30,39 +32,27 @@ pub fn ContextGauge(draft: RwSignal<String>) -> impl IntoView {
                 mcp.server_name(id).unwrap_or_else(|| id.to_string())
             })
         });
-        // A turn ending changes no count but finishes the last answer's text.
-        let sending = ctx.runner.sending.with(|s| s.contains(&conv.id()));
-        let _ = (count, sending);
-        let mut history: Vec<Message> = untrack(|| conv.snapshot().messages);
-        // The draft's place: an empty question, so the plan keeps room for it.
-        history.push(Message::new(String::new(), Role::User, String::new(), 0.0));
+        let _ = ctx.runner.sending.with(|s| s.contains(&conv.id()));
+        let history = untrack(|| conv.snapshot().messages);
         let mode = if specs.is_empty() {
             ToolMode::Off
         } else {
             settings.resolved_tool_mode()
         };
         let place = clock::user_place();
-        let template = system_template(
+        Some(next_plan(
+            &history,
+            cleared.as_deref(),
+            memory.as_ref(),
             &settings,
+            &specs,
+            mode,
             &UserClock {
                 now_ms: clock::now_ms(),
                 offset_minutes: place.offset_minutes,
                 zone: &place.zone,
                 lang: &place.lang,
             },
-        );
-        let fixed = fixed_tokens(&template, &settings, &specs, mode);
-        let limits = Limits::new(
-            settings.context_window,
-            settings.history_count as usize,
-            settings.max_tokens,
-        );
-        Some(context::plan(
-            &history,
-            cleared.as_deref(),
-            &limits,
-            fixed,
-            settings.result_char_limit.max(1),
         ))
     });
     let shown = move || plan.with(|p| p.as_ref().map(|p| draft.with(|d| gauge(p, d))));

@@ -23,6 +23,17 @@ pub fn ConversationMenu() -> impl IntoView {
             .title_failure
             .with(|f| f.as_ref().filter(|(c, _)| *c == id).map(|(_, e)| e.clone()))
     };
+    let compacting = move || {
+        current()
+            .and_then(|c| c.try_id())
+            .is_some_and(|id| ctx.runner.compacting.with(|t| t.contains(&id)))
+    };
+    let compact_failure = move || {
+        let id = current().and_then(|c| c.try_id())?;
+        ctx.runner
+            .compact_failure
+            .with(|f| f.as_ref().filter(|(c, _)| *c == id).map(|(_, e)| e.clone()))
+    };
     let save = move |markdown: bool| {
         let Some(conv) = ctx
             .convs
@@ -61,9 +72,17 @@ pub fn ConversationMenu() -> impl IntoView {
                         disabled=titling
                         on:click=move |_| ctx.runner.regenerate_title(ctx.convs, ctx.settings.settings.get_untracked())
                     >{move || if titling() { "Writing a title…" } else { "New title from the model" }}</button>
+                    <button
+                        type="button"
+                        class="compact-now"
+                        title="Summarize the older messages; the model then receives the summary instead of them"
+                        disabled=compacting
+                        on:click=move |_| ctx.runner.compact(ctx.convs, ctx.settings.settings.get_untracked())
+                    >{move || if compacting() { "Summarizing…" } else { "Compact now" }}</button>
                     <button type="button" class="export-markdown" on:click=move |_| save(true)>"Export as Markdown"</button>
                     <button type="button" class="export-json" on:click=move |_| save(false)>"Export as JSON"</button>
                     {move || failure().map(|e| view! { <p class="error title-failure" role="status">{e}</p> })}
+                    {move || compact_failure().map(|e| view! { <p class="error compact-failure" role="status">{e}</p> })}
                 </div>
             </details>
         </Show>

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use skiff_core::pipeline::context::{
     DEFAULT_CONTEXT_WINDOW, DEFAULT_HISTORY_COUNT, MIN_CONTEXT_WINDOW,
 };
+use skiff_core::pipeline::memory::DEFAULT_THRESHOLD_CHARS;
 use skiff_core::pipeline::template::DEFAULT_SYSTEM_TEMPLATE;
 
 use super::context::ctx;
@@ -89,6 +90,26 @@ pub fn ConversationSettings() -> impl IntoView {
                 on:change=move |ev| settings.update(|s| s.auto_title = event_target_checked(&ev))
             />
             <span>"Name conversations automatically (one short request to the model after its first answer)"</span>
+        </label>
+        <label class="check">
+            <input
+                type="checkbox"
+                id="auto-compact"
+                prop:checked=move || settings.with(|s| s.auto_compact)
+                on:change=move |ev| settings.update(|s| s.auto_compact = event_target_checked(&ev))
+            />
+            <span>"Compact long conversations: when older messages would no longer fit, the model summarizes them and receives the summary instead"</span>
+        </label>
+        <label class="check">
+            <input
+                type="checkbox"
+                id="running-memory"
+                prop:checked=move || settings.with(|s| s.memory_threshold_chars.is_some())
+                on:change=move |ev| settings.update(|s| {
+                    s.memory_threshold_chars = event_target_checked(&ev).then_some(DEFAULT_THRESHOLD_CHARS);
+                })
+            />
+            <span>"Keep a running summary (NextChat's memory): summarize whenever 1,000 characters have not been summarized yet"</span>
         </label>
     }
 }

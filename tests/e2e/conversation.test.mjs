@@ -30,6 +30,7 @@ beforeEach(async () => {
   await api.reset();
 });
 
+const SUMMARY_PROMPT = 'Summarize the discussion briefly in 200 words or less to use as a prompt for future context.';
 const TITLE_PROMPT = 'Please generate a four to five word title summarizing our conversation without any lead-in, punctuation, quotation marks, periods, symbols, bold text, or additional text. Remove enclosing quotation marks.';
 
 /** A fresh profile in Berlin speaking German, with the provider configured. */
@@ -125,7 +126,8 @@ test('the system template tells the model the date, time and zone; the input tem
 test('a small context window leaves the oldest messages out, the gauge says so, and clear context starts afresh until Undo', async () => {
   // Window 2048 with 128 kept for the answer: after the system template and the built-in
   // tools' schemas (~600 tokens) about eight 600-character messages fit, not eleven.
-  const { context, page, errors } = await openPage({ context_window: 2048, max_tokens: 128 });
+  // Compaction off: this test is about what the budget leaves out (compaction has its own).
+  const { context, page, errors } = await openPage({ context_window: 2048, max_tokens: 128, auto_compact: false });
   const long = (i) => `${i} `.padEnd(600, 'x');
   const steps = [];
   for (let i = 0; i < 6; i++) steps.push({ reply: `answer ${long(i)}` });
@@ -324,6 +326,71 @@ test('Ctrl+K searches every conversation and opens the match at its message', as
   await page.getByText('Nothing matches “volcano”.').waitFor();
   await page.keyboard.press('Escape');
   await page.locator('.search-dialog').waitFor({ state: 'detached' });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a conversation too long for the window is compacted: the summary stands in for the older messages, and can be dropped', async () => {
+  const { context, page, errors } = await openPage({ context_window: 2048, max_tokens: 128 });
+  // Unscripted, the server answers "You said: <question>", and the summary request gets
+  // "You said: <the summary instruction>".
+  const long = (i) => `question ${i} `.padEnd(600, 'y');
+  let summary;
+  for (let i = 0; i < 10 && !summary; i++) {
+    await send(page, long(i));
+    await waitAnswers(page, i + 1);
+    await page.waitForTimeout(300);
+    summary = (await chatRequests()).find((r) => r.body.messages.at(-1)?.content === SUMMARY_PROMPT);
+  }
+  assert.ok(summary, 'a summary was asked for once older messages no longer fit');
+  assert.equal(summary.body.tools, undefined, 'no tools in the summary request');
+  assert.ok(summary.body.messages.length > 3, 'it carries the older messages');
+  const card = page.locator('details.summary-card');
+  await card.waitFor();
+  await card.locator('summary').click();
+  assert.match(await card.innerText(), /You said: Summarize the discussion/);
+
+  // The next request: the recap in the system text, and only the messages after it.
+  const before = (await chatRequests()).length;
+  await send(page, 'and next?');
+  await page.waitForFunction((n) => document.querySelectorAll('article.message-assistant').length === n && document.querySelectorAll('article.message-assistant')[n - 1].dataset.status === 'done', (await page.locator('article.message-assistant').count()) + 1);
+  const next = (await chatRequests()).slice(before).find((r) => r.body.messages.at(-1)?.content === 'and next?');
+  assert.match(next.body.messages[0].content, /This is a summary of the chat history as a recap: You said: Summarize/);
+  assert.ok(next.body.messages.length <= 4, `only the newest messages travel with the summary (${next.body.messages.length})`);
+
+  // Dropping the summary sends the messages (within the budget) again; it survives a reload until then.
+  await page.reload();
+  await card.waitFor();
+  await card.locator('summary').click();
+  await card.locator('.drop-summary').click();
+  await card.waitFor({ state: 'detached' });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('Compact now summarizes on demand, and the summary can be edited', async () => {
+  const { context, page, errors } = await openPage({ auto_compact: false });
+  await api.script([{ reply: 'first answer' }, { reply: 'second answer' }, { reply: 'They talked about one and two.' }, { reply: 'third answer' }]);
+  await send(page, 'one');
+  await waitAnswers(page, 1);
+  await send(page, 'two');
+  await waitAnswers(page, 2);
+  await page.click('.conversation-menu > summary');
+  await page.click('.compact-now');
+  const card = page.locator('details.summary-card');
+  await card.waitFor();
+  const reqs = await chatRequests();
+  assert.deepEqual(contents(reqs[2].body), ['one', 'first answer', SUMMARY_PROMPT], 'everything before the newest question');
+  await page.keyboard.press('Escape');
+  await card.locator('summary').click();
+  await card.locator('.edit-summary').click();
+  await card.getByLabel('Summary').fill('They counted to two.');
+  await card.locator('.save-summary').click();
+  await send(page, 'three');
+  await waitAnswers(page, 3);
+  const last = (await chatRequests())[3].body;
+  assert.match(last.messages[0].content, /recap: They counted to two\.$/);
+  assert.deepEqual(contents(last).slice(1), ['two', 'second answer', 'three']);
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -46,6 +46,7 @@ fn ctx<'a>(
     StepContext {
         system_template: "",
         system_prompt,
+        recap: "",
         history,
         tools,
         mode,

@@ -38,6 +38,7 @@ fn ctx<'a>(history: &'a [Message], tools: &'a [ToolSpec], mode: ToolMode) -> Ste
     StepContext {
         system_template: "",
         system_prompt: "",
+        recap: "",
         history,
         tools,
         mode,

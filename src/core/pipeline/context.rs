@@ -122,6 +122,19 @@ pub fn plan(
     result_char_limit: usize,
 ) -> Plan {
     let start = start_after_mark(history, cleared_after);
+    plan_from(history, start, limits, fixed_tokens, result_char_limit)
+}
+
+/// [`plan`] with nothing before index `start` carried (a clear mark, or what a summary
+/// covers: `pipeline::memory::start`).
+pub fn plan_from(
+    history: &[Message],
+    start: usize,
+    limits: &Limits,
+    fixed_tokens: u32,
+    result_char_limit: usize,
+) -> Plan {
+    let start = start.min(history.len());
     let budget = limits.budget();
     let room = budget.saturating_sub(fixed_tokens);
     // The current turn (the newest question and every step answered since) always goes: a

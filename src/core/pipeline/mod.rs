@@ -10,6 +10,7 @@
 //! - [`gauge`]: the composer's "how full is the next request" in words.
 //! - [`search`]: every conversation's titles and messages, with a snippet per match.
 //! - [`tokens`]: the estimate the budget and the composer's gauge are counted in.
+//! - [`memory`]: compaction, a summary that stands in for older messages.
 //! - [`title`]: the auto-title request's prompt and the cleaning of what the model answers.
 //! - [`export`]: one conversation as Markdown or as JSON; [`import`] reads ours and
 //!   llama.cpp web UI's back, adding only.
@@ -22,6 +23,7 @@ pub mod context;
 pub mod export;
 pub mod gauge;
 pub mod import;
+pub mod memory;
 pub mod request;
 pub mod search;
 pub mod template;

@@ -3,9 +3,9 @@
 //! message, and the recent messages the budget allows.
 //!
 //! Order of the system text (see `StepContext::system_text` and the request builders): the
-//! system template, the user's system prompt, then (prompt-based tools) the tools section;
-//! after it the recent messages. Project instructions, the long-term memory and a mask's
-//! context prompts take their slots between the tools and the messages when they exist.
+//! system template, the user's system prompt, (prompt-based tools) the tools section, then
+//! the recap of what a summary covers; after it the recent messages. Project instructions
+//! and a mask's context prompts take their slots around the recap when they exist.
 
 use crate::agent::prompt;
 use crate::agent::record::ToolMode;
@@ -15,6 +15,7 @@ use crate::provider::ProviderKind;
 use crate::settings::ChatSettings;
 
 use super::context::{self, Limits, Plan};
+use super::memory::{self, Memory};
 use super::template::{self, TemplateValues};
 use super::tokens;
 
@@ -35,6 +36,9 @@ pub struct UserClock<'a> {
 pub struct Assembled {
     /// The filled system template ("" when turned off).
     pub system_template: String,
+    /// The summary standing in for older messages, as a recap ("" when there is none or a
+    /// clear mark after it made it moot).
+    pub recap: String,
     /// The messages to send, user messages already wrapped in the input template.
     pub messages: Vec<Message>,
     /// What was left out and how full the request is.
@@ -45,21 +49,27 @@ pub struct Assembled {
 pub fn assemble(
     history: &[Message],
     cleared_after: Option<&str>,
+    memory: Option<&Memory>,
     settings: &ChatSettings,
     tools: &[ToolSpec],
     mode: ToolMode,
     clock: &UserClock<'_>,
 ) -> Assembled {
     let system_template = system_template(settings, clock);
-    let fixed = fixed_tokens(&system_template, settings, tools, mode);
+    let (start, with_memory) = memory::start(history, cleared_after, memory);
+    let recap = memory
+        .filter(|_| with_memory)
+        .map(Memory::recap)
+        .unwrap_or_default();
+    let fixed = fixed_tokens(&system_template, settings, tools, mode) + tokens::estimate(&recap);
     let limits = Limits::new(
         settings.context_window,
         settings.history_count as usize,
         settings.max_tokens,
     );
-    let plan = context::plan(
+    let plan = context::plan_from(
         history,
-        cleared_after,
+        start,
         &limits,
         fixed,
         settings.result_char_limit.max(1),
@@ -71,6 +81,7 @@ pub fn assemble(
         .collect();
     Assembled {
         system_template,
+        recap,
         messages,
         plan,
     }
@@ -142,4 +153,26 @@ fn values<'a>(
 
 fn provider_name(kind: ProviderKind) -> &'static str {
     kind.label()
+}
+
+/// The plan of the request that would follow `history` if the user asked something now (an
+/// empty question in its place): what the composer's gauge shows and what decides automatic
+/// compaction.
+pub fn next_plan(
+    history: &[Message],
+    cleared_after: Option<&str>,
+    memory: Option<&Memory>,
+    settings: &ChatSettings,
+    tools: &[ToolSpec],
+    mode: ToolMode,
+    clock: &UserClock<'_>,
+) -> Plan {
+    let mut next = history.to_vec();
+    next.push(Message::new(
+        String::new(),
+        Role::User,
+        String::new(),
+        clock.now_ms,
+    ));
+    assemble(&next, cleared_after, memory, settings, tools, mode, clock).plan
 }

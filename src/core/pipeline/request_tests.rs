@@ -2,6 +2,7 @@
 
 use serde_json::{json, Value};
 
+use super::memory::Memory;
 use super::request::{assemble, UserClock};
 use crate::agent::record::ToolMode;
 use crate::agent::tools::ToolSpec;
@@ -70,11 +71,22 @@ fn history() -> Vec<Message> {
 }
 
 fn body(s: &ChatSettings, history: &[Message], cleared: Option<&str>, mode: ToolMode) -> Value {
+    body_with(s, history, cleared, None, mode)
+}
+
+fn body_with(
+    s: &ChatSettings,
+    history: &[Message],
+    cleared: Option<&str>,
+    memory: Option<&Memory>,
+    mode: ToolMode,
+) -> Value {
     let tools = [tool()];
-    let a = assemble(history, cleared, s, &tools, mode, &CLOCK);
+    let a = assemble(history, cleared, memory, s, &tools, mode, &CLOCK);
     let ctx = StepContext {
         system_template: &a.system_template,
         system_prompt: &s.system_prompt,
+        recap: &a.recap,
         history: &a.messages,
         tools: &tools,
         mode,
@@ -178,7 +190,7 @@ fn clear_context_and_a_small_window_trim_what_is_sent() {
         ..settings(ProviderKind::OpenAiCompatible)
     };
     let tools = [tool()];
-    let a = assemble(&history(), None, &s, &tools, ToolMode::Native, &CLOCK);
+    let a = assemble(&history(), None, None, &s, &tools, ToolMode::Native, &CLOCK);
     assert_eq!(a.messages.len(), 1);
     assert_eq!(a.plan.dropped, 8);
     assert!(
@@ -188,14 +200,53 @@ fn clear_context_and_a_small_window_trim_what_is_sent() {
     );
     assert!(a.plan.over_budget());
     // The tool schemas count only when tools are offered natively.
-    let off = assemble(&history(), None, &s, &tools, ToolMode::Off, &CLOCK);
+    let off = assemble(&history(), None, None, &s, &tools, ToolMode::Off, &CLOCK);
     assert!(off.plan.fixed_tokens < a.plan.fixed_tokens);
     // A window with room: everything goes.
     let s = ChatSettings {
         context_window: 2000,
         ..s
     };
-    let a = assemble(&history(), None, &s, &tools, ToolMode::Native, &CLOCK);
+    let a = assemble(&history(), None, None, &s, &tools, ToolMode::Native, &CLOCK);
     assert_eq!(a.messages.len(), 9);
     assert!(!a.plan.over_budget());
+}
+
+#[test]
+fn a_summary_replaces_the_messages_it_covers_and_comes_after_the_tools() {
+    let s = settings(ProviderKind::OpenAiCompatible);
+    let memory = Memory {
+        text: "They discussed questions 0 to 2.".into(),
+        through: "a2".into(),
+    };
+    let b = body_with(&s, &history(), None, Some(&memory), ToolMode::Prompt);
+    let msgs = b["messages"].as_array().cloned().unwrap_or_default();
+    let system = msgs[0]["content"].as_str().unwrap_or("");
+    let tools_at = system.find("Server id: srv").unwrap_or(usize::MAX);
+    let recap_at = system
+        .find("This is a summary of the chat history as a recap: They discussed questions 0 to 2.")
+        .unwrap_or(0);
+    assert!(
+        tools_at < recap_at && system.ends_with("0 to 2."),
+        "{system}"
+    );
+    let rest: Vec<&str> = msgs[1..]
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert_eq!(
+        rest,
+        ["[de-DE] question 3", "answer 3", "[de-DE] question 4"]
+    );
+    // A clear mark after the summary makes it moot: no recap.
+    let b = body_with(&s, &history(), Some("a3"), Some(&memory), ToolMode::Off);
+    assert!(!b["messages"][0]["content"]
+        .as_str()
+        .unwrap_or("")
+        .contains("recap"));
+    // Anthropic: the same recap at the end of `system`.
+    let mut s = settings(ProviderKind::Anthropic);
+    s.base_url = "https://api.anthropic.com/v1".into();
+    let b = body_with(&s, &history(), None, Some(&memory), ToolMode::Off);
+    assert!(b["system"].as_str().unwrap_or("").ends_with("Be brief.\n\nThis is a summary of the chat history as a recap: They discussed questions 0 to 2."));
 }

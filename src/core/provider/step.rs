@@ -28,6 +28,9 @@ pub struct StepContext<'a> {
     pub system_template: &'a str,
     /// The user's system prompt (may be empty); prompt mode appends the tool section.
     pub system_prompt: &'a str,
+    /// The recap of a summary standing in for older messages (`pipeline::memory`), after the
+    /// tools section; empty when there is none.
+    pub recap: &'a str,
     /// Every message before the answer being generated, in order.
     pub history: &'a [Message],
     /// The tools offered (ignored when `mode` is `Off`).
@@ -74,6 +77,9 @@ impl StepContext<'_> {
         };
         if !section.is_empty() {
             parts.push(&section);
+        }
+        if !self.recap.trim().is_empty() {
+            parts.push(self.recap);
         }
         parts.join("\n\n")
     }

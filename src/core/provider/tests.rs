@@ -58,6 +58,7 @@ fn ctx<'a>(history: &'a [Message], tools: &'a [ToolSpec]) -> StepContext<'a> {
     StepContext {
         system_template: "",
         system_prompt: "Be brief.",
+        recap: "",
         history,
         tools,
         mode: ToolMode::Native,

@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use leptos::prelude::*;
 use skiff_core::chat::{Conversation, Message};
 use skiff_core::mcp::tool_index::ToolOverrides;
+use skiff_core::pipeline::memory::Memory;
 use skiff_core::pipeline::title::TitleSource;
 
 use super::super::live_message::LiveMessage;
@@ -30,6 +31,8 @@ pub struct Meta {
     pub title_source: TitleSource,
     /// The clear-context mark: requests carry nothing up to and including this message.
     pub cleared_after: Option<String>,
+    /// The summary standing in for older messages (compaction).
+    pub memory: Option<Memory>,
 }
 
 /// A conversation held in memory: its metadata and its messages, each a [`LiveMessage`].
@@ -73,6 +76,7 @@ impl Loaded {
             updated_ms: meta.updated_ms,
             title_source: meta.title_source,
             cleared_after: meta.cleared_after,
+            memory: meta.memory,
             messages: self
                 .messages
                 .with_untracked(|ms| ms.iter().map(LiveMessage::snapshot).collect()),
@@ -141,6 +145,7 @@ impl Owners {
                     updated_ms: c.updated_ms,
                     title_source: c.title_source,
                     cleared_after: c.cleared_after.clone(),
+                    memory: c.memory.clone(),
                 }),
                 messages,
                 write_messages,

@@ -23,6 +23,7 @@ use skiff_core::chat::{settle_calls, Conversation, ConversationSummary, Message,
 use skiff_core::mcp::tool_index::ToolOverrides;
 use skiff_core::persist::{self, INDEX_KEY};
 use skiff_core::pipeline::import;
+use skiff_core::pipeline::memory::Memory;
 use skiff_core::pipeline::search::{Corpus, Entry as SearchEntry};
 use skiff_core::pipeline::title::TitleSource;
 use skiff_core::throttle::{WriteDecision, WriteThrottle};
@@ -670,6 +671,15 @@ impl ConversationsStore {
             });
             self.save(&l);
         }
+    }
+
+    /// Set (or remove) the summary standing in for older messages.
+    pub fn set_memory(&self, conv: &Loaded, memory: Option<Memory>) {
+        if conv.meta.try_with_untracked(|m| m.memory == memory) != Some(false) {
+            return;
+        }
+        conv.meta.update(|m| m.memory = memory);
+        self.save(conv);
     }
 
     /// Put the clear-context mark after `after` (`None` removes it): requests from this

@@ -138,6 +138,7 @@ impl ConversationsStore {
             meta.title = merged.title.clone();
             meta.title_source = merged.title_source;
             meta.cleared_after = merged.cleared_after.clone();
+            meta.memory = merged.memory.clone();
             meta.updated_ms = merged.updated_ms;
         });
         if l.tool_overrides
