@@ -352,8 +352,9 @@ test('a conversation too long for the window is compacted: the summary stands in
 
   // The next request: the recap in the system text, and only the messages after it.
   const before = (await chatRequests()).length;
+  const answers = await page.locator('article.message-assistant').count();
   await send(page, 'and next?');
-  await page.waitForFunction((n) => document.querySelectorAll('article.message-assistant').length === n && document.querySelectorAll('article.message-assistant')[n - 1].dataset.status === 'done', (await page.locator('article.message-assistant').count()) + 1);
+  await waitAnswers(page, answers + 1);
   const next = (await chatRequests()).slice(before).find((r) => r.body.messages.at(-1)?.content === 'and next?');
   assert.match(next.body.messages[0].content, /This is a summary of the chat history as a recap: You said: Summarize/);
   assert.ok(next.body.messages.length <= 4, `only the newest messages travel with the summary (${next.body.messages.length})`);
