@@ -13,3 +13,6 @@ scripts/bench-size.sh
 echo
 echo "==> streaming (node scripts/bench-stream.mjs $*)"
 node scripts/bench-stream.mjs "$@"
+echo
+echo "==> conversations (node scripts/bench-conversations.mjs)"
+node scripts/bench-conversations.mjs

@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 use crate::agent::record::{ToolCallRecord, ToolMode};
 use crate::agent::turn_end::FinishReason;
 use crate::mcp::tool_index::ToolOverrides;
+use crate::pipeline::memory::Memory;
+use crate::pipeline::title::TitleSource;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -127,6 +129,20 @@ pub struct Conversation {
     /// Which MCP servers and tools this conversation may use (all, unless switched off here).
     #[serde(default, skip_serializing_if = "ToolOverrides::is_empty")]
     pub tool_overrides: ToolOverrides,
+    /// Where the title came from: a title the user typed is never replaced by a generated one.
+    #[serde(default, skip_serializing_if = "is_first_line")]
+    pub title_source: TitleSource,
+    /// The "clear context" mark: the id of the message it follows. Requests carry nothing up
+    /// to and including that message; the user still sees (and exports) all of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cleared_after: Option<String>,
+    /// The summary standing in for the older messages (compaction, `pipeline::memory`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<Memory>,
+}
+
+fn is_first_line(s: &TitleSource) -> bool {
+    *s == TitleSource::FirstLine
 }
 
 /// What the sidebar needs about a conversation without loading its messages.
@@ -146,6 +162,9 @@ impl Conversation {
             updated_ms: now_ms,
             messages: Vec::new(),
             tool_overrides: ToolOverrides::default(),
+            title_source: TitleSource::FirstLine,
+            cleared_after: None,
+            memory: None,
         }
     }
 
@@ -226,7 +245,10 @@ pub fn merge_conversations(
         .sort_by(|a, b| a.created_ms.total_cmp(&b.created_ms));
     if remote.updated_ms > local.updated_ms {
         merged.title = remote.title.clone();
+        merged.title_source = remote.title_source;
         merged.tool_overrides = remote.tool_overrides.clone();
+        merged.cleared_after = remote.cleared_after.clone();
+        merged.memory = remote.memory.clone();
     }
     merged.updated_ms = local.updated_ms.max(remote.updated_ms);
     merged

@@ -25,6 +25,7 @@ pub mod markdown;
 pub mod mcp;
 pub mod openai;
 pub mod persist;
+pub mod pipeline;
 #[cfg(test)]
 mod props;
 pub mod provider;

@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 use crate::agent::machine::DEFAULT_STEP_LIMIT;
 use crate::agent::result::DEFAULT_RESULT_CHAR_LIMIT;
 use crate::agent::{ApprovalPolicy, ToolMode, ToolModeSetting};
+use crate::pipeline::context::{DEFAULT_CONTEXT_WINDOW, DEFAULT_HISTORY_COUNT};
+use crate::pipeline::template::{DEFAULT_INPUT_TEMPLATE, DEFAULT_SYSTEM_TEMPLATE};
 use crate::provider::ProviderKind;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -80,6 +82,23 @@ pub struct ChatSettings {
     /// stalled (the partial answer is kept). A server that stops mid-answer otherwise leaves
     /// the page waiting forever with no word.
     pub silence_limit_s: u32,
+    /// Whether the system template opens every request.
+    pub system_template_enabled: bool,
+    /// The system template (`pipeline::template`): date, time, model, how to write math.
+    pub system_template: String,
+    /// What each user message is wrapped in for the model (`{{input}}` is the message).
+    pub input_template: String,
+    /// The model's context window in tokens, which bounds what a request carries.
+    pub context_window: u32,
+    /// Messages a request carries at most.
+    pub history_count: u32,
+    /// Ask the model for a short title after the first exchange.
+    pub auto_title: bool,
+    /// Summarize older messages when the next request would leave some out (compaction).
+    pub auto_compact: bool,
+    /// NextChat's running memory: summarize whenever this many characters are unsummarized
+    /// (`None`: off).
+    pub memory_threshold_chars: Option<u32>,
 }
 
 /// The default for [`ChatSettings::silence_limit_s`]: long enough for a slow local model
@@ -105,6 +124,14 @@ impl Default for ChatSettings {
             tool_images_to_model: false,
             approvals: ApprovalPolicy::default(),
             silence_limit_s: DEFAULT_SILENCE_LIMIT_S,
+            system_template_enabled: true,
+            system_template: DEFAULT_SYSTEM_TEMPLATE.to_string(),
+            input_template: DEFAULT_INPUT_TEMPLATE.to_string(),
+            context_window: DEFAULT_CONTEXT_WINDOW,
+            history_count: DEFAULT_HISTORY_COUNT as u32,
+            auto_title: true,
+            auto_compact: true,
+            memory_threshold_chars: None,
         }
     }
 }

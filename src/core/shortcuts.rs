@@ -9,8 +9,7 @@
 //!   cancelling a rename) or typed into an input method's composition is left alone;
 //! - while a dialog is open, the only shortcut is Escape, which closes it.
 //!
-//! "Search" (conversation search) has no feature yet and so no shortcut; it joins [`Shortcut`]
-//! when the feature lands. Pure: no DOM, no platform detection (the UI passes `apple`).
+//! Pure: no DOM, no platform detection (the UI passes `apple`).
 
 use crate::display::names::named_enum;
 
@@ -19,6 +18,8 @@ use crate::display::names::named_enum;
 pub enum Shortcut {
     /// Open an empty conversation and put the caret in the message box.
     NewChat,
+    /// Search every conversation (titles and messages).
+    Search,
     /// Put the caret in the message box from anywhere.
     FocusComposer,
     /// Stop the answer being written in the open conversation.
@@ -31,6 +32,7 @@ pub enum Shortcut {
 
 named_enum!(Shortcut, "shortcut", {
     NewChat => "new-chat",
+    Search => "search",
     FocusComposer => "focus-composer",
     StopAnswer => "stop-answer",
     OpenSettings => "open-settings",
@@ -46,6 +48,7 @@ impl Shortcut {
     pub fn label(self) -> &'static str {
         match self {
             Shortcut::NewChat => "New chat",
+            Shortcut::Search => "Search conversations",
             Shortcut::FocusComposer => "Focus the message box",
             Shortcut::StopAnswer => "Stop the answer being written",
             Shortcut::OpenSettings => "Open Settings",
@@ -60,6 +63,7 @@ impl Shortcut {
         let primary = if apple { "⌘" } else { "Ctrl" };
         match self {
             Shortcut::NewChat => vec![vec![primary, "Shift", "O"]],
+            Shortcut::Search => vec![vec![primary, "K"]],
             Shortcut::FocusComposer => vec![vec!["Shift", "Esc"]],
             Shortcut::StopAnswer | Shortcut::CloseDialog => vec![vec!["Esc"]],
             Shortcut::OpenSettings => vec![vec![primary, ","]],
@@ -71,6 +75,7 @@ impl Shortcut {
 /// The help sheet's rows, in the order shown.
 pub const HELP_ORDER: &[Shortcut] = &[
     Shortcut::NewChat,
+    Shortcut::Search,
     Shortcut::FocusComposer,
     Shortcut::StopAnswer,
     Shortcut::OpenSettings,
@@ -130,6 +135,8 @@ pub fn decide(key: KeyPress<'_>, situation: Situation) -> Option<Shortcut> {
     if primary {
         return match key.key.to_ascii_lowercase().as_str() {
             "o" if key.shift => Some(Shortcut::NewChat),
+            // Browsers put ⌘/Ctrl+K on the address bar's search; in an app page it is search.
+            "k" if !key.shift => Some(Shortcut::Search),
             // Shift may be needed to type these on some layouts, so it does not matter.
             "," => Some(Shortcut::OpenSettings),
             "/" | "?" => Some(Shortcut::ShowHelp),
@@ -204,6 +211,9 @@ mod tests {
         assert_eq!(decide(shifted(ctrl("O")), PC), Some(Shortcut::NewChat));
         assert_eq!(decide(shifted(cmd("O")), MAC), Some(Shortcut::NewChat));
         assert_eq!(decide(shifted(cmd("o")), MAC), Some(Shortcut::NewChat));
+        assert_eq!(decide(ctrl("k"), TYPING), Some(Shortcut::Search));
+        assert_eq!(decide(cmd("k"), MAC), Some(Shortcut::Search));
+        assert_eq!(decide(ctrl("k"), MAC), None);
         assert_eq!(decide(ctrl(","), TYPING), Some(Shortcut::OpenSettings));
         assert_eq!(decide(cmd(","), MAC), Some(Shortcut::OpenSettings));
         assert_eq!(decide(ctrl("/"), TYPING), Some(Shortcut::ShowHelp));

@@ -41,3 +41,30 @@ pub async fn next_frame() {
         Either::Left(_) | Either::Right(_) => {}
     }
 }
+
+/// Where the user is, for the system template's "current date and time": minutes east of UTC
+/// now, the IANA zone name (empty when the browser gives none) and the browser's language.
+pub struct UserPlace {
+    pub offset_minutes: i32,
+    pub zone: String,
+    pub lang: String,
+}
+
+pub fn user_place() -> UserPlace {
+    // `getTimezoneOffset` is minutes *west* of UTC.
+    let offset_minutes = -(js_sys::Date::new_0().get_timezone_offset().round() as i32);
+    let options = js_sys::Intl::DateTimeFormat::new(&js_sys::Array::new(), &js_sys::Object::new())
+        .resolved_options();
+    let zone = js_sys::Reflect::get(&options, &"timeZone".into())
+        .ok()
+        .and_then(|v| v.as_string())
+        .unwrap_or_default();
+    let lang = web_sys::window()
+        .and_then(|w| w.navigator().language())
+        .unwrap_or_default();
+    UserPlace {
+        offset_minutes,
+        zone,
+        lang,
+    }
+}

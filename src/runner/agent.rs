@@ -21,6 +21,7 @@ use leptos::task::spawn_local;
 use skiff_core::agent::{tools, Action, AgentRun, ToolMode};
 use skiff_core::chat::{Message, MessageStatus, Role};
 use skiff_core::mcp::McpError;
+use skiff_core::pipeline::request::{self, UserClock};
 use skiff_core::provider::{Provider, ProviderError, StepContext};
 use skiff_core::settings::ChatSettings;
 
@@ -249,12 +250,33 @@ async fn send_step(
 ) -> Result<(), End> {
     let provider = Provider::from_settings(settings).map_err(End::Failed)?;
     let history = history_before(conv, &live.id());
-    // The request, built by the provider's codec from the conversation and the machine.
+    let (cleared_after, memory) = conv
+        .meta
+        .with_untracked(|m| (m.cleared_after.clone(), m.memory.clone()));
+    let place = clock::user_place();
+    // The request, built by the provider's codec from what the pipeline assembled: the
+    // system template, the input template, and the recent messages the budget allows.
     let req = {
         let r = run.borrow();
+        let assembled = request::assemble(
+            &history,
+            cleared_after.as_deref(),
+            memory.as_ref(),
+            settings,
+            r.tools(),
+            r.mode(),
+            &UserClock {
+                now_ms: clock::now_ms(),
+                offset_minutes: place.offset_minutes,
+                zone: &place.zone,
+                lang: &place.lang,
+            },
+        );
         let ctx = StepContext {
+            system_template: &assembled.system_template,
             system_prompt: &settings.system_prompt,
-            history: &history,
+            recap: &assembled.recap,
+            history: &assembled.messages,
             tools: r.tools(),
             mode: r.mode(),
             result_char_limit: settings.result_char_limit.max(1),

@@ -14,10 +14,13 @@ use futures::channel::mpsc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::chat::{title_from_text, Message, Role};
+use skiff_core::pipeline::title::{self, TitleSource};
 use skiff_core::settings::ChatSettings;
 
 use super::agent::{new_reply, run_turn, TurnDeps, TurnHandle, TurnMsg};
+use super::compact;
 use super::mcp::McpRunner;
+use super::title as title_runner;
 use crate::platform::{clock, ids};
 use crate::stores::conversations::{ConversationsStore, Loaded};
 use crate::stores::live_message::LiveMessage;
@@ -33,6 +36,15 @@ pub struct ChatRunner {
     turns: StoredValue<HashMap<String, TurnHandle>, LocalStorage>,
     /// Conversation ids with a turn running in this tab.
     pub sending: RwSignal<Vec<String>>,
+    /// Conversation ids whose title is being generated.
+    pub titling: RwSignal<Vec<String>>,
+    /// The last failed "regenerate title" (conversation id, sentence), shown beside the
+    /// button; an automatic title that fails keeps the first-line title quietly.
+    pub title_failure: RwSignal<Option<(String, String)>>,
+    /// Conversation ids being summarized (compaction).
+    pub compacting: RwSignal<Vec<String>>,
+    /// The last failed "Compact now" (conversation id, sentence).
+    pub compact_failure: RwSignal<Option<(String, String)>>,
     settings: SettingsStore,
     mcp: McpRunner,
 }
@@ -44,6 +56,10 @@ impl ChatRunner {
         let runner = ChatRunner {
             turns: StoredValue::new_local(HashMap::new()),
             sending: RwSignal::new(Vec::new()),
+            titling: RwSignal::new(Vec::new()),
+            title_failure: RwSignal::new(None),
+            compacting: RwSignal::new(Vec::new()),
+            compact_failure: RwSignal::new(None),
             settings,
             mcp,
         };
@@ -144,6 +160,124 @@ impl ChatRunner {
         }
     }
 
+    /// Ask the model for a title when one is due (`pipeline::title::due`).
+    fn maybe_title(&self, store: ConversationsStore, conv: Loaded, settings: ChatSettings) {
+        let Some(snapshot) = conv.try_snapshot() else {
+            return;
+        };
+        if title::due(
+            &snapshot.messages,
+            snapshot.title_source,
+            settings.auto_title,
+            2,
+        ) {
+            self.title_now(store, conv, settings, false);
+        }
+    }
+
+    /// Summarize the older messages when core says it is due (`pipeline::memory::due`).
+    fn maybe_compact(&self, store: ConversationsStore, conv: Loaded, settings: ChatSettings) {
+        let Some(snapshot) = conv.try_snapshot() else {
+            return;
+        };
+        if compact::due(self.mcp, &snapshot, &settings).is_some() {
+            self.compact_now(store, conv, settings, false);
+        }
+    }
+
+    /// "Compact now": summarize everything before the newest question.
+    pub fn compact(&self, store: ConversationsStore, settings: ChatSettings) {
+        if let Some(conv) = store.current.get_untracked() {
+            self.compact_now(store, conv, settings, true);
+        }
+    }
+
+    fn compact_now(
+        &self,
+        store: ConversationsStore,
+        conv: Loaded,
+        settings: ChatSettings,
+        asked: bool,
+    ) {
+        let Some(id) = conv.try_id() else {
+            return;
+        };
+        if self.compacting.with_untracked(|t| t.contains(&id)) {
+            return;
+        }
+        self.compacting.update(|t| t.push(id.clone()));
+        if asked {
+            self.compact_failure.set(None);
+        }
+        let runner = *self;
+        spawn_local(async move {
+            let outcome = compact::summarize(&settings, &conv).await;
+            runner.compacting.update(|t| t.retain(|x| *x != id));
+            match outcome {
+                Ok(Some(memory)) => store.set_memory(&conv, Some(memory)),
+                Ok(None) if asked => runner.compact_failure.set(Some((
+                    id,
+                    "Nothing to compact yet: only the newest exchange is here.".into(),
+                ))),
+                Err(e) if asked => runner
+                    .compact_failure
+                    .set(Some((id, format!("Could not compact: {e}")))),
+                Ok(None) | Err(_) => {
+                    leptos::logging::log!("automatic compaction skipped: {outcome:?}");
+                }
+            }
+        });
+    }
+
+    /// "Regenerate title": ask again, whatever the title's source.
+    pub fn regenerate_title(&self, store: ConversationsStore, settings: ChatSettings) {
+        if let Some(conv) = store.current.get_untracked() {
+            self.title_now(store, conv, settings, true);
+        }
+    }
+
+    fn title_now(
+        &self,
+        store: ConversationsStore,
+        conv: Loaded,
+        settings: ChatSettings,
+        asked: bool,
+    ) {
+        let Some(id) = conv.try_id() else {
+            return;
+        };
+        if self.titling.with_untracked(|t| t.contains(&id)) {
+            return;
+        }
+        self.titling.update(|t| t.push(id.clone()));
+        if asked {
+            self.title_failure.set(None);
+        }
+        let runner = *self;
+        spawn_local(async move {
+            let outcome = title_runner::generate(&settings, &conv).await;
+            runner.titling.update(|t| t.retain(|x| *x != id));
+            let source = conv.meta.try_with_untracked(|m| m.title_source);
+            match outcome {
+                // A title the user typed meanwhile wins over an automatic one.
+                Ok(Some(t)) if asked || source == Some(TitleSource::FirstLine) => {
+                    store.set_title(&id, &t, TitleSource::Generated);
+                }
+                Ok(Some(_)) => {}
+                Ok(None) if asked => runner.title_failure.set(Some((
+                    id,
+                    "The model's answer held no usable title; the old one is kept.".into(),
+                ))),
+                Err(e) if asked => runner
+                    .title_failure
+                    .set(Some((id, format!("No new title: {e}")))),
+                Ok(None) | Err(_) => {
+                    leptos::logging::log!("automatic title skipped: {outcome:?}");
+                }
+            }
+        });
+    }
+
     /// Only the turn showing `message_id` acts on it; the others ignore it.
     fn broadcast(&self, msg: impl Fn() -> TurnMsg) {
         let handles: Vec<TurnHandle> = self.turns.with_value(|m| m.values().cloned().collect());
@@ -182,7 +316,9 @@ impl ChatRunner {
             mcp: self.mcp,
         };
         spawn_local(async move {
-            run_turn(deps, conv, live, settings, handle, rx).await;
+            run_turn(deps, conv, live, settings.clone(), handle, rx).await;
+            runner.maybe_title(store, conv, settings.clone());
+            runner.maybe_compact(store, conv, settings);
             // A conversation deleted during the turn is disposed only now.
             store.turn_ended(&conv_id);
             runner.turns.update_value(|m| {

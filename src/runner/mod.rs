@@ -6,6 +6,9 @@
 pub mod agent;
 pub mod builtin;
 pub mod chat;
+pub mod compact;
 pub mod mcp;
 pub mod models;
+mod side_request;
 mod step;
+pub mod title;

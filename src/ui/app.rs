@@ -7,6 +7,7 @@ use super::announcer::Announcer;
 use super::chat_view::ChatView;
 use super::context::Ctx;
 use super::notices_view::NoticesView;
+use super::search_dialog::SearchDialog;
 use super::settings_panel::SettingsPanel;
 use super::shortcuts::KeyboardShortcuts;
 use super::sidebar::Sidebar;
@@ -43,6 +44,7 @@ pub fn App() -> impl IntoView {
         update: AppUpdate::start(),
         show_settings: RwSignal::new(false),
         show_help: RwSignal::new(false),
+        show_search: RwSignal::new(false),
         sidebar_open: RwSignal::new(false),
     };
     provide_context(ctx);
@@ -100,6 +102,7 @@ pub fn App() -> impl IntoView {
                 <SettingsPanel />
             </Show>
             <KeyboardShortcuts />
+            <SearchDialog />
             <Announcer />
         </div>
     }

@@ -10,6 +10,7 @@ use skiff_core::follow::{follows_after_scroll, ScrollPos};
 
 use super::composer::Composer;
 use super::context::ctx;
+use super::conversation_menu::ConversationMenu;
 use super::icons;
 use super::message_view::MessageView;
 use super::onboarding::Onboarding;
@@ -123,6 +124,7 @@ pub fn ChatView() -> impl IntoView {
                 </button>
                 <h1 class="chat-title">{title}</h1>
                 <ToolPicker />
+                <ConversationMenu />
                 <button class="icon-button" aria-label="Settings" title="Settings" on:click=move |_| ctx.show_settings.set(true)>
                     {icons::gear()}
                 </button>
@@ -137,11 +139,93 @@ pub fn ChatView() -> impl IntoView {
                     children=move |m| {
                         let id = m.id();
                         let is_last = Signal::derive(move || last_id.get().as_deref() == Some(id.as_str()));
-                        view! { <MessageView msg=m is_last=is_last /> }
+                        let mark_id = m.id();
+                        let summary_id = m.id();
+                        let marked = move || {
+                            ctx.convs.current.get().is_some_and(|c| {
+                                c.meta.with(|meta| meta.cleared_after.as_deref() == Some(mark_id.as_str()))
+                            })
+                        };
+                        let summary = move || {
+                            ctx.convs.current.get().and_then(|c| {
+                                c.meta.with(|meta| {
+                                    meta.memory.clone().filter(|mem| mem.through == summary_id)
+                                })
+                            })
+                        };
+                        view! {
+                            <MessageView msg=m is_last=is_last />
+                            {move || summary().map(|mem| view! { <SummaryCard text=mem.text /> })}
+                            <Show when=marked>
+                                <ContextMark />
+                            </Show>
+                        }
                     }
                 />
             </div>
             <Composer />
         </main>
+    }
+}
+
+/// Where the user cleared the context: the model does not see anything above it.
+#[component]
+fn ContextMark() -> impl IntoView {
+    let ctx = ctx();
+    let undo = move |_| {
+        if let Some(conv) = ctx.convs.current.get_untracked() {
+            ctx.convs.set_cleared_after(&conv, None);
+        }
+    };
+    view! {
+        <div class="context-mark" role="separator" aria-label="Context cleared">
+            <span>"Context cleared: the model does not see the messages above"</span>
+            <button type="button" class="small undo-clear" on:click=undo>"Undo"</button>
+        </div>
+    }
+}
+
+/// Where a summary stands in for the messages above: the model receives it instead of them.
+/// Shown folded; the user can read it, edit it, or drop it (the messages go back in).
+#[component]
+fn SummaryCard(text: String) -> impl IntoView {
+    let ctx = ctx();
+    let editing = RwSignal::new(false);
+    let draft = RwSignal::new(text.clone());
+    let save = move |_| {
+        if let Some(conv) = ctx.convs.current.get_untracked() {
+            let memory = conv.meta.with_untracked(|m| m.memory.clone());
+            if let Some(mut memory) = memory {
+                memory.text = draft.get_untracked();
+                ctx.convs.set_memory(&conv, Some(memory));
+            }
+        }
+        editing.set(false);
+    };
+    let drop_it = move |_| {
+        if let Some(conv) = ctx.convs.current.get_untracked() {
+            ctx.convs.set_memory(&conv, None);
+        }
+    };
+    view! {
+        <details class="summary-card">
+            <summary>"Summary of the conversation above: the model receives it instead of those messages"</summary>
+            <Show
+                when=move || editing.get()
+                fallback=move || view! {
+                    <p class="summary-text">{move || draft.get()}</p>
+                    <div class="row">
+                        <button type="button" class="small edit-summary" on:click=move |_| editing.set(true)>"Edit"</button>
+                        <button type="button" class="small drop-summary" on:click=drop_it>"Send the messages again instead"</button>
+                    </div>
+                }
+            >
+                <textarea rows="6" aria-label="Summary" prop:value=move || draft.get() on:input=move |ev| draft.set(event_target_value(&ev))></textarea>
+                <div class="row">
+                    <button type="button" class="small primary save-summary" on:click=save>"Save"</button>
+                    <button type="button" class="small" on:click=move |_| editing.set(false)>"Cancel"</button>
+                </div>
+            </Show>
+        </details>
     }
 }

@@ -12,6 +12,7 @@ use skiff_core::send_queue::{back_into_draft, QueueOutcome, SendQueue};
 use wasm_bindgen::JsCast;
 
 use super::context::ctx;
+use super::context_gauge::ContextGauge;
 
 /// The message box's element id, for [`focus_composer`].
 const INPUT_ID: &str = "composer-input";
@@ -209,6 +210,7 @@ pub fn Composer() -> impl IntoView {
             >
                 <button type="button" class="danger stop" on:click=stop>"Stop"</button>
             </Show>
+            <ContextGauge draft=draft />
         </form>
     }
 }

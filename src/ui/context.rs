@@ -26,6 +26,8 @@ pub struct Ctx {
     pub show_settings: RwSignal<bool>,
     /// The keyboard shortcuts sheet (`ui::shortcuts`).
     pub show_help: RwSignal<bool>,
+    /// The conversation search (`ui::search_dialog`).
+    pub show_search: RwSignal<bool>,
     /// The sidebar as an overlay on narrow screens.
     pub sidebar_open: RwSignal<bool>,
 }

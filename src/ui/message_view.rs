@@ -6,6 +6,8 @@
 use leptos::prelude::*;
 use skiff_core::agent::FinishReason;
 use skiff_core::chat::{MessageStatus, Role};
+use skiff_core::pipeline::context::mark_before_question;
+use skiff_core::provider::is_context_too_long_sentence;
 
 use super::context::ctx;
 use super::markdown_body::MarkdownBody;
@@ -21,6 +23,20 @@ pub fn MessageView(msg: LiveMessage, #[prop(into)] is_last: Signal<bool>) -> imp
         Role::System => "message message-system",
     };
     let retry = move |_| {
+        let settings = ctx.settings.settings.get_untracked();
+        ctx.runner.retry(ctx.convs, settings, msg);
+    };
+    // Retry a too-long request with its question alone: the clear-context mark goes before
+    // the question (nothing is deleted; Undo on the mark brings the rest back).
+    let retry_shorter = move |_| {
+        if let Some(conv) = ctx.convs.current.get_untracked() {
+            let history: Vec<_> = conv
+                .messages
+                .with_untracked(|ms| ms.iter().map(LiveMessage::snapshot).collect());
+            if let Some(mark) = mark_before_question(&history, &msg.id()) {
+                ctx.convs.set_cleared_after(&conv, Some(mark));
+            }
+        }
         let settings = ctx.settings.settings.get_untracked();
         ctx.runner.retry(ctx.convs, settings, msg);
     };
@@ -130,6 +146,17 @@ pub fn MessageView(msg: LiveMessage, #[prop(into)] is_last: Signal<bool>) -> imp
                 </div>
             }
             .into_any(),
+            // Too long for the window: a plain Retry sends the same request again; leaving the
+            // older messages out is what can work.
+            MessageStatus::Error(text) if is_context_too_long_sentence(&text) => view! {
+                <div class="message-error" role="alert">
+                    <span>{text}</span>
+                    {can_retry.then(|| view! {
+                        <button class="link-button retry-shorter" on:click=retry_shorter>"Retry with older messages left out"</button>
+                    })}
+                </div>
+            }
+            .into_any(),
             MessageStatus::Error(text) => view! {
                 <div class="message-error" role="alert">
                     <span>{text}</span>
@@ -140,7 +167,7 @@ pub fn MessageView(msg: LiveMessage, #[prop(into)] is_last: Signal<bool>) -> imp
         }
     };
     view! {
-        <article class=role_class data-status=move || msg.status.with(|s| s.as_str())>
+        <article class=role_class id=message_dom_id(&msg.id()) data-status=move || msg.status.with(|s| s.as_str())>
             <div class="message-meta">
                 <span class="role">{if msg.role == Role::User { "You" } else { "Assistant" }}</span>
                 {move || msg.model.get().map(|m| view! { <span class="model">{m}</span> })}
@@ -177,4 +204,9 @@ fn tool_phase_text(calls: &[skiff_core::agent::ToolCallRecord]) -> Option<String
         (1, _) => "Waiting for your approval…".to_string(),
         (n, _) => format!("Waiting for your approval of {n} calls…"),
     })
+}
+
+/// The element id of a message's `<article>`, so search can scroll to it.
+pub fn message_dom_id(message_id: &str) -> String {
+    format!("message-{message_id}")
 }

@@ -9,6 +9,7 @@ use skiff_core::provider::ProviderKind;
 use skiff_core::settings::{ChatSettings, Theme, DEFAULT_SILENCE_LIMIT_S};
 
 use super::context::ctx;
+use super::conversation_settings::ConversationSettings;
 use super::dialog::Modal;
 use super::icons;
 use super::mcp_settings::McpSettings;
@@ -169,15 +170,9 @@ pub fn SettingsPanel() -> impl IntoView {
                     </span>
                 </div>
 
-                <h3>"Conversation"</h3>
-                <label class="field">
-                    <span>"System prompt"</span>
-                    <textarea
-                        rows="3"
-                        prop:value=move || settings.with(|s| s.system_prompt.clone())
-                        on:input=move |ev| settings.update(|s| s.system_prompt = event_target_value(&ev))
-                    ></textarea>
-                </label>
+                <ConversationSettings />
+
+                <h3>"Sampling"</h3>
                 <div class="params">
                     <NumberField label="Temperature" min=0.0 max=2.0 get=|s| s.temperature.map(f64::from) set=|s, v| s.temperature = v.map(|v| v as f32) />
                     <NumberField label="Top p" min=0.0 max=1.0 get=|s| s.top_p.map(f64::from) set=|s, v| s.top_p = v.map(|v| v as f32) />
@@ -205,7 +200,7 @@ pub fn SettingsPanel() -> impl IntoView {
 
 /// A number input where empty means "the server's default".
 #[component]
-fn NumberField(
+pub(super) fn NumberField(
     label: &'static str,
     min: f64,
     max: f64,
@@ -258,7 +253,35 @@ fn NumberField(
 fn StorageSection() -> impl IntoView {
     let ctx = ctx();
     let used = ctx.convs.used_bytes();
+    let import_result = RwSignal::new(None::<Result<String, String>>);
+    let on_import = move |ev: leptos::ev::Event| {
+        let Some(input) = ev
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(t).ok())
+        else {
+            return;
+        };
+        spawn_local(async move {
+            let outcome = match crate::platform::file_read::picked_text(&input).await {
+                Ok(Some((_name, text))) => ctx.convs.import(&text),
+                Ok(None) => return,
+                Err(e) => Err(e),
+            };
+            // The same file may be picked again (after freeing storage, say).
+            input.set_value("");
+            import_result.set(Some(outcome));
+        });
+    };
     view! {
+        <label class="field import">
+            <span>"Import conversations"</span>
+            <input type="file" id="import-conversations" accept=".json,.jsonl,application/json" on:change=on_import />
+        </label>
+        <p class="hint">"A Skiff export (JSON) or a llama.cpp web UI export (JSON or JSONL). Only conversations not here yet are added; nothing stored is changed."</p>
+        {move || import_result.get().map(|r| match r {
+            Ok(s) => view! { <p class="ok import-result" role="status">{s}</p> }.into_any(),
+            Err(e) => view! { <p class="error import-result" role="alert">{e}</p> }.into_any(),
+        })}
         <p class="hint storage-used">{format!("About {} of this browser's storage is used by this site.", human_bytes(used as u64))}</p>
         <Show when=move || !ctx.convs.unreadable.with(Vec::is_empty)>
             <p class="error">"Saved data that could not be read (left untouched):"</p>

@@ -62,6 +62,7 @@ fn perform(ctx: Ctx, shortcut: Shortcut, help_open: RwSignal<bool>) {
             ctx.sidebar_open.set(false);
             focus_composer();
         }
+        Shortcut::Search => ctx.show_search.set(true),
         Shortcut::FocusComposer => focus_composer(),
         Shortcut::StopAnswer => {
             if let Some(id) = ctx.convs.current_id() {
@@ -116,7 +117,6 @@ fn HelpSheet(apple: bool, #[prop(into)] on_close: Callback<()>) -> impl IntoView
             <table class="shortcuts">
                 <tbody>{rows}</tbody>
             </table>
-            <p class="hint">"Search is not here yet: conversation search arrives with its own feature."</p>
         </Modal>
     }
 }

@@ -31,6 +31,7 @@ pub fn Sidebar() -> impl IntoView {
                 </For>
             </ul>
             // Where a keyboard or screen-reader user finds the shortcuts (also Ctrl+/ or ?).
+            <button class="link-button open-search" on:click=move |_| ctx.show_search.set(true)>"Search conversations"</button>
             <button class="link-button show-shortcuts" on:click=move |_| ctx.show_help.set(true)>
                 "Keyboard shortcuts"
             </button>

@@ -97,6 +97,7 @@ function settingsEnvelope(extra = {}) {
     v: SETTINGS_VERSION,
     data: {
       base_url: `${api.url}/v1`,
+      auto_title: false,
       api_key: '',
       model: MODEL,
       system_prompt: '',

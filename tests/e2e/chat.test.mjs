@@ -76,7 +76,7 @@ test('first run without configuration shows onboarding, and settings connect to 
   await page.click('.test-connection');
   await page.locator('.connection-result .ok').waitFor();
   assert.match(await page.locator('.connection-result').innerText(), /Connected: 2 model\(s\)/);
-  assert.equal(await page.getByLabel('Model').inputValue(), 'skiff-test-large', 'first model (sorted) is picked');
+  assert.equal(await page.getByLabel('Model', { exact: true }).inputValue(), 'skiff-test-large', 'first model (sorted) is picked');
 
   await page.getByLabel('Base URL').fill('http://127.0.0.1:9/v1');
   await page.click('.test-connection');

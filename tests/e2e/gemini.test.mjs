@@ -117,6 +117,10 @@ function settingsEnvelope(extra = {}) {
     data: {
       provider: 'gemini',
       base_url: `${api.url}/v1beta`,
+      // The wire format is what this suite checks: no title requests, no system template
+      // (pipeline::request_tests checks the template in systemInstruction).
+      auto_title: false,
+      system_template_enabled: false,
       api_key: KEY,
       model: MODEL,
       system_prompt: 'Be brief.',

@@ -264,6 +264,8 @@ export function collectConsoleErrors(page, { ignore = [] } = {}) {
 export function chatSettings(apiUrl, extra = {}) {
   return JSON.stringify({
     v: 1,
-    data: { base_url: `${apiUrl}/v1`, api_key: '', model: 'skiff-test-small', system_prompt: '', theme: 'system', ...extra },
+    // No automatic titles: most suites script and count every request; conversation.test.mjs
+    // tests the title request.
+    data: { base_url: `${apiUrl}/v1`, api_key: '', model: 'skiff-test-small', system_prompt: '', theme: 'system', auto_title: false, ...extra },
   });
 }

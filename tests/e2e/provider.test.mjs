@@ -67,6 +67,9 @@ async function anthropicPage(apiKey) {
     data: {
       provider: 'anthropic', base_url: `${api.url}/v1`, api_key: apiKey, model: 'claude-test',
       system_prompt: 'Be brief.', theme: 'system',
+      // The wire format is what this suite checks (pipeline::request_tests checks the template
+      // in Anthropic's system field).
+      auto_title: false, system_template_enabled: false,
     },
   });
   await context.addInitScript((s) => {

@@ -23,7 +23,7 @@ after(async () => {
 
 test('tool switches are per conversation and survive a reload', async () => {
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
-  const settings = JSON.stringify({ v: 1, data: { base_url: `${api.url}/v1`, model: 'm' } });
+  const settings = JSON.stringify({ v: 1, data: { base_url: `${api.url}/v1`, model: 'm', auto_title: false } });
   const servers = JSON.stringify({
     v: 1,
     data: { servers: [{ id: 'everything', name: 'everything', url: mcp.url, transport: 'auto', headers: [], enabled: true }] },
@@ -79,7 +79,7 @@ test('tool switches are per conversation and survive a reload', async () => {
 
 test('a server name with a right-to-left override is shown neutralised, not reversed', async () => {
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
-  const settings = JSON.stringify({ v: 1, data: { base_url: `${api.url}/v1`, model: 'm' } });
+  const settings = JSON.stringify({ v: 1, data: { base_url: `${api.url}/v1`, model: 'm', auto_title: false } });
   // U+202E would draw "everything" and the rest backwards; the page must show it as an escape.
   const name = 'every\u202Egnihteht';
   const servers = JSON.stringify({

@@ -186,16 +186,17 @@ fn messages(ctx: &StepContext<'_>) -> Vec<WireMessage> {
 }
 
 fn system_prompt(ctx: &StepContext<'_>) -> String {
-    let user = ctx.system_prompt;
-    if ctx.mode != ToolMode::Prompt || ctx.tools.is_empty() {
-        return user.to_string();
-    }
-    let section = prompt::system_prompt_section(ctx.tools);
-    if user.trim().is_empty() {
-        section
+    let user = ctx.system_text();
+    let section = if ctx.mode == ToolMode::Prompt && !ctx.tools.is_empty() {
+        prompt::system_prompt_section(ctx.tools)
     } else {
-        format!("{user}\n\n{section}")
-    }
+        String::new()
+    };
+    [user.as_str(), section.as_str(), ctx.recap]
+        .into_iter()
+        .filter(|s| !s.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }
 
 fn push_native_exchange(out: &mut Vec<WireMessage>, m: &Message, ctx: &StepContext<'_>) {

@@ -44,7 +44,9 @@ fn ctx<'a>(
     mode: ToolMode,
 ) -> StepContext<'a> {
     StepContext {
+        system_template: "",
         system_prompt,
+        recap: "",
         history,
         tools,
         mode,

@@ -290,7 +290,9 @@ fn agent_round_trip_from_tool_use_stream_to_tool_result_request() {
     ];
     let tools = [weather_tool()];
     let ctx = StepContext {
+        system_template: "",
         system_prompt: "Be brief.",
+        recap: "",
         history: &history,
         tools: &tools,
         mode: ToolMode::Native,

@@ -36,7 +36,9 @@ fn echo() -> ToolSpec {
 
 fn ctx<'a>(history: &'a [Message], tools: &'a [ToolSpec], mode: ToolMode) -> StepContext<'a> {
     StepContext {
+        system_template: "",
         system_prompt: "",
+        recap: "",
         history,
         tools,
         mode,

@@ -31,10 +31,10 @@ fn gemini_statuses_map_to_the_shared_errors() {
         "The provider failed with a server error (HTTP 503): The model is overloaded. Please try again later. Retry in a moment; if it keeps failing, the service may be down."
     );
     assert!(e.is_retryable());
-    // A 400 that is not about the key stays a refused request.
+    // A 400 that says the input is over the window is a context error, not a bad key.
     assert_eq!(
         error_from_response(400, &body(400, "INVALID_ARGUMENT", "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).")),
-        ProviderError::Http {
+        ProviderError::ContextTooLong {
             status: 400,
             detail: "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).".into()
         }

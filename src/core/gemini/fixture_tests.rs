@@ -286,7 +286,9 @@ fn recorded_calls_run_and_go_back_as_function_responses_paired_by_id_and_order()
     answer.tool_mode = Some(ToolMode::Native);
     let history = [question, answer];
     let ctx = StepContext {
+        system_template: "",
         system_prompt: "",
+        recap: "",
         history: &history,
         tools: &tools,
         mode: ToolMode::Native,

@@ -37,7 +37,9 @@ fn tool(name: &str, schema: Value) -> ToolSpec {
 
 fn ctx<'a>(history: &'a [Message], tools: &'a [ToolSpec], mode: ToolMode) -> StepContext<'a> {
     StepContext {
+        system_template: "",
         system_prompt: "",
+        recap: "",
         history,
         tools,
         mode,

@@ -30,6 +30,11 @@ pub enum ProviderError {
     },
     /// 5xx.
     Server { status: u16, detail: String },
+    /// The server refused the request because it does not fit the model's context window
+    /// (OpenAI's `context_length_exceeded`, llama.cpp's `exceed_context_size_error`,
+    /// Anthropic's "prompt is too long", ...). The same request can never succeed, so this is
+    /// not retryable: clearing the context or a smaller budget is the way out.
+    ContextTooLong { status: u16, detail: String },
     /// Any other non-success status (400, 413, 422, ...).
     Http { status: u16, detail: String },
     /// The request never got an HTTP answer (DNS, refused, CORS, aborted).
@@ -93,6 +98,17 @@ pub fn parse_retry_after(value: &str) -> Option<u64> {
     v.parse().ok()
 }
 
+/// How a context-too-long sentence starts. Messages keep only the sentence of their error, so
+/// the page recognizes this one by its lead to offer "leave older messages out" instead of a
+/// plain Retry, which cannot succeed.
+pub const CONTEXT_TOO_LONG_LEAD: &str =
+    "The conversation is too long for this model's context window";
+
+/// Whether a stored error sentence says the request did not fit the context window.
+pub fn is_context_too_long_sentence(sentence: &str) -> bool {
+    sentence.starts_with(CONTEXT_TOO_LONG_LEAD)
+}
+
 /// Classify a non-success HTTP response from its status and body.
 pub fn error_from_response(status: u16, body: &str) -> ProviderError {
     let parsed = ErrorBody::read(body);
@@ -107,8 +123,37 @@ pub fn error_from_response(status: u16, body: &str) -> ProviderError {
             retry_after: None,
         },
         500..=599 => ProviderError::Server { status, detail },
+        _ if parsed.too_long => ProviderError::ContextTooLong { status, detail },
         _ => ProviderError::Http { status, detail },
     }
+}
+
+/// Whether an error body says the request did not fit the context window: the codes servers
+/// use for it, or the phrases of those that have no code.
+fn says_too_long(v: Option<&Value>, text: &str) -> bool {
+    const CODES: &[&str] = &[
+        "context_length_exceeded",
+        "exceed_context_size_error",
+        "string_above_max_length",
+    ];
+    const PHRASES: &[&str] = &[
+        "maximum context length",
+        "context length exceeded",
+        "exceeds the available context",
+        "exceed_context_size",
+        "prompt is too long",
+        "input token count",
+        "too many tokens",
+        "reduce the length of the messages",
+    ];
+    let code = v.is_some_and(|v| {
+        ["/error/code", "/error/type", "/code", "/type"]
+            .iter()
+            .filter_map(|p| v.pointer(p).and_then(Value::as_str))
+            .any(|c| CODES.contains(&c))
+    });
+    let lower = text.to_ascii_lowercase();
+    code || PHRASES.iter().any(|p| lower.contains(p))
 }
 
 /// The human-readable part of an error payload (a whole body or one in-stream JSON value).
@@ -137,6 +182,7 @@ pub(crate) fn detail_from_json(v: &Value) -> String {
 struct ErrorBody {
     detail: String,
     quota: bool,
+    too_long: bool,
 }
 
 impl ErrorBody {
@@ -146,6 +192,7 @@ impl ErrorBody {
             return ErrorBody {
                 detail: String::new(),
                 quota: false,
+                too_long: false,
             };
         }
         if let Ok(v) = serde_json::from_str::<Value>(trimmed) {
@@ -154,8 +201,10 @@ impl ErrorBody {
                     .and_then(Value::as_str)
                     .is_some_and(|s| s == "insufficient_quota")
             });
+            let detail = detail_from_json(&v);
             return ErrorBody {
-                detail: detail_from_json(&v),
+                too_long: says_too_long(Some(&v), &detail),
+                detail,
                 quota: code_says_quota,
             };
         }
@@ -167,10 +216,12 @@ impl ErrorBody {
             return ErrorBody {
                 detail,
                 quota: false,
+                too_long: false,
             };
         }
         let text: String = trimmed.split_whitespace().collect::<Vec<_>>().join(" ");
         ErrorBody {
+            too_long: says_too_long(None, &text),
             detail: shorten(&text),
             quota: false,
         }
@@ -262,6 +313,14 @@ impl fmt::Display for ProviderError {
             ProviderError::Server { status, detail } => {
                 with_detail(f, &format!("The provider failed with a server error (HTTP {status})"), detail)?;
                 f.write_str(" Retry in a moment; if it keeps failing, the service may be down.")
+            }
+            ProviderError::ContextTooLong { status, detail } => {
+                with_detail(
+                    f,
+                    &format!("{CONTEXT_TOO_LONG_LEAD} (HTTP {status})"),
+                    detail,
+                )?;
+                f.write_str(" Sending it again as it is cannot work: retry with the older messages left out, clear the context, or set the model's real context window in Settings.")
             }
             ProviderError::Http { status, detail } => {
                 with_detail(f, &format!("The provider refused the request (HTTP {status})"), detail)?;

@@ -123,7 +123,19 @@ const CASES: &[(u16, &str, &str)] = &[
     (
         400,
         r#"{"object":"error","message":"This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.","type":"BadRequestError","param":null,"code":400}"#,
-        "The provider refused the request (HTTP 400): This model's maximum context length is 4096 tokens. However, you requested 5000 tokens. Check the model and its settings.",
+        "The conversation is too long for this model's context window (HTTP 400): This model's maximum context length is 4096 tokens. However, you requested 5000 tokens. Sending it again as it is cannot work: retry with the older messages left out, clear the context, or set the model's real context window in Settings.",
+    ),
+    // llama.cpp: the request exceeds the context it was started with.
+    (
+        400,
+        r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":5000,"n_ctx":4096}}"#,
+        "The conversation is too long for this model's context window (HTTP 400): the request exceeds the available context size, try increasing it. Sending it again as it is cannot work: retry with the older messages left out, clear the context, or set the model's real context window in Settings.",
+    ),
+    // Anthropic: the prompt is over the model's window.
+    (
+        400,
+        r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#,
+        "The conversation is too long for this model's context window (HTTP 400): prompt is too long: 210000 tokens > 200000 maximum. Sending it again as it is cannot work: retry with the older messages left out, clear the context, or set the model's real context window in Settings.",
     ),
     // FastAPI validation error: `detail` is a list, shown compactly.
     (
@@ -132,6 +144,23 @@ const CASES: &[(u16, &str, &str)] = &[
         r#"The provider refused the request (HTTP 422): [{"loc":["body","messages"],"msg":"field required","type":"value_error.missing"}]. Check the model and its settings."#,
     ),
 ];
+
+#[test]
+fn a_context_too_long_sentence_is_recognized_from_its_lead() {
+    let e = error_from_response(
+        400,
+        r#"{"error":{"code":"context_length_exceeded","message":"too big"}}"#,
+    );
+    assert!(matches!(
+        e,
+        ProviderError::ContextTooLong { status: 400, .. }
+    ));
+    assert!(!e.is_retryable());
+    assert!(is_context_too_long_sentence(&e.to_string()));
+    assert!(!is_context_too_long_sentence(
+        &ProviderError::StreamCut.to_string()
+    ));
+}
 
 #[test]
 fn error_bodies_become_sentences() {

@@ -23,8 +23,14 @@ pub struct ChatParams {
 /// Everything one step's request is built from.
 #[derive(Debug, Clone, Copy)]
 pub struct StepContext<'a> {
+    /// The filled system template (`pipeline::template`), empty when turned off; it opens
+    /// the system text.
+    pub system_template: &'a str,
     /// The user's system prompt (may be empty); prompt mode appends the tool section.
     pub system_prompt: &'a str,
+    /// The recap of a summary standing in for older messages (`pipeline::memory`), after the
+    /// tools section; empty when there is none.
+    pub recap: &'a str,
     /// Every message before the answer being generated, in order.
     pub history: &'a [Message],
     /// The tools offered (ignored when `mode` is `Off`).
@@ -37,11 +43,24 @@ pub struct StepContext<'a> {
 }
 
 impl StepContext<'_> {
+    /// The system slot before the tools: the system template, then the user's system
+    /// prompt (the order of `pipeline`'s assembly), joined by a blank line.
+    pub fn system_text(&self) -> String {
+        [self.system_template, self.system_prompt]
+            .into_iter()
+            .filter(|s| !s.trim().is_empty())
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    }
+
     /// One system text for providers that take it apart from the messages (Anthropic's
     /// `system`, Gemini's `systemInstruction`): the user's system prompt, the conversation's
     /// system messages, and in prompt mode the tool section, joined by blank lines.
     pub fn joined_system_prompt(&self) -> String {
         let mut parts: Vec<&str> = Vec::new();
+        if !self.system_template.trim().is_empty() {
+            parts.push(self.system_template);
+        }
         if !self.system_prompt.trim().is_empty() {
             parts.push(self.system_prompt);
         }
@@ -58,6 +77,9 @@ impl StepContext<'_> {
         };
         if !section.is_empty() {
             parts.push(&section);
+        }
+        if !self.recap.trim().is_empty() {
+            parts.push(self.recap);
         }
         parts.join("\n\n")
     }

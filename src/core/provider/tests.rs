@@ -56,7 +56,9 @@ fn weather_tool() -> ToolSpec {
 
 fn ctx<'a>(history: &'a [Message], tools: &'a [ToolSpec]) -> StepContext<'a> {
     StepContext {
+        system_template: "",
         system_prompt: "Be brief.",
+        recap: "",
         history,
         tools,
         mode: ToolMode::Native,

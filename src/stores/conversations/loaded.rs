@@ -15,6 +15,8 @@ use std::collections::HashMap;
 use leptos::prelude::*;
 use skiff_core::chat::{Conversation, Message};
 use skiff_core::mcp::tool_index::ToolOverrides;
+use skiff_core::pipeline::memory::Memory;
+use skiff_core::pipeline::title::TitleSource;
 
 use super::super::live_message::LiveMessage;
 use super::super::owners::{dispose_later, store_root};
@@ -25,6 +27,12 @@ pub struct Meta {
     pub title: String,
     pub created_ms: f64,
     pub updated_ms: f64,
+    /// Where the title came from (a typed one is never replaced by a generated one).
+    pub title_source: TitleSource,
+    /// The clear-context mark: requests carry nothing up to and including this message.
+    pub cleared_after: Option<String>,
+    /// The summary standing in for older messages (compaction).
+    pub memory: Option<Memory>,
 }
 
 /// A conversation held in memory: its metadata and its messages, each a [`LiveMessage`].
@@ -51,6 +59,14 @@ impl Loaded {
         self.meta.try_with_untracked(|m| m.id.clone())
     }
 
+    /// The conversation as plain data, or `None` once the store has disposed it (code that
+    /// runs after an await asks this).
+    pub fn try_snapshot(&self) -> Option<Conversation> {
+        self.meta.try_with_untracked(|_| ())?;
+        self.messages.try_with_untracked(|_| ())?;
+        Some(self.snapshot())
+    }
+
     pub fn snapshot(&self) -> Conversation {
         let meta = self.meta.get_untracked();
         Conversation {
@@ -58,6 +74,9 @@ impl Loaded {
             title: meta.title,
             created_ms: meta.created_ms,
             updated_ms: meta.updated_ms,
+            title_source: meta.title_source,
+            cleared_after: meta.cleared_after,
+            memory: meta.memory,
             messages: self
                 .messages
                 .with_untracked(|ms| ms.iter().map(LiveMessage::snapshot).collect()),
@@ -124,6 +143,9 @@ impl Owners {
                     title: c.title.clone(),
                     created_ms: c.created_ms,
                     updated_ms: c.updated_ms,
+                    title_source: c.title_source,
+                    cleared_after: c.cleared_after.clone(),
+                    memory: c.memory.clone(),
                 }),
                 messages,
                 write_messages,

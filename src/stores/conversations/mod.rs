@@ -22,6 +22,10 @@ use leptos::task::spawn_local;
 use skiff_core::chat::{settle_calls, Conversation, ConversationSummary, Message, MessageStatus};
 use skiff_core::mcp::tool_index::ToolOverrides;
 use skiff_core::persist::{self, INDEX_KEY};
+use skiff_core::pipeline::import;
+use skiff_core::pipeline::memory::Memory;
+use skiff_core::pipeline::search::{Corpus, Entry as SearchEntry};
+use skiff_core::pipeline::title::TitleSource;
 use skiff_core::throttle::{WriteDecision, WriteThrottle};
 
 use super::live_message::LiveMessage;
@@ -589,12 +593,103 @@ impl ConversationsStore {
         self.flush_all();
     }
 
+    /// Add the conversations of an imported file (`pipeline::import` reads it; this only
+    /// stores). Only new ids are added, never over what is stored; each is written before the
+    /// index names it, so a storage that fills up midway leaves no entry without its body.
+    /// The sentence says what was added, skipped and unreadable.
+    pub fn import(&self, text: &str) -> Result<String, String> {
+        let report = import::read(text, |id| {
+            self.index
+                .with_untracked(|ix| ix.iter().any(|s| s.id == id))
+        })
+        .map_err(|e| e.to_string())?;
+        let mut stored = Vec::new();
+        for c in &report.added {
+            if !self.write(
+                &persist::conversation_key(&c.id),
+                &persist::encode_conversation(c),
+            ) {
+                break;
+            }
+            stored.push(c.summary());
+        }
+        let missing = report.added.len() - stored.len();
+        if !stored.is_empty() {
+            self.index.update(|items| {
+                items.extend(stored);
+                persist::sort_index(items);
+            });
+            self.write_index();
+        }
+        if missing > 0 {
+            return Err(format!(
+                "{} The browser's storage is full: the last {missing} could not be stored (the rest were).",
+                report.summary()
+            ));
+        }
+        Ok(report.summary())
+    }
+
+    /// Every stored conversation's text for search (`pipeline::search`): the copy in memory
+    /// where one is loaded (it may be ahead of storage while an answer streams), else the
+    /// stored one. Unreadable values are left out; Settings → Storage lists them.
+    pub fn search_corpus(&self) -> Corpus {
+        let items = self.index.get_untracked();
+        let entries = items
+            .iter()
+            .filter_map(|s| {
+                let c = match self.loaded.with_value(|m| m.get(&s.id).copied()) {
+                    Some(l) => l.try_snapshot()?,
+                    None => {
+                        let raw = storage::get(&persist::conversation_key(&s.id)).ok()??;
+                        persist::decode_conversation(&raw).ok()?
+                    }
+                };
+                Some(SearchEntry {
+                    id: c.id,
+                    title: c.title,
+                    updated_ms: c.updated_ms,
+                    messages: c.messages.into_iter().map(|m| (m.id, m.content)).collect(),
+                })
+            })
+            .collect();
+        Corpus::new(entries)
+    }
+
+    /// The user typed a title: it stays until they change it (no generated title replaces it).
     pub fn rename(&self, id: &str, title: &str) {
+        self.set_title(id, title, TitleSource::User);
+    }
+
+    /// Set a title and say where it came from.
+    pub fn set_title(&self, id: &str, title: &str, source: TitleSource) {
         let title = title.trim();
         if let Some(l) = self.get_or_load(id) {
-            l.meta.update(|m| m.title = title.to_string());
+            l.meta.update(|m| {
+                m.title = title.to_string();
+                m.title_source = source;
+            });
             self.save(&l);
         }
+    }
+
+    /// Set (or remove) the summary standing in for older messages.
+    pub fn set_memory(&self, conv: &Loaded, memory: Option<Memory>) {
+        if conv.meta.try_with_untracked(|m| m.memory == memory) != Some(false) {
+            return;
+        }
+        conv.meta.update(|m| m.memory = memory);
+        self.save(conv);
+    }
+
+    /// Put the clear-context mark after `after` (`None` removes it): requests from this
+    /// conversation carry nothing up to and including that message.
+    pub fn set_cleared_after(&self, conv: &Loaded, after: Option<String>) {
+        if conv.meta.with_untracked(|m| m.cleared_after == after) {
+            return;
+        }
+        conv.meta.update(|m| m.cleared_after = after);
+        self.save(conv);
     }
 
     pub fn delete(&self, id: &str) {

@@ -136,6 +136,9 @@ impl ConversationsStore {
         }
         l.meta.update(|meta| {
             meta.title = merged.title.clone();
+            meta.title_source = merged.title_source;
+            meta.cleared_after = merged.cleared_after.clone();
+            meta.memory = merged.memory.clone();
             meta.updated_ms = merged.updated_ms;
         });
         if l.tool_overrides

@@ -1,0 +1,178 @@
+//! Everything a request says besides the tools' wire format, assembled in one place: the
+//! system template filled with the time and model, the input template around each user
+//! message, and the recent messages the budget allows.
+//!
+//! Order of the system text (see `StepContext::system_text` and the request builders): the
+//! system template, the user's system prompt, (prompt-based tools) the tools section, then
+//! the recap of what a summary covers; after it the recent messages. Project instructions
+//! and a mask's context prompts take their slots around the recap when they exist.
+
+use crate::agent::prompt;
+use crate::agent::record::ToolMode;
+use crate::agent::tools::ToolSpec;
+use crate::chat::{Message, Role};
+use crate::provider::ProviderKind;
+use crate::settings::ChatSettings;
+
+use super::context::{self, Limits, Plan};
+use super::memory::{self, Memory};
+use super::template::{self, TemplateValues};
+use super::tokens;
+
+/// Where and when the user is: the browser's values, passed in (core has no clock).
+#[derive(Debug, Clone, Copy)]
+pub struct UserClock<'a> {
+    pub now_ms: f64,
+    /// Minutes east of UTC (JavaScript's `-getTimezoneOffset()`).
+    pub offset_minutes: i32,
+    /// IANA zone name, when the browser gives one.
+    pub zone: &'a str,
+    /// `navigator.language`.
+    pub lang: &'a str,
+}
+
+/// One request's assembled parts.
+#[derive(Debug, Clone)]
+pub struct Assembled {
+    /// The filled system template ("" when turned off).
+    pub system_template: String,
+    /// The summary standing in for older messages, as a recap ("" when there is none or a
+    /// clear mark after it made it moot).
+    pub recap: String,
+    /// The messages to send, user messages already wrapped in the input template.
+    pub messages: Vec<Message>,
+    /// What was left out and how full the request is.
+    pub plan: Plan,
+}
+
+/// Assembles the request for the answer that follows `history`.
+pub fn assemble(
+    history: &[Message],
+    cleared_after: Option<&str>,
+    memory: Option<&Memory>,
+    settings: &ChatSettings,
+    tools: &[ToolSpec],
+    mode: ToolMode,
+    clock: &UserClock<'_>,
+) -> Assembled {
+    let system_template = system_template(settings, clock);
+    let (start, with_memory) = memory::start(history, cleared_after, memory);
+    let recap = memory
+        .filter(|_| with_memory)
+        .map(Memory::recap)
+        .unwrap_or_default();
+    let fixed = fixed_tokens(&system_template, settings, tools, mode) + tokens::estimate(&recap);
+    let limits = Limits::new(
+        settings.context_window,
+        settings.history_count as usize,
+        settings.max_tokens,
+    );
+    let plan = context::plan_from(
+        history,
+        start,
+        &limits,
+        fixed,
+        settings.result_char_limit.max(1),
+    );
+    let messages = plan
+        .select(history)
+        .iter()
+        .map(|m| with_input_template(m, settings, clock))
+        .collect();
+    Assembled {
+        system_template,
+        recap,
+        messages,
+        plan,
+    }
+}
+
+/// The system template filled for now, or "" when the user turned it off.
+pub fn system_template(settings: &ChatSettings, clock: &UserClock<'_>) -> String {
+    if !settings.system_template_enabled {
+        return String::new();
+    }
+    let time = template::local_time_text(clock.now_ms, clock.offset_minutes, clock.zone);
+    template::fill(
+        &settings.system_template,
+        &values(settings, "", &time, clock.lang),
+    )
+}
+
+/// What every request carries whatever the history: the system text and, when tools are
+/// offered, their schemas (native) or the tools section (prompt-based).
+pub fn fixed_tokens(
+    system_template: &str,
+    settings: &ChatSettings,
+    tools: &[ToolSpec],
+    mode: ToolMode,
+) -> u32 {
+    let mut n = tokens::PER_MESSAGE
+        + tokens::estimate(system_template)
+        + tokens::estimate(&settings.system_prompt);
+    n += match mode {
+        ToolMode::Off => 0,
+        ToolMode::Native => tokens::tools(tools),
+        ToolMode::Prompt => tokens::estimate(&prompt::system_prompt_section(tools)),
+    };
+    n
+}
+
+/// A user message as the model receives it; answers and system messages pass unchanged. The
+/// time a user message's template sees is when it was written, so a resent conversation
+/// reads the same each time.
+fn with_input_template(m: &Message, settings: &ChatSettings, clock: &UserClock<'_>) -> Message {
+    if m.role != Role::User {
+        return m.clone();
+    }
+    let t = settings.input_template.as_str();
+    if t.trim().is_empty() || t == template::DEFAULT_INPUT_TEMPLATE {
+        return m.clone();
+    }
+    let time = template::local_time_text(m.created_ms, clock.offset_minutes, clock.zone);
+    let mut out = m.clone();
+    out.content = template::fill_input(t, &values(settings, &m.content, &time, clock.lang));
+    out
+}
+
+fn values<'a>(
+    settings: &'a ChatSettings,
+    input: &'a str,
+    time: &'a str,
+    lang: &'a str,
+) -> TemplateValues<'a> {
+    TemplateValues {
+        input,
+        model: settings.model.trim(),
+        provider: provider_name(settings.provider),
+        cutoff: template::knowledge_cutoff(&settings.model),
+        time,
+        lang,
+    }
+}
+
+fn provider_name(kind: ProviderKind) -> &'static str {
+    kind.label()
+}
+
+/// The plan of the request that would follow `history` if the user asked something now (an
+/// empty question in its place): what the composer's gauge shows and what decides automatic
+/// compaction.
+pub fn next_plan(
+    history: &[Message],
+    cleared_after: Option<&str>,
+    memory: Option<&Memory>,
+    settings: &ChatSettings,
+    tools: &[ToolSpec],
+    mode: ToolMode,
+    clock: &UserClock<'_>,
+) -> Plan {
+    let mut next = history.to_vec();
+    next.push(Message::new(
+        String::new(),
+        Role::User,
+        String::new(),
+        clock.now_ms,
+    ));
+    assemble(&next, cleared_after, memory, settings, tools, mode, clock).plan
+}

@@ -1,0 +1,252 @@
+//! The assembly order and the budget, checked on the bytes each provider would send.
+
+use serde_json::{json, Value};
+
+use super::memory::Memory;
+use super::request::{assemble, UserClock};
+use crate::agent::record::ToolMode;
+use crate::agent::tools::ToolSpec;
+use crate::chat::{Message, Role};
+use crate::provider::{Provider, ProviderKind, StepContext};
+use crate::settings::ChatSettings;
+
+const CLOCK: UserClock<'static> = UserClock {
+    // 2026-11-24T01:52:30Z
+    now_ms: 1_795_485_150_000.0,
+    offset_minutes: 60,
+    zone: "Europe/Berlin",
+    lang: "de-DE",
+};
+
+fn settings(kind: ProviderKind) -> ChatSettings {
+    ChatSettings {
+        provider: kind,
+        base_url: "http://127.0.0.1:9/v1".into(),
+        model: "gpt-4o-mini".into(),
+        system_prompt: "Be brief.".into(),
+        system_template: "Model {{model}} via {{ServiceProvider}}, cutoff {{cutoff}}; now {{time}}; lang {{lang}}.".into(),
+        input_template: "[{{lang}}] {{input}}".into(),
+        ..ChatSettings::default()
+    }
+}
+
+fn tool() -> ToolSpec {
+    ToolSpec {
+        exposed_name: "echo".into(),
+        server_id: "srv".into(),
+        server_name: "Echo".into(),
+        tool_name: "echo".into(),
+        description: "Echo a message".into(),
+        input_schema: json!({"type":"object","properties":{"message":{"type":"string"}}})
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+        read_only: true,
+    }
+}
+
+fn history() -> Vec<Message> {
+    let mut h = Vec::new();
+    for i in 0..4 {
+        h.push(Message::new(
+            format!("u{i}"),
+            Role::User,
+            format!("question {i}"),
+            0.0,
+        ));
+        h.push(Message::new(
+            format!("a{i}"),
+            Role::Assistant,
+            format!("answer {i}"),
+            0.0,
+        ));
+    }
+    h.push(Message::new(
+        "u4".into(),
+        Role::User,
+        "question 4".into(),
+        0.0,
+    ));
+    h
+}
+
+fn body(s: &ChatSettings, history: &[Message], cleared: Option<&str>, mode: ToolMode) -> Value {
+    body_with(s, history, cleared, None, mode)
+}
+
+fn body_with(
+    s: &ChatSettings,
+    history: &[Message],
+    cleared: Option<&str>,
+    memory: Option<&Memory>,
+    mode: ToolMode,
+) -> Value {
+    let tools = [tool()];
+    let a = assemble(history, cleared, memory, s, &tools, mode, &CLOCK);
+    let ctx = StepContext {
+        system_template: &a.system_template,
+        system_prompt: &s.system_prompt,
+        recap: &a.recap,
+        history: &a.messages,
+        tools: &tools,
+        mode,
+        result_char_limit: 1000,
+        vision: false,
+    };
+    let provider = Provider::from_settings(s).expect("valid settings");
+    let req = provider.step_request(&ctx);
+    serde_json::from_str(req.body.as_deref().unwrap_or("null")).expect("JSON body")
+}
+
+const TEMPLATE_FILLED: &str = "Model gpt-4o-mini via OpenAI-compatible, cutoff 2023-10; now Tuesday, 24 November 2026, 02:52 (UTC+01:00, Europe/Berlin); lang de-DE.";
+
+#[test]
+fn openai_order_is_template_then_system_prompt_then_tools_then_recent_messages() {
+    let s = ChatSettings {
+        history_count: 3,
+        ..settings(ProviderKind::OpenAiCompatible)
+    };
+    let b = body(&s, &history(), None, ToolMode::Prompt);
+    let msgs = b["messages"].as_array().cloned().unwrap_or_default();
+    let system = msgs[0]["content"].as_str().unwrap_or("");
+    assert_eq!(msgs[0]["role"], "system");
+    let (head, section) = system.split_at(system.find("\n\nBe brief.\n\n").unwrap_or(0));
+    assert_eq!(head, TEMPLATE_FILLED);
+    assert!(section.contains("Server id: srv"), "{section}");
+    // History count 3: the newest three are u3 a3 u4, each wrapped in the input template.
+    let rest: Vec<(&str, &str)> = msgs[1..]
+        .iter()
+        .map(|m| {
+            (
+                m["role"].as_str().unwrap_or(""),
+                m["content"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rest,
+        [
+            ("user", "[de-DE] question 3"),
+            ("assistant", "answer 3"),
+            ("user", "[de-DE] question 4"),
+        ]
+    );
+}
+
+#[test]
+fn a_turned_off_template_and_the_default_input_template_change_nothing() {
+    let s = ChatSettings {
+        system_template_enabled: false,
+        input_template: "{{input}}".into(),
+        ..settings(ProviderKind::OpenAiCompatible)
+    };
+    let h = [Message::new("u".into(), Role::User, "hi".into(), 0.0)];
+    let b = body(&s, &h, None, ToolMode::Off);
+    assert_eq!(
+        b["messages"],
+        json!([{"role":"system","content":"Be brief."},{"role":"user","content":"hi"}])
+    );
+}
+
+#[test]
+fn anthropic_and_gemini_put_the_same_system_text_in_their_own_field() {
+    let h = [Message::new("u".into(), Role::User, "hi".into(), 0.0)];
+    let mut s = settings(ProviderKind::Anthropic);
+    s.base_url = "https://api.anthropic.com/v1".into();
+    let b = body(&s, &h, None, ToolMode::Off);
+    let want = TEMPLATE_FILLED.replace("OpenAI-compatible", "Anthropic") + "\n\nBe brief.";
+    assert_eq!(b["system"], json!(want));
+    assert_eq!(
+        b["messages"],
+        json!([{"role":"user","content":[{"type":"text","text":"[de-DE] hi"}]}])
+    );
+
+    let mut s = settings(ProviderKind::Gemini);
+    s.base_url = "https://generativelanguage.googleapis.com/v1beta".into();
+    let b = body(&s, &h, None, ToolMode::Off);
+    let want = TEMPLATE_FILLED.replace("OpenAI-compatible", "Google Gemini") + "\n\nBe brief.";
+    assert_eq!(b["systemInstruction"], json!({"parts":[{"text": want}]}));
+}
+
+#[test]
+fn clear_context_and_a_small_window_trim_what_is_sent() {
+    let s = settings(ProviderKind::OpenAiCompatible);
+    let b = body(&s, &history(), Some("a2"), ToolMode::Off);
+    let contents: Vec<&str> = b["messages"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|m| m["content"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        contents[1..],
+        ["[de-DE] question 3", "answer 3", "[de-DE] question 4"]
+    );
+
+    // A system text alone over the budget: only the newest message goes, and the plan says
+    // the request is over (the composer's gauge shows it before sending).
+    let s = ChatSettings {
+        context_window: 600,
+        max_tokens: Some(100),
+        system_prompt: "x".repeat(1800),
+        ..settings(ProviderKind::OpenAiCompatible)
+    };
+    let tools = [tool()];
+    let a = assemble(&history(), None, None, &s, &tools, ToolMode::Native, &CLOCK);
+    assert_eq!(a.messages.len(), 1);
+    assert_eq!(a.plan.dropped, 8);
+    assert!(
+        a.plan.fixed_tokens > 500,
+        "system text and tool schema count: {}",
+        a.plan.fixed_tokens
+    );
+    assert!(a.plan.over_budget());
+    // The tool schemas count only when tools are offered natively.
+    let off = assemble(&history(), None, None, &s, &tools, ToolMode::Off, &CLOCK);
+    assert!(off.plan.fixed_tokens < a.plan.fixed_tokens);
+    // A window with room: everything goes.
+    let s = ChatSettings {
+        context_window: 2000,
+        ..s
+    };
+    let a = assemble(&history(), None, None, &s, &tools, ToolMode::Native, &CLOCK);
+    assert_eq!(a.messages.len(), 9);
+    assert!(!a.plan.over_budget());
+}
+
+#[test]
+fn a_summary_replaces_the_messages_it_covers_and_comes_after_the_tools() {
+    let s = settings(ProviderKind::OpenAiCompatible);
+    let memory = Memory {
+        text: "They discussed questions 0 to 2.".into(),
+        through: "a2".into(),
+    };
+    let b = body_with(&s, &history(), None, Some(&memory), ToolMode::Prompt);
+    let msgs = b["messages"].as_array().cloned().unwrap_or_default();
+    let system = msgs[0]["content"].as_str().unwrap_or("");
+    let tools_at = system.find("Server id: srv").unwrap_or(usize::MAX);
+    let recap_at = system
+        .find("This is a summary of the chat history as a recap: They discussed questions 0 to 2.")
+        .unwrap_or(0);
+    assert!(
+        tools_at < recap_at && system.ends_with("0 to 2."),
+        "{system}"
+    );
+    let rest: Vec<&str> = msgs[1..]
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert_eq!(
+        rest,
+        ["[de-DE] question 3", "answer 3", "[de-DE] question 4"]
+    );
+    // A clear mark after the summary makes it moot: no recap.
+    let b = body_with(&s, &history(), Some("a3"), Some(&memory), ToolMode::Off);
+    assert!(!b["messages"][0]["content"]
+        .as_str()
+        .unwrap_or("")
+        .contains("recap"));
+    // Anthropic: the same recap at the end of `system`.
+    let mut s = settings(ProviderKind::Anthropic);
+    s.base_url = "https://api.anthropic.com/v1".into();
+    let b = body_with(&s, &history(), None, Some(&memory), ToolMode::Off);
+    assert!(b["system"].as_str().unwrap_or("").ends_with("Be brief.\n\nThis is a summary of the chat history as a recap: They discussed questions 0 to 2."));
+}

@@ -1,0 +1,73 @@
+//! A request beside the conversation (a title, a summary): built from given messages, sent
+//! through the same provider seam and stream decoder as an answer (one code path for every
+//! wire format), without tools or system template, and given up after a time limit — a side
+//! request is never worth a hung connection. Returns the answer's text only.
+
+use skiff_core::agent::ToolMode;
+use skiff_core::chat::Message;
+use skiff_core::provider::{Provider, ProviderError, StepContext, StreamEvent};
+use skiff_core::settings::ChatSettings;
+
+use crate::platform::abort::AbortHandle;
+use crate::platform::clock;
+use crate::platform::fetch;
+
+/// A side request that has not finished by then is given up.
+const TIMEOUT_MS: u32 = 60_000;
+
+/// The text of the model's answer to `messages` (system messages among them are joined into
+/// the system text, as in any request).
+pub async fn answer_text(
+    settings: &ChatSettings,
+    messages: &[Message],
+) -> Result<String, ProviderError> {
+    let provider = Provider::from_settings(settings)?;
+    let ctx = StepContext {
+        system_template: "",
+        system_prompt: "",
+        recap: "",
+        history: messages,
+        tools: &[],
+        mode: ToolMode::Off,
+        result_char_limit: 1,
+        vision: false,
+    };
+    let req = provider.step_request(&ctx);
+    let abort = AbortHandle::new().map_err(|e| ProviderError::Network(e.to_string()))?;
+    let timer = abort.clone();
+    leptos::task::spawn_local(async move {
+        clock::sleep_ms(TIMEOUT_MS).await;
+        timer.abort();
+    });
+    let result = async {
+        let mut resp = fetch::send(&req, Some(&abort))
+            .await
+            .map_err(super::chat::provider_error)?;
+        if !resp.ok {
+            let status = resp.status;
+            let body = resp.text().await.map_err(super::chat::provider_error)?;
+            return Err(provider.error_from_response(status, &body, None));
+        }
+        let mut decoder = provider.decoder();
+        let mut text = String::new();
+        let mut take = |events: Vec<StreamEvent>| {
+            for e in events {
+                if let StreamEvent::Content(t) = e {
+                    text.push_str(&t);
+                }
+            }
+        };
+        while let Some(bytes) = resp
+            .next_chunk()
+            .await
+            .map_err(super::chat::provider_error)?
+        {
+            take(decoder.feed(&bytes)?);
+        }
+        take(decoder.finish()?);
+        Ok(text)
+    }
+    .await;
+    abort.abort();
+    result
+}

@@ -1,0 +1,90 @@
+//! The chat header's "⋯" menu for the open conversation: a new title from the model, and
+//! export as Markdown or JSON (`pipeline::export` writes the files).
+
+use leptos::prelude::*;
+use skiff_core::pipeline::export;
+
+use super::context::ctx;
+use crate::platform::{clock, download};
+use crate::stores::notices::Level;
+
+#[component]
+pub fn ConversationMenu() -> impl IntoView {
+    let ctx = ctx();
+    let current = move || ctx.convs.current.get();
+    let titling = move || {
+        current()
+            .and_then(|c| c.try_id())
+            .is_some_and(|id| ctx.runner.titling.with(|t| t.contains(&id)))
+    };
+    let failure = move || {
+        let id = current().and_then(|c| c.try_id())?;
+        ctx.runner
+            .title_failure
+            .with(|f| f.as_ref().filter(|(c, _)| *c == id).map(|(_, e)| e.clone()))
+    };
+    let compacting = move || {
+        current()
+            .and_then(|c| c.try_id())
+            .is_some_and(|id| ctx.runner.compacting.with(|t| t.contains(&id)))
+    };
+    let compact_failure = move || {
+        let id = current().and_then(|c| c.try_id())?;
+        ctx.runner
+            .compact_failure
+            .with(|f| f.as_ref().filter(|(c, _)| *c == id).map(|(_, e)| e.clone()))
+    };
+    let save = move |markdown: bool| {
+        let Some(conv) = ctx
+            .convs
+            .current
+            .get_untracked()
+            .and_then(|c| c.try_snapshot())
+        else {
+            return;
+        };
+        let (name, mime, text) = if markdown {
+            (
+                export::file_name(&conv.title, "md"),
+                "text/markdown;charset=utf-8",
+                export::to_markdown(&conv),
+            )
+        } else {
+            (
+                export::file_name(&conv.title, "json"),
+                "application/json",
+                export::to_json(&conv, clock::now_ms()),
+            )
+        };
+        if let Err(e) = download::save_text(&name, mime, &text) {
+            ctx.notices
+                .push(Level::Error, format!("The export failed: {e}"));
+        }
+    };
+    view! {
+        <Show when=move || current().is_some()>
+            <details class="conversation-menu">
+                <summary class="icon-button" aria-label="Conversation actions" title="Conversation actions">"⋯"</summary>
+                <div class="conversation-menu-items" role="group" aria-label="Conversation actions">
+                    <button
+                        type="button"
+                        class="regenerate-title"
+                        disabled=titling
+                        on:click=move |_| ctx.runner.regenerate_title(ctx.convs, ctx.settings.settings.get_untracked())
+                    >{move || if titling() { "Writing a title…" } else { "New title from the model" }}</button>
+                    <button
+                        type="button"
+                        class="compact-now"
+                        title="Summarize the older messages; the model then receives the summary instead of them"
+                        disabled=compacting
+                        on:click=move |_| ctx.runner.compact(ctx.convs, ctx.settings.settings.get_untracked())
+                    >{move || if compacting() { "Summarizing…" } else { "Compact now" }}</button>
+                    <button type="button" class="export-markdown" on:click=move |_| save(true)>"Export as Markdown"</button>
+                    <button type="button" class="export-json" on:click=move |_| save(false)>"Export as JSON"</button>
+                    {move || failure().map(|e| view! { <p class="error title-failure" role="status">{e}</p> })}
+                    {move || compact_failure().map(|e| view! { <p class="error compact-failure" role="status">{e}</p> })}
+                </div>
+            </details>
+        </Show>
+    }
+}

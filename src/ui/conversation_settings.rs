@@ -1,0 +1,115 @@
+//! Settings → Conversation: the system prompt and template, the input template, how much of a
+//! conversation a request carries, and automatic titles. What each does is decided in
+//! `skiff_core::pipeline`; this only edits the values.
+
+use leptos::prelude::*;
+use skiff_core::pipeline::context::{
+    DEFAULT_CONTEXT_WINDOW, DEFAULT_HISTORY_COUNT, MIN_CONTEXT_WINDOW,
+};
+use skiff_core::pipeline::memory::DEFAULT_THRESHOLD_CHARS;
+use skiff_core::pipeline::template::DEFAULT_SYSTEM_TEMPLATE;
+
+use super::context::ctx;
+use super::settings_panel::NumberField;
+
+#[component]
+pub fn ConversationSettings() -> impl IntoView {
+    let settings = ctx().settings.settings;
+    view! {
+        <h3>"Conversation"</h3>
+        <label class="field">
+            <span>"System prompt"</span>
+            <textarea
+                rows="3"
+                prop:value=move || settings.with(|s| s.system_prompt.clone())
+                on:input=move |ev| settings.update(|s| s.system_prompt = event_target_value(&ev))
+            ></textarea>
+        </label>
+        <label class="check">
+            <input
+                type="checkbox"
+                id="system-template-enabled"
+                prop:checked=move || settings.with(|s| s.system_template_enabled)
+                on:change=move |ev| settings.update(|s| s.system_template_enabled = event_target_checked(&ev))
+            />
+            <span>"Open every request with the system template (today's date, time and time zone, the model, how to write math)"</span>
+        </label>
+        <Show when=move || settings.with(|s| s.system_template_enabled)>
+            <label class="field">
+                <span>"System template"</span>
+                <textarea
+                    rows="5"
+                    id="system-template"
+                    spellcheck="false"
+                    prop:value=move || settings.with(|s| s.system_template.clone())
+                    on:input=move |ev| settings.update(|s| s.system_template = event_target_value(&ev))
+                ></textarea>
+            </label>
+            <div class="row">
+                <button
+                    class="small"
+                    disabled=move || settings.with(|s| s.system_template == DEFAULT_SYSTEM_TEMPLATE)
+                    on:click=move |_| settings.update(|s| s.system_template = DEFAULT_SYSTEM_TEMPLATE.to_string())
+                >"Restore the default template"</button>
+            </div>
+        </Show>
+        <label class="field">
+            <span>"Input template"</span>
+            <input
+                id="input-template"
+                spellcheck="false"
+                prop:value=move || settings.with(|s| s.input_template.clone())
+                on:input=move |ev| settings.update(|s| s.input_template = event_target_value(&ev))
+            />
+        </label>
+        <p class="hint">"Templates may use {{input}} (your message), {{model}}, {{ServiceProvider}}, {{cutoff}}, {{time}} and {{lang}}. An input template without {{input}} gets your message on a line after it."</p>
+        <div class="params">
+            <NumberField
+                label="Context window (tokens)"
+                min=f64::from(MIN_CONTEXT_WINDOW)
+                max=10_000_000.0
+                integer=true
+                get=|s| Some(f64::from(s.context_window))
+                set=|s, v| s.context_window = v.map_or(DEFAULT_CONTEXT_WINDOW, |v| v as u32)
+            />
+            <NumberField
+                label="Messages sent at most"
+                min=1.0
+                max=10_000.0
+                integer=true
+                get=|s| Some(f64::from(s.history_count))
+                set=|s, v| s.history_count = v.map_or(DEFAULT_HISTORY_COUNT as u32, |v| v as u32)
+            />
+        </div>
+        <p class="hint">"Each request carries the newest messages that fit the model's context window (minus room for the answer, the system prompt and the tools), oldest left out first. Set the window your model really has: llama.cpp's --ctx-size, or the provider's published limit."</p>
+        <label class="check">
+            <input
+                type="checkbox"
+                id="auto-title"
+                prop:checked=move || settings.with(|s| s.auto_title)
+                on:change=move |ev| settings.update(|s| s.auto_title = event_target_checked(&ev))
+            />
+            <span>"Name conversations automatically (one short request to the model after its first answer)"</span>
+        </label>
+        <label class="check">
+            <input
+                type="checkbox"
+                id="auto-compact"
+                prop:checked=move || settings.with(|s| s.auto_compact)
+                on:change=move |ev| settings.update(|s| s.auto_compact = event_target_checked(&ev))
+            />
+            <span>"Compact long conversations: when older messages would no longer fit, the model summarizes them and receives the summary instead"</span>
+        </label>
+        <label class="check">
+            <input
+                type="checkbox"
+                id="running-memory"
+                prop:checked=move || settings.with(|s| s.memory_threshold_chars.is_some())
+                on:change=move |ev| settings.update(|s| {
+                    s.memory_threshold_chars = event_target_checked(&ev).then_some(DEFAULT_THRESHOLD_CHARS);
+                })
+            />
+            <span>"Keep a running summary (NextChat's memory): summarize whenever 1,000 characters have not been summarized yet"</span>
+        </label>
+    }
+}

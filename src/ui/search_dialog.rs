@@ -1,0 +1,119 @@
+//! Ctrl/⌘+K: search every conversation's title and messages (`pipeline::search` matches and
+//! cuts the snippets), open the chosen one at the matching message.
+//!
+//! The stored conversations are read once when the dialog opens; typing only scans that text.
+
+use leptos::prelude::*;
+use skiff_core::pipeline::search::{Corpus, Hit};
+use wasm_bindgen::JsCast;
+
+use super::context::ctx;
+use super::dialog::Modal;
+use super::message_view::message_dom_id;
+
+#[component]
+pub fn SearchDialog() -> impl IntoView {
+    let ctx = ctx();
+    view! {
+        <Show when=move || ctx.show_search.get()>
+            <SearchPanel />
+        </Show>
+    }
+}
+
+#[component]
+fn SearchPanel() -> impl IntoView {
+    let ctx = ctx();
+    let corpus = StoredValue::new_local(ctx.convs.search_corpus());
+    let query = RwSignal::new(String::new());
+    let selected = RwSignal::new(0usize);
+    let hits = Memo::new(move |_| query.with(|q| corpus.with_value(|c: &Corpus| c.search(q))));
+    let close = move || ctx.show_search.set(false);
+    let open_hit = move |h: Hit| {
+        close();
+        ctx.convs.select(&h.conversation_id);
+        ctx.sidebar_open.set(false);
+        // After the conversation has rendered: bring the message into view and mark it.
+        let target = h.message_id.map(|id| message_dom_id(&id));
+        request_animation_frame(move || {
+            request_animation_frame(move || {
+                let Some(id) = target else { return };
+                let Some(el) = document().get_element_by_id(&id) else {
+                    return;
+                };
+                let options = web_sys::ScrollIntoViewOptions::new();
+                options.set_block(web_sys::ScrollLogicalPosition::Center);
+                el.scroll_into_view_with_scroll_into_view_options(&options);
+                let _ = el.class_list().add_1("search-target");
+                if let Ok(html) = el.dyn_into::<web_sys::HtmlElement>() {
+                    let _ = html.focus();
+                }
+            });
+        });
+    };
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        let n = hits.with_untracked(Vec::len);
+        match ev.key().as_str() {
+            "ArrowDown" if n > 0 => {
+                ev.prevent_default();
+                selected.update(|s| *s = (*s + 1) % n);
+            }
+            "ArrowUp" if n > 0 => {
+                ev.prevent_default();
+                selected.update(|s| *s = (*s + n - 1) % n);
+            }
+            "Enter" => {
+                ev.prevent_default();
+                if let Some(h) = hits.with_untracked(|h| h.get(selected.get_untracked()).cloned()) {
+                    open_hit(h);
+                }
+            }
+            _ => {}
+        }
+    };
+    let total = corpus.with_value(Corpus::len);
+    view! {
+        <Modal label="Search conversations" class="settings search-dialog" on_close=move || close()>
+            <input
+                type="search"
+                class="search-input"
+                aria-label="Search conversations"
+                placeholder=format!("Search {total} conversations")
+                autocomplete="off"
+                prop:value=move || query.get()
+                on:input=move |ev| {
+                    query.set(event_target_value(&ev));
+                    selected.set(0);
+                }
+                on:keydown=on_key
+            />
+            <p class="hint search-count" role="status">{move || {
+                let q = query.get();
+                let n = hits.with(Vec::len);
+                if q.trim().is_empty() {
+                    String::from("Type to search titles and messages.")
+                } else if n == 0 {
+                    format!("Nothing matches \u{201c}{}\u{201d}.", q.trim())
+                } else {
+                    skiff_core::format::count(n, "match", "matches")
+                }
+            }}</p>
+            <ul class="search-results" role="listbox" aria-label="Matches">
+                {move || hits.get().into_iter().enumerate().map(|(i, h)| {
+                    let chosen = move || selected.get() == i;
+                    let hit = h.clone();
+                    view! {
+                        <li role="option" aria-selected=move || chosen().to_string() class:selected=chosen>
+                            <button type="button" class="search-hit" on:click=move |_| open_hit(hit.clone())>
+                                <span class="search-hit-title">{h.title.clone()}</span>
+                                <span class="search-hit-text">
+                                    {h.before.clone()}<mark>{h.matched.clone()}</mark>{h.after.clone()}
+                                </span>
+                            </button>
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+        </Modal>
+    }
+}
