@@ -9,8 +9,9 @@
 // Surfaces covered: model output (streamed in two chunkings, then reloaded from storage),
 // reasoning text, the conversation title (from the first user message), an MCP server's name,
 // version and instructions, its tool titles and descriptions (Settings → MCP servers), and a
-// tool's results (the tool card). Resource contents, tool instructions shown to the user and
-// imported files join when they land (issues 12 and 13).
+// tool's results (the tool card), a model-written title, imported files (Skiff's JSON and
+// llama.cpp's export), search results and the Markdown export. Resource contents and tool
+// instructions shown to the user join when they land (issue 13).
 //
 // Every payload tries one of: call `__pwned(id)` (defined in every frame by an init script;
 // any call is recorded), navigate the page or open a window, or load a URL on EVIL, a local
@@ -122,13 +123,16 @@ function watchScript() {
   }
 }
 
-function settingsEnvelope() {
+function settingsEnvelope(autoTitle = false) {
   return JSON.stringify({
     v: SETTINGS_VERSION,
     data: {
       base_url: `${api.url}/v1`, api_key: '', model: MODEL, system_prompt: '', theme: 'system',
       tool_mode: 'native', step_limit: 15, result_char_limit: 64000, tool_images_to_model: false,
       approvals: { rules: {}, allow_read_only: false }, learned_tool_modes: {},
+      // The title comes from the first user message here; the model-written title is its
+      // own surface (the import/search test turns it on).
+      auto_title: autoTitle,
     },
   });
 }
@@ -144,14 +148,14 @@ function serversEnvelope(withCorpus) {
  * A fresh context with the provider (and optionally the corpus MCP server) seeded, and
  * everything the page does recorded: requests, main-frame navigations, popups, console errors.
  */
-async function openPage({ withMcp = false, width = 1200, colorScheme = 'light' } = {}) {
+async function openPage({ withMcp = false, width = 1200, colorScheme = 'light', autoTitle = false } = {}) {
   const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
   await context.addInitScript(([s, m]) => {
     // Init scripts run in every frame; the sandboxed preview has no storage to seed.
     if (window !== window.top) return;
     if (!localStorage.getItem('skiff:settings')) localStorage.setItem('skiff:settings', s);
     if (!localStorage.getItem('skiff:mcp-servers')) localStorage.setItem('skiff:mcp-servers', m);
-  }, [settingsEnvelope(), serversEnvelope(withMcp)]);
+  }, [settingsEnvelope(autoTitle), serversEnvelope(withMcp)]);
   await context.addInitScript(watchScript);
   const page = await context.newPage();
   const errors = collectConsoleErrors(page);
@@ -372,6 +376,70 @@ test('an html block preview runs sandboxed: it cannot reach the page, its storag
     await assertNothingHappened(page, rec, { extraErrors: fromPreview });
     // …and the page's refusal of the frame's self-navigation did happen.
     assert.ok(rec.errors.some((e) => /frame-src/.test(e)), `the page refused the frame's navigation: ${rec.errors.join('\n')}`);
+  } finally {
+    await rec.context.close();
+  }
+});
+
+test('a model-written title, imported files, search results and the Markdown export carry the corpus', async () => {
+  const rec = await openPage({ autoTitle: true });
+  const { page } = rec;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'skiff-hostile-import-'));
+  try {
+    // The model names the conversation with a payload.
+    const evilTitle = `<img src=x onerror="__pwned('model-title')"> [x](javascript:__pwned('model-title-link'))`;
+    await api.script([{ reply: 'hello' }, { reply: evilTitle }]);
+    await send(page, 'hi');
+    await waitDone(page, 1);
+    await page.waitForFunction(() => /onerror/.test(document.querySelector('.chat-title')?.textContent ?? ''), null, { timeout: WAIT_MS });
+
+    // Imported files: a llama.cpp export and a Skiff export, names and messages all payloads.
+    const body = joined();
+    const llama = {
+      conv: { id: 'hostile-llama', name: corpus[0].payload, lastModified: Date.now(), currNode: 'l-a' },
+      messages: [
+        { id: 'l-root', type: 'root', timestamp: 1, role: 'system', content: '', parent: null, thinking: '', children: ['l-u'] },
+        { id: 'l-u', type: 'text', timestamp: 2, role: 'user', content: `${body} pwnedmarker`, parent: 'l-root', thinking: '', children: ['l-a'] },
+        { id: 'l-a', type: 'text', timestamp: 3, role: 'assistant', content: body, parent: 'l-u', thinking: body, children: [] },
+      ],
+    };
+    const skiff = {
+      format: 'skiff-conversation', version: 1, exported_ms: 0,
+      conversation: {
+        id: 'hostile-skiff', title: corpus[1].payload, created_ms: 1, updated_ms: 2,
+        messages: [
+          { id: 's-u', role: 'user', content: body, created_ms: 1, status: { kind: 'done' } },
+          { id: 's-a', role: 'assistant', content: `${body} pwnedmarker`, reasoning: body, created_ms: 2, status: { kind: 'error', detail: corpus[2].payload } },
+        ],
+      },
+    };
+    const file = path.join(dir, 'hostile.jsonl');
+    writeFileSync(file, `${JSON.stringify(llama)}\n${JSON.stringify(skiff)}\n`);
+    await page.click('button[aria-label="Settings"]');
+    await page.getByRole('tab', { name: 'Storage' }).click();
+    await page.setInputFiles('#import-conversations', file);
+    assert.equal((await page.locator('.import-result').innerText()).trim(), 'Added 2 conversations.');
+    await page.keyboard.press('Escape');
+    for (const row of await page.locator('.conversation-select').all()) {
+      await row.click();
+      await page.waitForTimeout(200);
+    }
+    await assertNothingHappened(page, rec);
+
+    // Search shows titles and snippets of those messages as text.
+    await page.keyboard.press('Control+k');
+    await page.getByRole('searchbox', { name: 'Search conversations' }).fill('pwnedmarker');
+    await page.locator('.search-hit').first().waitFor();
+    const results = page.locator('.search-results');
+    assert.equal(await results.locator('a, img, script, iframe, svg, style, math').count(), 0, 'snippets are text');
+    await page.locator('.search-hit').first().click();
+    await assertNothingHappened(page, rec);
+
+    // The Markdown export of a hostile conversation is a file, not a page: nothing opens.
+    await page.click('.conversation-menu > summary');
+    const [md] = await Promise.all([page.waitForEvent('download'), page.click('.export-markdown')]);
+    assert.match(md.suggestedFilename(), /^[\p{L}\p{N}-]+\.md$/u, `a plain file name: ${md.suggestedFilename()}`);
+    await assertNothingHappened(page, rec);
   } finally {
     await rec.context.close();
   }
