@@ -214,6 +214,11 @@ impl Driver {
                     self.aborts.remove(&(link, token));
                     self.sup.handle_fetch_error(link, token, &message, now);
                 }
+                FetchEv::RedirectRefused { to } => {
+                    self.aborts.remove(&(link, token));
+                    self.sup
+                        .handle_fetch_redirect_refused(link, token, to, now);
+                }
             },
             Msg::Ws { link, ev } => self.sup.handle_ws(link, ws_report(ev), now),
             Msg::Timer { gen } if gen == self.timer_gen => {
