@@ -67,7 +67,10 @@ pub fn origin_of(url: &str) -> Option<String> {
     }
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
     // Userinfo is not part of the origin.
-    let host_port = authority.rsplit_once('@').map(|(_, h)| h).unwrap_or(authority);
+    let host_port = authority
+        .rsplit_once('@')
+        .map(|(_, h)| h)
+        .unwrap_or(authority);
     if host_port.is_empty() {
         return None;
     }

@@ -67,7 +67,10 @@ pub enum McpError {
     HandshakeTimeout { after_ms: u64 },
     /// A legacy HTTP+SSE server named a message endpoint on another origin than its SSE URL.
     /// Following it would send the server's custom headers (its credentials) to that origin.
-    EndpointElsewhere { sse_origin: String, endpoint: String },
+    EndpointElsewhere {
+        sse_origin: String,
+        endpoint: String,
+    },
     /// The server answered a request that carries credentials with a redirect, which Skiff
     /// does not follow: the browser would resend the headers to wherever it points. `to` is
     /// where it pointed, when the browser tells (with manual redirects it usually does not).
@@ -262,7 +265,9 @@ mod tests {
         let e = McpError::RedirectRefused { to: None };
         let s = e.to_string();
         assert!(
-            s.contains("redirect the request elsewhere") && s.contains("did not follow") && s.contains("does not reveal"),
+            s.contains("redirect the request elsewhere")
+                && s.contains("did not follow")
+                && s.contains("does not reveal"),
             "{s}"
         );
         let e = McpError::RedirectRefused {

@@ -219,7 +219,11 @@ impl McpSession {
 
     /// When `handle_timeout` must next be called.
     pub fn next_deadline(&self) -> Option<f64> {
-        let pending = self.pending.values().filter_map(|p| p.deadline);
+        let pending = self
+            .pending
+            .values()
+            .filter(|p| !self.paused_for_user(p))
+            .filter_map(|p| p.deadline);
         let queued = self.queued.iter().map(|q| q.deadline);
         let health = self.next_health_ms.filter(|_| self.phase.is_ready());
         pending
@@ -235,7 +239,7 @@ impl McpSession {
         let mut due: Vec<RequestId> = self
             .pending
             .iter()
-            .filter(|(_, p)| p.deadline.is_some_and(|d| d <= now_ms))
+            .filter(|(_, p)| p.deadline.is_some_and(|d| d <= now_ms) && !self.paused_for_user(p))
             .map(|(id, _)| id.clone())
             .collect();
         due.sort_by_key(|id| format!("{id:?}"));

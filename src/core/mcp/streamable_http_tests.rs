@@ -564,7 +564,10 @@ fn a_refused_redirect_loses_the_transport_with_its_own_sentence() {
         &meta("initialize", Some(2), Some(Era::Legacy), None),
     );
     let (tok, req) = fetched(&actions(&mut t)).remove(0);
-    assert!(req.carries_credentials(), "the custom header makes it manual");
+    assert!(
+        req.carries_credentials(),
+        "the custom header makes it manual"
+    );
     t.on_redirect_refused(tok, None);
     let ev = events(actions(&mut t));
     let [TransportEvent::TransportLost(e)] = &ev[..] else {

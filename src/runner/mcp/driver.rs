@@ -216,8 +216,7 @@ impl Driver {
                 }
                 FetchEv::RedirectRefused { to } => {
                     self.aborts.remove(&(link, token));
-                    self.sup
-                        .handle_fetch_redirect_refused(link, token, to, now);
+                    self.sup.handle_fetch_redirect_refused(link, token, to, now);
                 }
             },
             Msg::Ws { link, ev } => self.sup.handle_ws(link, ws_report(ev), now),

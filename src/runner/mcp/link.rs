@@ -28,7 +28,9 @@ pub(super) enum FetchEv {
     /// The browser's own words only: the core adds the diagnosis (CORS, mixed content).
     Error(String),
     /// A redirect of a request carrying credentials was not followed.
-    RedirectRefused { to: Option<String> },
+    RedirectRefused {
+        to: Option<String>,
+    },
 }
 
 fn browser_detail(e: FetchError) -> String {
