@@ -109,6 +109,16 @@ impl McpError {
         }
     }
 
+    /// Whether this is Skiff refusing to send credentials to another origin (an endpoint
+    /// elsewhere, a redirect): the same settings meet it again, so it is shown, not retried.
+    pub fn refuses_to_leave_origin(&self) -> bool {
+        match self {
+            McpError::EndpointElsewhere { .. } | McpError::RedirectRefused { .. } => true,
+            McpError::BothTransportsFailed { sse, .. } => sse.refuses_to_leave_origin(),
+            _ => false,
+        }
+    }
+
     /// The JSON-RPC error code, when the server sent one.
     pub fn rpc_code(&self) -> Option<i64> {
         match self {

@@ -247,6 +247,9 @@ impl HttpClient {
                     self.session.request_failed(&id, streamable_error, now_ms);
                 }
             }
+            TransportEvent::TransportLost(error) if error.refuses_to_leave_origin() => {
+                self.session.transport_refused(error, now_ms)
+            }
             TransportEvent::TransportLost(error) => {
                 self.session.transport_lost(&error.cause(), now_ms)
             }

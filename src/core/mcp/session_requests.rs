@@ -324,6 +324,17 @@ impl McpSession {
             reason: reason.to_string(),
             in_flight_tool: tool,
         };
+        self.lose(lost);
+    }
+
+    /// The transport refused to go on (it would have sent credentials to another origin):
+    /// like `transport_lost`, but everything fails with that very error, so its sentence
+    /// reaches the user unchanged and the supervisor can tell that retrying cannot help.
+    pub fn transport_refused(&mut self, error: McpError, _now_ms: f64) {
+        self.lose(move |_| error.clone());
+    }
+
+    fn lose(&mut self, lost: impl Fn(bool) -> McpError) {
         let mut pending: Vec<_> = self.pending.drain().collect();
         pending.sort_by_key(|(id, _)| format!("{id:?}"));
         for (id, p) in pending {

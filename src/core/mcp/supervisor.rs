@@ -677,11 +677,13 @@ fn describe_delay(ms: f64) -> String {
 
 /// Failures a reconnect cannot fix: wrong credentials and no common protocol version. The
 /// status shows the error until the user edits the server or presses "Retry now".
+/// Failures that the same settings will meet again: retrying would only repeat them (and a
+/// refusal to send credentials elsewhere must stay visible, not turn into a countdown).
 fn retry_cannot_help(error: &McpError) -> bool {
     matches!(
         error,
         McpError::Auth { .. } | McpError::UnsupportedVersion { .. }
-    )
+    ) || error.refuses_to_leave_origin()
 }
 
 #[cfg(test)]
