@@ -10,6 +10,7 @@ use skiff_core::follow::{follows_after_scroll, ScrollPos};
 
 use super::composer::Composer;
 use super::context::ctx;
+use super::elicit_card::ElicitTray;
 use super::icons;
 use super::message_view::MessageView;
 use super::onboarding::Onboarding;
@@ -141,6 +142,7 @@ pub fn ChatView() -> impl IntoView {
                     }
                 />
             </div>
+            <ElicitTray />
             <Composer />
         </main>
     }

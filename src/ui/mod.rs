@@ -8,6 +8,7 @@ pub mod clock_hook;
 pub mod composer;
 pub mod context;
 pub mod dialog;
+pub mod elicit_card;
 pub mod icons;
 pub mod markdown_body;
 pub mod mcp_settings;

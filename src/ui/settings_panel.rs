@@ -8,6 +8,7 @@ use skiff_core::format::human_bytes;
 use skiff_core::provider::ProviderKind;
 use skiff_core::settings::{ChatSettings, Theme, DEFAULT_SILENCE_LIMIT_S};
 
+use super::elicit_card::ElicitTray;
 use super::context::ctx;
 use super::dialog::Modal;
 use super::icons;
@@ -86,6 +87,7 @@ pub fn SettingsPanel() -> impl IntoView {
                     <h2>"Settings"</h2>
                     <button class="icon-button" aria-label="Close settings" on:click=move |_| close()>{icons::close()}</button>
                 </header>
+                <ElicitTray in_settings=true />
 
                 <div class="tabs" role="tablist">
                     {[
