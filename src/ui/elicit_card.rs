@@ -172,14 +172,20 @@ fn field_view(
         ids.join(" ")
     };
     let label = text::name(&f.label).into_owned();
-    let marker = f.required.then_some(view! { <span class="elicit-required" aria-hidden="true">" *"</span> });
+    let marker = f
+        .required
+        .then_some(view! { <span class="elicit-required" aria-hidden="true">" *"</span> });
     let description = f
         .description
         .as_deref()
         .map(|d| view! { <small class="muted elicit-desc" id=desc_id.clone()>{text::prose(d).into_owned()}</small> });
     let required = f.required;
     let input = match f.kind.clone() {
-        FieldKind::Text { format, min_len, max_len } => view! {
+        FieldKind::Text {
+            format,
+            min_len,
+            max_len,
+        } => view! {
             <input
                 id=id.to_string()
                 type=format.input_type()
@@ -209,7 +215,8 @@ fn field_view(
         }
         .into_any(),
         FieldKind::Boolean => {
-            let checked = inputs.with_untracked(|a| matches!(a.get(i), Some(FieldInput::Bool(true))));
+            let checked =
+                inputs.with_untracked(|a| matches!(a.get(i), Some(FieldInput::Bool(true))));
             view! {
                 <input
                     id=id.to_string()
@@ -303,7 +310,10 @@ fn field_view(
     .into_any()
 }
 
-fn url_view(ask: UrlAsk, answer: impl Fn(ElicitAnswer) + Copy + Send + Sync + 'static) -> impl IntoView {
+fn url_view(
+    ask: UrlAsk,
+    answer: impl Fn(ElicitAnswer) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
     let domain = ask.domain.clone();
     let url = ask.url.clone();
     let open_failed = RwSignal::new(false);

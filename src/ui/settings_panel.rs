@@ -8,9 +8,9 @@ use skiff_core::format::human_bytes;
 use skiff_core::provider::ProviderKind;
 use skiff_core::settings::{ChatSettings, Theme, DEFAULT_SILENCE_LIMIT_S};
 
-use super::elicit_card::ElicitTray;
 use super::context::ctx;
 use super::dialog::Modal;
+use super::elicit_card::ElicitTray;
 use super::icons;
 use super::mcp_settings::McpSettings;
 use super::memory_settings::MemorySettings;

@@ -18,8 +18,8 @@ use gloo_timers::callback::Timeout;
 use leptos::prelude::Set;
 use serde_json::Value;
 use skiff_core::mcp::config::ServerConfig;
-use skiff_core::mcp::http_common::Token;
 use skiff_core::mcp::elicit::ElicitAnswer;
+use skiff_core::mcp::http_common::Token;
 use skiff_core::mcp::{
     Action, CallKey, ElicitKey, LinkId, McpError, ServerKind, Setup, Supervisor, WsReport,
 };

@@ -271,7 +271,9 @@ impl McpRunner {
         let url_accepted = answer.action == ElicitAction::Accept
             && self.store.elicits.with_untracked(|cards| {
                 cards.iter().any(|c| {
-                    c.server_id == id && c.key == key && matches!(c.request.kind, ElicitKind::Url(_))
+                    c.server_id == id
+                        && c.key == key
+                        && matches!(c.request.kind, ElicitKind::Url(_))
                 })
             });
         self.store.elicit_answered(id, key, url_accepted);
