@@ -13,6 +13,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, distDir, repoRoot, screenshot } from './harness.mjs';
 import { startServer } from '../servers/mcp/servers.mjs';
@@ -83,6 +84,19 @@ async function waitForTool(page) {
   );
 }
 
+/** axe-core on the question cards only: every violation, whatever its impact, fails. */
+async function scanCards(page, what) {
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) {
+    await page.evaluate(await readFile(path.join(repoRoot, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8'));
+  }
+  const { passed, violations } = await page.evaluate(async () => {
+    const r = await window.axe.run({ include: [['.elicit-tray']] });
+    return { passed: r.passes.length, violations: r.violations.map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`) };
+  });
+  assert.ok(passed >= 5, `axe checked the card (${passed} rules passed, ${what})`);
+  assert.deepEqual(violations, [], `axe on the question card (${what})`);
+}
+
 const field = (cardEl, name) => cardEl.locator(`.elicit-field[data-field="${name}"]`);
 
 test('a. in the chat: the question shows as a card; typed values and defaults are accepted and reach the tool', async () => {
@@ -106,11 +120,16 @@ test('a. in the chat: the question shows as a card; typed values and defaults ar
     assert.equal(await field(card, 'integer').locator('input').inputValue(), '42');
     assert.equal(await field(card, 'untitledSingleSelectEnum').locator('select').inputValue(), 'Monica');
     await screenshot(page, 'elicit-form').catch(() => {});
+    await scanCards(page, 'as it arrives');
 
     // The required name is empty: Accept says so on the field, and nothing goes back yet.
     await card.locator('button.elicit-accept').click();
     assert.match(await field(card, 'name').locator('.elicit-error').innerText(), /String is required/);
     assert.equal(await field(card, 'name').locator('input').getAttribute('aria-invalid'), 'true');
+    await scanCards(page, 'with a field error');
+    // Keyboard: the first field and the buttons are reachable with Tab.
+    await card.getByLabel('String', { exact: true }).focus();
+    assert.equal(await page.evaluate(() => document.activeElement?.closest('.elicit-field')?.dataset.field), 'name');
 
     // Typed values, by label, as a user would.
     await card.getByLabel('String', { exact: true }).fill('Ada Lovelace');
