@@ -128,13 +128,13 @@ test('a. in the chat: the question shows as a card; typed values and defaults ar
     assert.equal(await field(card, 'name').locator('input').getAttribute('aria-invalid'), 'true');
     await scanCards(page, 'with a field error');
     // Keyboard: the first field and the buttons are reachable with Tab.
-    await card.getByLabel('String', { exact: true }).focus();
+    await card.getByRole('textbox', { name: 'String', exact: true }).focus();
     assert.equal(await page.evaluate(() => document.activeElement?.closest('.elicit-field')?.dataset.field), 'name');
 
     // Typed values, by label, as a user would.
-    await card.getByLabel('String', { exact: true }).fill('Ada Lovelace');
-    await card.getByLabel('Integer', { exact: true }).fill('7');
-    await card.getByLabel('Boolean', { exact: true }).check();
+    await card.getByRole('textbox', { name: 'String', exact: true }).fill('Ada Lovelace');
+    await card.getByRole('spinbutton', { name: 'Integer', exact: true }).fill('7');
+    await card.getByRole('checkbox', { name: 'Boolean', exact: true }).check();
     await field(card, 'titledSingleSelectEnum').locator('select').selectOption('hero-3');
     await card.locator('button.elicit-accept').click();
     await card.waitFor({ state: 'detached', timeout: WAIT_MS });
