@@ -334,7 +334,7 @@ fn url_view(
             </p>
             <p class="muted elicit-url"><bdi>{text::name(&ask.url).into_owned()}</bdi></p>
             <Show when=move || open_failed.get()>
-                <p class="error" role="alert">"The browser blocked the new tab. Allow pop-ups for this page, or copy the link above."</p>
+                <p class="error" role="alert">"The browser refused to open the link. Copy it from above instead."</p>
             </Show>
             {buttons(format!("Open {domain}"), accept, answer)}
         </div>
@@ -344,8 +344,12 @@ fn url_view(
 fn waiting_view(ask: UrlAsk, server: &str, dismiss: impl Fn() + 'static) -> impl IntoView {
     view! {
         <p class="elicit-waiting" role="status">
-            {format!("Opened {}. {} will continue once the step there is finished.", ask.domain, server)}
+            {format!(
+                "Opened {} in a new tab (if no tab appeared, a pop-up blocker may have stopped it; the link is above). {} will continue once the step there is finished.",
+                ask.domain, server
+            )}
         </p>
+        <p class="muted elicit-url"><bdi>{text::name(&ask.url).into_owned()}</bdi></p>
         <div class="elicit-actions">
             <button type="button" class="elicit-dismiss" on:click=move |_| dismiss()>"Dismiss"</button>
         </div>

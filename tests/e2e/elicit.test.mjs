@@ -195,3 +195,47 @@ test('b. from Settings, with no chat visible: the question shows there; Decline 
     await context.close();
   }
 });
+
+test('c. URL mode: the domain shows, nothing opens until the user chooses Open, then the tab opens and the server hears accept', async () => {
+  const { context, page, errors } = await openPage();
+  try {
+    await waitForTool(page);
+    await page.click('button[aria-label="Settings"]');
+    await page.getByRole('tab', { name: 'MCP servers' }).click();
+    const row = page.locator(`li.mcp-server[data-server-name="${SERVER_ID}"]`);
+    if (!(await row.locator('ul.mcp-tools').count())) await row.locator('.mcp-toggle-tools').click();
+    const li = row.locator('li.mcp-tool[data-tool="trigger-url-elicitation"]');
+    await li.waitFor({ timeout: WAIT_MS });
+    await li.locator('summary').click();
+    // The static test site stands in for the sign-in page: loopback only.
+    const target = `${site.url}/?signin=1`;
+    await li.locator('.mcp-try-args').fill(JSON.stringify({ url: target, message: 'Sign in to continue' }));
+    await li.locator('.mcp-try-call').click();
+
+    const card = page.locator('.settings .elicit-card[data-mode="url"]');
+    await card.waitFor({ timeout: WAIT_MS });
+    assert.equal(await card.locator('.elicit-domain').innerText(), '127.0.0.1');
+    assert.match(await card.locator('.elicit-message').innerText(), /Sign in to continue/);
+    await page.waitForTimeout(500);
+    assert.equal(context.pages().length, 1, 'nothing opened before the user chose Open');
+    await scanCards(page, 'URL mode');
+
+    const opened = context.waitForEvent('page', { timeout: WAIT_MS });
+    await card.locator('button.elicit-accept').click();
+    const tab = await opened;
+    await tab.waitForLoadState('domcontentloaded').catch(() => {});
+    assert.equal(tab.url(), target, 'the tab opened on the link the user saw');
+    await li.locator('.mcp-try-result').waitFor({ timeout: WAIT_MS });
+    assert.match(await li.locator('.mcp-try-result').innerText(), /User completed the URL elicitation flow/);
+    // The card now waits for the server's word; the user may dismiss it.
+    await card.locator('.elicit-waiting').waitFor({ timeout: WAIT_MS });
+    await card.locator('button.elicit-dismiss').click();
+    await card.waitFor({ state: 'detached', timeout: WAIT_MS });
+    assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
+  } catch (err) {
+    await screenshot(page, 'elicit-c-failure').catch(() => {});
+    throw err;
+  } finally {
+    await context.close();
+  }
+});
