@@ -453,7 +453,7 @@ impl McpSession {
                     error.message, error.code
                 ))),
                 Incoming::Request { id, method, params } => {
-                    self.on_server_request(id, &method, params, now_ms)
+                    self.on_server_request(id, &method, params, text, now_ms)
                 }
                 Incoming::Notification { method, params } => {
                     self.on_notification(&method, &params, now_ms)
@@ -465,7 +465,14 @@ impl McpSession {
         }
     }
 
-    fn on_server_request(&mut self, id: RequestId, method: &str, params: Value, now_ms: f64) {
+    fn on_server_request(
+        &mut self,
+        id: RequestId,
+        method: &str,
+        params: Value,
+        raw: &str,
+        now_ms: f64,
+    ) {
         if now_ms - self.asks.0 >= 1_000.0 {
             self.asks = (now_ms, 0);
         }
@@ -483,7 +490,7 @@ impl McpSession {
             "ping" => messages::response(&id, json!({})),
             // Answered later, when the user has decided (`answer_elicitation`); the session
             // keeps serving everything else meanwhile.
-            elicit::CREATE_METHOD => return self.on_elicit_create(id, params),
+            elicit::CREATE_METHOD => return self.on_elicit_create(id, params, raw),
             // We declare no other client capability (sampling, roots), so nothing else may be
             // asked of us.
             _ => messages::error_response(&id, messages::METHOD_NOT_FOUND, "Method not found"),

@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::elicit::{self, ElicitAnswer};
+use super::elicit::{self, ElicitAnswer, ElicitKind};
 use super::messages::{self, RequestId};
 use super::session::{McpSession, Pending, PendingKind};
 use super::session_types::SessionEvent;
@@ -17,9 +17,15 @@ use super::session_types::SessionEvent;
 const INVALID_PARAMS: i64 = -32602;
 
 impl McpSession {
-    pub(super) fn on_elicit_create(&mut self, id: RequestId, params: Value) {
+    /// `raw`: the message's text, for the order of the form's fields.
+    pub(super) fn on_elicit_create(&mut self, id: RequestId, params: Value, raw: &str) {
         match elicit::parse_create(&params) {
-            Ok(request) => {
+            Ok(mut request) => {
+                if let (ElicitKind::Form(form), Some(order)) =
+                    (&mut request.kind, elicit::property_order(raw))
+                {
+                    *form = std::mem::take(form).ordered(&order);
+                }
                 if !self.elicits.contains(&id) {
                     self.elicits.push(id.clone());
                 }

@@ -117,6 +117,26 @@ fn messages_id(id: &RequestId) -> Value {
 }
 
 #[test]
+fn the_form_keeps_the_order_the_server_wrote() {
+    let mut s = ready(0.0);
+    s.handle_message(
+        r#"{"jsonrpc":"2.0","id":3,"method":"elicitation/create","params":{"message":"m",
+            "requestedSchema":{"type":"object","properties":{"zeta":{"type":"string"},
+            "alpha":{"type":"boolean"},"mid":{"type":"integer"}}}}}"#,
+        1.0,
+    );
+    let d = drain(&mut s);
+    let [SessionEvent::Elicit { request, .. }] = &d.events[..] else {
+        panic!("{:?}", d.events)
+    };
+    let ElicitKind::Form(f) = &request.kind else {
+        panic!()
+    };
+    let names: Vec<&str> = f.fields.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["zeta", "alpha", "mid"]);
+}
+
+#[test]
 fn decline_and_cancel_carry_no_content() {
     let mut s = ready(0.0);
     s.handle_message(&ask(1), 1.0);

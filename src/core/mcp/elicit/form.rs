@@ -112,6 +112,18 @@ impl FormModel {
         Ok(FormModel { fields })
     }
 
+    /// Put the fields in `order` (the server's own order, see `property_order`); fields it
+    /// does not name keep their place after those it does.
+    pub fn ordered(mut self, order: &[String]) -> FormModel {
+        self.fields.sort_by_key(|f| {
+            order
+                .iter()
+                .position(|n| *n == f.name)
+                .unwrap_or(usize::MAX)
+        });
+        self
+    }
+
     /// What each input starts with: its default, else empty (unchecked, nothing chosen).
     pub fn initial_inputs(&self) -> Vec<FieldInput> {
         self.fields

@@ -10,10 +10,12 @@
 //! yields the domain to show; opening it is the UI's job, and only after the user consents.
 
 mod form;
+mod order;
 mod request;
 mod url;
 
 pub use form::{Choice, Field, FieldInput, FieldKind, FormModel, TextFormat};
+pub use order::property_order;
 pub use request::{parse_create, ElicitAction, ElicitAnswer, ElicitKind, ElicitRequest};
 pub use url::{UrlAsk, UrlRefusal};
 
