@@ -93,7 +93,7 @@ test('a server that is down is named in the chat header', async () => {
   const gone = await startServer('hostile-normal');
   const url = gone.url;
   await gone.stop();
-  const down = { id: 'gone', name: 'gone-server', url, transport: 'streamable', headers: [], enabled: true };
+  const down = { id: 'gone', name: 'gone-server', url, transport: 'auto', headers: [], enabled: true };
   const { context, page, errors } = await openPage([everything(), down]);
   try {
     const badge = page.locator('.chat-header .mcp-down');
