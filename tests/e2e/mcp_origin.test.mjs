@@ -2,7 +2,8 @@
 // (tests/servers/mcp/leaky_origin.mjs): a legacy HTTP+SSE server whose `endpoint` event names
 // another origin, and a server that answers 307 to another loopback origin. That other origin
 // records every request it gets (with open CORS, so nothing the browser sends there is blocked):
-// it must see none carrying the custom header, and the server card must say why.
+// it must see none carrying the custom header, and the server card must say why. The same 307
+// server stands in for a provider too: a chat request carrying the key is not redirected.
 //
 //   SKIFF_DIST=$PWD/dist node --test --test-concurrency=1 tests/e2e/mcp_origin.test.mjs
 import { test, before, after } from 'node:test';
@@ -97,6 +98,36 @@ test('a 307 to another origin is not followed by a request with custom headers, 
     assert.match(said, /does not reveal where/, said);
     await page.waitForTimeout(1_000);
     assert.deepEqual(leaked(elsewhere.seen), [], 'no request with the custom headers reached the other origin');
+    assert.deepEqual(elsewhere.seen.map((r) => `${r.method} ${r.url}`), [], 'nothing reached the other origin');
+    assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
+  } finally {
+    await context.close();
+    await leaky.stop();
+    await elsewhere.stop();
+  }
+});
+
+test('a provider answering 307 to another origin: the key is not sent there, and the message says why', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { repoRoot } = await import('./harness.mjs');
+  const m = /pub const SETTINGS_VERSION: u32 = (\d+);/.exec(readFileSync(`${repoRoot}/src/core/persist/mod.rs`, 'utf8'));
+  const elsewhere = await startRecorder();
+  const leaky = await startLeaky('redirect', elsewhere.origin);
+  const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
+  const settings = JSON.stringify({ v: Number(m[1]), data: { base_url: leaky.url.replace(/\/mcp$/, '/v1'), api_key: 'sk-never-elsewhere', model: 'm' } });
+  await context.addInitScript((s) => {
+    if (!localStorage.getItem('skiff:settings')) localStorage.setItem('skiff:settings', s);
+  }, settings);
+  const page = await context.newPage();
+  const errors = collectConsoleErrors(page, { ignore: EXPECTED_CONSOLE });
+  try {
+    await page.goto(site.url);
+    await page.fill('textarea[aria-label="Message"]', 'hello');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => /redirect the request elsewhere/.test(document.querySelector('article.message-assistant:last-of-type')?.innerText || document.body.innerText), null, { timeout: 20_000 });
+    const text = await page.evaluate(() => document.body.innerText);
+    assert.match(text, /did not follow, because the request carries your key/, text.slice(0, 400));
+    await page.waitForTimeout(1_000);
     assert.deepEqual(elsewhere.seen.map((r) => `${r.method} ${r.url}`), [], 'nothing reached the other origin');
     assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
   } finally {
