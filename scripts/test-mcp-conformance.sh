@@ -5,7 +5,8 @@
 #   scripts/test-mcp-conformance.sh [--no-build]
 #
 # 1. builds the page (scripts/build.sh into $SKIFF_DIST, default dist/) unless --no-build;
-# 2. runs initialize, tools_call and sse-retry: these must pass (exit 1 otherwise);
+# 2. runs initialize, tools_call, elicitation-sep1034-client-defaults and sse-retry: these must
+#    pass (exit 1 otherwise);
 # 3. runs every other non-auth client scenario the installed suite lists: reported, not required;
 # 4. prints both summaries. The client command is tests/mcp-conformance/skiff-client.mjs.
 # Results (checks.json, the client's stdout/stderr per scenario) stay in the printed folders.
@@ -34,16 +35,17 @@ fi
 
 # The suite splits the command on spaces: keep the paths free of them.
 COMMAND="node $ROOT/tests/mcp-conformance/skiff-client.mjs"
-REQUIRED=(initialize tools_call sse-retry)
+REQUIRED=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
 OUT=$(mktemp -d /tmp/skiff-conformance.XXXXXX)
 
 # Every non-auth client scenario of the installed suite, minus the required ones.
 mapfile -t OTHERS < <("$SKIFF_NODE22" tests/mcp-conformance/conformance.mjs list --client 2>/dev/null |
-  sed -n 's/^ *- \([^ ]*\).*/\1/p' | grep -v '^auth/' | grep -vxF -e initialize -e tools_call -e sse-retry || true)
+  sed -n 's/^ *- \([^ ]*\).*/\1/p' | grep -v '^auth/' | grep -vxF -e initialize -e tools_call -e elicitation-sep1034-client-defaults -e sse-retry || true)
 
 echo "==> required scenarios: ${REQUIRED[*]}"
 set +e
-tests/mcp-conformance/run.sh --proxy --out "$OUT/required" --command "$COMMAND" "${REQUIRED[@]}" \
+SKIFF_CONFORMANCE_REQUIRED=$(IFS=,; echo "${REQUIRED[*]}") \
+  tests/mcp-conformance/run.sh --proxy --out "$OUT/required" --command "$COMMAND" "${REQUIRED[@]}" \
   > "$OUT/required.summary"
 required_rc=$?
 set -e

@@ -35,6 +35,51 @@ impl HttpRequest {
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
     }
+
+    /// Whether this request carries something that must never leave the origin it was meant
+    /// for: a key, a token, a session id or any header the user configured. The platform sends
+    /// such requests with `redirect: "manual"`, so a redirect to another origin cannot carry
+    /// them there (a browser following a redirect keeps custom headers). Only the protocol's
+    /// own harmless headers allow a redirect to be followed.
+    pub fn carries_credentials(&self) -> bool {
+        const HARMLESS: [&str; 6] = [
+            "accept",
+            "content-type",
+            "mcp-protocol-version",
+            "mcp-method",
+            "mcp-name",
+            "last-event-id",
+        ];
+        self.headers
+            .iter()
+            .any(|(k, _)| !HARMLESS.iter().any(|h| k.eq_ignore_ascii_case(h)))
+    }
+}
+
+/// The origin (`scheme://host[:port]`, lower-cased) of an absolute http(s) URL, or `None`
+/// when `url` is not one. Default ports are dropped so `https://a:443` and `https://a` match.
+pub fn origin_of(url: &str) -> Option<String> {
+    let url = url.trim();
+    let (scheme, rest) = url.split_once("://")?;
+    let scheme = scheme.to_ascii_lowercase();
+    if scheme != "http" && scheme != "https" {
+        return None;
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    // Userinfo is not part of the origin.
+    let host_port = authority
+        .rsplit_once('@')
+        .map(|(_, h)| h)
+        .unwrap_or(authority);
+    if host_port.is_empty() {
+        return None;
+    }
+    let mut host_port = host_port.to_ascii_lowercase();
+    let default = if scheme == "http" { ":80" } else { ":443" };
+    if let Some(stripped) = host_port.strip_suffix(default) {
+        host_port = stripped.to_string();
+    }
+    Some(format!("{scheme}://{host_port}"))
 }
 
 /// Join a user-typed base URL and a path, tolerating a trailing slash on the base and
@@ -75,6 +120,44 @@ mod tests {
         assert!(!blocked_as_mixed_content(true, "http://[::1]:1234/v1"));
         assert!(!blocked_as_mixed_content(true, "https://example.com/v1"));
         assert!(!blocked_as_mixed_content(false, "http://example.com/v1"));
+    }
+
+    #[test]
+    fn keys_tokens_and_custom_headers_count_as_credentials() {
+        let mut r = HttpRequest {
+            method: Method::Post,
+            url: "http://a/mcp".into(),
+            headers: vec![
+                ("Content-Type".into(), "application/json".into()),
+                ("Accept".into(), "text/event-stream".into()),
+                ("MCP-Protocol-Version".into(), "2025-06-18".into()),
+            ],
+            body: None,
+        };
+        assert!(!r.carries_credentials());
+        for name in ["Authorization", "x-api-key", "Mcp-Session-Id", "X-Custom"] {
+            r.headers.push((name.into(), "v".into()));
+            assert!(r.carries_credentials(), "{name}");
+            r.headers.pop();
+        }
+    }
+
+    #[test]
+    fn origins_compare_scheme_host_and_port() {
+        assert_eq!(
+            origin_of("http://127.0.0.1:3001/sse").as_deref(),
+            Some("http://127.0.0.1:3001")
+        );
+        assert_eq!(
+            origin_of("HTTPS://User@Example.com:443/x?y").as_deref(),
+            Some("https://example.com")
+        );
+        assert_ne!(
+            origin_of("http://127.0.0.1:3001/a"),
+            origin_of("http://127.0.0.1:3002/a")
+        );
+        assert_eq!(origin_of("/relative"), None);
+        assert_eq!(origin_of("ftp://x/y"), None);
     }
 
     #[test]

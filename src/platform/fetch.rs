@@ -12,7 +12,10 @@ use js_sys::{Array, Reflect, Uint8Array};
 use skiff_core::http::HttpRequest;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Headers, ReadableStreamDefaultReader, RequestInit, RequestMode, Response};
+use web_sys::{
+    Headers, ReadableStreamDefaultReader, RequestInit, RequestMode, RequestRedirect, Response,
+    ResponseType,
+};
 
 use super::abort::AbortHandle;
 use super::{js_error_name, js_error_text};
@@ -30,6 +33,10 @@ pub enum FetchError {
     Stream(String),
     /// The browser refused to even build the request (bad URL, bad header value, no window).
     Browser(String),
+    /// The server answered a request carrying credentials with a redirect, which was not
+    /// followed (see [`send`]). `to` is where it pointed when the browser reveals it; with
+    /// manual redirects it does not, so this is `None` in practice.
+    RedirectRefused { to: Option<String> },
 }
 
 impl fmt::Display for FetchError {
@@ -54,6 +61,18 @@ impl fmt::Display for FetchError {
                 "The browser refused to send the request: {detail}. Fix the setting mentioned \
                  and try again."
             ),
+            FetchError::RedirectRefused { to } => {
+                write!(f, "The server tried to redirect the request elsewhere")?;
+                match to {
+                    Some(to) => write!(f, " (to {to})")?,
+                    None => write!(f, " (the browser does not reveal where to)")?,
+                }
+                write!(
+                    f,
+                    "; it was not followed, because the request carries a key, token or custom \
+                     headers that must not leave the server's origin. Use the final URL instead."
+                )
+            }
         }
     }
 }
@@ -227,6 +246,11 @@ pub async fn send(
     let init = RequestInit::new();
     init.set_method(req.method.as_str());
     init.set_mode(RequestMode::Cors);
+    // A browser following a redirect resends custom headers (keys, tokens) to wherever it
+    // points, another origin included: requests that carry any are never redirected.
+    if req.carries_credentials() {
+        init.set_redirect(RequestRedirect::Manual);
+    }
     init.set_headers(&headers);
     if let Some(body) = &req.body {
         init.set_body(&JsValue::from_str(body));
@@ -253,6 +277,11 @@ pub async fn send(
             js_error_text(&v)
         ))
     })?;
+
+    if response.type_() == ResponseType::Opaqueredirect {
+        // The browser hides the Location of an opaque redirect; say so rather than guess.
+        return Err(FetchError::RedirectRefused { to: None });
+    }
 
     let headers = collect_headers(&response.headers());
     let content_type = headers

@@ -24,3 +24,15 @@ pub fn replace_hash(value: Option<&str>) {
     };
     let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
 }
+
+/// Open `url` in a new tab, without giving that page a handle on this one (`noopener`) or
+/// telling it where the user came from (`noreferrer`). Only call it from a user's click: it
+/// must never open anything on a server's say-so alone. With `noopener` the browser returns
+/// no handle even when the tab opened, so whether a pop-up blocker stopped it cannot be known
+/// here; false only when there is no window or the browser threw.
+pub fn open_in_new_tab(url: &str) -> bool {
+    web_sys::window().is_some_and(|w| {
+        w.open_with_url_and_target_and_features(url, "_blank", "noopener,noreferrer")
+            .is_ok()
+    })
+}

@@ -60,6 +60,7 @@ pub(crate) fn provider_error(e: FetchError) -> ProviderError {
         FetchError::Network(detail) | FetchError::Browser(detail) => ProviderError::Network(detail),
         FetchError::Stream(_) => ProviderError::StreamCut,
         FetchError::Aborted => ProviderError::Network("the request was cancelled".into()),
+        FetchError::RedirectRefused { to } => ProviderError::RedirectRefused { to },
     }
 }
 

@@ -11,6 +11,7 @@ use skiff_core::follow::{follows_after_scroll, ScrollPos};
 use super::composer::Composer;
 use super::context::ctx;
 use super::conversation_menu::ConversationMenu;
+use super::elicit_card::ElicitTray;
 use super::icons;
 use super::message_view::MessageView;
 use super::onboarding::Onboarding;
@@ -163,6 +164,7 @@ pub fn ChatView() -> impl IntoView {
                     }
                 />
             </div>
+            <ElicitTray />
             <Composer />
         </main>
     }

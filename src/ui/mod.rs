@@ -11,6 +11,7 @@ pub mod context_gauge;
 pub mod conversation_menu;
 pub mod conversation_settings;
 pub mod dialog;
+pub mod elicit_card;
 pub mod icons;
 pub mod markdown_body;
 pub mod mcp_settings;

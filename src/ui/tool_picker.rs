@@ -34,9 +34,43 @@ pub fn ToolPicker() -> impl IntoView {
     };
     let any_server =
         move || !ctx.mcp.servers.with(Vec::is_empty) || !ctx.mcp.in_page.with(Vec::is_empty);
+    // Enabled servers that are down, by name: said in the header, not only as fewer tools.
+    let down = move || {
+        ctx.mcp.servers.with(|s| {
+            s.iter()
+                .filter(|c| c.enabled)
+                .filter(|c| {
+                    ctx.mcp
+                        .live_for(&c.id)
+                        .is_some_and(|l| l.health.with(|h| h.status.is_down()))
+                })
+                .map(|c| text::name(&c.name).into_owned())
+                .collect::<Vec<_>>()
+        })
+    };
+    // A click anywhere outside the picker closes it, as Escape does.
+    let root = NodeRef::<leptos::html::Div>::new();
+    let outside = window_event_listener(leptos::ev::click, move |ev| {
+        if !open.get_untracked() {
+            return;
+        }
+        let inside = match (root.get_untracked(), ev.target()) {
+            (Some(root), Some(target)) => {
+                use wasm_bindgen::JsCast;
+                target
+                    .dyn_ref::<web_sys::Node>()
+                    .is_some_and(|n| root.contains(Some(n)))
+            }
+            _ => false,
+        };
+        if !inside {
+            open.set(false);
+        }
+    });
+    on_cleanup(move || outside.remove());
     view! {
         <Show when=any_server>
-            <div class="tool-picker" on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+            <div class="tool-picker" node_ref=root on:keydown=move |ev: leptos::ev::KeyboardEvent| {
                 // Escape closes the open panel and puts focus back on its toggle; handled here,
                 // so the page's Escape (stop the answer) is not also run.
                 if ev.key() == "Escape" && open.get_untracked() {
@@ -56,6 +90,25 @@ pub fn ToolPicker() -> impl IntoView {
                 >
                     {move || format!("Tools: {}", enabled_count())}
                 </button>
+                {move || {
+                    let names = down();
+                    (!names.is_empty()).then(|| {
+                        let what = if names.len() == 1 {
+                            format!("MCP server down: {}", names[0])
+                        } else {
+                            format!("{} MCP servers down: {}", names.len(), names.join(", "))
+                        };
+                        view! {
+                            <button
+                                class="small mcp-down"
+                                title="Open Settings → MCP servers"
+                                on:click=move |_| ctx.show_settings.set(true)
+                            >
+                                {what}
+                            </button>
+                        }
+                    })
+                }}
                 <Show when=move || open.get()>
                     <div class="tool-picker-panel" role="dialog" aria-label="Tools for this conversation">
                         {move || {

@@ -9,7 +9,8 @@
 # --proxy starts cors_proxy.mjs (npm cors-anywhere) and exports SKIFF_CORS_PROXY=http://127.0.0.1:PORT/
 # for CMD to use as the server's proxy prefix (the suite's servers send no CORS headers).
 # Default scenarios: every non-auth client scenario. Required to pass (exit 1 otherwise):
-# $SKIFF_CONFORMANCE_REQUIRED, default "initialize,tools_call,sse-retry"; the others are reported.
+# $SKIFF_CONFORMANCE_REQUIRED, default "initialize,tools_call,elicitation-sep1034-client-defaults,sse-retry";
+# the others are reported.
 # The last line is "N passed, N failed".
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -29,7 +30,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$COMMAND" ] || { echo "run.sh: --command is required" >&2; exit 2; }
 [ ${#SCENARIOS[@]} -gt 0 ] || SCENARIOS=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
-REQUIRED=${SKIFF_CONFORMANCE_REQUIRED:-initialize,tools_call,sse-retry}
+REQUIRED=${SKIFF_CONFORMANCE_REQUIRED:-initialize,tools_call,elicitation-sep1034-client-defaults,sse-retry}
 OUTDIR=${OUTDIR:-$(mktemp -d /tmp/skiff-conformance.XXXXXX)}
 mkdir -p "$OUTDIR"
 

@@ -12,8 +12,9 @@
 //   sse-retry      connect, call `test_reconnection`; the server closes the call's SSE stream
 //                  and Skiff must resume it with GET + Last-Event-ID after the `retry` delay
 //   elicitation-sep1034-client-defaults
-//                  connect, call `test_client_elicitation_defaults` (Skiff does not answer
-//                  elicitation yet; the outcome is reported as it is)
+//                  connect, call `test_client_elicitation_defaults`; the server's question
+//                  shows as a card (at the top of Settings, where the call was made) and is
+//                  accepted as it is, so the form's defaults go back (the server judges them)
 //   anything else  connect and report "not supported"
 // It exits 0 once the scenario's work is done (the suite kills it after its --timeout), and 1
 // when Skiff could not do it, printing what the page showed.
@@ -91,6 +92,17 @@ async function callTool(page, tool, args, timeout) {
   await li.locator('summary').click();
   await li.locator('.mcp-try-args').fill(JSON.stringify(args));
   await li.locator('.mcp-try-call').click();
+  if (scenario.startsWith('elicitation')) {
+    // Accept the question untouched: what goes back is whatever Skiff filled in by itself.
+    const card = page.locator('.elicit-card').first();
+    try {
+      await card.waitFor({ timeout });
+      log(`elicitation card: ${(await card.innerText()).replace(/\s+/g, ' ').slice(0, 300)}`);
+      await card.locator('button.elicit-accept').click();
+    } catch {
+      log('no elicitation card appeared');
+    }
+  }
   try {
     await li.locator('.mcp-try-result, .mcp-try-error').first().waitFor({ timeout });
   } catch {

@@ -173,6 +173,15 @@ impl HealthStatus {
     }
 
     /// One line for the status dot's label, e.g. "reconnecting in 4 s (attempt 3)".
+    /// Whether the server is down as far as the user is concerned: it failed and is waiting
+    /// to retry, gave up, or the browser is offline. Idle (switched off) and connecting are not.
+    pub fn is_down(&self) -> bool {
+        matches!(
+            self,
+            HealthStatus::Reconnecting { .. } | HealthStatus::Error { .. } | HealthStatus::Offline
+        )
+    }
+
     pub fn describe(&self, now_ms: f64) -> String {
         match self {
             HealthStatus::Idle => "idle".into(),
@@ -200,6 +209,26 @@ impl HealthStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn down_means_failed_or_offline_not_idle_or_connecting() {
+        assert!(HealthStatus::Reconnecting {
+            at_ms: 1.0,
+            attempt: 1
+        }
+        .is_down());
+        assert!(HealthStatus::Error {
+            message: "x".into()
+        }
+        .is_down());
+        assert!(HealthStatus::Offline.is_down());
+        assert!(!HealthStatus::Idle.is_down());
+        assert!(!HealthStatus::Connected { since_ms: 0.0 }.is_down());
+        assert!(!HealthStatus::Connecting {
+            step: ConnectStep::Initializing
+        }
+        .is_down());
+    }
 
     #[test]
     fn schedule_is_exactly_1_2_4_8_16_then_30() {

@@ -236,6 +236,13 @@ fn import_entry(name: &str, entry: &Value, list: &ServerList) -> Result<ServerCo
     if !(is_http(url) || is_ws(url)) {
         return Err(format!("its URL `{url}` is not http(s):// or ws(s)://."));
     }
+    // One server, one entry: a second one would connect twice and double every tool.
+    if let Some(other) = list.servers.iter().find(|c| form::same_url(&c.url, url)) {
+        return Err(format!(
+            "its URL is already configured (as \"{}\"), so it was not added twice.",
+            other.name
+        ));
+    }
     let declared = obj.get("type").or_else(|| obj.get("transport"));
     let transport = match declared
         .and_then(Value::as_str)
@@ -329,6 +336,32 @@ mod tests {
         "nothing": {}
       }
     }"#;
+
+    #[test]
+    fn a_url_already_configured_is_not_imported_twice() {
+        let mut existing = ServerList::default();
+        existing
+            .servers
+            .push(ServerConfig::new("a", "mine", "http://127.0.0.1:3001/mcp/"));
+        let r = import_mcp_servers(CLAUDE_DESKTOP, &existing).unwrap();
+        assert!(!r.imported.iter().any(|s| s.name == "everything"));
+        let skip = r.skipped.iter().find(|s| s.name == "everything").unwrap();
+        assert!(
+            skip.reason.contains("already configured") && skip.reason.contains("mine"),
+            "{}",
+            skip.reason
+        );
+        // Twice in one import: the second is refused the same way.
+        let twice =
+            r#"{"mcpServers": {"a": {"url": "http://h/mcp"}, "b": {"url": "HTTP://H/mcp"}}}"#;
+        let r = import_mcp_servers(twice, &ServerList::default()).unwrap();
+        assert_eq!(r.imported.len(), 1);
+        assert!(
+            r.skipped[0].reason.contains("(as \"a\")"),
+            "{}",
+            r.skipped[0].reason
+        );
+    }
 
     #[test]
     fn stdio_entries_are_skipped_with_a_reason_and_the_rest_import() {

@@ -65,6 +65,16 @@ pub enum McpError {
     EndlessPagination { method: String, pages: usize },
     /// The connection was accepted but the MCP handshake did not finish in time.
     HandshakeTimeout { after_ms: u64 },
+    /// A legacy HTTP+SSE server named a message endpoint on another origin than its SSE URL.
+    /// Following it would send the server's custom headers (its credentials) to that origin.
+    EndpointElsewhere {
+        sse_origin: String,
+        endpoint: String,
+    },
+    /// The server answered a request that carries credentials with a redirect, which Skiff
+    /// does not follow: the browser would resend the headers to wherever it points. `to` is
+    /// where it pointed, when the browser tells (with manual redirects it usually does not).
+    RedirectRefused { to: Option<String> },
 }
 
 impl McpError {
@@ -96,6 +106,16 @@ impl McpError {
                 format!("the handshake got no answer in {} s", after_ms / 1000)
             }
             other => other.to_string().trim_end_matches('.').to_string(),
+        }
+    }
+
+    /// Whether this is Skiff refusing to send credentials to another origin (an endpoint
+    /// elsewhere, a redirect): the same settings meet it again, so it is shown, not retried.
+    pub fn refuses_to_leave_origin(&self) -> bool {
+        match self {
+            McpError::EndpointElsewhere { .. } | McpError::RedirectRefused { .. } => true,
+            McpError::BothTransportsFailed { sse, .. } => sse.refuses_to_leave_origin(),
+            _ => false,
         }
     }
 
@@ -191,6 +211,18 @@ impl fmt::Display for McpError {
                 "The server accepted the connection but did not finish the MCP handshake within {} s. It may be stuck, or this URL may not be an MCP endpoint; Skiff keeps retrying.",
                 after_ms / 1000
             ),
+            McpError::EndpointElsewhere { sse_origin, endpoint } => write!(
+                f,
+                "The server at {sse_origin} told Skiff to send its messages to {endpoint}, another origin. Skiff refused, because that would send this server's headers (its keys or tokens) elsewhere. Use the message URL the server's own origin serves, or fix the server."
+            ),
+            McpError::RedirectRefused { to } => {
+                write!(f, "The server tried to redirect the request elsewhere")?;
+                match to {
+                    Some(to) => write!(f, " (to {to})")?,
+                    None => write!(f, " (the browser does not reveal where to)")?,
+                }
+                write!(f, "; Skiff did not follow, because the request carries this server's headers (keys or tokens) that must not leave its origin. Use the final URL in the server's settings.")
+            }
         }
     }
 }
@@ -236,6 +268,28 @@ mod tests {
             after_ms: 1500,
         };
         assert!(t.to_string().contains("1.5 s"), "{t}");
+    }
+
+    #[test]
+    fn refusals_to_leave_the_origin_say_so() {
+        let e = McpError::RedirectRefused { to: None };
+        let s = e.to_string();
+        assert!(
+            s.contains("redirect the request elsewhere")
+                && s.contains("did not follow")
+                && s.contains("does not reveal"),
+            "{s}"
+        );
+        let e = McpError::RedirectRefused {
+            to: Some("http://evil.example/x".into()),
+        };
+        assert!(e.to_string().contains("http://evil.example/x"));
+        let e = McpError::EndpointElsewhere {
+            sse_origin: "http://127.0.0.1:1".into(),
+            endpoint: "http://127.0.0.1:2/message".into(),
+        };
+        let s = e.to_string();
+        assert!(s.contains("another origin") && s.contains("refused"), "{s}");
     }
 
     #[test]

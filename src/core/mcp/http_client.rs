@@ -138,6 +138,14 @@ impl HttpClient {
         self.pump(now_ms);
     }
 
+    pub fn on_redirect_refused(&mut self, token: Token, to: Option<String>, now_ms: f64) {
+        match &mut self.transport {
+            Transport::Streamable(t) => t.on_redirect_refused(token, to),
+            Transport::Sse(t) => t.on_redirect_refused(token, to),
+        }
+        self.pump(now_ms);
+    }
+
     pub fn next_deadline(&self) -> Option<f64> {
         let transport = match &self.transport {
             Transport::Streamable(t) => t.next_deadline(),
@@ -238,6 +246,9 @@ impl HttpClient {
                 } else if let Some(id) = meta.id {
                     self.session.request_failed(&id, streamable_error, now_ms);
                 }
+            }
+            TransportEvent::TransportLost(error) if error.refuses_to_leave_origin() => {
+                self.session.transport_refused(error, now_ms)
             }
             TransportEvent::TransportLost(error) => {
                 self.session.transport_lost(&error.cause(), now_ms)

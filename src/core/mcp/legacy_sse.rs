@@ -179,6 +179,18 @@ impl LegacySse {
                 match ev.event.as_str() {
                     "endpoint" => {
                         let url = resolve_url(&self.target.url, ev.data.trim());
+                        let ours = crate::http::origin_of(&self.target.url);
+                        if ours.is_none() || crate::http::origin_of(&url) != ours {
+                            // Custom headers go with every POST: never to another origin.
+                            let error = McpError::EndpointElsewhere {
+                                sse_origin: ours.unwrap_or_else(|| self.target.url.clone()),
+                                endpoint: url,
+                            };
+                            self.stream = None;
+                            self.actions.push_back(HttpAction::Abort(token));
+                            self.stream_failed(error);
+                            return;
+                        }
                         self.endpoint = Some(url);
                         for (body, meta) in std::mem::take(&mut self.queued) {
                             self.send(body, &meta);
@@ -228,6 +240,16 @@ impl LegacySse {
     pub fn on_fetch_error(&mut self, token: Token, message: &str) {
         let url = self.target.url.clone();
         let error = describe_fetch_failure(&self.target, &url, message);
+        self.fetch_failed(token, error);
+    }
+
+    /// The browser stopped a redirect of `token` (a request with credentials): fail it the way
+    /// a network failure would, with the sentence that says why.
+    pub fn on_redirect_refused(&mut self, token: Token, to: Option<String>) {
+        self.fetch_failed(token, McpError::RedirectRefused { to });
+    }
+
+    fn fetch_failed(&mut self, token: Token, error: McpError) {
         if self.stream == Some(token) {
             self.stream = None;
             self.stream_failed(error);

@@ -192,3 +192,45 @@ fn a_stream_ending_later_is_a_lost_transport_and_post_errors_fail_the_request() 
         TransportEvent::TransportLost(McpError::ConnectionLost { .. })
     ));
 }
+
+#[test]
+fn an_endpoint_on_another_origin_is_refused_and_nothing_is_posted_there() {
+    for reference in [
+        "http://127.0.0.1:4999/message?sessionId=a",
+        "//evil.example/message",
+        "https://127.0.0.1:3002/message",
+    ] {
+        let mut target = HttpTarget::new("http://127.0.0.1:3002/sse");
+        target.headers.push(("X-Secret".into(), "s3cret".into()));
+        let mut t = LegacySse::new(target);
+        t.send("{\"init\":1}".into(), &init_meta());
+        t.open();
+        let HttpAction::Fetch { token, .. } = actions(&mut t).remove(0) else {
+            panic!()
+        };
+        t.on_head(
+            token,
+            200,
+            &[("content-type".into(), "text/event-stream".into())],
+        );
+        t.on_chunk(
+            token,
+            format!("event: endpoint\ndata: {reference}\n\n").as_bytes(),
+        );
+        let acts = actions(&mut t);
+        assert!(
+            !acts.iter().any(|a| matches!(a, HttpAction::Fetch { .. })),
+            "{reference}: nothing may be sent to the other origin: {acts:?}"
+        );
+        assert!(acts.contains(&HttpAction::Abort(token)), "{acts:?}");
+        let lost = acts.iter().find_map(|a| match a {
+            HttpAction::Deliver(TransportEvent::TransportLost(e)) => Some(e.clone()),
+            _ => None,
+        });
+        let Some(McpError::EndpointElsewhere { sse_origin, .. }) = lost else {
+            panic!("{reference}: {acts:?}")
+        };
+        assert_eq!(sse_origin, "http://127.0.0.1:3002");
+        assert_eq!(t.endpoint(), None);
+    }
+}

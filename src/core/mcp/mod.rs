@@ -13,6 +13,7 @@
 
 pub mod backoff;
 pub mod config;
+pub mod elicit;
 mod envelope;
 pub mod era;
 pub mod error;
@@ -22,11 +23,13 @@ pub mod legacy_sse;
 pub mod messages;
 pub mod model;
 pub mod session;
+mod session_elicit;
 mod session_lists;
 mod session_requests;
 pub mod session_types;
 pub mod streamable_http;
 pub mod supervisor;
+mod supervisor_elicit;
 mod supervisor_events;
 mod supervisor_link;
 mod supervisor_reports;
@@ -40,8 +43,12 @@ pub use messages::{ListKind, RequestId};
 pub use session::McpSession;
 pub use session_types::{Output, Phase, SendKind, SendMeta, SessionConfig, SessionEvent};
 pub use supervisor::Supervisor;
-pub use supervisor_types::{Action, CallKey, LinkId, Request, ServerKind, Setup, WsReport};
+pub use supervisor_types::{
+    Action, CallKey, ElicitKey, LinkId, Request, ServerKind, Setup, WsReport,
+};
 
+#[cfg(test)]
+mod session_elicit_tests;
 #[cfg(test)]
 mod session_tests;
 #[cfg(test)]

@@ -17,6 +17,7 @@ use std::collections::{HashMap, VecDeque};
 use crate::mcp::model::{Implementation, ServerCapabilities};
 use serde_json::{json, Value};
 
+use super::elicit;
 use super::era::{self, Era, EraCache, ProbeVerdict};
 use super::error::McpError;
 use super::messages::{self, Incoming, ListKind, RequestId, RpcError};
@@ -90,6 +91,9 @@ pub struct McpSession {
     /// was told that the excess is ignored.
     pub(super) asks: (f64, u32),
     pub(super) asks_limited: bool,
+    /// `elicitation/create` requests waiting for the user, by the server's request id. While
+    /// any is open, caller requests do not time out: the server is waiting for the user too.
+    pub(super) elicits: Vec<RequestId>,
 }
 
 /// How many requests (pings, sampling, roots, ...) a server may make of us per second. Each
@@ -118,6 +122,7 @@ impl McpSession {
             relist_at: HashMap::new(),
             asks: (f64::NEG_INFINITY, 0),
             asks_limited: false,
+            elicits: Vec::new(),
         }
     }
 
@@ -203,6 +208,10 @@ impl McpSession {
     }
 
     pub(super) fn set_phase(&mut self, phase: Phase) {
+        if !phase.is_ready() {
+            // Nobody is left to answer: the request belonged to the session that ended.
+            self.drop_elicitations();
+        }
         if self.phase != phase {
             self.phase = phase.clone();
             self.emit(SessionEvent::StateChanged(phase));
@@ -257,7 +266,7 @@ impl McpSession {
         self.outputs.push_back(Output::Send(body, meta));
     }
 
-    fn send_response(&mut self, body: String) {
+    pub(super) fn send_response(&mut self, body: String) {
         let meta = SendMeta {
             kind: SendKind::Response,
             id: None,
@@ -335,7 +344,7 @@ impl McpSession {
             .unwrap_or_else(|| "2025-11-25".to_string());
         let params = json!({
             "protocolVersion": version,
-            "capabilities": {},
+            "capabilities": { "elicitation": elicit::client_capability() },
             "clientInfo": self.client_info(),
         });
         let id = self.alloc_id();
@@ -443,7 +452,9 @@ impl McpSession {
                     "The server reported an error not tied to a request: {} (code {}).",
                     error.message, error.code
                 ))),
-                Incoming::Request { id, method, .. } => self.on_server_request(id, &method, now_ms),
+                Incoming::Request { id, method, params } => {
+                    self.on_server_request(id, &method, params, text, now_ms)
+                }
                 Incoming::Notification { method, params } => {
                     self.on_notification(&method, &params, now_ms)
                 }
@@ -454,7 +465,14 @@ impl McpSession {
         }
     }
 
-    fn on_server_request(&mut self, id: RequestId, method: &str, now_ms: f64) {
+    fn on_server_request(
+        &mut self,
+        id: RequestId,
+        method: &str,
+        params: Value,
+        raw: &str,
+        now_ms: f64,
+    ) {
         if now_ms - self.asks.0 >= 1_000.0 {
             self.asks = (now_ms, 0);
         }
@@ -468,12 +486,14 @@ impl McpSession {
             }
             return;
         }
-        let body = if method == "ping" {
-            messages::response(&id, json!({}))
-        } else {
-            // We declare no client capabilities (sampling, roots, elicitation), so nothing else
-            // may be asked of us.
-            messages::error_response(&id, messages::METHOD_NOT_FOUND, "Method not found")
+        let body = match method {
+            "ping" => messages::response(&id, json!({})),
+            // Answered later, when the user has decided (`answer_elicitation`); the session
+            // keeps serving everything else meanwhile.
+            elicit::CREATE_METHOD => return self.on_elicit_create(id, params, raw),
+            // We declare no other client capability (sampling, roots), so nothing else may be
+            // asked of us.
+            _ => messages::error_response(&id, messages::METHOD_NOT_FOUND, "Method not found"),
         };
         self.send_response(body);
     }
@@ -490,6 +510,7 @@ impl McpSession {
                 });
             }
             "notifications/tools/list_changed" => self.relist(ListKind::Tools, now_ms),
+            elicit::COMPLETE_NOTIFICATION => self.on_elicit_complete(params),
             "notifications/prompts/list_changed" => self.relist(ListKind::Prompts, now_ms),
             "notifications/resources/list_changed" => {
                 self.relist(ListKind::Resources, now_ms);

@@ -219,7 +219,11 @@ impl McpSession {
 
     /// When `handle_timeout` must next be called.
     pub fn next_deadline(&self) -> Option<f64> {
-        let pending = self.pending.values().filter_map(|p| p.deadline);
+        let pending = self
+            .pending
+            .values()
+            .filter(|p| !self.paused_for_user(p))
+            .filter_map(|p| p.deadline);
         let queued = self.queued.iter().map(|q| q.deadline);
         let health = self.next_health_ms.filter(|_| self.phase.is_ready());
         pending
@@ -235,7 +239,7 @@ impl McpSession {
         let mut due: Vec<RequestId> = self
             .pending
             .iter()
-            .filter(|(_, p)| p.deadline.is_some_and(|d| d <= now_ms))
+            .filter(|(_, p)| p.deadline.is_some_and(|d| d <= now_ms) && !self.paused_for_user(p))
             .map(|(id, _)| id.clone())
             .collect();
         due.sort_by_key(|id| format!("{id:?}"));
@@ -320,6 +324,17 @@ impl McpSession {
             reason: reason.to_string(),
             in_flight_tool: tool,
         };
+        self.lose(lost);
+    }
+
+    /// The transport refused to go on (it would have sent credentials to another origin):
+    /// like `transport_lost`, but everything fails with that very error, so its sentence
+    /// reaches the user unchanged and the supervisor can tell that retrying cannot help.
+    pub fn transport_refused(&mut self, error: McpError, _now_ms: f64) {
+        self.lose(move |_| error.clone());
+    }
+
+    fn lose(&mut self, lost: impl Fn(bool) -> McpError) {
         let mut pending: Vec<_> = self.pending.drain().collect();
         pending.sort_by_key(|(id, _)| format!("{id:?}"));
         for (id, p) in pending {

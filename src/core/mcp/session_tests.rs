@@ -144,7 +144,11 @@ fn legacy_handshake_with_server_everything_capture() {
     assert_eq!(d.methods(), ["initialize"]);
     let (init, meta) = &d.sent[0];
     assert_eq!(init["params"]["protocolVersion"], "2025-11-25");
-    assert_eq!(init["params"]["capabilities"], json!({}));
+    assert_eq!(
+        init["params"]["capabilities"],
+        json!({"elicitation": {"form": {}, "url": {}}}),
+        "both elicitation modes are declared, nothing else"
+    );
     assert_eq!(
         meta.protocol_version, None,
         "no version header before negotiation"

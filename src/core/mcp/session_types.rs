@@ -7,6 +7,7 @@ use crate::mcp::model::{
 };
 use serde_json::Value;
 
+use super::elicit::ElicitRequest;
 use super::era::{self, Era, EraCache};
 use super::error::McpError;
 use super::messages::{ListKind, RequestId};
@@ -138,6 +139,19 @@ pub enum SessionEvent {
     },
     /// Something odd the server did that changed nothing (a late answer, an invalid message).
     Notice(String),
+    /// The server asks the user (`elicitation/create`); answer with `answer_elicitation(id)`.
+    Elicit {
+        id: RequestId,
+        request: ElicitRequest,
+    },
+    /// The question `id` can no longer be answered (the session ended): take the card away.
+    ElicitGone {
+        id: RequestId,
+    },
+    /// `notifications/elicitation/complete`: the URL-mode interaction finished out of band.
+    ElicitComplete {
+        elicitation_id: String,
+    },
 }
 
 /// What kind of JSON-RPC message is being sent; HTTP transports expect 202 for the last two.

@@ -551,6 +551,22 @@ impl StreamableHttp {
         }
         let url = self.target.url.clone();
         let error = describe_fetch_failure(&self.target, &url, message);
+        self.failed_before_answer(ex, error);
+    }
+
+    /// The browser stopped a redirect of `token` (a request with credentials; redirects come
+    /// before any body, so this is always a failure before an answer).
+    pub fn on_redirect_refused(&mut self, token: Token, to: Option<String>) {
+        let Some(ex) = self.exchanges.remove(&token) else {
+            return;
+        };
+        if self.get_stream == Some(token) {
+            self.get_stream = None;
+        }
+        self.failed_before_answer(ex, McpError::RedirectRefused { to });
+    }
+
+    fn failed_before_answer(&mut self, ex: Exchange, error: McpError) {
         match ex.purpose {
             Purpose::Post if !self.established && ex.method == types_2026::DISCOVER_METHOD => {
                 // A legacy server's CORS rules may not allow the modern headers (Mcp-Method):

@@ -555,3 +555,24 @@ fn auth_failures_and_close() {
     assert!(del.header("mcp-session-id").is_some());
     assert_eq!(t.session_id(), None);
 }
+
+#[test]
+fn a_refused_redirect_loses_the_transport_with_its_own_sentence() {
+    let mut t = StreamableHttp::new(target());
+    t.send(
+        "{}".into(),
+        &meta("initialize", Some(2), Some(Era::Legacy), None),
+    );
+    let (tok, req) = fetched(&actions(&mut t)).remove(0);
+    assert!(
+        req.carries_credentials(),
+        "the custom header makes it manual"
+    );
+    t.on_redirect_refused(tok, None);
+    let ev = events(actions(&mut t));
+    let [TransportEvent::TransportLost(e)] = &ev[..] else {
+        panic!("{ev:?}")
+    };
+    assert_eq!(e, &McpError::RedirectRefused { to: None });
+    assert!(!e.to_string().contains("CORS"), "{e}");
+}

@@ -25,7 +25,7 @@ use super::messages::RequestId;
 use super::session::McpSession;
 use super::session_types::{Phase, SessionConfig};
 use super::supervisor_link::Link;
-use super::supervisor_types::{Action, CallKey, LinkId, Request, ServerKind, Setup};
+use super::supervisor_types::{Action, CallKey, ElicitKey, LinkId, Request, ServerKind, Setup};
 
 /// How long connecting may take, from the first byte sent to a ready session. A server that
 /// accepts the connection and never answers the handshake would otherwise show "connecting"
@@ -104,6 +104,10 @@ pub struct Supervisor {
     shown_status: Option<HealthStatus>,
     shown_transport: Option<&'static str>,
     actions: VecDeque<Action>,
+    /// Questions (`elicitation/create`) waiting for the user: the key the UI answers with,
+    /// the link and the server's request id.
+    pub(super) elicits: Vec<(ElicitKey, LinkId, RequestId)>,
+    pub(super) next_elicit: ElicitKey,
 }
 
 impl Supervisor {
@@ -127,6 +131,8 @@ impl Supervisor {
             shown_status: None,
             shown_transport: None,
             actions: VecDeque::new(),
+            elicits: Vec::new(),
+            next_elicit: 1,
         }
     }
 
@@ -290,7 +296,7 @@ impl Supervisor {
     // -------------------------------------------------------------------------------------
     // connecting and losing
 
-    fn push(&mut self, a: Action) {
+    pub(super) fn push(&mut self, a: Action) {
         self.actions.push_back(a);
     }
 
@@ -415,6 +421,7 @@ impl Supervisor {
         if self.link.take().is_some() {
             self.push(Action::DropLink(self.link_id));
         }
+        self.drop_elicits();
         self.timers.clear(Timer::Handshake);
         self.listing_tools = false;
         self.connected_since = None;
@@ -670,11 +677,13 @@ fn describe_delay(ms: f64) -> String {
 
 /// Failures a reconnect cannot fix: wrong credentials and no common protocol version. The
 /// status shows the error until the user edits the server or presses "Retry now".
+/// Failures that the same settings will meet again: retrying would only repeat them (and a
+/// refusal to send credentials elsewhere must stay visible, not turn into a countdown).
 fn retry_cannot_help(error: &McpError) -> bool {
     matches!(
         error,
         McpError::Auth { .. } | McpError::UnsupportedVersion { .. }
-    )
+    ) || error.refuses_to_leave_origin()
 }
 
 #[cfg(test)]

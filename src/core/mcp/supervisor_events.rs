@@ -117,6 +117,11 @@ impl Supervisor {
                 self.health_failed(&format!("the health check failed: {error}"), now);
             }
             SessionEvent::Notice(text) => self.log(text),
+            SessionEvent::Elicit { id, request } => self.elicit_opened(id, request),
+            SessionEvent::ElicitGone { id } => self.elicit_gone(&id),
+            SessionEvent::ElicitComplete { elicitation_id } => {
+                self.emit(Action::ElicitComplete { elicitation_id })
+            }
         }
     }
 }

@@ -53,6 +53,21 @@ impl Supervisor {
         }
     }
 
+    /// The platform refused to follow a redirect of a request carrying credentials; `to` is
+    /// where it pointed, when the browser revealed it.
+    pub fn handle_fetch_redirect_refused(
+        &mut self,
+        link: LinkId,
+        token: Token,
+        to: Option<String>,
+        now: f64,
+    ) {
+        if let Some(c) = self.http(link) {
+            c.on_redirect_refused(token, to, now);
+            self.finish(now);
+        }
+    }
+
     pub fn handle_ws(&mut self, link: LinkId, report: WsReport, now: f64) {
         let open = match self.link.as_ref() {
             Some(Link::Ws { open, .. }) if link == self.link_id => *open,

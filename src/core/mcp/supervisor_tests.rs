@@ -855,3 +855,76 @@ fn going_offline_during_the_backoff_drops_the_pending_attempt_and_online_resumes
         "online reconnects at once"
     );
 }
+
+#[test]
+fn a_refused_redirect_stops_with_its_sentence_instead_of_retrying() {
+    let mut r = Rig::new(ServerKind::Remote, "http://127.0.0.1:9/mcp", None);
+    r.sup.handle_connect(0.0);
+    // The modern probe, then `initialize`: both redirected.
+    for _ in 0..2 {
+        let f = fetches(&r.take()).remove(0);
+        r.sup
+            .handle_fetch_redirect_refused(f.link, f.token, None, 10.0);
+    }
+    r.take();
+    let Some(HealthStatus::Error { message }) = r.status() else {
+        panic!("{:?}", r.status())
+    };
+    assert!(
+        message.contains("redirect the request elsewhere") && message.contains("did not follow"),
+        "{message}"
+    );
+    assert_eq!(r.sup.poll_timeout(), None, "no reconnect is scheduled");
+}
+
+#[test]
+fn questions_are_keyed_answered_on_their_link_and_withdrawn_when_it_goes() {
+    let mut r = Rig::new(ServerKind::Remote, "http://127.0.0.1:9/mcp", None);
+    r.sup.handle_connect(0.0);
+    let first = fetches(&r.take());
+    let get = r.http_serve("sid", first).expect("a GET stream");
+    let ask = |id: i64| {
+        format!(
+            "event: message\ndata: {}\n\n",
+            json!({"jsonrpc": "2.0", "id": id, "method": "elicitation/create",
+                "params": {"message": "ok?", "requestedSchema": {"type": "object", "properties": {}}}})
+        )
+    };
+    r.sup
+        .handle_fetch_chunk(get.link, get.token, ask(3).as_bytes(), 10.0);
+    let acts = r.take();
+    let key = acts
+        .iter()
+        .find_map(|a| match a {
+            Action::Elicit { key, request } if request.message == "ok?" => Some(*key),
+            _ => None,
+        })
+        .expect("an Elicit action");
+    r.sup.handle_elicit_answer(
+        key,
+        crate::mcp::elicit::ElicitAnswer::accept(Some(serde_json::Map::new())),
+        20.0,
+    );
+    let sent = fetches(&r.take());
+    assert_eq!(sent.len(), 1);
+    assert_eq!(
+        sent[0].body,
+        json!({"jsonrpc": "2.0", "id": 3, "result": {"action": "accept", "content": {}}})
+    );
+    assert_eq!(sent[0].session.as_deref(), Some("sid"));
+
+    // A second question, then the connection drops: the card is withdrawn.
+    r.sup
+        .handle_fetch_chunk(get.link, get.token, ask(4).as_bytes(), 30.0);
+    let key2 = r
+        .take()
+        .iter()
+        .find_map(|a| match a {
+            Action::Elicit { key, .. } => Some(*key),
+            _ => None,
+        })
+        .expect("a second Elicit");
+    assert_ne!(key, key2);
+    r.sup.handle_disconnect(40.0);
+    assert!(r.take().contains(&Action::ElicitGone { key: key2 }));
+}

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use super::backoff::HealthStatus;
 use super::config::ServerConfig;
+use super::elicit::ElicitRequest;
 use super::era::{Era, EraCache};
 use super::error::McpError;
 use super::http_common::Token;
@@ -20,6 +21,9 @@ pub type LinkId = u64;
 /// Identifies one caller's request for its whole life (a JSON-RPC id is per session and a
 /// reconnect would reuse it).
 pub type CallKey = u64;
+
+/// Identifies one question a server asked the user, for the UI's answer.
+pub type ElicitKey = u64;
 
 /// How the server is reached, read again at every connect so an edit takes effect on
 /// reconnect.
@@ -140,5 +144,18 @@ pub enum Action {
         progress: f64,
         total: Option<f64>,
         message: Option<String>,
+    },
+    /// The server asks the user; show a card and answer with `handle_elicit_answer(key)`.
+    Elicit {
+        key: ElicitKey,
+        request: ElicitRequest,
+    },
+    /// The question `key` can no longer be answered (its connection ended).
+    ElicitGone {
+        key: ElicitKey,
+    },
+    /// The server says the URL-mode interaction `elicitation_id` finished.
+    ElicitComplete {
+        elicitation_id: String,
     },
 }

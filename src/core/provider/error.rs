@@ -59,6 +59,10 @@ pub enum ProviderError {
     Blocked(String),
     /// The base URL typed in Settings is unusable; holds what was typed.
     InvalidBaseUrl(String),
+    /// The provider answered the request (which carries the key) with a redirect, which Skiff
+    /// does not follow: the browser would resend the key wherever it points. `to` is where it
+    /// pointed, when the browser tells (with manual redirects it does not).
+    RedirectRefused { to: Option<String> },
 }
 
 impl ProviderError {
@@ -331,6 +335,14 @@ impl fmt::Display for ProviderError {
                 f.write_str(
                     " Check the base URL, your connection, and that the server allows requests from this page (CORS).",
                 )
+            }
+            ProviderError::RedirectRefused { to } => {
+                f.write_str("The provider tried to redirect the request elsewhere")?;
+                match to {
+                    Some(to) => write!(f, " (to {to})")?,
+                    None => f.write_str(" (the browser does not reveal where to)")?,
+                }
+                f.write_str("; Skiff did not follow, because the request carries your key. Use the final base URL in Settings (often https:// instead of http://, or a missing or extra path segment).")
             }
             ProviderError::Stalled { after_s } => write!(
                 f,

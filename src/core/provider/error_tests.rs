@@ -313,3 +313,16 @@ fn a_stalled_stream_names_the_wait_and_retry_helps() {
     assert!(text.contains("The text so far is kept"), "{text}");
     assert!(e.is_retryable());
 }
+
+#[test]
+fn a_refused_redirect_says_the_key_stayed_home_and_is_not_retried() {
+    let e = ProviderError::RedirectRefused { to: None };
+    let s = e.to_string();
+    assert!(
+        s.contains("redirect the request elsewhere")
+            && s.contains("did not follow")
+            && s.contains("does not reveal"),
+        "{s}"
+    );
+    assert!(!e.is_retryable());
+}

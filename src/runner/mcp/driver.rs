@@ -18,8 +18,11 @@ use gloo_timers::callback::Timeout;
 use leptos::prelude::Set;
 use serde_json::Value;
 use skiff_core::mcp::config::ServerConfig;
+use skiff_core::mcp::elicit::ElicitAnswer;
 use skiff_core::mcp::http_common::Token;
-use skiff_core::mcp::{Action, CallKey, LinkId, McpError, ServerKind, Setup, Supervisor, WsReport};
+use skiff_core::mcp::{
+    Action, CallKey, ElicitKey, LinkId, McpError, ServerKind, Setup, Supervisor, WsReport,
+};
 use wasm_bindgen_futures::spawn_local;
 
 use super::in_page::InPageServer;
@@ -70,6 +73,11 @@ pub(super) enum Msg {
     },
     Timer {
         gen: u64,
+    },
+    /// The user answered the server's question `key`.
+    ElicitAnswer {
+        key: ElicitKey,
+        answer: ElicitAnswer,
     },
     /// The server was removed: close and end the task.
     Stop,
@@ -201,6 +209,7 @@ impl Driver {
                 self.sup.handle_request(key, req, now);
             }
             Msg::Cancel { key, reason } => self.sup.handle_cancel(key, reason, now),
+            Msg::ElicitAnswer { key, answer } => self.sup.handle_elicit_answer(key, answer, now),
             Msg::Fetch { link, token, ev } => match ev {
                 FetchEv::Head { status, headers } => self
                     .sup
@@ -213,6 +222,10 @@ impl Driver {
                 FetchEv::Error(message) => {
                     self.aborts.remove(&(link, token));
                     self.sup.handle_fetch_error(link, token, &message, now);
+                }
+                FetchEv::RedirectRefused { to } => {
+                    self.aborts.remove(&(link, token));
+                    self.sup.handle_fetch_redirect_refused(link, token, to, now);
                 }
             },
             Msg::Ws { link, ev } => self.sup.handle_ws(link, ws_report(ev), now),
@@ -336,6 +349,13 @@ impl Driver {
                     if let Some(f) = self.callers.get(&key).and_then(|c| c.1.as_ref()) {
                         f(progress, total, message);
                     }
+                }
+                Action::Elicit { key, request } if show => {
+                    self.store.elicit_arrived(&self.id, key, request)
+                }
+                Action::ElicitGone { key } if show => self.store.elicit_gone(&self.id, key),
+                Action::ElicitComplete { elicitation_id } if show => {
+                    self.store.elicit_complete(&self.id, &elicitation_id)
                 }
                 Action::EraDetected(cache) if show => {
                     self.store.set_era_cache(&self.id, Some(cache))

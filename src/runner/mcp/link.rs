@@ -27,12 +27,17 @@ pub(super) enum FetchEv {
     End,
     /// The browser's own words only: the core adds the diagnosis (CORS, mixed content).
     Error(String),
+    /// A redirect of a request carrying credentials was not followed.
+    RedirectRefused {
+        to: Option<String>,
+    },
 }
 
 fn browser_detail(e: FetchError) -> String {
     match e {
         FetchError::Network(d) | FetchError::Stream(d) | FetchError::Browser(d) => d,
         FetchError::Aborted => "the request was stopped".into(),
+        other @ FetchError::RedirectRefused { .. } => other.to_string(),
     }
 }
 
@@ -50,6 +55,10 @@ pub(super) fn spawn_fetch(
         let mut response = match fetch::send(&request, Some(&abort)).await {
             Ok(r) => r,
             Err(FetchError::Aborted) => return,
+            Err(FetchError::RedirectRefused { to }) => {
+                report(FetchEv::RedirectRefused { to });
+                return;
+            }
             Err(e) => {
                 report(FetchEv::Error(browser_detail(e)));
                 return;

@@ -28,7 +28,8 @@ use futures::channel::{mpsc, oneshot};
 use futures::future::join_all;
 use leptos::prelude::*;
 use serde_json::{Map, Value};
-use skiff_core::mcp::McpError;
+use skiff_core::mcp::elicit::{ElicitAction, ElicitAnswer, ElicitKind};
+use skiff_core::mcp::{ElicitKey, McpError};
 use wasm_bindgen_futures::spawn_local;
 
 use driver::{Driver, Msg, Progress, Req};
@@ -264,6 +265,21 @@ impl McpRunner {
     }
 
     /// Send to a server's task, starting it if the server exists and has none.
+    /// Answer server `id`'s question `key` and take its card away (an accepted URL-mode
+    /// question stays, waiting for the server to say the step finished).
+    pub fn answer_elicitation(&self, id: &str, key: ElicitKey, answer: ElicitAnswer) {
+        let url_accepted = answer.action == ElicitAction::Accept
+            && self.store.elicits.with_untracked(|cards| {
+                cards.iter().any(|c| {
+                    c.server_id == id
+                        && c.key == key
+                        && matches!(c.request.kind, ElicitKind::Url(_))
+                })
+            });
+        self.store.elicit_answered(id, key, url_accepted);
+        self.send_existing(id, Msg::ElicitAnswer { key, answer });
+    }
+
     fn send(&self, id: &str, msg: Msg) {
         if let Some(tx) = self.sender(id) {
             let _ = tx.unbounded_send(msg);

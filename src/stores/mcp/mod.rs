@@ -15,8 +15,10 @@
 //!
 //! It never talks to a server: connecting, calling and reconnecting are `runner::mcp`'s job.
 
+mod elicits;
 mod live;
 
+pub use elicits::ElicitCard;
 pub use live::{ServerLive, LOG_LIMIT};
 pub use skiff_core::mcp::model::{Prompt, Resource, ResourceTemplate, Tool};
 
@@ -50,6 +52,8 @@ pub struct McpStore {
     pub live: RwSignal<Vec<(String, ServerLive)>>,
     /// In-page servers (built-in tools): `(id, name)`, never persisted.
     pub in_page: RwSignal<Vec<(String, String)>>,
+    /// Questions servers are asking the user, oldest first (see `elicits`).
+    pub elicits: RwSignal<Vec<ElicitCard>>,
     pub notices: Notices,
     persisted: WholeValue,
     /// The store's root owner and one child per `live` entry.
@@ -90,6 +94,7 @@ impl McpStore {
             servers,
             live,
             in_page,
+            elicits: RwSignal::new(Vec::new()),
             notices,
             persisted,
             owners: StoredValue::new((store_root(), HashMap::new())),

@@ -296,7 +296,7 @@ fn check_url(url: &str) -> Result<Scheme, FormError> {
 
 /// Two URLs name the same server when they differ only in the case of the scheme and host,
 /// or a trailing slash.
-fn same_url(a: &str, b: &str) -> bool {
+pub(super) fn same_url(a: &str, b: &str) -> bool {
     fn key(u: &str) -> String {
         let u = u.trim().trim_end_matches('/');
         match u.split_once("://") {

@@ -1,0 +1,33 @@
+//! Elicitation (MCP 2025-11-25): a server asks the user for input in the middle of a request,
+//! either as a small form built from a restricted JSON Schema, or by sending the user to a URL.
+//!
+//! This module turns `elicitation/create` params into values the UI renders ([`ElicitRequest`]:
+//! a [`FormModel`] or a [`UrlAsk`]), validates what the user typed (a sentence per field), and
+//! builds the answer (`{action, content}`). It decides everything a card needs; the UI only
+//! renders it and reports clicks.
+//!
+//! Architecture invariant: nothing here opens a URL or sends anything. A URL request only
+//! yields the domain to show; opening it is the UI's job, and only after the user consents.
+
+mod form;
+mod order;
+mod request;
+mod url;
+
+pub use form::{Choice, Field, FieldInput, FieldKind, FormModel, TextFormat};
+pub use order::property_order;
+pub use request::{parse_create, ElicitAction, ElicitAnswer, ElicitKind, ElicitRequest};
+pub use url::{UrlAsk, UrlRefusal};
+
+/// The method a server uses to ask.
+pub const CREATE_METHOD: &str = "elicitation/create";
+/// The notification a server sends when a URL-mode interaction finished out of band.
+pub const COMPLETE_NOTIFICATION: &str = "notifications/elicitation/complete";
+
+/// The capability Skiff declares: both modes.
+pub fn client_capability() -> serde_json::Value {
+    serde_json::json!({ "form": {}, "url": {} })
+}
+
+#[cfg(test)]
+mod tests;
