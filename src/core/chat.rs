@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::record::{ToolCallRecord, ToolMode};
 use crate::agent::turn_end::FinishReason;
+use crate::branches::Branch;
 use crate::mcp::tool_index::ToolOverrides;
 use crate::pipeline::memory::Memory;
 use crate::pipeline::title::TitleSource;
@@ -139,6 +140,9 @@ pub struct Conversation {
     /// The summary standing in for the older messages (compaction, `pipeline::memory`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<Memory>,
+    /// Continuations the user moved away from (edit, regenerate, switch): `crate::branches`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub branches: Vec<Branch>,
 }
 
 fn is_first_line(s: &TitleSource) -> bool {
@@ -165,6 +169,7 @@ impl Conversation {
             title_source: TitleSource::FirstLine,
             cleared_after: None,
             memory: None,
+            branches: Vec::new(),
         }
     }
 
@@ -249,6 +254,7 @@ pub fn merge_conversations(
         merged.tool_overrides = remote.tool_overrides.clone();
         merged.cleared_after = remote.cleared_after.clone();
         merged.memory = remote.memory.clone();
+        merged.branches = remote.branches.clone();
     }
     merged.updated_ms = local.updated_ms.max(remote.updated_ms);
     merged

@@ -100,6 +100,67 @@ impl ChatRunner {
         self.start_reply(store, conv, settings);
     }
 
+    /// "Regenerate" a finished answer: the answer (every step of its turn) is kept as a branch
+    /// and a new one is written beside it (‹ 2/2 ›).
+    pub fn regenerate(
+        &self,
+        store: ConversationsStore,
+        settings: ChatSettings,
+        message: LiveMessage,
+    ) {
+        let Some(conv) = store.current.get_untracked() else {
+            return;
+        };
+        if self.is_sending(&conv.id()) || message.role != Role::Assistant {
+            return;
+        }
+        let id = message.id();
+        // The answer starts after the question it answers.
+        let at = conv.messages.with_untracked(|ms| {
+            let pos = ms.iter().position(|m| m.id.with_value(|x| *x == id))?;
+            let question = ms[..pos].iter().rposition(|m| m.role == Role::User)?;
+            Some(question + 1)
+        });
+        let Some(at) = at else {
+            return;
+        };
+        store.fork_at(&conv, at);
+        self.start_reply(store, conv, settings);
+    }
+
+    /// Send an edited question: the old question and everything after it are kept as a branch.
+    pub fn edit_and_resend(
+        &self,
+        store: ConversationsStore,
+        settings: ChatSettings,
+        message: LiveMessage,
+        text: String,
+    ) {
+        let text = text.trim_end().to_string();
+        let Some(conv) = store.current.get_untracked() else {
+            return;
+        };
+        if text.trim().is_empty() || self.is_sending(&conv.id()) || message.role != Role::User {
+            return;
+        }
+        let id = message.id();
+        let Some(at) = conv
+            .messages
+            .with_untracked(|ms| ms.iter().position(|m| m.id.with_value(|x| *x == id)))
+        else {
+            return;
+        };
+        store.fork_at(&conv, at);
+        let now = clock::now_ms();
+        if store
+            .push_message(&conv, &Message::new(ids::new_id(), Role::User, text, now))
+            .is_none()
+        {
+            return;
+        }
+        self.start_reply(store, conv, settings);
+    }
+
     /// Regenerate an assistant message: everything after it is dropped, it starts over.
     pub fn retry(&self, store: ConversationsStore, settings: ChatSettings, message: LiveMessage) {
         let Some(conv) = store.current.get_untracked() else {

@@ -16,6 +16,7 @@ use super::icons;
 use super::message_view::MessageView;
 use super::onboarding::Onboarding;
 use super::tool_picker::ToolPicker;
+use crate::stores::live_message::LiveMessage;
 
 #[component]
 pub fn ChatView() -> impl IntoView {
@@ -37,6 +38,19 @@ pub fn ChatView() -> impl IntoView {
             .unwrap_or_default()
     };
     let last_id = Memo::new(move |_| messages().last().map(|m| m.id()));
+    // Which messages on screen have siblings (‹ 2/3 ›). Only conversations with branches pay
+    // for a pass over their messages, and only when the list or the branches change.
+    let siblings = Memo::new(move |_| {
+        let conv = ctx.convs.current.get()?;
+        let branches = conv.branches.get();
+        if branches.is_empty() {
+            return Some(Vec::new());
+        }
+        let path: Vec<_> = conv
+            .messages
+            .with(|ms| ms.iter().map(LiveMessage::snapshot).collect());
+        Some(skiff_core::branches::all_siblings(&path, &branches))
+    });
 
     // Following the newest text (skiff_core::follow decides; this measures and scrolls).
     let following = StoredValue::new(true);
@@ -140,6 +154,12 @@ pub fn ChatView() -> impl IntoView {
                     children=move |m| {
                         let id = m.id();
                         let is_last = Signal::derive(move || last_id.get().as_deref() == Some(id.as_str()));
+                        let branch_id = m.id();
+                        let branch = Signal::derive(move || {
+                            siblings.with(|s| {
+                                s.as_ref()?.iter().find(|(i, _, _)| *i == branch_id).map(|(_, p, n)| (*p, *n))
+                            })
+                        });
                         let mark_id = m.id();
                         let summary_id = m.id();
                         let marked = move || {
@@ -155,7 +175,7 @@ pub fn ChatView() -> impl IntoView {
                             })
                         };
                         view! {
-                            <MessageView msg=m is_last=is_last />
+                            <MessageView msg=m is_last=is_last branch=branch />
                             {move || summary().map(|mem| view! { <SummaryCard text=mem.text /> })}
                             <Show when=marked>
                                 <ContextMark />

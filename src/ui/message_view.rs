@@ -15,7 +15,13 @@ use super::tool_card::{Sources, ToolCards};
 use crate::stores::live_message::LiveMessage;
 
 #[component]
-pub fn MessageView(msg: LiveMessage, #[prop(into)] is_last: Signal<bool>) -> impl IntoView {
+pub fn MessageView(
+    msg: LiveMessage,
+    #[prop(into)] is_last: Signal<bool>,
+    /// "‹ pos/count ›" when this message has siblings (`skiff_core::branches`).
+    #[prop(into)]
+    branch: Signal<Option<(usize, usize)>>,
+) -> impl IntoView {
     let ctx = ctx();
     let role_class = match msg.role {
         Role::User => "message message-user",
@@ -25,6 +31,11 @@ pub fn MessageView(msg: LiveMessage, #[prop(into)] is_last: Signal<bool>) -> imp
     let retry = move |_| {
         let settings = ctx.settings.settings.get_untracked();
         ctx.runner.retry(ctx.convs, settings, msg);
+    };
+    // A finished answer regenerated stays as a sibling of the new one.
+    let regenerate = move |_| {
+        let settings = ctx.settings.settings.get_untracked();
+        ctx.runner.regenerate(ctx.convs, settings, msg);
     };
     // Retry a too-long request with its question alone: the clear-context mark goes before
     // the question (nothing is deleted; Undo on the mark brings the rest back).
@@ -44,9 +55,24 @@ pub fn MessageView(msg: LiveMessage, #[prop(into)] is_last: Signal<bool>) -> imp
         let settings = ctx.settings.settings.get_untracked();
         ctx.runner.continue_turn(ctx.convs, settings, msg);
     };
-    let body = match msg.role {
-        Role::Assistant => view! { <MarkdownBody msg=msg /> }.into_any(),
-        _ => view! { <div class="user-text">{move || msg.content.get()}</div> }.into_any(),
+    // The answer's markdown body is built once (it keeps its rendered blocks); a question's
+    // text is cheap to rebuild after an edit is cancelled.
+    let markdown =
+        (msg.role == Role::Assistant).then(|| view! { <MarkdownBody msg=msg /> }.into_any());
+    let markdown = StoredValue::new_local(markdown.map(|v| std::cell::RefCell::new(Some(v))));
+    let body_view = move || {
+        let taken = markdown.with_value(|m| m.as_ref().and_then(|c| c.borrow_mut().take()));
+        match taken {
+            Some(v) => v,
+            None => view! { <div class="user-text">{move || msg.content.get()}</div> }.into_any(),
+        }
+    };
+    let editing = RwSignal::new(false);
+    let busy = move || {
+        ctx.convs
+            .current
+            .get()
+            .is_some_and(|l| ctx.runner.is_sending(&l.id()))
     };
     let reasoning = move || {
         let text = msg.reasoning.get();
@@ -131,7 +157,7 @@ pub fn MessageView(msg: LiveMessage, #[prop(into)] is_last: Signal<bool>) -> imp
                         <button class="link-button copy-message" on:click=copy>
                             {move || copied.get().unwrap_or("Copy")}
                         </button>
-                        {retry_button("Regenerate")}
+                        {can_retry.then(|| view! { <button class="link-button regenerate" on:click=regenerate>"Regenerate"</button> })}
                     </div>
                 }
                 .into_any()
@@ -171,9 +197,19 @@ pub fn MessageView(msg: LiveMessage, #[prop(into)] is_last: Signal<bool>) -> imp
             <div class="message-meta">
                 <span class="role">{if msg.role == Role::User { "You" } else { "Assistant" }}</span>
                 {move || msg.model.get().map(|m| view! { <span class="model">{m}</span> })}
+                {move || branch.get().map(|(pos, count)| view! { <BranchSwitch msg=msg pos=pos count=count /> })}
             </div>
             {reasoning}
-            {body}
+            {move || if editing.get() {
+                view! { <EditQuestion msg=msg editing=editing /> }.into_any()
+            } else {
+                body_view()
+            }}
+            {move || (msg.role == Role::User && !editing.get() && !busy()).then(|| view! {
+                <div class="message-status user-actions">
+                    <button class="link-button edit-question" on:click=move |_| editing.set(true)>"Edit"</button>
+                </div>
+            })}
             {(msg.role == Role::Assistant).then(|| view! {
                 <ToolCards msg=msg />
                 <Sources msg=msg />
@@ -209,4 +245,68 @@ fn tool_phase_text(calls: &[skiff_core::agent::ToolCallRecord]) -> Option<String
 /// The element id of a message's `<article>`, so search can scroll to it.
 pub fn message_dom_id(message_id: &str) -> String {
     format!("message-{message_id}")
+}
+
+/// "‹ 2/3 ›": switch between the siblings at this message (`skiff_core::branches`).
+#[component]
+fn BranchSwitch(msg: LiveMessage, pos: usize, count: usize) -> impl IntoView {
+    let ctx = ctx();
+    let go = move |to: usize| {
+        let Some(conv) = ctx.convs.current.get_untracked() else {
+            return;
+        };
+        if ctx.runner.is_sending(&conv.id()) {
+            return;
+        }
+        let id = msg.id();
+        let at = conv
+            .messages
+            .with_untracked(|ms| ms.iter().position(|m| m.id.with_value(|x| *x == id)));
+        if let Some(at) = at {
+            ctx.convs.switch_branch(&conv, at, to);
+        }
+    };
+    view! {
+        <span class="branch-switch" role="group" aria-label="Versions of this message">
+            <button class="link-button branch-prev" aria-label="Previous version" disabled=pos <= 1 on:click=move |_| go(pos - 1)>"‹"</button>
+            <span class="branch-pos">{format!("{pos}/{count}")}</span>
+            <button class="link-button branch-next" aria-label="Next version" disabled=pos >= count on:click=move |_| go(pos + 1)>"›"</button>
+        </span>
+    }
+}
+
+/// Editing a question: sending keeps the old question and its continuation as a branch.
+#[component]
+fn EditQuestion(msg: LiveMessage, editing: RwSignal<bool>) -> impl IntoView {
+    let ctx = ctx();
+    let draft = RwSignal::new(msg.content.get_untracked());
+    let send = move || {
+        let text = draft.get_untracked();
+        if text.trim().is_empty() {
+            return;
+        }
+        editing.set(false);
+        ctx.runner
+            .edit_and_resend(ctx.convs, ctx.settings.settings.get_untracked(), msg, text);
+    };
+    view! {
+        <form class="edit-question-form" on:submit=move |ev| { ev.prevent_default(); send(); }>
+            <textarea
+                aria-label="Edit your message"
+                rows="3"
+                prop:value=move || draft.get()
+                on:input=move |ev| draft.set(event_target_value(&ev))
+                on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                    if ev.key() == "Escape" {
+                        ev.prevent_default();
+                        editing.set(false);
+                    }
+                }
+            ></textarea>
+            <div class="row">
+                <button type="submit" class="small primary send-edit" disabled=move || draft.with(|d| d.trim().is_empty())>"Send"</button>
+                <button type="button" class="small cancel-edit" on:click=move |_| editing.set(false)>"Cancel"</button>
+            </div>
+        </form>
+    }
 }

@@ -395,3 +395,49 @@ test('Compact now summarizes on demand, and the summary can be edited', async ()
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('Regenerate and an edited question keep the old versions as branches: ‹ 1/2 › switches, and a reload keeps them', async () => {
+  const { context, page, errors } = await openPage();
+  await api.script([{ reply: 'first answer' }, { reply: 'second answer' }, { reply: 'answer to the edit' }]);
+  await send(page, 'one');
+  await waitAnswers(page, 1);
+  await page.locator('article.message-assistant .regenerate').click();
+  await page.locator('article.message-assistant', { hasText: 'second answer' }).waitFor();
+  await waitAnswers(page, 1);
+  const answer = page.locator('article.message-assistant');
+  assert.equal((await answer.locator('.branch-pos').innerText()).trim(), '2/2');
+  // The regenerated request carried the question, not the answer it replaces.
+  let reqs = await chatRequests();
+  assert.deepEqual(contents(reqs[1].body).slice(1), ['one']);
+  // Back to the first answer, and the choice survives a reload.
+  await answer.locator('.branch-prev').click();
+  await page.locator('article.message-assistant', { hasText: 'first answer' }).waitFor();
+  assert.equal((await answer.locator('.branch-pos').innerText()).trim(), '1/2');
+  await page.reload();
+  await page.locator('article.message-assistant', { hasText: 'first answer' }).waitFor();
+  assert.equal((await page.locator('article.message-assistant .branch-pos').innerText()).trim(), '1/2');
+
+  // Edit the question: the old question and its answers stay as a branch.
+  await page.locator('article.message-user .edit-question').click();
+  await page.getByLabel('Edit your message').fill('uno');
+  await page.locator('.send-edit').click();
+  await page.locator('article.message-assistant', { hasText: 'answer to the edit' }).waitFor();
+  await waitAnswers(page, 1);
+  reqs = await chatRequests();
+  assert.deepEqual(contents(reqs[2].body).slice(1), ['uno']);
+  const question = page.locator('article.message-user');
+  assert.equal((await question.locator('.branch-pos').innerText()).trim(), '2/2');
+  assert.equal(await page.locator('article.message-assistant .branch-pos').count(), 0, 'the new answer has no siblings');
+  await question.locator('.branch-prev').click();
+  await page.locator('article.message-user', { hasText: 'one' }).waitFor();
+  await page.locator('article.message-assistant', { hasText: 'first answer' }).waitFor();
+  assert.equal((await page.locator('article.message-assistant .branch-pos').innerText()).trim(), '1/2', 'its own answers keep their versions');
+  // The JSON export keeps every branch.
+  await page.click('.conversation-menu > summary');
+  const [js] = await Promise.all([page.waitForEvent('download'), page.click('.export-json')]);
+  const file = JSON.parse(await readFile(await js.path(), 'utf8'));
+  const stashed = file.conversation.branches.flatMap((b) => b.messages.map((m) => m.content));
+  assert.deepEqual(stashed.sort(), ['answer to the edit', 'second answer', 'uno']);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

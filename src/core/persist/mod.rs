@@ -29,7 +29,10 @@ pub const ASIDE_PREFIX: &str = "skiff:aside:";
 
 pub const SETTINGS_VERSION: u32 = 1;
 pub const INDEX_VERSION: u32 = 1;
-pub const CONVERSATION_VERSION: u32 = 1;
+/// 2: conversations may carry branches, a summary, a clear mark and a title source (issue 12).
+/// A version-1 record reads unchanged (every new field has a default); a build that only knows
+/// version 1 refuses a version-2 record instead of saving over its branches.
+pub const CONVERSATION_VERSION: u32 = 2;
 
 pub fn conversation_key(id: &str) -> String {
     format!("{CONVERSATION_PREFIX}{id}")
@@ -152,8 +155,8 @@ pub fn decode_conversation(raw: &str) -> Result<Conversation, PersistError> {
     const WHAT: &str = "conversation";
     let (version, data) = open(raw, WHAT)?;
     check_known(version, CONVERSATION_VERSION, WHAT)?;
-    // Version 0 and 1 share a shape today; a future version 2 adds its step here, migrating
-    // the `Value` before it is typed.
+    // Versions 0, 1 and 2 share a shape: 2 only added fields with defaults. A version that
+    // changes the shape adds its step here, migrating the `Value` before it is typed.
     payload(data, WHAT)
 }
 
@@ -223,8 +226,17 @@ mod tests {
     fn conversation_round_trip_with_envelope() {
         let c = sample();
         let raw = encode_conversation(&c);
-        assert!(raw.starts_with(r#"{"v":1,"data":{"#), "{raw}");
+        assert!(raw.starts_with(r#"{"v":2,"data":{"#), "{raw}");
         assert_eq!(decode_conversation(&raw).unwrap(), c);
+    }
+
+    #[test]
+    fn a_version_one_conversation_opens_unchanged() {
+        let c = sample();
+        let v1 = encode_conversation(&c).replacen(r#"{"v":2,"#, r#"{"v":1,"#, 1);
+        let read = decode_conversation(&v1).unwrap();
+        assert_eq!(read, c);
+        assert!(read.branches.is_empty() && read.memory.is_none() && read.cleared_after.is_none());
     }
 
     #[test]
@@ -243,7 +255,7 @@ mod tests {
             PersistError::TooNew {
                 what: "conversation",
                 version: 7,
-                known: 1
+                known: 2
             }
         );
         assert!(err.to_string().contains("newer version of Skiff"));

@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 
 use leptos::prelude::*;
+use skiff_core::branches::Branch;
 use skiff_core::chat::{Conversation, Message};
 use skiff_core::mcp::tool_index::ToolOverrides;
 use skiff_core::pipeline::memory::Memory;
@@ -46,6 +47,9 @@ pub struct Loaded {
     write_messages: WriteSignal<Vec<LiveMessage>>,
     /// Which MCP servers and tools this conversation may use.
     pub tool_overrides: RwSignal<ToolOverrides>,
+    /// Continuations the user moved away from (`skiff_core::branches`). Changed only through
+    /// `ConversationsStore`, which also swaps the messages on screen.
+    pub branches: RwSignal<Vec<Branch>>,
 }
 
 impl Loaded {
@@ -81,6 +85,7 @@ impl Loaded {
                 .messages
                 .with_untracked(|ms| ms.iter().map(LiveMessage::snapshot).collect()),
             tool_overrides: self.tool_overrides.get_untracked(),
+            branches: self.branches.get_untracked(),
         }
     }
 
@@ -150,6 +155,7 @@ impl Owners {
                 messages,
                 write_messages,
                 tool_overrides: RwSignal::new(c.tool_overrides.clone()),
+                branches: RwSignal::new(c.branches.clone()),
             };
             (loaded, owners)
         });

@@ -19,6 +19,7 @@ use std::collections::{HashMap, HashSet};
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use skiff_core::branches;
 use skiff_core::chat::{settle_calls, Conversation, ConversationSummary, Message, MessageStatus};
 use skiff_core::mcp::tool_index::ToolOverrides;
 use skiff_core::persist::{self, INDEX_KEY};
@@ -408,6 +409,58 @@ impl ConversationsStore {
             .flatten()?;
         conv.update_messages(|ms| ms.push(live));
         Some(live)
+    }
+
+    /// Keep the messages from index `at` on as a branch (`skiff_core::branches`) and take them
+    /// off the screen: before an edited question is sent again or an answer is regenerated.
+    pub fn fork_at(&self, conv: &Loaded, at: usize) {
+        let mut messages: Vec<Message> = conv
+            .messages
+            .with_untracked(|ms| ms.iter().map(LiveMessage::snapshot).collect());
+        let mut branches = conv.branches.get_untracked();
+        if !branches::stash_tail(&mut messages, &mut branches, at) {
+            return;
+        }
+        self.replace_from(conv, at, &[]);
+        conv.branches.set(branches);
+        self.save(conv);
+    }
+
+    /// Show the sibling at 1-based position `to` at index `at` (‹ 2/3 ›).
+    pub fn switch_branch(&self, conv: &Loaded, at: usize, to: usize) {
+        let mut messages: Vec<Message> = conv
+            .messages
+            .with_untracked(|ms| ms.iter().map(LiveMessage::snapshot).collect());
+        let mut branches = conv.branches.get_untracked();
+        if !branches::switch(&mut messages, &mut branches, at, to) {
+            return;
+        }
+        self.replace_from(conv, at, &messages[at..]);
+        conv.branches.set(branches);
+        self.save(conv);
+    }
+
+    /// Replace the messages from index `at` with `incoming`: the old ones' signals are
+    /// disposed, the new ones are created under this conversation's owner.
+    fn replace_from(&self, conv: &Loaded, at: usize, incoming: &[Message]) {
+        let Some(id) = conv.try_id() else {
+            return;
+        };
+        let lives: Vec<LiveMessage> = incoming
+            .iter()
+            .filter_map(|m| {
+                self.owners
+                    .try_update_value(|o| o.message(&id, m))
+                    .flatten()
+            })
+            .collect();
+        let mut gone = Vec::new();
+        conv.update_messages(|ms| {
+            let at = at.min(ms.len());
+            gone = ms.drain(at..).map(|m| m.id()).collect();
+            ms.extend(lives);
+        });
+        self.owners.update_value(|o| o.drop_messages(&id, &gone));
     }
 
     /// Remove every message after `message_id` (used before regenerating an answer); their

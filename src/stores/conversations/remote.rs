@@ -141,6 +141,9 @@ impl ConversationsStore {
             meta.memory = merged.memory.clone();
             meta.updated_ms = merged.updated_ms;
         });
+        if l.branches.with_untracked(|b| *b != merged.branches) {
+            l.branches.set(merged.branches.clone());
+        }
         if l.tool_overrides
             .with_untracked(|o| *o != merged.tool_overrides)
         {
