@@ -189,19 +189,26 @@ test('a rename and a delete in a second tab while the first streams into that co
   await context.close();
 });
 
-test('50 regenerates dispose every replaced message', async () => {
+test('50 regenerates dispose every replaced message (kept as branches, as data)', async () => {
   const context = await newContext();
   const { page, errors } = await open(context);
   await send(page, 'Again and again');
   await waitLastDone(page);
   for (let i = 0; i < 50; i++) {
-    await page.locator('article.message-assistant').last().locator('button.retry').click();
+    await page.locator('article.message-assistant').last().locator('button.regenerate').click();
     await waitLastDone(page);
   }
   // Disposal happens one render pass after the removal.
   await page.waitForFunction(() => window.__skiffLiveMessages === document.querySelectorAll('article.message').length, null, { timeout: 5000 });
   const live = await page.evaluate(() => window.__skiffLiveMessages);
   assert.equal(live, 2, 'one question and one answer are alive, not 51 answers');
+  // The replaced answers are kept as branches in the stored record, not as live signals.
+  const branches = await page.evaluate(() => {
+    const key = Object.keys(localStorage).find((k) => k.startsWith('skiff:conv:'));
+    return JSON.parse(localStorage.getItem(key)).data.branches.length;
+  });
+  assert.equal(branches, 50);
+  assert.equal((await page.locator('article.message-assistant .branch-pos').innerText()).trim(), '51/51');
   assert.deepEqual(errors, []);
   await context.close();
 });
