@@ -31,6 +31,7 @@ use crate::platform::abort::AbortHandle;
 use crate::platform::{clock, ids};
 use crate::stores::conversations::{ConversationsStore, Loaded};
 use crate::stores::live_message::LiveMessage;
+use crate::stores::sent_requests::SentRequests;
 use crate::stores::settings::SettingsStore;
 
 /// How often a waiting turn re-saves its conversation: well inside
@@ -87,6 +88,8 @@ pub struct TurnDeps {
     pub store: ConversationsStore,
     pub settings: SettingsStore,
     pub mcp: McpRunner,
+    /// Where each step's exact request body goes, for "View request".
+    pub sent: SentRequests,
 }
 
 /// Run one turn starting with the (empty, streaming) assistant message `first`.
@@ -290,6 +293,8 @@ async fn send_step(
         }
         provider.step_request(&ctx)
     };
+    deps.sent
+        .record(&live.id(), &req.url, req.body.as_deref().unwrap_or(""));
     let abort =
         AbortHandle::new().map_err(|e| End::Failed(ProviderError::Network(e.to_string())))?;
     *handle.abort.borrow_mut() = Some(abort.clone());

@@ -24,6 +24,7 @@ use super::title as title_runner;
 use crate::platform::{clock, ids};
 use crate::stores::conversations::{ConversationsStore, Loaded};
 use crate::stores::live_message::LiveMessage;
+use crate::stores::sent_requests::SentRequests;
 use crate::stores::settings::SettingsStore;
 
 pub(crate) use super::step::provider_error;
@@ -36,6 +37,8 @@ pub struct ChatRunner {
     turns: StoredValue<HashMap<String, TurnHandle>, LocalStorage>,
     /// Conversation ids with a turn running in this tab.
     pub sending: RwSignal<Vec<String>>,
+    /// The exact request bodies this tab sent ("View request").
+    pub sent: SentRequests,
     /// Conversation ids whose title is being generated.
     pub titling: RwSignal<Vec<String>>,
     /// The last failed "regenerate title" (conversation id, sentence), shown beside the
@@ -56,6 +59,7 @@ impl ChatRunner {
         let runner = ChatRunner {
             turns: StoredValue::new_local(HashMap::new()),
             sending: RwSignal::new(Vec::new()),
+            sent: SentRequests::new(),
             titling: RwSignal::new(Vec::new()),
             title_failure: RwSignal::new(None),
             compacting: RwSignal::new(Vec::new()),
@@ -67,6 +71,15 @@ impl ChatRunner {
         // store keeps its messages alive until the turn has ended.
         store.on_removed(move |id| runner.stop(id));
         runner
+    }
+
+    /// The settings as they are now (for a request rebuilt to be shown).
+    pub fn settings_now(&self) -> ChatSettings {
+        self.settings.settings.get_untracked()
+    }
+
+    pub fn mcp_runner(&self) -> McpRunner {
+        self.mcp
     }
 
     pub fn is_sending(&self, conv_id: &str) -> bool {
@@ -375,6 +388,7 @@ impl ChatRunner {
             store,
             settings: self.settings,
             mcp: self.mcp,
+            sent: self.sent,
         };
         spawn_local(async move {
             run_turn(deps, conv, live, settings.clone(), handle, rx).await;

@@ -9,6 +9,7 @@ pub mod chat;
 pub mod compact;
 pub mod mcp;
 pub mod models;
+pub mod request_view;
 mod side_request;
 mod step;
 pub mod title;

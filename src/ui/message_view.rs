@@ -68,6 +68,16 @@ pub fn MessageView(
         }
     };
     let editing = RwSignal::new(false);
+    // "View request": the body this answer's request carried.
+    let shown_request = RwSignal::new(None::<(String, String, bool)>);
+    let show_request = move || {
+        let Some(conv) = ctx.convs.current.get_untracked() else {
+            return;
+        };
+        if let Some(r) = crate::runner::request_view::request_for(ctx.runner, &conv, &msg.id()) {
+            shown_request.set(Some((r.url, r.body, r.exact)));
+        }
+    };
     let busy = move || {
         ctx.convs
             .current
@@ -154,6 +164,7 @@ pub fn MessageView(
                         {truncated.then(|| view! { <span class="warn">"Cut off at the length limit. "</span> })}
                         {step_limit}
                         {usage}
+                        <button class="link-button view-request" on:click=move |_| show_request()>"View request"</button>
                         <button class="link-button copy-message" on:click=copy>
                             {move || copied.get().unwrap_or("Copy")}
                         </button>
@@ -215,6 +226,9 @@ pub fn MessageView(
                 <Sources msg=msg />
             })}
             {move || (msg.role == Role::Assistant).then(footer)}
+            {move || shown_request.get().map(|(url, body, exact)| view! {
+                <RequestDialog url=url body=body exact=exact on_close=move || shown_request.set(None) />
+            })}
         </article>
     }
 }
@@ -308,5 +322,32 @@ fn EditQuestion(msg: LiveMessage, editing: RwSignal<bool>) -> impl IntoView {
                 <button type="button" class="small cancel-edit" on:click=move |_| editing.set(false)>"Cancel"</button>
             </div>
         </form>
+    }
+}
+
+/// The request an answer was made from, as text.
+#[component]
+fn RequestDialog(
+    url: String,
+    body: String,
+    exact: bool,
+    #[prop(into)] on_close: Callback<()>,
+) -> impl IntoView {
+    view! {
+        <super::dialog::Modal label="The request" class="settings request-dialog" on_close=on_close>
+            <header class="settings-header">
+                <h2>"The request"</h2>
+                <button class="icon-button" aria-label="Close the request" on:click=move |_| on_close.run(())>
+                    {super::icons::close()}
+                </button>
+            </header>
+            <p class="hint">{if exact {
+                "Exactly what this tab sent for this answer (keys travel in headers and are not shown)."
+            } else {
+                "Rebuilt from the stored conversation with today's settings and time: this answer was made before the page was last loaded, and exact bodies are kept only until a reload."
+            }}</p>
+            <p><code class="request-url">{format!("POST {url}")}</code></p>
+            <pre class="request-body">{body}</pre>
+        </super::dialog::Modal>
     }
 }

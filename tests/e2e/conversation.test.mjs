@@ -441,3 +441,27 @@ test('Regenerate and an edited question keep the old versions as branches: ‹ 1
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('View request shows the exact body an answer was made from, and a rebuilt one after a reload', async () => {
+  const { context, page, errors } = await openPage({ input_template: 'Q: {{input}}' });
+  await api.script([{ reply: 'an answer' }]);
+  await send(page, 'what was sent?');
+  await waitAnswers(page, 1);
+  const [sent] = await chatRequests();
+  await page.locator('article.message-assistant .view-request').click();
+  const dialog = page.getByRole('dialog', { name: 'The request' });
+  await dialog.waitFor();
+  assert.match(await dialog.innerText(), /Exactly what this tab sent/);
+  assert.deepEqual(JSON.parse(await dialog.locator('.request-body').innerText()), sent.body, 'byte for byte the body the server received');
+  assert.match(await dialog.locator('.request-url').innerText(), /^POST http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions$/);
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
+  await page.reload();
+  await page.locator('article.message-assistant .view-request').click();
+  await dialog.waitFor();
+  assert.match(await dialog.innerText(), /Rebuilt from the stored conversation/);
+  const rebuilt = JSON.parse(await dialog.locator('.request-body').innerText());
+  assert.deepEqual(rebuilt.messages.at(-1), { role: 'user', content: 'Q: what was sent?' });
+  assert.deepEqual(errors, []);
+  await context.close();
+});

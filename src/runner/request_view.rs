@@ -1,0 +1,72 @@
+//! "View request": the body a given answer's request carried. Exact when this tab sent it
+//! (`stores::sent_requests`); otherwise rebuilt from the stored conversation with today's
+//! settings and time, and said to be rebuilt.
+
+use skiff_core::pipeline::request::{assemble, UserClock};
+use skiff_core::provider::{Provider, StepContext};
+
+use super::chat::ChatRunner;
+use super::compact::offered_tools;
+use crate::platform::clock;
+use crate::stores::conversations::Loaded;
+
+/// What the "View request" dialog shows.
+pub struct ShownRequest {
+    pub url: String,
+    /// Pretty-printed JSON (or the text as sent when it is not JSON).
+    pub body: String,
+    /// False when rebuilt (the answer was made before this page was loaded).
+    pub exact: bool,
+}
+
+pub fn request_for(runner: ChatRunner, conv: &Loaded, message_id: &str) -> Option<ShownRequest> {
+    if let Some((url, body)) = runner.sent.get(message_id) {
+        return Some(ShownRequest {
+            url,
+            body: pretty(&body),
+            exact: true,
+        });
+    }
+    let c = conv.try_snapshot()?;
+    let at = c.messages.iter().position(|m| m.id == message_id)?;
+    let settings = runner.settings_now();
+    let (specs, mode) = offered_tools(runner.mcp_runner(), &c, &settings);
+    let place = clock::user_place();
+    let a = assemble(
+        &c.messages[..at],
+        c.cleared_after.as_deref(),
+        c.memory.as_ref(),
+        &settings,
+        &specs,
+        mode,
+        &UserClock {
+            now_ms: clock::now_ms(),
+            offset_minutes: place.offset_minutes,
+            zone: &place.zone,
+            lang: &place.lang,
+        },
+    );
+    let provider = Provider::from_settings(&settings).ok()?;
+    let req = provider.step_request(&StepContext {
+        system_template: &a.system_template,
+        system_prompt: &settings.system_prompt,
+        recap: &a.recap,
+        history: &a.messages,
+        tools: &specs,
+        mode,
+        result_char_limit: settings.result_char_limit.max(1),
+        vision: settings.tool_images_to_model,
+    });
+    Some(ShownRequest {
+        url: req.url,
+        body: pretty(req.body.as_deref().unwrap_or("")),
+        exact: false,
+    })
+}
+
+fn pretty(body: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+        .unwrap_or_else(|| body.to_string())
+}
