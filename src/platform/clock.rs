@@ -50,6 +50,18 @@ pub struct UserPlace {
     pub lang: String,
 }
 
+impl UserPlace {
+    /// Where the user is, at `now_ms`, as the conversation pipeline takes it.
+    pub fn at(&self, now_ms: f64) -> skiff_core::pipeline::request::UserClock<'_> {
+        skiff_core::pipeline::request::UserClock {
+            now_ms,
+            offset_minutes: self.offset_minutes,
+            zone: &self.zone,
+            lang: &self.lang,
+        }
+    }
+}
+
 pub fn user_place() -> UserPlace {
     // `getTimezoneOffset` is minutes *west* of UTC.
     let offset_minutes = -(js_sys::Date::new_0().get_timezone_offset().round() as i32);

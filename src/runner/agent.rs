@@ -21,7 +21,7 @@ use leptos::task::spawn_local;
 use skiff_core::agent::{tools, Action, AgentRun, ToolMode};
 use skiff_core::chat::{Message, MessageStatus, Role};
 use skiff_core::mcp::McpError;
-use skiff_core::pipeline::request::{self, UserClock};
+use skiff_core::pipeline::request;
 use skiff_core::provider::{Provider, ProviderError, StepContext};
 use skiff_core::settings::ChatSettings;
 
@@ -268,12 +268,7 @@ async fn send_step(
             settings,
             r.tools(),
             r.mode(),
-            &UserClock {
-                now_ms: clock::now_ms(),
-                offset_minutes: place.offset_minutes,
-                zone: &place.zone,
-                lang: &place.lang,
-            },
+            &place.at(clock::now_ms()),
         );
         let ctx = StepContext {
             system_template: &assembled.system_template,

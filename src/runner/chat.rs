@@ -273,21 +273,15 @@ impl ChatRunner {
         settings: ChatSettings,
         asked: bool,
     ) {
-        let Some(id) = conv.try_id() else {
-            return;
-        };
-        if self.compacting.with_untracked(|t| t.contains(&id)) {
-            return;
-        }
-        self.compacting.update(|t| t.push(id.clone()));
-        if asked {
-            self.compact_failure.set(None);
-        }
         let runner = *self;
-        spawn_local(async move {
-            let outcome = compact::summarize(&settings, &conv).await;
-            runner.compacting.update(|t| t.retain(|x| *x != id));
-            match outcome {
+        let work = async move { compact::summarize(&settings, &conv).await };
+        side_task(
+            &conv,
+            self.compacting,
+            self.compact_failure,
+            asked,
+            work,
+            move |id, outcome| match outcome {
                 Ok(Some(memory)) => store.set_memory(&conv, Some(memory)),
                 Ok(None) if asked => runner.compact_failure.set(Some((
                     id,
@@ -299,8 +293,8 @@ impl ChatRunner {
                 Ok(None) | Err(_) => {
                     leptos::logging::log!("automatic compaction skipped: {outcome:?}");
                 }
-            }
-        });
+            },
+        );
     }
 
     /// "Regenerate title": ask again, whatever the title's source.
@@ -317,39 +311,35 @@ impl ChatRunner {
         settings: ChatSettings,
         asked: bool,
     ) {
-        let Some(id) = conv.try_id() else {
-            return;
-        };
-        if self.titling.with_untracked(|t| t.contains(&id)) {
-            return;
-        }
-        self.titling.update(|t| t.push(id.clone()));
-        if asked {
-            self.title_failure.set(None);
-        }
         let runner = *self;
-        spawn_local(async move {
-            let outcome = title_runner::generate(&settings, &conv).await;
-            runner.titling.update(|t| t.retain(|x| *x != id));
-            let source = conv.meta.try_with_untracked(|m| m.title_source);
-            match outcome {
-                // A title the user typed meanwhile wins over an automatic one.
-                Ok(Some(t)) if asked || source == Some(TitleSource::FirstLine) => {
-                    store.set_title(&id, &t, TitleSource::Generated);
+        let work = async move { title_runner::generate(&settings, &conv).await };
+        side_task(
+            &conv,
+            self.titling,
+            self.title_failure,
+            asked,
+            work,
+            move |id, outcome| {
+                let source = conv.meta.try_with_untracked(|m| m.title_source);
+                match outcome {
+                    // A title the user typed meanwhile wins over an automatic one.
+                    Ok(Some(t)) if asked || source == Some(TitleSource::FirstLine) => {
+                        store.set_title(&id, &t, TitleSource::Generated);
+                    }
+                    Ok(Some(_)) => {}
+                    Ok(None) if asked => runner.title_failure.set(Some((
+                        id,
+                        "The model's answer held no usable title; the old one is kept.".into(),
+                    ))),
+                    Err(e) if asked => runner
+                        .title_failure
+                        .set(Some((id, format!("No new title: {e}")))),
+                    Ok(None) | Err(_) => {
+                        leptos::logging::log!("automatic title skipped: {outcome:?}");
+                    }
                 }
-                Ok(Some(_)) => {}
-                Ok(None) if asked => runner.title_failure.set(Some((
-                    id,
-                    "The model's answer held no usable title; the old one is kept.".into(),
-                ))),
-                Err(e) if asked => runner
-                    .title_failure
-                    .set(Some((id, format!("No new title: {e}")))),
-                Ok(None) | Err(_) => {
-                    leptos::logging::log!("automatic title skipped: {outcome:?}");
-                }
-            }
-        });
+            },
+        );
     }
 
     /// Only the turn showing `message_id` acts on it; the others ignore it.
@@ -402,4 +392,32 @@ impl ChatRunner {
             runner.sending.update(|s| s.retain(|x| *x != conv_id));
         });
     }
+}
+
+/// One side request (a title, a summary) for `conv` at a time per kind: marks the conversation
+/// in `busy` while it runs, clears the last failure when the user asked, and hands the outcome
+/// to `done` when it ends.
+fn side_task<T: 'static>(
+    conv: &Loaded,
+    busy: RwSignal<Vec<String>>,
+    failure: RwSignal<Option<(String, String)>>,
+    asked: bool,
+    work: impl std::future::Future<Output = T> + 'static,
+    done: impl FnOnce(String, T) + 'static,
+) {
+    let Some(id) = conv.try_id() else {
+        return;
+    };
+    if busy.with_untracked(|t| t.contains(&id)) {
+        return;
+    }
+    busy.update(|t| t.push(id.clone()));
+    if asked {
+        failure.set(None);
+    }
+    spawn_local(async move {
+        let outcome = work.await;
+        busy.update(|t| t.retain(|x| *x != id));
+        done(id, outcome);
+    });
 }

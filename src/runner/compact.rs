@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use skiff_core::agent::{tools, ToolMode, ToolSpec};
 use skiff_core::chat::Conversation;
 use skiff_core::pipeline::memory::{self, Memory, Reason};
-use skiff_core::pipeline::request::{next_plan, UserClock};
+use skiff_core::pipeline::request::next_plan;
 use skiff_core::provider::ProviderError;
 use skiff_core::settings::ChatSettings;
 
@@ -48,12 +48,7 @@ pub fn due(mcp: McpRunner, conv: &Conversation, settings: &ChatSettings) -> Opti
         settings,
         &specs,
         mode,
-        &UserClock {
-            now_ms: clock::now_ms(),
-            offset_minutes: place.offset_minutes,
-            zone: &place.zone,
-            lang: &place.lang,
-        },
+        &place.at(clock::now_ms()),
     );
     memory::due(
         &conv.messages,

@@ -2,7 +2,7 @@
 //! (`stores::sent_requests`); otherwise rebuilt from the stored conversation with today's
 //! settings and time, and said to be rebuilt.
 
-use skiff_core::pipeline::request::{assemble, UserClock};
+use skiff_core::pipeline::request::assemble;
 use skiff_core::provider::{Provider, StepContext};
 
 use super::chat::ChatRunner;
@@ -39,12 +39,7 @@ pub fn request_for(runner: ChatRunner, conv: &Loaded, message_id: &str) -> Optio
         &settings,
         &specs,
         mode,
-        &UserClock {
-            now_ms: clock::now_ms(),
-            offset_minutes: place.offset_minutes,
-            zone: &place.zone,
-            lang: &place.lang,
-        },
+        &place.at(clock::now_ms()),
     );
     let provider = Provider::from_settings(&settings).ok()?;
     let req = provider.step_request(&StepContext {

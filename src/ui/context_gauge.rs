@@ -8,7 +8,7 @@
 use leptos::prelude::*;
 use skiff_core::agent::{tools, ToolMode};
 use skiff_core::pipeline::gauge::gauge;
-use skiff_core::pipeline::request::{next_plan, UserClock};
+use skiff_core::pipeline::request::next_plan;
 
 use super::context::ctx;
 use crate::platform::clock;
@@ -47,12 +47,7 @@ pub fn ContextGauge(draft: RwSignal<String>) -> impl IntoView {
             &settings,
             &specs,
             mode,
-            &UserClock {
-                now_ms: clock::now_ms(),
-                offset_minutes: place.offset_minutes,
-                zone: &place.zone,
-                lang: &place.lang,
-            },
+            &place.at(clock::now_ms()),
         ))
     });
     let shown = move || plan.with(|p| p.as_ref().map(|p| draft.with(|d| gauge(p, d))));
