@@ -34,7 +34,15 @@ pub fn ConversationMenu() -> impl IntoView {
             .compact_failure
             .with(|f| f.as_ref().filter(|(c, _)| *c == id).map(|(_, e)| e.clone()))
     };
+    // The menu closes once an item is chosen, and on Escape.
+    let menu = NodeRef::<leptos::html::Details>::new();
+    let close = move || {
+        if let Some(d) = menu.get_untracked() {
+            let _ = d.remove_attribute("open");
+        }
+    };
     let save = move |markdown: bool| {
+        close();
         let Some(conv) = ctx
             .convs
             .current
@@ -63,21 +71,35 @@ pub fn ConversationMenu() -> impl IntoView {
     };
     view! {
         <Show when=move || current().is_some()>
-            <details class="conversation-menu">
+            <details
+                class="conversation-menu"
+                node_ref=menu
+                on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                    if ev.key() == "Escape" {
+                        ev.prevent_default();
+                        close();
+                    }
+                }
+            >
                 <summary class="icon-button" aria-label="Conversation actions" title="Conversation actions">"⋯"</summary>
                 <div class="conversation-menu-items" role="group" aria-label="Conversation actions">
                     <button
                         type="button"
                         class="regenerate-title"
                         disabled=titling
-                        on:click=move |_| ctx.runner.regenerate_title(ctx.convs, ctx.settings.settings.get_untracked())
+                        on:click=move |_| {
+                            ctx.runner.regenerate_title(ctx.convs, ctx.settings.settings.get_untracked());
+                        }
                     >{move || if titling() { "Writing a title…" } else { "New title from the model" }}</button>
                     <button
                         type="button"
                         class="compact-now"
                         title="Summarize the older messages; the model then receives the summary instead of them"
                         disabled=compacting
-                        on:click=move |_| ctx.runner.compact(ctx.convs, ctx.settings.settings.get_untracked())
+                        on:click=move |_| {
+                            // Stays open: "Summarizing…" and a failure are shown here.
+                            ctx.runner.compact(ctx.convs, ctx.settings.settings.get_untracked());
+                        }
                     >{move || if compacting() { "Summarizing…" } else { "Compact now" }}</button>
                     <button type="button" class="export-markdown" on:click=move |_| save(true)>"Export as Markdown"</button>
                     <button type="button" class="export-json" on:click=move |_| save(false)>"Export as JSON"</button>

@@ -282,9 +282,9 @@ fn BranchSwitch(msg: LiveMessage, pos: usize, count: usize) -> impl IntoView {
     };
     view! {
         <span class="branch-switch" role="group" aria-label="Versions of this message">
-            <button class="link-button branch-prev" aria-label="Previous version" disabled=pos <= 1 on:click=move |_| go(pos - 1)>"‹"</button>
+            <button class="link-button branch-prev" aria-label="Previous version" disabled={pos <= 1} on:click=move |_| go(pos - 1)>"‹"</button>
             <span class="branch-pos">{format!("{pos}/{count}")}</span>
-            <button class="link-button branch-next" aria-label="Next version" disabled=pos >= count on:click=move |_| go(pos + 1)>"›"</button>
+            <button class="link-button branch-next" aria-label="Next version" disabled={pos >= count} on:click=move |_| go(pos + 1)>"›"</button>
         </span>
     }
 }

@@ -204,6 +204,8 @@ test('a conversation exports as Markdown and as JSON with every message', async 
 
   await page.click('.conversation-menu > summary');
   const [md] = await Promise.all([page.waitForEvent('download'), page.click('.export-markdown')]);
+  assert.equal(await page.locator('details.conversation-menu').evaluate((d) => d.open), false, 'the menu closes once an item is chosen');
+  await page.click('.conversation-menu > summary');
   assert.equal(md.suggestedFilename(), 'how-do-i-search-files.md');
   const markdown = await readFile(await md.path(), 'utf8');
   assert.equal(
@@ -416,6 +418,14 @@ test('Regenerate and an edited question keep the old versions as branches: ‹ 1
   await page.reload();
   await page.locator('article.message-assistant', { hasText: 'first answer' }).waitFor();
   assert.equal((await page.locator('article.message-assistant .branch-pos').innerText()).trim(), '1/2');
+  // The switch is two buttons and a position, nothing else.
+  assert.equal((await answer.locator('.branch-switch').innerText()).replace(/\s+/g, ''), '‹1/2›');
+  assert.equal(await answer.locator('.branch-prev').isDisabled(), true);
+  await answer.locator('.branch-next').click();
+  await page.locator('article.message-assistant', { hasText: 'second answer' }).waitFor();
+  assert.equal(await answer.locator('.branch-next').isDisabled(), true);
+  await answer.locator('.branch-prev').click();
+  await page.locator('article.message-assistant', { hasText: 'first answer' }).waitFor();
 
   // Edit the question: the old question and its answers stay as a branch.
   await page.locator('article.message-user .edit-question').click();
