@@ -33,6 +33,7 @@ pub mod provider;
 pub mod send_queue;
 pub mod settings;
 pub mod shortcuts;
+pub mod sidebar;
 #[cfg(test)]
 mod split_points;
 pub mod sse;

@@ -1,12 +1,37 @@
 //! The conversation list: new, select, rename in place, delete with confirmation. Choosing a
 //! conversation (or New chat) puts the caret in the message box.
+//!
+//! Grouped by date and drawn as a window: only the rows in view exist in the DOM, between two
+//! spacers, so a thousand conversations cost what twenty do (`core::sidebar` decides which).
 
+use leptos::html;
 use leptos::prelude::*;
 use skiff_core::chat::ConversationSummary;
+use skiff_core::sidebar::{self, Row};
 
 use super::composer::focus_composer;
 use super::context::ctx;
 use super::icons;
+use crate::platform::clock;
+
+/// One drawn row: a group heading or a conversation (with its 1-based position and the
+/// number of conversations, for `aria-posinset`/`aria-setsize`).
+#[derive(Clone, PartialEq)]
+enum Item {
+    Group(String),
+    Conversation(ConversationSummary, usize, usize),
+}
+
+impl Item {
+    /// Keyed by id, title and count, so a rename redraws its row, and a new conversation the
+    /// few rows drawn (their `aria-setsize`), and nothing else.
+    fn key(&self) -> (String, String, usize) {
+        match self {
+            Item::Group(label) => (String::new(), label.clone(), 0),
+            Item::Conversation(s, _, count) => (s.id.clone(), s.title.clone(), *count),
+        }
+    }
+}
 
 #[component]
 pub fn Sidebar() -> impl IntoView {
@@ -16,6 +41,60 @@ pub fn Sidebar() -> impl IntoView {
         ctx.sidebar_open.set(false);
         focus_composer();
     };
+    let list = NodeRef::<html::Ul>::new();
+    // Only the rows in view are drawn (`core::sidebar`). The groups are computed when the
+    // index changes (every message moves its conversation), so "Today" of a tab left open
+    // overnight is corrected by the next message.
+    let scroll_top = RwSignal::new(0.0);
+    let offset_minutes = clock::user_place().offset_minutes;
+    let rows = Memo::new(move |_| {
+        let now = clock::now_ms();
+        ctx.convs.index.with(|items| {
+            let rows = sidebar::rows(items, now, offset_minutes);
+            let offsets = sidebar::offsets(&rows);
+            (rows, offsets)
+        })
+    });
+    let window = move || {
+        let top = scroll_top.get();
+        rows.with(|(_, offsets)| {
+            sidebar::window(offsets, top, sidebar::VIEWPORT_PX, sidebar::OVERSCAN_ROWS)
+        })
+    };
+    let items = move || {
+        let w = window();
+        rows.with(|(rows, _)| {
+            ctx.convs.index.with(|index| {
+                rows[w.start..w.end]
+                    .iter()
+                    .filter_map(|r| match r {
+                        Row::Group(label) => Some(Item::Group(label.clone())),
+                        Row::Conversation { index: i, position } => index
+                            .get(*i)
+                            .map(|s| Item::Conversation(s.clone(), *position, index.len())),
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+    };
+    // A conversation chosen elsewhere (search, a new chat, another tab) is scrolled into view;
+    // one already visible stays where it is.
+    Effect::new(move |_| {
+        let id = ctx.convs.current.get().map(|l| l.id());
+        let Some(el) = list.get() else { return };
+        let target = rows.with_untracked(|(rows, offsets)| {
+            let row = ctx.convs.index.with_untracked(|index| {
+                rows.iter().position(|r| {
+                    matches!(r, Row::Conversation { index: i, .. } if index.get(*i).map(|s| &s.id) == id.as_ref())
+                })
+            })?;
+            sidebar::scroll_to_show(offsets, row, f64::from(el.scroll_top()), f64::from(el.client_height()))
+        });
+        if let Some(top) = target {
+            el.set_scroll_top(top as i32);
+            scroll_top.set(top);
+        }
+    });
     view! {
         <nav class="sidebar" aria-label="Conversations">
             <div class="sidebar-top">
@@ -25,10 +104,19 @@ pub fn Sidebar() -> impl IntoView {
             <Show when=move || ctx.convs.index.with(Vec::is_empty)>
                 <p class="sidebar-empty">"No conversations yet."</p>
             </Show>
-            <ul class="conversation-list">
-                <For each=move || ctx.convs.index.get() key=|s| (s.id.clone(), s.title.clone()) let:s>
-                    <ConversationItem summary=s />
+            <ul
+                class="conversation-list"
+                node_ref=list
+                on:scroll=move |ev| scroll_top.set(f64::from(event_target::<web_sys::Element>(&ev).scroll_top()))
+            >
+                <li class="list-spacer" aria-hidden="true" style:height=move || format!("{}px", window().top_px)></li>
+                <For each=items key=Item::key let:item>
+                    {match item {
+                        Item::Group(label) => view! { <li class="conversation-group">{label}</li> }.into_any(),
+                        Item::Conversation(s, position, count) => view! { <ConversationItem summary=s position count /> }.into_any(),
+                    }}
                 </For>
+                <li class="list-spacer" aria-hidden="true" style:height=move || format!("{}px", window().bottom_px)></li>
             </ul>
             // Where a keyboard or screen-reader user finds the shortcuts (also Ctrl+/ or ?).
             <button class="link-button open-search" on:click=move |_| ctx.show_search.set(true)>"Search conversations"</button>
@@ -47,7 +135,7 @@ enum Mode {
 }
 
 #[component]
-fn ConversationItem(summary: ConversationSummary) -> impl IntoView {
+fn ConversationItem(summary: ConversationSummary, position: usize, count: usize) -> impl IntoView {
     let ctx = ctx();
     let mode = RwSignal::new(Mode::Normal);
     let id = StoredValue::new(summary.id.clone());
@@ -74,7 +162,7 @@ fn ConversationItem(summary: ConversationSummary) -> impl IntoView {
         ctx.convs.delete(&id);
     };
     view! {
-        <li class="conversation" class:active=active>
+        <li class="conversation" class:active=active aria-posinset=position aria-setsize=count>
             {move || match mode.get() {
                 Mode::Normal => view! {
                     <button class="conversation-select" on:click=select title=title.clone()>

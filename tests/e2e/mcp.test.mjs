@@ -352,11 +352,6 @@ const FLOWS = [
     transport: 'streamable',
     protocol: /protocol 2025-11-25 \(legacy\)/,
     tools: 15, // 13, and the two elicitation tools it lists for a client that declares both modes
-    // server-everything registers 3 of them only after `notifications/initialized`, announced by
-    // a list_changed it sends before Skiff's GET stream is open; over Streamable HTTP that
-    // notification can be lost, leaving the 12 listed at first (a known race, see the note on
-    // re-listing once the stream opens).
-    toolsBeforeLateRegistration: 12,
     slow: { tool: 'trigger-long-running-operation', args: { duration: 20, steps: 20 } },
     echoText: (m) => `Echo: ${m}`,
     session: 'header',
@@ -430,14 +425,9 @@ for (const flow of FLOWS) {
 
       // Tools: listed (all pages), then a call whose raw result is shown.
       const tools = await settledTools(page, name);
-      const late = flow.toolsBeforeLateRegistration;
-      if (late !== undefined && tools.length === late) {
-        t.diagnostic(`${flow.kind}: the server's late list_changed was lost before the GET stream opened; ${late} tools listed`);
-      } else {
-        assert.equal(tools.length, flow.tools, `tools listed: ${tools.join(', ')}`);
-      }
+      assert.equal(tools.length, flow.tools, `tools listed: ${tools.join(', ')}`);
       assert.ok(tools.includes('echo') && tools.includes(flow.slow.tool), `echo and ${flow.slow.tool} are listed`);
-      assert.match(await row(page, name).locator('.mcp-toggle-tools').innerText(), new RegExp(`Tools \\(${tools.length}\\)`));
+      assert.match(await row(page, name).locator('.mcp-toggle-tools').innerText(), new RegExp(`Tools \\(${flow.tools}\\)`));
       const echo = await callTool(page, name, 'echo', { message: 'hello skiff' });
       assert.ok(echo.ok, `echo failed: ${echo.text}`);
       assert.equal(firstText(echo), flow.echoText('hello skiff'), `raw result: ${echo.text}`);

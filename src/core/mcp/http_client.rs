@@ -253,6 +253,7 @@ impl HttpClient {
             TransportEvent::TransportLost(error) => {
                 self.session.transport_lost(&error.cause(), now_ms)
             }
+            TransportEvent::ListenerOpened => self.session.listener_opened(now_ms),
             TransportEvent::Notice(n) => self
                 .actions
                 .push_back(ClientAction::Event(SessionEvent::Notice(n))),

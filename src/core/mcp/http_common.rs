@@ -90,6 +90,8 @@ pub enum TransportEvent {
     },
     /// For `McpSession::transport_lost`.
     TransportLost(McpError),
+    /// For `McpSession::listener_opened`: the server's notification stream is open.
+    ListenerOpened,
     Notice(String),
 }
 

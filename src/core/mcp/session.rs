@@ -520,7 +520,7 @@ impl McpSession {
         }
     }
 
-    fn relist(&mut self, kind: ListKind, now_ms: f64) {
+    pub(super) fn relist(&mut self, kind: ListKind, now_ms: f64) {
         if self.config.auto_list && self.phase.is_ready() {
             self.list_changed(kind, now_ms);
         }

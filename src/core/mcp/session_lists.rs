@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use super::error::McpError;
 use super::messages::{ListItems, ListKind, RequestId};
 use super::session::{McpSession, PendingKind};
-use super::session_types::SessionEvent;
+use super::session_types::{Phase, SessionEvent};
 
 /// The least time between the starts of two lists of one kind caused by `list_changed`.
 pub(crate) const RELIST_GAP_MS: f64 = 1_000.0;
@@ -95,6 +95,34 @@ impl McpSession {
                 self.relist_at.insert(kind, started + RELIST_GAP_MS);
             }
             _ => self.list(kind, now_ms),
+        }
+    }
+
+    /// The server's notification stream (the Streamable HTTP GET) just opened. A server with
+    /// no stream open has nowhere to send `list_changed` and drops it: server-everything
+    /// registers three tools right after `initialized` and announces them before the page's GET
+    /// arrives, so the first list held 12 of 15 tools in two runs of five. Each list the server
+    /// says can change is therefore re-listed once, coalesced like a `list_changed` (a list
+    /// still running simply runs again when it ends).
+    pub fn listener_opened(&mut self, now_ms: f64) {
+        let Phase::Ready { capabilities, .. } = &self.phase else {
+            return;
+        };
+        let changes = |c: Option<Option<bool>>| c.flatten() == Some(true);
+        let mut kinds = Vec::new();
+        if changes(capabilities.tools.as_ref().map(|c| c.list_changed)) {
+            kinds.push(ListKind::Tools);
+        }
+        if changes(capabilities.prompts.as_ref().map(|c| c.list_changed)) {
+            kinds.push(ListKind::Prompts);
+        }
+        if changes(capabilities.resources.as_ref().map(|c| c.list_changed)) {
+            kinds.extend([ListKind::Resources, ListKind::ResourceTemplates]);
+        }
+        for kind in kinds {
+            if self.list_started.contains_key(&kind) || self.lists.contains_key(&kind) {
+                self.relist(kind, now_ms);
+            }
         }
     }
 

@@ -7,6 +7,7 @@ use super::era::{Era, EraCache};
 use super::error::McpError;
 use super::messages::{ListKind, RequestId};
 use super::session::McpSession;
+use super::session_lists::RELIST_GAP_MS;
 use super::session_types::{Phase, SessionConfig, SessionEvent};
 use super::test_support::{drain, exchange, Drained};
 use crate::sse::SseDecoder;
@@ -706,6 +707,69 @@ fn list_changed_relists_and_coalesces() {
         3_000.0,
     );
     assert_eq!(drain(&mut s).methods(), ["tools/list"]);
+}
+
+#[test]
+fn a_newly_opened_notification_stream_relists_what_can_change_once() {
+    // server-everything announces tools it registers after `initialized` before the page's GET
+    // stream exists, so that `list_changed` is dropped: the open stream re-lists instead.
+    let mut s = McpSession::new(config());
+    let d = legacy_ready(&mut s, 0.0);
+    let first = d.id_of("tools/list");
+    s.listener_opened(10.0);
+    assert!(
+        drain(&mut s).sent.is_empty(),
+        "the running list reruns, not doubled"
+    );
+    s.handle_message(
+        &result_msg(
+            &first,
+            json!({"tools": [{"name": "early", "inputSchema": {}}]}),
+        ),
+        20.0,
+    );
+    // What the first list found is shown at once; the re-list waits out the coalescing gap.
+    assert_eq!(tools_listed(&drain(&mut s).events).unwrap(), ["early"]);
+    assert_eq!(s.next_deadline(), Some(RELIST_GAP_MS));
+    s.handle_timeout(RELIST_GAP_MS);
+    let again = drain(&mut s).id_of("tools/list");
+    s.handle_message(
+        &result_msg(
+            &again,
+            json!({"tools": [{"name": "early", "inputSchema": {}}, {"name": "late", "inputSchema": {}}]}),
+        ),
+        1_100.0,
+    );
+    assert_eq!(
+        tools_listed(&drain(&mut s).events).unwrap(),
+        ["early", "late"]
+    );
+    assert_eq!(s.next_deadline(), None, "once, not a loop");
+}
+
+#[test]
+fn a_notification_stream_relists_nothing_a_server_says_never_changes() {
+    let mut s = McpSession::new(config());
+    s.connect(0.0);
+    let probe = drain(&mut s).id_of("server/discover");
+    s.handle_message(
+        &error_msg(&probe, -32000, "Server not initialized", Value::Null),
+        0.0,
+    );
+    let init = drain(&mut s).id_of("initialize");
+    s.handle_message(
+        &result_msg(
+            &init,
+            json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                   "serverInfo": {"name": "srv", "version": "1"}}),
+        ),
+        0.0,
+    );
+    let list = drain(&mut s).id_of("tools/list");
+    s.handle_message(&result_msg(&list, json!({"tools": []})), 1.0);
+    drain(&mut s);
+    s.listener_opened(5_000.0);
+    assert!(drain(&mut s).sent.is_empty());
 }
 
 #[test]

@@ -68,6 +68,8 @@ struct Exchange {
     answered: bool,
     /// The `initialize` POST itself, kept so it can be re-sent over HTTP+SSE.
     replay: Option<(String, SendMeta)>,
+    /// A GET that resumes a stream with `Last-Event-ID` (the server replays what was missed).
+    resumes: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -188,6 +190,7 @@ impl StreamableHttp {
                 body: Body::Pending,
                 answered: meta.kind != SendKind::Request,
                 replay: (meta.method == "initialize").then(|| (body.clone(), meta.clone())),
+                resumes: false,
             },
         );
         self.actions.push_back(HttpAction::Fetch {
@@ -212,6 +215,7 @@ impl StreamableHttp {
         last_id: Option<String>,
     ) {
         let mut req = self.base_request(Method::Get, "text/event-stream");
+        let resumes = last_id.is_some();
         if let Some(id) = last_id {
             req.headers.push(("Last-Event-ID".into(), id));
         }
@@ -231,6 +235,7 @@ impl StreamableHttp {
                 status: 0,
                 body: Body::Pending,
                 replay: None,
+                resumes,
             },
         );
         self.actions.push_back(HttpAction::Fetch {
@@ -280,6 +285,7 @@ impl StreamableHttp {
                     body: Body::Ignore,
                     answered: true,
                     replay: None,
+                    resumes: false,
                 },
             );
             self.actions.push_back(HttpAction::Fetch {
@@ -321,6 +327,12 @@ impl StreamableHttp {
         }
         if ok && ex.purpose == Purpose::GetStream && ex.sent_session {
             self.get_worked = true;
+        }
+        // A fresh notification stream (not a resumed one, whose missed events the server
+        // replays): whatever the server announced before it existed was dropped.
+        if ok && ex.purpose == Purpose::GetStream && !ex.resumes && matches!(ex.body, Body::Sse(_))
+        {
+            self.deliver(TransportEvent::ListenerOpened);
         }
     }
 

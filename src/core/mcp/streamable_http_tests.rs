@@ -373,6 +373,11 @@ fn a_closed_get_stream_is_reopened_after_retry_with_last_event_id() {
         200,
         &[("Content-Type".into(), "text/event-stream".into())],
     );
+    assert_eq!(
+        events(actions(&mut t)),
+        [TransportEvent::ListenerOpened],
+        "a fresh stream is announced, so lists announced before it are re-read"
+    );
     t.on_chunk(tok, b"id: event-1\nretry: 2000\ndata: \n\n");
     t.on_end(tok, 100.0);
     assert!(
@@ -383,10 +388,17 @@ fn a_closed_get_stream_is_reopened_after_retry_with_last_event_id() {
     t.handle_timeout(2_099.9);
     assert!(actions(&mut t).is_empty());
     t.handle_timeout(2_100.0);
-    let (_, req) = fetched(&actions(&mut t)).remove(0);
+    let (resumed, req) = fetched(&actions(&mut t)).remove(0);
     assert_eq!(req.method, Method::Get);
     assert_eq!(req.header("last-event-id"), Some("event-1"));
     assert_eq!(t.next_deadline(), None);
+    // The resumed stream replays what was missed: nothing to re-list.
+    t.on_head(
+        resumed,
+        200,
+        &[("Content-Type".into(), "text/event-stream".into())],
+    );
+    assert!(events(actions(&mut t)).is_empty());
 }
 
 #[test]
