@@ -268,11 +268,12 @@ async fn send_step(
             settings,
             r.tools(),
             r.mode(),
+            &deps.mcp.store().instructions(),
             &place.at(clock::now_ms()),
         );
         let ctx = StepContext {
             system_template: &assembled.system_template,
-            system_prompt: &settings.system_prompt,
+            system_prompt: &assembled.system_prompt,
             recap: &assembled.recap,
             history: &assembled.messages,
             tools: r.tools(),

@@ -48,6 +48,7 @@ pub fn due(mcp: McpRunner, conv: &Conversation, settings: &ChatSettings) -> Opti
         settings,
         &specs,
         mode,
+        &mcp.store().instructions(),
         &place.at(clock::now_ms()),
     );
     memory::due(

@@ -39,12 +39,13 @@ pub fn request_for(runner: ChatRunner, conv: &Loaded, message_id: &str) -> Optio
         &settings,
         &specs,
         mode,
+        &runner.mcp_runner().store().instructions(),
         &place.at(clock::now_ms()),
     );
     let provider = Provider::from_settings(&settings).ok()?;
     let req = provider.step_request(&StepContext {
         system_template: &a.system_template,
-        system_prompt: &settings.system_prompt,
+        system_prompt: &a.system_prompt,
         recap: &a.recap,
         history: &a.messages,
         tools: &specs,

@@ -47,6 +47,7 @@ pub fn ContextGauge(draft: RwSignal<String>) -> impl IntoView {
             &settings,
             &specs,
             mode,
+            &mcp.instructions(),
             &place.at(clock::now_ms()),
         ))
     });

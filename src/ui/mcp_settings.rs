@@ -100,6 +100,20 @@ fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
         }
     };
     let cfg_for_edit = StoredValue::new(cfg.clone());
+    let send_instructions = cfg.send_instructions;
+    let toggle_send = move |ev| {
+        if let Some(mut c) = ctx.mcp.server(&id.get_value()) {
+            c.send_instructions = event_target_checked(&ev);
+            ctx.mcp.update_server(c);
+        }
+    };
+    // What the server says about using it, shown as its words (prose rules: no direction
+    // overrides or invisible characters) with the switch that sends it to the model.
+    let instructions = move || {
+        live.and_then(|l| l.instructions.get())
+            .filter(|t| !t.trim().is_empty())
+            .map(|t| text::prose(&t).into_owned())
+    };
     view! {
         <li class="mcp-server" data-server-name=cfg.name.clone() data-status=move || status().as_str()>
             <div class="mcp-server-head">
@@ -154,6 +168,16 @@ fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
             </Show>
             <Show when=move || show_tools.get()>
                 <ToolList server_id=id.get_value() />
+            </Show>
+            <Show when=move || instructions().is_some()>
+                <details class="mcp-instructions">
+                    <summary>"Instructions from the server"</summary>
+                    <p class="mcp-instructions-text">{instructions}</p>
+                    <label class="check">
+                        <input type="checkbox" class="mcp-send-instructions" checked=send_instructions on:change=toggle_send />
+                        "Send them to the model with this server's tools"
+                    </label>
+                </details>
             </Show>
             <Show when=move || live.map(|l| !l.log.with(Vec::is_empty)).unwrap_or(false)>
                 <details class="mcp-log">

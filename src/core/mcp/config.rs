@@ -86,6 +86,10 @@ pub struct ServerConfig {
     pub request_timeout_ms: u64,
     #[serde(default = "default_ping")]
     pub ping_interval_ms: Option<u64>,
+    /// Whether the server's `instructions` go to the model with its tools
+    /// (`pipeline::instructions`). On by default: the protocol meant them for the model.
+    #[serde(default = "default_true")]
+    pub send_instructions: bool,
 }
 
 impl ServerConfig {
@@ -101,6 +105,7 @@ impl ServerConfig {
             max_attempts: None,
             request_timeout_ms: default_request_timeout(),
             ping_interval_ms: default_ping(),
+            send_instructions: true,
         }
     }
 

@@ -14,6 +14,7 @@
 //! - [`title`]: the auto-title request's prompt and the cleaning of what the model answers.
 //! - [`export`]: one conversation as Markdown or as JSON; [`import`] reads ours and
 //!   llama.cpp web UI's back, adding only.
+//! - [`instructions`]: MCP servers' instructions, sent with their tools, framed as theirs.
 //! - [`request`]: the above assembled for one request, in the documented order.
 //!
 //! Everything here is a pure function of its arguments, tested natively; the runner performs
@@ -23,6 +24,7 @@ pub mod context;
 pub mod export;
 pub mod gauge;
 pub mod import;
+pub mod instructions;
 pub mod memory;
 pub mod request;
 pub mod search;

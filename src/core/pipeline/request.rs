@@ -3,7 +3,8 @@
 //! message, and the recent messages the budget allows.
 //!
 //! Order of the system text (see `StepContext::system_text` and the request builders): the
-//! system template, the user's system prompt, (prompt-based tools) the tools section, then
+//! system template, the user's system prompt and the MCP servers' instructions
+//! (`instructions`), (prompt-based tools) the tools section, then
 //! the recap of what a summary covers; after it the recent messages. Project instructions
 //! and a mask's context prompts take their slots around the recap when they exist.
 
@@ -15,6 +16,7 @@ use crate::provider::ProviderKind;
 use crate::settings::ChatSettings;
 
 use super::context::{self, Limits, Plan};
+use super::instructions::{self, ServerInstructions};
 use super::memory::{self, Memory};
 use super::template::{self, TemplateValues};
 use super::tokens;
@@ -36,6 +38,9 @@ pub struct UserClock<'a> {
 pub struct Assembled {
     /// The filled system template ("" when turned off).
     pub system_template: String,
+    /// The user's system prompt, then the instructions of the MCP servers whose tools are
+    /// offered (`instructions`).
+    pub system_prompt: String,
     /// The summary standing in for older messages, as a recap ("" when there is none or a
     /// clear mark after it made it moot).
     pub recap: String,
@@ -53,15 +58,21 @@ pub fn assemble(
     settings: &ChatSettings,
     tools: &[ToolSpec],
     mode: ToolMode,
+    servers: &[ServerInstructions],
     clock: &UserClock<'_>,
 ) -> Assembled {
     let system_template = system_template(settings, clock);
+    let system_prompt = instructions::system_prompt(
+        &settings.system_prompt,
+        &instructions::section(servers, tools, mode),
+    );
     let (start, with_memory) = memory::start(history, cleared_after, memory);
     let recap = memory
         .filter(|_| with_memory)
         .map(Memory::recap)
         .unwrap_or_default();
-    let fixed = fixed_tokens(&system_template, settings, tools, mode) + tokens::estimate(&recap);
+    let fixed =
+        fixed_tokens(&system_template, &system_prompt, tools, mode) + tokens::estimate(&recap);
     let limits = Limits::new(
         settings.context_window,
         settings.history_count as usize,
@@ -81,6 +92,7 @@ pub fn assemble(
         .collect();
     Assembled {
         system_template,
+        system_prompt,
         recap,
         messages,
         plan,
@@ -103,13 +115,12 @@ pub fn system_template(settings: &ChatSettings, clock: &UserClock<'_>) -> String
 /// offered, their schemas (native) or the tools section (prompt-based).
 pub fn fixed_tokens(
     system_template: &str,
-    settings: &ChatSettings,
+    system_prompt: &str,
     tools: &[ToolSpec],
     mode: ToolMode,
 ) -> u32 {
-    let mut n = tokens::PER_MESSAGE
-        + tokens::estimate(system_template)
-        + tokens::estimate(&settings.system_prompt);
+    let mut n =
+        tokens::PER_MESSAGE + tokens::estimate(system_template) + tokens::estimate(system_prompt);
     n += match mode {
         ToolMode::Off => 0,
         ToolMode::Native => tokens::tools(tools),
@@ -165,6 +176,7 @@ pub fn next_plan(
     settings: &ChatSettings,
     tools: &[ToolSpec],
     mode: ToolMode,
+    servers: &[ServerInstructions],
     clock: &UserClock<'_>,
 ) -> Plan {
     let mut next = history.to_vec();
@@ -174,5 +186,15 @@ pub fn next_plan(
         String::new(),
         clock.now_ms,
     ));
-    assemble(&next, cleared_after, memory, settings, tools, mode, clock).plan
+    assemble(
+        &next,
+        cleared_after,
+        memory,
+        settings,
+        tools,
+        mode,
+        servers,
+        clock,
+    )
+    .plan
 }

@@ -2,6 +2,7 @@
 
 use serde_json::{json, Value};
 
+use super::instructions::ServerInstructions;
 use super::memory::Memory;
 use super::request::{assemble, UserClock};
 use crate::agent::record::ToolMode;
@@ -71,7 +72,7 @@ fn history() -> Vec<Message> {
 }
 
 fn body(s: &ChatSettings, history: &[Message], cleared: Option<&str>, mode: ToolMode) -> Value {
-    body_with(s, history, cleared, None, mode)
+    body_with(s, history, cleared, None, mode, &[])
 }
 
 fn body_with(
@@ -80,12 +81,13 @@ fn body_with(
     cleared: Option<&str>,
     memory: Option<&Memory>,
     mode: ToolMode,
+    servers: &[ServerInstructions],
 ) -> Value {
     let tools = [tool()];
-    let a = assemble(history, cleared, memory, s, &tools, mode, &CLOCK);
+    let a = assemble(history, cleared, memory, s, &tools, mode, servers, &CLOCK);
     let ctx = StepContext {
         system_template: &a.system_template,
-        system_prompt: &s.system_prompt,
+        system_prompt: &a.system_prompt,
         recap: &a.recap,
         history: &a.messages,
         tools: &tools,
@@ -99,6 +101,77 @@ fn body_with(
 }
 
 const TEMPLATE_FILLED: &str = "Model gpt-4o-mini via OpenAI-compatible, cutoff 2023-10; now Tuesday, 24 November 2026, 02:52 (UTC+01:00, Europe/Berlin); lang de-DE.";
+
+#[test]
+fn server_instructions_follow_the_system_prompt_and_count_against_the_budget() {
+    let s = settings(ProviderKind::OpenAiCompatible);
+    let servers = [
+        ServerInstructions {
+            server_id: "srv".into(),
+            server_name: "Echo".into(),
+            text: "Echo only what the user wrote.".into(),
+        },
+        // Its tools are not offered: its instructions stay out.
+        ServerInstructions {
+            server_id: "other".into(),
+            server_name: "Other".into(),
+            text: "Unrelated.".into(),
+        },
+    ];
+    let b = body_with(&s, &history(), None, None, ToolMode::Prompt, &servers);
+    let system = b["messages"][0]["content"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    let at = |needle: &str| {
+        system
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle} in {system}"))
+    };
+    assert!(at(TEMPLATE_FILLED) < at("Be brief."));
+    assert!(at("Be brief.") < at("Instructions from the MCP server \"Echo\""));
+    assert!(at("Echo only what the user wrote.") < at("Server id: srv"));
+    assert!(!system.contains("Unrelated."));
+    // Anthropic's top-level system carries them the same way.
+    let a = body_with(
+        &settings(ProviderKind::Anthropic),
+        &history(),
+        None,
+        None,
+        ToolMode::Native,
+        &servers,
+    );
+    assert!(
+        a["system"]
+            .as_str()
+            .unwrap_or("")
+            .contains("Echo only what the user wrote."),
+        "{a}"
+    );
+    // The budget counts them.
+    let tools = [tool()];
+    let with = assemble(
+        &history(),
+        None,
+        None,
+        &s,
+        &tools,
+        ToolMode::Native,
+        &servers,
+        &CLOCK,
+    );
+    let without = assemble(
+        &history(),
+        None,
+        None,
+        &s,
+        &tools,
+        ToolMode::Native,
+        &[],
+        &CLOCK,
+    );
+    assert!(with.plan.fixed_tokens > without.plan.fixed_tokens);
+}
 
 #[test]
 fn openai_order_is_template_then_system_prompt_then_tools_then_recent_messages() {
@@ -190,7 +263,16 @@ fn clear_context_and_a_small_window_trim_what_is_sent() {
         ..settings(ProviderKind::OpenAiCompatible)
     };
     let tools = [tool()];
-    let a = assemble(&history(), None, None, &s, &tools, ToolMode::Native, &CLOCK);
+    let a = assemble(
+        &history(),
+        None,
+        None,
+        &s,
+        &tools,
+        ToolMode::Native,
+        &[],
+        &CLOCK,
+    );
     assert_eq!(a.messages.len(), 1);
     assert_eq!(a.plan.dropped, 8);
     assert!(
@@ -200,14 +282,32 @@ fn clear_context_and_a_small_window_trim_what_is_sent() {
     );
     assert!(a.plan.over_budget());
     // The tool schemas count only when tools are offered natively.
-    let off = assemble(&history(), None, None, &s, &tools, ToolMode::Off, &CLOCK);
+    let off = assemble(
+        &history(),
+        None,
+        None,
+        &s,
+        &tools,
+        ToolMode::Off,
+        &[],
+        &CLOCK,
+    );
     assert!(off.plan.fixed_tokens < a.plan.fixed_tokens);
     // A window with room: everything goes.
     let s = ChatSettings {
         context_window: 2000,
         ..s
     };
-    let a = assemble(&history(), None, None, &s, &tools, ToolMode::Native, &CLOCK);
+    let a = assemble(
+        &history(),
+        None,
+        None,
+        &s,
+        &tools,
+        ToolMode::Native,
+        &[],
+        &CLOCK,
+    );
     assert_eq!(a.messages.len(), 9);
     assert!(!a.plan.over_budget());
 }
@@ -219,7 +319,7 @@ fn a_summary_replaces_the_messages_it_covers_and_comes_after_the_tools() {
         text: "They discussed questions 0 to 2.".into(),
         through: "a2".into(),
     };
-    let b = body_with(&s, &history(), None, Some(&memory), ToolMode::Prompt);
+    let b = body_with(&s, &history(), None, Some(&memory), ToolMode::Prompt, &[]);
     let msgs = b["messages"].as_array().cloned().unwrap_or_default();
     let system = msgs[0]["content"].as_str().unwrap_or("");
     let tools_at = system.find("Server id: srv").unwrap_or(usize::MAX);
@@ -239,7 +339,14 @@ fn a_summary_replaces_the_messages_it_covers_and_comes_after_the_tools() {
         ["[de-DE] question 3", "answer 3", "[de-DE] question 4"]
     );
     // A clear mark after the summary makes it moot: no recap.
-    let b = body_with(&s, &history(), Some("a3"), Some(&memory), ToolMode::Off);
+    let b = body_with(
+        &s,
+        &history(),
+        Some("a3"),
+        Some(&memory),
+        ToolMode::Off,
+        &[],
+    );
     assert!(!b["messages"][0]["content"]
         .as_str()
         .unwrap_or("")
@@ -247,6 +354,6 @@ fn a_summary_replaces_the_messages_it_covers_and_comes_after_the_tools() {
     // Anthropic: the same recap at the end of `system`.
     let mut s = settings(ProviderKind::Anthropic);
     s.base_url = "https://api.anthropic.com/v1".into();
-    let b = body_with(&s, &history(), None, Some(&memory), ToolMode::Off);
+    let b = body_with(&s, &history(), None, Some(&memory), ToolMode::Off, &[]);
     assert!(b["system"].as_str().unwrap_or("").ends_with("Be brief.\n\nThis is a summary of the chat history as a recap: They discussed questions 0 to 2."));
 }

@@ -30,6 +30,7 @@ use skiff_core::mcp::config::{
 };
 use skiff_core::mcp::tool_index::{ServerTools, ToolIndex};
 use skiff_core::mcp::EraCache;
+use skiff_core::pipeline::instructions::ServerInstructions;
 use std::collections::HashMap;
 
 use super::notices::Notices;
@@ -137,6 +138,26 @@ impl McpStore {
     pub fn server(&self, id: &str) -> Option<ServerConfig> {
         self.servers
             .with_untracked(|s| s.iter().find(|c| c.id == id).cloned())
+    }
+
+    /// The instructions of the configured servers whose "send to the model" switch is on, as
+    /// they last arrived (tracked, so the context gauge re-plans when one arrives).
+    /// `pipeline::instructions` decides which a request carries.
+    pub fn instructions(&self) -> Vec<ServerInstructions> {
+        self.servers.with(|servers| {
+            servers
+                .iter()
+                .filter(|c| c.enabled && c.send_instructions)
+                .filter_map(|c| {
+                    let text = self.live_for(&c.id)?.instructions.get()?;
+                    Some(ServerInstructions {
+                        server_id: c.id.clone(),
+                        server_name: c.name.clone(),
+                        text,
+                    })
+                })
+                .collect()
+        })
     }
 
     /// Display name of a configured or in-page server.
