@@ -21,7 +21,7 @@ use leptos::task::spawn_local;
 use skiff_core::agent::{tools, Action, AgentRun, ToolMode};
 use skiff_core::chat::{Message, MessageStatus, Role};
 use skiff_core::mcp::McpError;
-use skiff_core::pipeline::request;
+use skiff_core::pipeline::request::{self, Offer};
 use skiff_core::provider::{Provider, ProviderError, StepContext};
 use skiff_core::settings::ChatSettings;
 
@@ -266,9 +266,11 @@ async fn send_step(
             cleared_after.as_deref(),
             memory.as_ref(),
             settings,
-            r.tools(),
-            r.mode(),
-            &deps.mcp.store().instructions(),
+            &Offer {
+                tools: r.tools(),
+                mode: r.mode(),
+                servers: &deps.mcp.store().instructions(),
+            },
             &place.at(clock::now_ms()),
         );
         let ctx = StepContext {

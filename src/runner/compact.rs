@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use skiff_core::agent::{tools, ToolMode, ToolSpec};
 use skiff_core::chat::Conversation;
 use skiff_core::pipeline::memory::{self, Memory, Reason};
-use skiff_core::pipeline::request::next_plan;
+use skiff_core::pipeline::request::{next_plan, Offer};
 use skiff_core::provider::ProviderError;
 use skiff_core::settings::ChatSettings;
 
@@ -46,9 +46,11 @@ pub fn due(mcp: McpRunner, conv: &Conversation, settings: &ChatSettings) -> Opti
         conv.cleared_after.as_deref(),
         conv.memory.as_ref(),
         settings,
-        &specs,
-        mode,
-        &mcp.store().instructions(),
+        &Offer {
+            tools: &specs,
+            mode,
+            servers: &mcp.store().instructions(),
+        },
         &place.at(clock::now_ms()),
     );
     memory::due(

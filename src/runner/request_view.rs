@@ -2,7 +2,7 @@
 //! (`stores::sent_requests`); otherwise rebuilt from the stored conversation with today's
 //! settings and time, and said to be rebuilt.
 
-use skiff_core::pipeline::request::assemble;
+use skiff_core::pipeline::request::{assemble, Offer};
 use skiff_core::provider::{Provider, StepContext};
 
 use super::chat::ChatRunner;
@@ -37,9 +37,11 @@ pub fn request_for(runner: ChatRunner, conv: &Loaded, message_id: &str) -> Optio
         c.cleared_after.as_deref(),
         c.memory.as_ref(),
         &settings,
-        &specs,
-        mode,
-        &runner.mcp_runner().store().instructions(),
+        &Offer {
+            tools: &specs,
+            mode,
+            servers: &runner.mcp_runner().store().instructions(),
+        },
         &place.at(clock::now_ms()),
     );
     let provider = Provider::from_settings(&settings).ok()?;

@@ -8,7 +8,7 @@
 use leptos::prelude::*;
 use skiff_core::agent::{tools, ToolMode};
 use skiff_core::pipeline::gauge::gauge;
-use skiff_core::pipeline::request::next_plan;
+use skiff_core::pipeline::request::{next_plan, Offer};
 
 use super::context::ctx;
 use crate::platform::clock;
@@ -45,9 +45,11 @@ pub fn ContextGauge(draft: RwSignal<String>) -> impl IntoView {
             cleared.as_deref(),
             memory.as_ref(),
             &settings,
-            &specs,
-            mode,
-            &mcp.instructions(),
+            &Offer {
+                tools: &specs,
+                mode,
+                servers: &mcp.instructions(),
+            },
             &place.at(clock::now_ms()),
         ))
     });

@@ -33,6 +33,15 @@ pub struct UserClock<'a> {
     pub lang: &'a str,
 }
 
+/// What a request offers the model besides the conversation: the tools, how they are offered,
+/// and the instructions of the servers they come from (`instructions` picks which apply).
+#[derive(Debug, Clone, Copy)]
+pub struct Offer<'a> {
+    pub tools: &'a [ToolSpec],
+    pub mode: ToolMode,
+    pub servers: &'a [ServerInstructions],
+}
+
 /// One request's assembled parts.
 #[derive(Debug, Clone)]
 pub struct Assembled {
@@ -56,11 +65,14 @@ pub fn assemble(
     cleared_after: Option<&str>,
     memory: Option<&Memory>,
     settings: &ChatSettings,
-    tools: &[ToolSpec],
-    mode: ToolMode,
-    servers: &[ServerInstructions],
+    offer: &Offer<'_>,
     clock: &UserClock<'_>,
 ) -> Assembled {
+    let Offer {
+        tools,
+        mode,
+        servers,
+    } = *offer;
     let system_template = system_template(settings, clock);
     let system_prompt = instructions::system_prompt(
         &settings.system_prompt,
@@ -174,9 +186,7 @@ pub fn next_plan(
     cleared_after: Option<&str>,
     memory: Option<&Memory>,
     settings: &ChatSettings,
-    tools: &[ToolSpec],
-    mode: ToolMode,
-    servers: &[ServerInstructions],
+    offer: &Offer<'_>,
     clock: &UserClock<'_>,
 ) -> Plan {
     let mut next = history.to_vec();
@@ -186,15 +196,5 @@ pub fn next_plan(
         String::new(),
         clock.now_ms,
     ));
-    assemble(
-        &next,
-        cleared_after,
-        memory,
-        settings,
-        tools,
-        mode,
-        servers,
-        clock,
-    )
-    .plan
+    assemble(&next, cleared_after, memory, settings, offer, clock).plan
 }

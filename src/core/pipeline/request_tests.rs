@@ -4,7 +4,7 @@ use serde_json::{json, Value};
 
 use super::instructions::ServerInstructions;
 use super::memory::Memory;
-use super::request::{assemble, UserClock};
+use super::request::{assemble, Offer, UserClock};
 use crate::agent::record::ToolMode;
 use crate::agent::tools::ToolSpec;
 use crate::chat::{Message, Role};
@@ -46,6 +46,18 @@ fn tool() -> ToolSpec {
     }
 }
 
+fn offer<'a>(
+    tools: &'a [ToolSpec],
+    mode: ToolMode,
+    servers: &'a [ServerInstructions],
+) -> Offer<'a> {
+    Offer {
+        tools,
+        mode,
+        servers,
+    }
+}
+
 fn history() -> Vec<Message> {
     let mut h = Vec::new();
     for i in 0..4 {
@@ -84,7 +96,14 @@ fn body_with(
     servers: &[ServerInstructions],
 ) -> Value {
     let tools = [tool()];
-    let a = assemble(history, cleared, memory, s, &tools, mode, servers, &CLOCK);
+    let a = assemble(
+        history,
+        cleared,
+        memory,
+        s,
+        &offer(&tools, mode, servers),
+        &CLOCK,
+    );
     let ctx = StepContext {
         system_template: &a.system_template,
         system_prompt: &a.system_prompt,
@@ -155,9 +174,7 @@ fn server_instructions_follow_the_system_prompt_and_count_against_the_budget() {
         None,
         None,
         &s,
-        &tools,
-        ToolMode::Native,
-        &servers,
+        &offer(&tools, ToolMode::Native, &servers),
         &CLOCK,
     );
     let without = assemble(
@@ -165,9 +182,7 @@ fn server_instructions_follow_the_system_prompt_and_count_against_the_budget() {
         None,
         None,
         &s,
-        &tools,
-        ToolMode::Native,
-        &[],
+        &offer(&tools, ToolMode::Native, &[]),
         &CLOCK,
     );
     assert!(with.plan.fixed_tokens > without.plan.fixed_tokens);
@@ -268,9 +283,7 @@ fn clear_context_and_a_small_window_trim_what_is_sent() {
         None,
         None,
         &s,
-        &tools,
-        ToolMode::Native,
-        &[],
+        &offer(&tools, ToolMode::Native, &[]),
         &CLOCK,
     );
     assert_eq!(a.messages.len(), 1);
@@ -287,9 +300,7 @@ fn clear_context_and_a_small_window_trim_what_is_sent() {
         None,
         None,
         &s,
-        &tools,
-        ToolMode::Off,
-        &[],
+        &offer(&tools, ToolMode::Off, &[]),
         &CLOCK,
     );
     assert!(off.plan.fixed_tokens < a.plan.fixed_tokens);
@@ -303,9 +314,7 @@ fn clear_context_and_a_small_window_trim_what_is_sent() {
         None,
         None,
         &s,
-        &tools,
-        ToolMode::Native,
-        &[],
+        &offer(&tools, ToolMode::Native, &[]),
         &CLOCK,
     );
     assert_eq!(a.messages.len(), 9);
