@@ -108,6 +108,65 @@ pub fn switch(
     true
 }
 
+/// Deletes `messages[at..]`, the message at `at` and what followed it on screen, with every
+/// branch that hangs from the deleted messages (they cannot be reached any more). When the
+/// message had siblings, the one ordered just before it (else just after) takes its place, so
+/// deleting one version of an answer shows another rather than none. Returns how many
+/// messages were deleted, branches included (for the confirmation's sentence, [`deletes`]).
+pub fn delete_from(messages: &mut Vec<Message>, branches: &mut Vec<Branch>, at: usize) -> usize {
+    if at >= messages.len() {
+        return 0;
+    }
+    let all = candidates(messages, branches, at);
+    let pos = all.iter().position(|c| *c == Candidate::OnScreen);
+    let heir = pos
+        .and_then(|p| {
+            p.checked_sub(1)
+                .and_then(|q| all.get(q))
+                .or_else(|| all.get(p + 1))
+        })
+        .and_then(|c| match c {
+            Candidate::Stashed(i) => branches.get(*i).and_then(|b| b.messages.first()),
+            Candidate::OnScreen => None,
+        })
+        .map(|m| m.id.clone());
+    let removed = messages.split_off(at);
+    let mut count = removed.len();
+    let mut gone: Vec<String> = removed.into_iter().map(|m| m.id).collect();
+    // Branches hanging from a deleted message, and from messages inside those, transitively.
+    loop {
+        let before = branches.len();
+        let mut i = 0;
+        while i < branches.len() {
+            if branches[i].after.as_ref().is_some_and(|a| gone.contains(a)) {
+                let b = branches.remove(i);
+                count += b.messages.len();
+                gone.extend(b.messages.into_iter().map(|m| m.id));
+            } else {
+                i += 1;
+            }
+        }
+        if branches.len() == before {
+            break;
+        }
+    }
+    if let Some(heir) = heir {
+        if let Some(i) = branches
+            .iter()
+            .position(|b| b.messages.first().is_some_and(|m| m.id == heir))
+        {
+            messages.extend(branches.remove(i).messages);
+        }
+    }
+    count
+}
+
+/// How many messages [`delete_from`] at `at` would delete, branches hanging from them
+/// included, without deleting anything.
+pub fn deletes(messages: &[Message], branches: &[Branch], at: usize) -> usize {
+    delete_from(&mut messages.to_vec(), &mut branches.to_vec(), at)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,6 +178,77 @@ mod tests {
 
     fn ids(ms: &[Message]) -> Vec<&str> {
         ms.iter().map(|m| m.id.as_str()).collect()
+    }
+
+    #[test]
+    fn deleting_takes_what_followed_and_the_branches_hanging_from_it() {
+        // u1 a1 u2 a2, with a2's older version a2x stashed, and an edit of u2 (u2e a2e) stashed.
+        let mut ms = vec![
+            m("u1", Role::User, 1.0),
+            m("a1", Role::Assistant, 2.0),
+            m("u2", Role::User, 3.0),
+            m("a2", Role::Assistant, 5.0),
+        ];
+        let mut bs = vec![
+            Branch {
+                after: Some("u2".into()),
+                messages: vec![m("a2x", Role::Assistant, 4.0)],
+            },
+            Branch {
+                after: Some("a1".into()),
+                messages: vec![m("u2e", Role::User, 6.0), m("a2e", Role::Assistant, 7.0)],
+            },
+        ];
+        // Deleting a2 brings its sibling a2x on screen.
+        assert_eq!(deletes(&ms, &bs, 3), 1);
+        assert_eq!(delete_from(&mut ms, &mut bs, 3), 1);
+        assert_eq!(ids(&ms), ["u1", "a1", "u2", "a2x"]);
+        assert_eq!(siblings(&ms, &bs, 3), None);
+        // Deleting u2 takes a2x with it, and the edited question u2e (newer) takes its place.
+        assert_eq!(delete_from(&mut ms, &mut bs, 2), 2);
+        assert_eq!(ids(&ms), ["u1", "a1", "u2e", "a2e"]);
+        assert!(bs.is_empty());
+        // Deleting from the first message empties the conversation; out of range deletes nothing.
+        assert_eq!(delete_from(&mut ms, &mut bs, 9), 0);
+        assert_eq!(delete_from(&mut ms, &mut bs, 0), 4);
+        assert!(ms.is_empty() && bs.is_empty());
+    }
+
+    #[test]
+    fn deleting_counts_nested_branches_and_leaves_unrelated_ones() {
+        let mut ms = vec![
+            m("u1", Role::User, 1.0),
+            m("a1", Role::Assistant, 2.0),
+            m("u2", Role::User, 3.0),
+            m("a2", Role::Assistant, 4.0),
+        ];
+        let mut bs = vec![
+            // An older answer to u1, with its own follow-up and a branch inside that.
+            Branch {
+                after: Some("u1".into()),
+                messages: vec![m("a1x", Role::Assistant, 1.5), m("u3", Role::User, 1.6)],
+            },
+            Branch {
+                after: Some("u3".into()),
+                messages: vec![m("a3", Role::Assistant, 1.7)],
+            },
+            // Hangs from a2: deleted with it.
+            Branch {
+                after: Some("a2".into()),
+                messages: vec![m("u4", Role::User, 8.0)],
+            },
+        ];
+        let before = (ms.clone(), bs.clone());
+        assert_eq!(deletes(&ms, &bs, 2), 3, "u2, a2 and u4");
+        assert_eq!((ms.clone(), bs.clone()), before, "counting changes nothing");
+        assert_eq!(delete_from(&mut ms, &mut bs, 2), 3);
+        assert_eq!(ids(&ms), ["u1", "a1"]);
+        assert_eq!(bs.len(), 2, "a1x's branch and the one inside it stay");
+        // Deleting a1 brings a1x (older) on screen, with the branch inside it reachable again.
+        assert_eq!(delete_from(&mut ms, &mut bs, 1), 1);
+        assert_eq!(ids(&ms), ["u1", "a1x", "u3"]);
+        assert_eq!(bs.len(), 1);
+        assert_eq!(bs[0].after.as_deref(), Some("u3"));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use skiff_core::pipeline::context::mark_before_question;
 use skiff_core::provider::is_context_too_long_sentence;
 
 use super::context::ctx;
+use super::delete_message::DeleteMessage;
 use super::markdown_body::MarkdownBody;
 use super::tool_card::{Sources, ToolCards};
 use crate::stores::live_message::LiveMessage;
@@ -122,6 +123,13 @@ pub fn MessageView(
             .get()
             .is_some_and(|l| ctx.runner.is_sending(&l.id()));
         let can_retry = msg.role == Role::Assistant && is_last.get() && !busy_here;
+        // A stopped or cut-off answer can be continued: the next request ends with its words,
+        // which the model carries on from (the continuation is a new message after it).
+        let continue_button = move || {
+            (can_retry && !msg.content.with_untracked(|c| c.trim().is_empty())).then(
+                || view! { <button class="link-button continue" on:click=continue_turn>"Continue"</button> },
+            )
+        };
         let retry_button = move |label: &'static str| {
             can_retry.then(
                 || view! { <button class="link-button retry" on:click=retry>{label}</button> },
@@ -162,6 +170,7 @@ pub fn MessageView(
                 view! {
                     <div class="message-status">
                         {truncated.then(|| view! { <span class="warn">"Cut off at the length limit. "</span> })}
+                        {truncated.then(continue_button)}
                         {step_limit}
                         {usage}
                         <button class="link-button view-request" on:click=move |_| show_request()>"View request"</button>
@@ -174,7 +183,7 @@ pub fn MessageView(
                 .into_any()
             }
             MessageStatus::Stopped => view! {
-                <div class="message-status stopped">"Stopped. " {retry_button("Retry")}</div>
+                <div class="message-status stopped">"Stopped. " {retry_button("Retry")} {continue_button()}</div>
             }
             .into_any(),
             MessageStatus::Interrupted => view! {
@@ -209,6 +218,7 @@ pub fn MessageView(
                 <span class="role">{if msg.role == Role::User { "You" } else { "Assistant" }}</span>
                 {move || msg.model.get().map(|m| view! { <span class="model">{m}</span> })}
                 {move || branch.get().map(|(pos, count)| view! { <BranchSwitch msg=msg pos=pos count=count /> })}
+                {move || (!busy() && !editing.get()).then(|| view! { <DeleteMessage msg=msg /> })}
             </div>
             {reasoning}
             {move || if editing.get() {

@@ -10,6 +10,7 @@ pub mod context;
 pub mod context_gauge;
 pub mod conversation_menu;
 pub mod conversation_settings;
+pub mod delete_message;
 pub mod dialog;
 pub mod elicit_card;
 pub mod icons;

@@ -164,6 +164,14 @@ fn messages(ctx: &StepContext<'_>) -> Vec<WireMessage> {
             push_prompt_exchange(&mut out, m, ctx);
         }
     }
+    // A request ending on the assistant's own words asks the model to continue them
+    // (Continue on a stopped answer); the API refuses such a final turn when it ends in
+    // whitespace.
+    if let Some(last) = out.last_mut().filter(|m| m.role == "assistant") {
+        if let Some(Block::Text { text }) = last.content.last_mut() {
+            text.truncate(text.trim_end().len());
+        }
+    }
     out
 }
 

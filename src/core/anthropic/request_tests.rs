@@ -182,3 +182,39 @@ fn prompt_and_off_modes_replay_calls_as_text() {
         assert_eq!(body, expected, "{mode:?}");
     }
 }
+
+#[test]
+fn a_stopped_answer_to_continue_ends_the_request_without_trailing_whitespace() {
+    let history = [
+        msg(Role::User, "Write a poem"),
+        msg(Role::Assistant, "Roses are red,\n\n"),
+    ];
+    let req = step_request(
+        "https://api.anthropic.com/v1",
+        None,
+        &ChatParams::default(),
+        &ctx(&history, &[], ToolMode::Off),
+    );
+    let body: Value = serde_json::from_str(req.body.as_deref().unwrap_or("")).unwrap();
+    assert_eq!(
+        body["messages"],
+        json!([
+            {"role": "user", "content": [{"type": "text", "text": "Write a poem"}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "Roses are red,"}]}
+        ])
+    );
+    // An assistant turn in the middle keeps its text as written.
+    let history = [
+        msg(Role::User, "a"),
+        msg(Role::Assistant, "b \n"),
+        msg(Role::User, "c"),
+    ];
+    let req = step_request(
+        "https://api.anthropic.com/v1",
+        None,
+        &ChatParams::default(),
+        &ctx(&history, &[], ToolMode::Off),
+    );
+    let body: Value = serde_json::from_str(req.body.as_deref().unwrap_or("")).unwrap();
+    assert_eq!(body["messages"][1]["content"][0]["text"], "b \n");
+}

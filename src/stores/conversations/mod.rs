@@ -440,6 +440,21 @@ impl ConversationsStore {
         self.save(conv);
     }
 
+    /// Delete the message at `at` and what follows it on screen, with the branches hanging
+    /// from them (`branches::delete_from`); a sibling of the deleted message takes its place.
+    pub fn delete_from(&self, conv: &Loaded, at: usize) {
+        let mut messages: Vec<Message> = conv
+            .messages
+            .with_untracked(|ms| ms.iter().map(LiveMessage::snapshot).collect());
+        let mut branches = conv.branches.get_untracked();
+        if branches::delete_from(&mut messages, &mut branches, at) == 0 {
+            return;
+        }
+        self.replace_from(conv, at, &messages[at.min(messages.len())..]);
+        conv.branches.set(branches);
+        self.save(conv);
+    }
+
     /// Replace the messages from index `at` with `incoming`: the old ones' signals are
     /// disposed, the new ones are created under this conversation's owner.
     fn replace_from(&self, conv: &Loaded, at: usize, incoming: &[Message]) {
