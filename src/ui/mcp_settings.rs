@@ -212,9 +212,11 @@ fn ToolList(server_id: String) -> impl IntoView {
     };
     view! {
         <ul class="mcp-tools">
-            <For each=rows key=|row| row.clone() let:row>
+            // Redrawn whole when the server's tool list changes (rare), which resets open "try"
+            // forms: cheaper in page bytes than a keyed <For>.
+            {move || rows().into_iter().map(|row| view! {
                 <ToolTry server_id=server_id.get_value() name=row.0 description=row.1 schema=row.2 />
-            </For>
+            }).collect_view()}
         </ul>
     }
 }
