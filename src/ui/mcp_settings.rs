@@ -38,9 +38,7 @@ pub fn McpSettings() -> impl IntoView {
                     <ServerRow cfg=cfg now=now />
                 </For>
             </ul>
-            <Show when=move || ctx.mcp.servers.with(Vec::is_empty)>
-                <p class="muted">"No MCP servers yet."</p>
-            </Show>
+            {move || ctx.mcp.servers.with(Vec::is_empty).then(|| view! { <p class="muted">"No MCP servers yet."</p> })}
             <Show
                 when=move || adding.get()
                 fallback=move || view! { <button class="primary mcp-add-open" on:click=move |_| adding.set(true)>"Add server"</button> }
@@ -163,12 +161,11 @@ fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
                     <button class="small" on:click=move |_| confirm_remove.set(false)>"Cancel"</button>
                 </Show>
             </div>
-            <Show when=move || editing.get()>
+            // Plain closures over one flag each (a <Show> per toggle costs page bytes).
+            {move || editing.get().then(|| view! {
                 <ServerForm initial=Some(cfg_for_edit.get_value()) on_done=Callback::new(move |_| editing.set(false)) />
-            </Show>
-            <Show when=move || show_tools.get()>
-                <ToolList server_id=id.get_value() />
-            </Show>
+            })}
+            {move || show_tools.get().then(|| view! { <ToolList server_id=id.get_value() /> })}
             <Show when=move || instructions().is_some()>
                 <details class="mcp-instructions">
                     <summary>"Instructions from the server"</summary>
