@@ -1,12 +1,20 @@
 //! The chat header's "⋯" menu for the open conversation: a new title from the model, and
-//! export as Markdown or JSON (`pipeline::export` writes the files).
+//! export as Markdown, JSON, or llama.cpp web UI's format (`pipeline::export` and
+//! `pipeline::llamacpp` write the files).
 
 use leptos::prelude::*;
-use skiff_core::pipeline::export;
+use skiff_core::pipeline::{export, llamacpp};
 
 use super::context::ctx;
 use crate::platform::{clock, download};
 use crate::stores::notices::Level;
+
+#[derive(Clone, Copy)]
+enum Format {
+    Markdown,
+    Json,
+    LlamaCpp,
+}
 
 #[component]
 pub fn ConversationMenu() -> impl IntoView {
@@ -41,7 +49,7 @@ pub fn ConversationMenu() -> impl IntoView {
             let _ = d.remove_attribute("open");
         }
     };
-    let save = move |markdown: bool| {
+    let save = move |format: Format| {
         close();
         let Some(conv) = ctx
             .convs
@@ -51,18 +59,23 @@ pub fn ConversationMenu() -> impl IntoView {
         else {
             return;
         };
-        let (name, mime, text) = if markdown {
-            (
+        let (name, mime, text) = match format {
+            Format::Markdown => (
                 export::file_name(&conv.title, "md"),
                 "text/markdown;charset=utf-8",
                 export::to_markdown(&conv),
-            )
-        } else {
-            (
+            ),
+            Format::Json => (
                 export::file_name(&conv.title, "json"),
                 "application/json",
                 export::to_json(&conv, clock::now_ms()),
-            )
+            ),
+            // The shape llama.cpp web UI downloads and imports, every version kept.
+            Format::LlamaCpp => (
+                export::file_name(&format!("{} llama.cpp", conv.title), "json"),
+                "application/json",
+                llamacpp::to_jsonl_line(&conv),
+            ),
         };
         if let Err(e) = download::save_text(&name, mime, &text) {
             ctx.notices
@@ -101,8 +114,9 @@ pub fn ConversationMenu() -> impl IntoView {
                             ctx.runner.compact(ctx.convs, ctx.settings.settings.get_untracked());
                         }
                     >{move || if compacting() { "Summarizing…" } else { "Compact now" }}</button>
-                    <button type="button" class="export-markdown" on:click=move |_| save(true)>"Export as Markdown"</button>
-                    <button type="button" class="export-json" on:click=move |_| save(false)>"Export as JSON"</button>
+                    <button type="button" class="export-markdown" on:click=move |_| save(Format::Markdown)>"Export as Markdown"</button>
+                    <button type="button" class="export-json" on:click=move |_| save(Format::Json)>"Export as JSON"</button>
+                    <button type="button" class="export-llamacpp" on:click=move |_| save(Format::LlamaCpp)>"Export for llama.cpp web UI"</button>
                     {move || failure().map(|e| view! { <p class="error title-failure" role="status">{e}</p> })}
                     {move || compact_failure().map(|e| view! { <p class="error compact-failure" role="status">{e}</p> })}
                 </div>

@@ -10,9 +10,10 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::chat::{title_from_text, Conversation, Message, Role};
+use crate::chat::{title_from_text, Conversation, Role};
 
 use super::export::{Envelope, JSON_FORMAT, JSON_VERSION};
+use super::llamacpp::{self, LlamaMessage};
 use super::title::{TitleSource, MAX_TITLE_CHARS};
 
 /// Files larger than this are refused before parsing (localStorage holds about 5 MB in all).
@@ -27,9 +28,9 @@ pub struct Report {
     pub skipped: Vec<String>,
     /// One sentence per item that could not be read.
     pub invalid: Vec<String>,
-    /// Messages not imported because they are not on the branch the other app showed
-    /// (Skiff keeps one line of messages per conversation).
-    pub other_branch_messages: usize,
+    /// Messages of another app's file with no place in a Skiff conversation (llama.cpp's tool
+    /// turns, messages whose parent is missing).
+    pub left_out_messages: usize,
 }
 
 impl Report {
@@ -42,10 +43,10 @@ impl Report {
         if !self.skipped.is_empty() {
             parts.push(format!("skipped {} already here", self.skipped.len()));
         }
-        if self.other_branch_messages > 0 {
+        if self.left_out_messages > 0 {
             parts.push(format!(
-                "left out {} on other branches",
-                crate::format::count(self.other_branch_messages, "message", "messages")
+                "left out {} Skiff has no place for (tool turns, or a missing parent)",
+                crate::format::count(self.left_out_messages, "message", "messages")
             ));
         }
         let mut s = parts.join("; ");
@@ -138,7 +139,7 @@ pub fn read(text: &str, exists: impl Fn(&str) -> bool) -> Result<Report, ImportE
             }
             Value::Object(map) if map.contains_key("conv") && map.contains_key("messages") => {
                 recognized = true;
-                llama_item(item, n, &mut report.other_branch_messages)
+                llama_item(item, n, &mut report.left_out_messages)
             }
             _ => Err(format!(
                 "Item {n} is neither a Skiff nor a llama.cpp conversation."
@@ -203,78 +204,28 @@ struct LlamaConv {
     curr_node: Option<String>,
 }
 
-#[derive(Deserialize)]
-struct LlamaMessage {
-    id: String,
-    #[serde(default, rename = "type")]
-    kind: String,
-    #[serde(default)]
-    timestamp: f64,
-    #[serde(default)]
-    role: String,
-    #[serde(default)]
-    content: String,
-    #[serde(default)]
-    parent: Option<String>,
-    #[serde(default)]
-    thinking: String,
-    #[serde(default)]
-    model: Option<String>,
-}
-
 /// llama.cpp keeps a tree (each message has a parent) and shows the path from the root to
-/// `currNode`; that path is what is imported.
-fn llama_item(item: Value, n: usize, other_branches: &mut usize) -> Result<Conversation, String> {
+/// `currNode`: that path is what is on screen, and every other version a branch
+/// (`llamacpp::from_tree`).
+fn llama_item(item: Value, n: usize, left_out: &mut usize) -> Result<Conversation, String> {
     let export: LlamaExport = serde_json::from_value(item)
         .map_err(|e| format!("Item {n} is a damaged llama.cpp conversation: {e}."))?;
     if !safe_id(&export.conv.id) {
         return Err(format!("Item {n} has an id Skiff cannot store."));
     }
-    let by_id = |id: &str| export.messages.iter().find(|m| m.id == id);
-    // The shown branch: from currNode (or the newest message) up to the root.
-    let leaf = export
-        .conv
-        .curr_node
-        .as_deref()
-        .and_then(by_id)
-        .or_else(|| {
-            export
-                .messages
-                .iter()
-                .max_by(|a, b| a.timestamp.total_cmp(&b.timestamp))
-        });
-    let mut path: Vec<&LlamaMessage> = Vec::new();
-    let mut at = leaf;
-    while let Some(m) = at {
-        if path.len() > export.messages.len() || path.iter().any(|p| p.id == m.id) {
-            return Err(format!(
-                "Item {n} is a llama.cpp conversation whose messages form a loop."
-            ));
-        }
-        path.push(m);
-        at = m.parent.as_deref().and_then(by_id);
-    }
-    path.reverse();
+    let tree = llamacpp::from_tree(&export.messages, export.conv.curr_node.as_deref(), safe_id)
+        .map_err(|e| match e {
+            llamacpp::TreeError::Loop => {
+                format!("Item {n} is a llama.cpp conversation whose messages form a loop.")
+            }
+            llamacpp::TreeError::UnsafeId => {
+                format!("Item {n} has a message id Skiff cannot store.")
+            }
+        })?;
     let mut c = Conversation::new(export.conv.id.clone(), export.conv.last_modified);
-    for m in &path {
-        let role = match (m.kind.as_str(), m.role.as_str()) {
-            ("root", _) => continue,
-            (_, "user") => Role::User,
-            (_, "assistant") => Role::Assistant,
-            (_, "system") => Role::System,
-            // Tool turns of newer builds have no place in Skiff's line of messages.
-            _ => continue,
-        };
-        if !safe_id(&m.id) {
-            return Err(format!("Item {n} has a message id Skiff cannot store."));
-        }
-        let mut msg = Message::new(m.id.clone(), role, m.content.clone(), m.timestamp);
-        msg.reasoning = m.thinking.clone();
-        msg.model = m.model.clone().filter(|s| !s.is_empty());
-        c.messages.push(msg);
-    }
-    let shown = path.len();
-    *other_branches += export.messages.len().saturating_sub(shown);
+    c.messages = tree.messages;
+    c.branches = tree.branches;
+    *left_out += tree.left_out;
     c.created_ms = c
         .messages
         .first()

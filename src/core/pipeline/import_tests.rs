@@ -119,12 +119,16 @@ fn a_llama_cpp_export_imports_the_branch_it_showed() {
         "Two bulges: near side and far side."
     );
     assert_eq!(c.created_ms, 1_763_899_991_000.0);
-    // The first answer is on another branch.
-    assert_eq!(r.other_branch_messages, 1);
+    // The first answer is kept as the other version of the answer (‹ 1/2 ›).
+    assert_eq!(r.left_out_messages, 0);
+    assert_eq!(c.branches.len(), 1);
+    assert_eq!(c.branches[0].after.as_deref(), Some("m-u1"));
+    assert_eq!(c.branches[0].messages[0].content, "Because of the sun.");
     assert_eq!(
-        r.summary(),
-        "Added 1 conversation; left out 1 message on other branches."
+        crate::branches::siblings(&c.messages, &c.branches, 1),
+        Some((2, 2))
     );
+    assert_eq!(r.summary(), "Added 1 conversation.");
     // Importing it again adds nothing.
     let again = read(LLAMA, |id| id == c.id).expect("reads");
     assert!(again.added.is_empty());

@@ -15,6 +15,7 @@
 //! - [`export`]: one conversation as Markdown or as JSON; [`import`] reads ours and
 //!   llama.cpp web UI's back, adding only.
 //! - [`instructions`]: MCP servers' instructions, sent with their tools, framed as theirs.
+//! - [`llamacpp`]: llama.cpp web UI's message tree, out and in, branches kept.
 //! - [`request`]: the above assembled for one request, in the documented order.
 //!
 //! Everything here is a pure function of its arguments, tested natively; the runner performs
@@ -25,6 +26,7 @@ pub mod export;
 pub mod gauge;
 pub mod import;
 pub mod instructions;
+pub mod llamacpp;
 pub mod memory;
 pub mod request;
 pub mod search;
