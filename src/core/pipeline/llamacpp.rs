@@ -14,93 +14,112 @@
 //! (types `DatabaseConversation`, `DatabaseMessage`; see tests/fixtures/llamacpp/README.md);
 //! its JSONL export is one such object per line.
 
-use std::collections::HashMap;
-
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 
 use crate::branches::Branch;
 use crate::chat::{Conversation, Message, Role};
 
-/// The conversation as llama.cpp web UI's `{conv, messages}` object.
-pub fn to_value(c: &Conversation) -> Value {
-    let root_id = format!("{}-root", c.id);
-    // (message, parent id) for every message, on screen first.
-    let mut all: Vec<(&Message, String)> = Vec::new();
-    let mut parent = root_id.clone();
-    for m in &c.messages {
-        all.push((m, parent.clone()));
-        parent = m.id.clone();
-    }
-    for b in &c.branches {
-        let mut parent = b.after.clone().unwrap_or_else(|| root_id.clone());
-        for m in &b.messages {
-            all.push((m, parent.clone()));
-            parent = m.id.clone();
-        }
-    }
-    let mut children: HashMap<&str, Vec<(f64, &str)>> = HashMap::new();
-    for (m, p) in &all {
-        children
-            .entry(p.as_str())
-            .or_default()
-            .push((m.created_ms, m.id.as_str()));
-    }
-    let kids = |id: &str| -> Vec<String> {
-        let mut v = children.get(id).cloned().unwrap_or_default();
-        v.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(b.1)));
-        v.into_iter().map(|(_, id)| id.to_string()).collect()
-    };
-    let created = c.messages.first().map_or(c.created_ms, |m| m.created_ms);
-    let mut messages = vec![json!({
-        "id": root_id,
-        "convId": c.id,
-        "type": "root",
-        "timestamp": created,
-        "role": "system",
-        "content": "",
-        "parent": null,
-        "thinking": "",
-        "children": kids(&root_id),
-    })];
-    for (m, p) in &all {
-        let role = match m.role {
-            Role::User => "user",
-            Role::Assistant => "assistant",
-            Role::System => "system",
-        };
-        let mut v = json!({
-            "id": m.id,
-            "convId": c.id,
-            "type": "text",
-            "timestamp": m.created_ms,
-            "role": role,
-            "content": m.content,
-            "parent": p,
-            "thinking": m.reasoning,
-            "children": kids(&m.id),
-        });
-        if let (Some(model), Some(obj)) = (&m.model, v.as_object_mut()) {
-            obj.insert("model".into(), json!(model));
-        }
-        messages.push(v);
-    }
-    let curr = c.messages.last().map_or(root_id.clone(), |m| m.id.clone());
-    json!({
-        "conv": {
-            "id": c.id,
-            "name": c.title,
-            "lastModified": c.updated_ms,
-            "currNode": curr,
-        },
-        "messages": messages,
-    })
+#[derive(Serialize)]
+struct File<'a> {
+    conv: Conv<'a>,
+    messages: Vec<Node<'a>>,
 }
 
-/// The conversation as one line of llama.cpp web UI's JSONL export.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Conv<'a> {
+    id: &'a str,
+    name: &'a str,
+    last_modified: f64,
+    curr_node: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Node<'a> {
+    id: &'a str,
+    conv_id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    timestamp: f64,
+    role: &'static str,
+    content: &'a str,
+    parent: Option<&'a str>,
+    thinking: &'a str,
+    children: Vec<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<&'a str>,
+}
+
+/// The conversation as one line of llama.cpp web UI's JSONL export (also the JSON file it
+/// downloads for one conversation).
 pub fn to_jsonl_line(c: &Conversation) -> String {
-    // Serializing a `Value` cannot fail.
-    serde_json::to_string(&to_value(c)).unwrap_or_default()
+    let root_id = format!("{}-root", c.id);
+    // (message, parent id) for every message, on screen first.
+    let mut all: Vec<(&Message, &str)> = Vec::new();
+    let mut parent = root_id.as_str();
+    for m in &c.messages {
+        all.push((m, parent));
+        parent = &m.id;
+    }
+    for b in &c.branches {
+        let mut parent = b.after.as_deref().unwrap_or(&root_id);
+        for m in &b.messages {
+            all.push((m, parent));
+            parent = &m.id;
+        }
+    }
+    // Children oldest first, the order llama.cpp shows versions in. A linear scan: a
+    // conversation holds hundreds of messages, and a map would cost page bytes.
+    let kids = |id: &str| -> Vec<&str> {
+        let mut v: Vec<(f64, &str)> = all
+            .iter()
+            .filter(|(_, p)| *p == id)
+            .map(|(m, _)| (m.created_ms, m.id.as_str()))
+            .collect();
+        v.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+        v.into_iter().map(|(_, id)| id).collect()
+    };
+    let mut messages = vec![Node {
+        id: &root_id,
+        conv_id: &c.id,
+        kind: "root",
+        timestamp: c.messages.first().map_or(c.created_ms, |m| m.created_ms),
+        role: "system",
+        content: "",
+        parent: None,
+        thinking: "",
+        children: kids(&root_id),
+        model: None,
+    }];
+    for (m, p) in &all {
+        messages.push(Node {
+            id: &m.id,
+            conv_id: &c.id,
+            kind: "text",
+            timestamp: m.created_ms,
+            role: m.role.as_str(),
+            content: &m.content,
+            parent: Some(p),
+            thinking: &m.reasoning,
+            children: kids(&m.id),
+            model: m.model.as_deref(),
+        });
+    }
+    let file = File {
+        conv: Conv {
+            id: &c.id,
+            name: &c.title,
+            last_modified: c.updated_ms,
+            curr_node: c
+                .messages
+                .last()
+                .map_or(root_id.as_str(), |m| m.id.as_str()),
+        },
+        messages,
+    };
+    // Serializing plain structs with string keys cannot fail.
+    serde_json::to_string(&file).unwrap_or_default()
 }
 
 #[derive(Deserialize)]
@@ -144,8 +163,8 @@ pub(super) fn from_tree(
     curr_node: Option<&str>,
     safe_id: impl Fn(&str) -> bool,
 ) -> Result<FromTree, TreeError> {
-    let by_id: HashMap<&str, &LlamaMessage> = all.iter().map(|m| (m.id.as_str(), m)).collect();
-    let leaf = curr_node.and_then(|id| by_id.get(id).copied()).or_else(|| {
+    let by_id = |id: &str| all.iter().find(|m| m.id == id);
+    let leaf = curr_node.and_then(by_id).or_else(|| {
         all.iter()
             .max_by(|a, b| a.timestamp.total_cmp(&b.timestamp))
     });
@@ -157,23 +176,10 @@ pub(super) fn from_tree(
             return Err(TreeError::Loop);
         }
         path.push(m);
-        at = m.parent.as_deref().and_then(|p| by_id.get(p).copied());
+        at = m.parent.as_deref().and_then(by_id);
     }
     path.reverse();
-    // Children by parent, oldest first (the order llama.cpp shows versions in).
-    let mut children: HashMap<&str, Vec<&LlamaMessage>> = HashMap::new();
-    for m in all {
-        if let Some(p) = m.parent.as_deref().filter(|p| by_id.contains_key(p)) {
-            children.entry(p).or_default().push(m);
-        }
-    }
-    for v in children.values_mut() {
-        v.sort_by(|a, b| {
-            a.timestamp
-                .total_cmp(&b.timestamp)
-                .then_with(|| a.id.cmp(&b.id))
-        });
-    }
+    let children = Children(all);
     let mut out = FromTree {
         messages: Vec::new(),
         branches: Vec::new(),
@@ -189,7 +195,7 @@ pub(super) fn from_tree(
             placed += 1;
             after = Some(m.id.clone());
         }
-        for child in children.get(m.id.as_str()).into_iter().flatten() {
+        for child in children.of(&m.id) {
             if Some(child.id.as_str()) != next {
                 placed += stash(
                     child,
@@ -212,14 +218,13 @@ pub(super) fn from_tree(
 fn stash(
     first: &LlamaMessage,
     after: Option<String>,
-    children: &HashMap<&str, Vec<&LlamaMessage>>,
+    children: &Children<'_>,
     safe_id: &impl Fn(&str) -> bool,
     branches: &mut Vec<Branch>,
     budget: usize,
 ) -> Result<usize, TreeError> {
     let mut line: Vec<&LlamaMessage> = vec![first];
-    while let Some(kids) = line.last().and_then(|m| children.get(m.id.as_str())) {
-        let Some(newest) = kids.last() else { break };
+    while let Some(newest) = line.last().and_then(|m| children.of(&m.id).pop()) {
         if line.len() > budget || line.iter().any(|m| m.id == newest.id) {
             return Err(TreeError::Loop);
         }
@@ -234,9 +239,9 @@ fn stash(
             messages.push(msg);
             last = Some(m.id.clone());
         }
-        for child in children.get(m.id.as_str()).into_iter().flatten() {
+        for child in children.of(&m.id) {
             if Some(child.id.as_str()) != next {
-                nested.push((*child, last.clone()));
+                nested.push((child, last.clone()));
             }
         }
     }
@@ -248,6 +253,26 @@ fn stash(
         placed += stash(child, after, children, safe_id, branches, budget)?;
     }
     Ok(placed)
+}
+
+/// Children of a message, oldest first (the order llama.cpp shows versions in). A linear
+/// scan: a conversation holds hundreds of messages, and a map would cost page bytes.
+struct Children<'a>(&'a [LlamaMessage]);
+
+impl<'a> Children<'a> {
+    fn of(&self, id: &str) -> Vec<&'a LlamaMessage> {
+        let mut v: Vec<&LlamaMessage> = self
+            .0
+            .iter()
+            .filter(|m| m.parent.as_deref() == Some(id))
+            .collect();
+        v.sort_by(|a, b| {
+            a.timestamp
+                .total_cmp(&b.timestamp)
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        v
+    }
 }
 
 /// A llama.cpp message as Skiff's, or `None` for what has no place in a line of messages.
@@ -276,6 +301,7 @@ fn to_message(
 mod tests {
     use super::*;
     use crate::pipeline::import::read;
+    use serde_json::json;
 
     fn m(id: &str, role: Role, t: f64) -> Message {
         let mut msg = Message::new(id.into(), role, format!("text {id}"), t);
@@ -320,7 +346,7 @@ mod tests {
 
     #[test]
     fn out_the_tree_hangs_every_branch_from_the_message_it_follows() {
-        let v = to_value(&branched());
+        let v: serde_json::Value = serde_json::from_str(&to_jsonl_line(&branched())).expect("JSON");
         assert_eq!(v["conv"]["currNode"], "a2");
         assert_eq!(v["conv"]["name"], "Tides");
         let msgs = v["messages"].as_array().cloned().unwrap_or_default();
