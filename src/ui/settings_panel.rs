@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::format::human_bytes;
+use skiff_core::format::count;
 use skiff_core::provider::ProviderKind;
 use skiff_core::settings::{ChatSettings, Theme, DEFAULT_SILENCE_LIMIT_S};
 
@@ -17,6 +17,7 @@ use super::mcp_settings::McpSettings;
 use super::memory_settings::MemorySettings;
 use super::tools_settings::ToolsSettings;
 use crate::runner::models::list_models_default;
+use crate::stores::conversations::Backend;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Tab {
@@ -254,7 +255,6 @@ pub(super) fn NumberField(
 #[component]
 fn StorageSection() -> impl IntoView {
     let ctx = ctx();
-    let used = ctx.convs.used_bytes();
     let import_result = RwSignal::new(None::<Result<String, String>>);
     let on_import = move |ev: leptos::ev::Event| {
         let Some(input) = ev
@@ -265,7 +265,7 @@ fn StorageSection() -> impl IntoView {
         };
         spawn_local(async move {
             let outcome = match crate::platform::file_read::picked_text(&input).await {
-                Ok(Some((_name, text))) => ctx.convs.import(&text),
+                Ok(Some((_name, text))) => ctx.convs.import(&text).await,
                 Ok(None) => return,
                 Err(e) => Err(e),
             };
@@ -284,7 +284,7 @@ fn StorageSection() -> impl IntoView {
             Ok(s) => view! { <p class="ok import-result" role="status">{s}</p> }.into_any(),
             Err(e) => view! { <p class="error import-result" role="alert">{e}</p> }.into_any(),
         })}
-        <p class="hint storage-used">{format!("About {} of this browser's storage is used by this site.", human_bytes(used as u64))}</p>
+        <StorageHealth />
         <Show when=move || !ctx.convs.unreadable.with(Vec::is_empty)>
             <p class="error">"Saved data that could not be read (left untouched):"</p>
             <ul class="unreadable">
@@ -313,5 +313,125 @@ fn UnreadableItem(key: String, error: String) -> impl IntoView {
             <a href=href download=file>"Download"</a>
             <button class="danger small" on:click=move |_| ctx.convs.discard_unreadable(&key.get_value())>"Delete"</button>
         </li>
+    }
+}
+
+/// Where conversations are kept, whether the browser keeps them under pressure, usage per
+/// store against the quota, and deleting (after exporting) conversations not changed lately.
+#[component]
+fn StorageHealth() -> impl IntoView {
+    let ctx = ctx();
+    let status = ctx.convs.storage;
+    let usage = RwSignal::new(None::<crate::stores::conversations::Usage>);
+    let refresh = move || {
+        spawn_local(async move {
+            let u = ctx.convs.usage().await;
+            usage.try_set(Some(u));
+        })
+    };
+    refresh();
+    let backend = move || {
+        status.with(|s| match &s.backend {
+            None => "Opening the browser's database…".to_string(),
+            Some(Backend::IndexedDb) => {
+                "Conversations are kept in the browser's database (IndexedDB).".to_string()
+            }
+            Some(Backend::LocalStorage(why)) => why.clone(),
+        })
+    };
+    let persisted = move || {
+        match status.with(|s| s.persisted) {
+        Some(true) => "Persistent storage: granted. The browser will not clear this site's data to free space.",
+        Some(false) => "Persistent storage: not granted. The browser may clear this site's data when the disk runs low; export what you want to keep.",
+        None => "Persistent storage: this browser does not say whether this site's data is kept.",
+    }
+    };
+    let ask = move |_| {
+        spawn_local(async move { ctx.convs.ask_persistence().await });
+    };
+    let days = RwSignal::new(30u32);
+    let old = move || {
+        ctx.convs.index.track();
+        ctx.convs.older_than(days.get())
+    };
+    let confirming = RwSignal::new(false);
+    let prune_result = RwSignal::new(None::<Result<String, String>>);
+    let export_old = move |_| {
+        let ids = old();
+        spawn_local(async move {
+            let outcome = match ctx.convs.export_many(&ids).await {
+                Ok(text) => crate::platform::download::save_text(
+                    "skiff-old-conversations.jsonl",
+                    "application/jsonl",
+                    &text,
+                )
+                .map(|()| {
+                    format!(
+                        "Exported {}.",
+                        count(ids.len(), "conversation", "conversations")
+                    )
+                }),
+                Err(e) => Err(e),
+            };
+            prune_result.try_set(Some(outcome));
+        });
+    };
+    let delete_old = move |_| {
+        let ids = old();
+        ctx.convs.delete_many(&ids);
+        confirming.set(false);
+        prune_result.set(Some(Ok(format!(
+            "Deleted {}.",
+            count(ids.len(), "conversation", "conversations")
+        ))));
+        refresh();
+    };
+    view! {
+        <div class="storage-health">
+            <p class="hint storage-backend">{backend}</p>
+            {move || status.with(|s| s.migration.clone()).map(|m| view! { <p class="error storage-migration" role="alert">{m}</p> })}
+            <p class="hint storage-persist">{persisted}
+                " "<button type="button" class="small storage-persist-ask" on:click=ask>"Ask again"</button>
+            </p>
+            {move || usage.get().map(|u| {
+                let warn = u.near_full();
+                view! {
+                    <ul class="storage-usage">
+                        {u.lines().into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
+                    </ul>
+                    {warn.then(|| view! { <p class="error storage-near-full" role="alert">"Storage is almost full: export and delete old conversations before saving stops working."</p> })}
+                }
+            })}
+            <div class="storage-prune">
+                <label class="field">
+                    <span>"Conversations not changed in (days)"</span>
+                    <input type="number" min="0" class="prune-days" prop:value=move || days.get().to_string()
+                        on:input=move |ev| {
+                            if let Ok(d) = event_target_value(&ev).trim().parse::<u32>() {
+                                days.set(d);
+                                confirming.set(false);
+                            }
+                        } />
+                </label>
+                <button type="button" class="small prune-export" disabled=move || old().is_empty() on:click=export_old>
+                    {move || format!("Export {}", count(old().len(), "conversation", "conversations"))}
+                </button>
+                " "
+                <button type="button" class="danger small prune-delete" disabled=move || old().is_empty() on:click=move |_| confirming.set(true)>
+                    {move || format!("Delete {}…", count(old().len(), "conversation", "conversations"))}
+                </button>
+                <Show when=move || confirming.get()>
+                    <p class="error prune-confirm" role="alert">
+                        {move || format!("Delete {} not changed in {} days? This cannot be undone; export them first to keep a copy.", count(old().len(), "conversation", "conversations"), days.get())}
+                        " "<button type="button" class="danger small prune-confirm-yes" on:click=delete_old>"Delete"</button>
+                        " "<button type="button" class="small prune-confirm-no" on:click=move |_| confirming.set(false)>"Cancel"</button>
+                    </p>
+                </Show>
+                {move || prune_result.get().map(|r| match r {
+                    Ok(s) => view! { <p class="ok prune-result" role="status">{s}</p> }.into_any(),
+                    Err(e) => view! { <p class="error prune-result" role="alert">{e}</p> }.into_any(),
+                })}
+            </div>
+        </div>
     }
 }

@@ -91,10 +91,15 @@ mod tests {
 
     #[test]
     fn differing_copies_are_merged_and_no_message_is_lost() {
-        let old = conv(&[("m1", "hi"), ("m2", "written while IndexedDB was away")], 9.0);
+        let old = conv(
+            &[("m1", "hi"), ("m2", "written while IndexedDB was away")],
+            9.0,
+        );
         let stored = conv(&[("m1", "hi"), ("m3", "only in IndexedDB")], 7.0);
-        let Step::Copy(raw) = decide(&encode_conversation(&old), Some(&encode_conversation(&stored)))
-        else {
+        let Step::Copy(raw) = decide(
+            &encode_conversation(&old),
+            Some(&encode_conversation(&stored)),
+        ) else {
             panic!("expected a copy");
         };
         let merged = decode_conversation(&raw).unwrap();
@@ -107,8 +112,10 @@ mod tests {
     fn a_longer_copy_of_a_message_wins_whichever_side_holds_it() {
         let old = conv(&[("m1", "hi there, the whole answer")], 3.0);
         let stored = conv(&[("m1", "hi")], 8.0);
-        let Step::Copy(raw) = decide(&encode_conversation(&old), Some(&encode_conversation(&stored)))
-        else {
+        let Step::Copy(raw) = decide(
+            &encode_conversation(&old),
+            Some(&encode_conversation(&stored)),
+        ) else {
             panic!("expected a copy");
         };
         let merged = decode_conversation(&raw).unwrap();

@@ -54,7 +54,10 @@ mod tests {
             s("edge", now - 30.0 * DAY_MS),
         ];
         assert_eq!(older_than(&index, now, 30, &[]), ["older", "old"]);
-        assert_eq!(older_than(&index, now, 0, &[]), ["older", "old", "edge", "new"]);
+        assert_eq!(
+            older_than(&index, now, 0, &[]),
+            ["older", "old", "edge", "new"]
+        );
     }
 
     #[test]
