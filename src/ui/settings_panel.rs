@@ -17,7 +17,6 @@ use super::mcp_settings::McpSettings;
 use super::memory_settings::MemorySettings;
 use super::tools_settings::ToolsSettings;
 use crate::runner::models::list_models_default;
-use crate::stores::conversations::Backend;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Tab {
@@ -318,10 +317,10 @@ fn UnreadableItem(key: String, error: String) -> impl IntoView {
 
 /// Where conversations are kept, whether the browser keeps them under pressure, usage per
 /// store against the quota, and deleting (after exporting) conversations not changed lately.
+/// The sentences come from the store (`StorageStatus::sentences`, `Usage::lines`).
 #[component]
 fn StorageHealth() -> impl IntoView {
     let ctx = ctx();
-    let status = ctx.convs.storage;
     let usage = RwSignal::new(None::<crate::stores::conversations::Usage>);
     let refresh = move || {
         spawn_local(async move {
@@ -330,37 +329,19 @@ fn StorageHealth() -> impl IntoView {
         })
     };
     refresh();
-    let backend = move || {
-        status.with(|s| match &s.backend {
-            None => "Opening the browser's database…".to_string(),
-            Some(Backend::IndexedDb) => {
-                "Conversations are kept in the browser's database (IndexedDB).".to_string()
-            }
-            Some(Backend::LocalStorage(why)) => why.clone(),
-        })
-    };
-    let persisted = move || {
-        match status.with(|s| s.persisted) {
-        Some(true) => "Persistent storage: granted. The browser will not clear this site's data to free space.",
-        Some(false) => "Persistent storage: not granted. The browser may clear this site's data when the disk runs low; export what you want to keep.",
-        None => "Persistent storage: this browser does not say whether this site's data is kept.",
-    }
-    };
-    let ask = move |_| {
-        spawn_local(async move { ctx.convs.ask_persistence().await });
-    };
     let days = RwSignal::new(30u32);
-    let old = move || {
+    let old = Memo::new(move |_| {
         ctx.convs.index.track();
         ctx.convs.older_than(days.get())
-    };
+    });
     let confirming = RwSignal::new(false);
-    let prune_result = RwSignal::new(None::<Result<String, String>>);
+    let result = RwSignal::new(None::<Result<String, String>>);
+    let n = move || count(old.with(Vec::len), "conversation", "conversations");
     let export_old = move |_| {
-        let ids = old();
+        let ids = old.get_untracked();
         spawn_local(async move {
-            let outcome = match ctx.convs.export_many(&ids).await {
-                Ok(text) => crate::platform::download::save_text(
+            let outcome = ctx.convs.export_many(&ids).await.and_then(|text| {
+                crate::platform::download::save_text(
                     "skiff-old-conversations.jsonl",
                     "application/jsonl",
                     &text,
@@ -370,17 +351,16 @@ fn StorageHealth() -> impl IntoView {
                         "Exported {}.",
                         count(ids.len(), "conversation", "conversations")
                     )
-                }),
-                Err(e) => Err(e),
-            };
-            prune_result.try_set(Some(outcome));
+                })
+            });
+            result.try_set(Some(outcome));
         });
     };
     let delete_old = move |_| {
-        let ids = old();
+        let ids = old.get_untracked();
         ctx.convs.delete_many(&ids);
         confirming.set(false);
-        prune_result.set(Some(Ok(format!(
+        result.set(Some(Ok(format!(
             "Deleted {}.",
             count(ids.len(), "conversation", "conversations")
         ))));
@@ -388,50 +368,38 @@ fn StorageHealth() -> impl IntoView {
     };
     view! {
         <div class="storage-health">
-            <p class="hint storage-backend">{backend}</p>
-            {move || status.with(|s| s.migration.clone()).map(|m| view! { <p class="error storage-migration" role="alert">{m}</p> })}
-            <p class="hint storage-persist">{persisted}
-                " "<button type="button" class="small storage-persist-ask" on:click=ask>"Ask again"</button>
-            </p>
-            {move || usage.get().map(|u| {
-                let warn = u.near_full();
+            {move || {
+                let [backend, migration, persist] = ctx.convs.storage.with(|s| s.sentences());
+                let moved = migration.is_empty();
                 view! {
-                    <ul class="storage-usage">
-                        {u.lines().into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
-                    </ul>
-                    {warn.then(|| view! { <p class="error storage-near-full" role="alert">"Storage is almost full: export and delete old conversations before saving stops working."</p> })}
-                }
-            })}
-            <div class="storage-prune">
-                <label class="field">
-                    <span>"Conversations not changed in (days)"</span>
-                    <input type="number" min="0" class="prune-days" prop:value=move || days.get().to_string()
-                        on:input=move |ev| {
-                            if let Ok(d) = event_target_value(&ev).trim().parse::<u32>() {
-                                days.set(d);
-                                confirming.set(false);
-                            }
-                        } />
-                </label>
-                <button type="button" class="small prune-export" disabled=move || old().is_empty() on:click=export_old>
-                    {move || format!("Export {}", count(old().len(), "conversation", "conversations"))}
-                </button>
-                " "
-                <button type="button" class="danger small prune-delete" disabled=move || old().is_empty() on:click=move |_| confirming.set(true)>
-                    {move || format!("Delete {}…", count(old().len(), "conversation", "conversations"))}
-                </button>
-                <Show when=move || confirming.get()>
-                    <p class="error prune-confirm" role="alert">
-                        {move || format!("Delete {} not changed in {} days? This cannot be undone; export them first to keep a copy.", count(old().len(), "conversation", "conversations"), days.get())}
-                        " "<button type="button" class="danger small prune-confirm-yes" on:click=delete_old>"Delete"</button>
-                        " "<button type="button" class="small prune-confirm-no" on:click=move |_| confirming.set(false)>"Cancel"</button>
+                    <p class="hint storage-backend">{backend}</p>
+                    <p class="error storage-migration" role="alert" hidden=moved>{migration}</p>
+                    <p class="hint storage-persist">{persist}" "
+                        <button type="button" class="small storage-persist-ask" on:click=move |_| spawn_local(async move { ctx.convs.ask_persistence().await })>"Ask again"</button>
                     </p>
-                </Show>
-                {move || prune_result.get().map(|r| match r {
-                    Ok(s) => view! { <p class="ok prune-result" role="status">{s}</p> }.into_any(),
-                    Err(e) => view! { <p class="error prune-result" role="alert">{e}</p> }.into_any(),
-                })}
-            </div>
+                }
+            }}
+            <ul class="storage-usage">
+                {move || usage.with(|u| u.as_ref().map(|u| u.lines()).unwrap_or_default()).into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
+            </ul>
+            <label class="field">
+                <span>"Conversations not changed in (days)"</span>
+                <input type="number" min="0" class="prune-days" prop:value=move || days.get().to_string()
+                    on:input=move |ev| {
+                        if let Ok(d) = event_target_value(&ev).trim().parse::<u32>() {
+                            days.set(d);
+                            confirming.set(false);
+                        }
+                    } />
+            </label>
+            <button type="button" class="small prune-export" disabled=move || old.with(Vec::is_empty) on:click=export_old>{move || format!("Export {}", n())}</button>" "
+            <button type="button" class="danger small prune-delete" disabled=move || old.with(Vec::is_empty) on:click=move |_| confirming.set(true)>{move || format!("Delete {}…", n())}</button>
+            <p class="error prune-confirm" role="alert" hidden=move || !confirming.get()>
+                {move || format!("Delete {} not changed in {} days? This cannot be undone; export them first to keep a copy.", n(), days.get())}" "
+                <button type="button" class="danger small prune-confirm-yes" on:click=delete_old>"Delete"</button>" "
+                <button type="button" class="small prune-confirm-no" on:click=move |_| confirming.set(false)>"Cancel"</button>
+            </p>
+            <p class="prune-result" role="status">{move || result.get().map(|r| r.unwrap_or_else(|e| e))}</p>
         </div>
     }
 }

@@ -81,11 +81,20 @@ async function openApp(context, hash = '') {
 
 const oldKeys = (page) => page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('skiff:conv:')));
 
-async function quota(context, page, bytes) {
-  const cdp = await context.newCDPSession(page);
-  // Without `quotaSize` the override is lifted.
+/**
+ * Limits this origin's quota to `bytes` (`null` lifts the limit) through a DevTools session on
+ * `page`, which must stay open. Chromium applies it to IndexedDB only when set before the
+ * origin first uses IndexedDB, so it is set from a blank page before the app loads.
+ */
+async function quota(cdp, bytes) {
   await cdp.send('Storage.overrideQuotaForOrigin', bytes === null ? { origin: site.url } : { origin: site.url, quotaSize: bytes });
-  await cdp.detach();
+}
+
+/** A blank page of the site's origin, and a DevTools session on it for `quota`. */
+async function blankPage(context) {
+  const pre = await context.newPage();
+  await pre.goto(`${site.url}/blank.txt`);
+  return { pre, cdp: await context.newCDPSession(pre) };
 }
 
 async function send(page, text) {
@@ -135,18 +144,17 @@ test('first start: old localStorage bodies move to IndexedDB, read back equal, o
   assert.deepEqual(await storedBodies(page), Object.fromEntries(records.map((r) => [r.id, r.text])));
   await openStorageSettings(page);
   await page.locator('.storage-backend', { hasText: 'IndexedDB' }).waitFor();
-  assert.equal(await page.locator('.storage-migration').count(), 0);
+  assert.equal(await page.locator('.storage-migration').innerText(), '', 'everything moved: no sentence');
   assert.deepEqual(errors, []);
   await context.close();
 });
 
 test('a migration that fails leaves the old keys untouched, the page reads them, and the next start moves them', async () => {
-  const records = [record('k1', { updated: Date.now() - 2000 }), record('k2', { updated: Date.now() - 1000 })];
+  // ~100 KB each: more than the quota left below, which still lets the database open.
+  const records = [record('k1', { updated: Date.now() - 2000, chars: 5000 }), record('k2', { updated: Date.now() - 1000, chars: 5000 })];
   const context = await oldProfile(records);
-  // A page of the origin first, to make the quota tiny before the app starts.
-  const pre = await context.newPage();
-  await pre.goto(`${site.url}/blank.txt`);
-  await quota(context, pre, 1000);
+  const { cdp } = await blankPage(context);
+  await quota(cdp, 50_000);
   const { page, errors } = await openApp(context);
   await openStorageSettings(page);
   const sentence = await page.locator('.storage-migration').innerText();
@@ -162,7 +170,7 @@ test('a migration that fails leaves the old keys untouched, the page reads them,
   await page.waitForFunction(() => document.querySelectorAll('article.message').length === 10);
   assert.match(await page.locator('article.message').last().innerText(), /k1 message 9/);
 
-  await quota(context, pre, null);
+  await quota(cdp, null);
   await page.reload();
   await waitStored(page, (b) => Object.keys(b).length === 2);
   await page.waitForFunction(() => !Object.keys(localStorage).some((k) => k.startsWith('skiff:conv:')));
@@ -282,12 +290,15 @@ test('a full quota on write keeps the message on screen, says so, and the next w
   await context.addInitScript((s) => {
     if (!localStorage.getItem('skiff:settings')) localStorage.setItem('skiff:settings', s);
   }, chatSettings(api.url));
+  const { cdp } = await blankPage(context);
+  await quota(cdp, 300_000);
   const { page, errors } = await openApp(context);
-  await api.script([{ reply: 'Stored answer.' }, { reply: 'Kept while the disk is full.' }, { reply: 'Room again.' }]);
+  // The second answer alone is larger than the quota.
+  const big = `Kept while the disk is full. ${'y'.repeat(400_000)}`;
+  await api.script([{ reply: 'Stored answer.' }, { reply: big }, { reply: 'Room again.' }]);
   await send(page, 'before the quota');
   await waitLastDone(page);
   await waitStored(page, (b) => Object.values(b).some((t) => t.includes('Stored answer.')));
-  await quota(context, page, 1000);
   await send(page, 'while the quota is full');
   await waitLastDone(page);
   await page.locator('.notice-error', { hasText: /storage is full/i }).waitFor();
@@ -296,7 +307,7 @@ test('a full quota on write keeps the message on screen, says so, and the next w
   assert.ok(Object.values(during).every((t) => !t.includes('while the quota is full')), 'nothing partial was stored');
   assert.ok(Object.values(during).some((t) => t.includes('Stored answer.')), 'what was stored is still there');
 
-  await quota(context, page, null);
+  await quota(cdp, null);
   await send(page, 'after room was made');
   await waitLastDone(page);
   await waitStored(page, (b) => Object.values(b).some((t) => t.includes('Room again.') && t.includes('Kept while the disk is full.')));

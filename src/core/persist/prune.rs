@@ -9,8 +9,8 @@ const DAY_MS: f64 = 86_400_000.0;
 /// Warn once usage passes this share of the quota: writes may start failing soon after.
 pub const WARN_SHARE: f64 = 0.9;
 
-/// Ids of conversations last changed more than `days` days before `now_ms`, oldest first.
-/// `keep` (the open conversation, any a turn streams into) is never named.
+/// Ids of conversations last changed more than `days` days before `now_ms`, in the index's
+/// order (newest first). `keep` (the open conversation, any a turn streams into) is never named.
 pub fn older_than(
     index: &[ConversationSummary],
     now_ms: f64,
@@ -18,12 +18,11 @@ pub fn older_than(
     keep: &[&str],
 ) -> Vec<String> {
     let cutoff = now_ms - f64::from(days) * DAY_MS;
-    let mut old: Vec<&ConversationSummary> = index
+    index
         .iter()
         .filter(|s| s.updated_ms < cutoff && !keep.contains(&s.id.as_str()))
-        .collect();
-    old.sort_by(|a, b| a.updated_ms.total_cmp(&b.updated_ms));
-    old.into_iter().map(|s| s.id.clone()).collect()
+        .map(|s| s.id.clone())
+        .collect()
 }
 
 /// Whether `usage` of `quota` bytes is close enough to full to tell the user. An unknown or
@@ -45,19 +44,20 @@ mod tests {
     }
 
     #[test]
-    fn names_only_conversations_older_than_the_cutoff_oldest_first() {
+    fn names_only_conversations_older_than_the_cutoff_in_index_order() {
         let now = 100.0 * DAY_MS;
         let index = [
             s("new", now - DAY_MS),
+            s("edge", now - 30.0 * DAY_MS),
             s("old", now - 40.0 * DAY_MS),
             s("older", now - 90.0 * DAY_MS),
-            s("edge", now - 30.0 * DAY_MS),
         ];
-        assert_eq!(older_than(&index, now, 30, &[]), ["older", "old"]);
+        assert_eq!(older_than(&index, now, 30, &[]), ["old", "older"]);
         assert_eq!(
             older_than(&index, now, 0, &[]),
-            ["older", "old", "edge", "new"]
+            ["new", "edge", "old", "older"]
         );
+        assert!(older_than(&index, now, 365, &[]).is_empty());
     }
 
     #[test]

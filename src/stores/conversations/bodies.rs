@@ -127,6 +127,7 @@ impl Bodies {
             out.retain(|(i, _)| i != id);
             out.push((id.to_string(), raw));
         }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(out)
     }
 }

@@ -4,8 +4,6 @@
 //! page keeps reading it from there (`bodies.rs` prefers an old key); the next start tries
 //! again. Unreadable bodies move as they are and stay listed as unreadable.
 
-use std::collections::HashMap;
-
 use skiff_core::format::count;
 use skiff_core::persist::{self, migrate::Step};
 
@@ -53,8 +51,9 @@ pub(super) async fn run(db: &Db) -> Report {
         report.left += 1;
         report.reasons.push(why);
     };
-    let stored: HashMap<String, String> = match db.all().await {
-        Ok(all) => all.into_iter().collect(),
+    // Sorted by id (IndexedDB's key order).
+    let stored = match db.all().await {
+        Ok(all) => all,
         Err(e) => {
             for _ in &keys {
                 fail(&mut report, e.to_string());
@@ -68,7 +67,11 @@ pub(super) async fn run(db: &Db) -> Report {
         else {
             continue;
         };
-        match persist::migrate::decide(&old, stored.get(id).map(String::as_str)) {
+        let there = stored
+            .binary_search_by(|(k, _)| k.as_str().cmp(id))
+            .ok()
+            .map(|at| stored[at].1.as_str());
+        match persist::migrate::decide(&old, there) {
             Step::Copy(text) => copies.push((key.clone(), id.to_string(), text)),
             Step::RemoveOld => {
                 let _ = storage::remove(key);

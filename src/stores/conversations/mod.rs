@@ -24,7 +24,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-use futures::future::{FutureExt, LocalBoxFuture, Shared};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::branches;
@@ -90,7 +89,8 @@ pub struct Unreadable {
     pub raw: Option<String>,
 }
 
-type Opening = Shared<LocalBoxFuture<'static, Bodies>>;
+/// Told whether a body write committed.
+type Done = Box<dyn FnOnce(bool)>;
 
 #[derive(Clone, Copy)]
 pub struct ConversationsStore {
@@ -103,8 +103,6 @@ pub struct ConversationsStore {
     pub storage: RwSignal<StorageStatus>,
     /// Where bodies are read and written, once open (and migrated).
     bodies: StoredValue<Option<Bodies>, LocalStorage>,
-    /// The opening, for whoever needs bodies before it is done.
-    opening: StoredValue<Option<Opening>, LocalStorage>,
     /// The newest body write issued per id: a write waiting for the database to open is
     /// dropped when a newer one exists (it holds everything the older one did).
     write_seq: StoredValue<HashMap<String, u64>>,
@@ -140,7 +138,6 @@ impl ConversationsStore {
             loading: RwSignal::new(None),
             storage: RwSignal::new(StorageStatus::default()),
             bodies: StoredValue::new_local(None),
-            opening: StoredValue::new_local(None),
             write_seq: StoredValue::new(HashMap::new()),
             retry: StoredValue::new(HashSet::new()),
             evicting: StoredValue::new(HashSet::new()),
@@ -157,7 +154,7 @@ impl ConversationsStore {
             notices,
         };
         store.load_index();
-        let opening = async move {
+        spawn_local(async move {
             let bodies = match Db::open().await {
                 Ok(db) => {
                     let report = migrate::run(&db).await;
@@ -175,13 +172,6 @@ impl ConversationsStore {
                 }
             };
             store.bodies.set_value(Some(bodies.clone()));
-            bodies
-        }
-        .boxed_local()
-        .shared();
-        store.opening.set_value(Some(opening.clone()));
-        spawn_local(async move {
-            let bodies = opening.await;
             store.reconcile(&bodies).await;
             store.check_persistence(true).await;
             store.check_quota().await;
@@ -195,14 +185,15 @@ impl ConversationsStore {
         store
     }
 
-    /// The bodies, once the database has opened and the migration has run.
+    /// The bodies, once the database has opened and the migration has run (both settle:
+    /// opening fails rather than waits when blocked). Polled, because a shared future cost
+    /// more page bytes than these few milliseconds at start are worth.
     async fn bodies(&self) -> Bodies {
-        if let Some(b) = self.bodies.get_value() {
-            return b;
-        }
-        match self.opening.get_value() {
-            Some(opening) => opening.await,
-            None => Bodies::Local,
+        loop {
+            if let Some(b) = self.bodies.get_value() {
+                return b;
+            }
+            clock::sleep_ms(5).await;
         }
     }
 
@@ -323,7 +314,7 @@ impl ConversationsStore {
     /// Write one body. The request is issued now when the database is open (a write from
     /// `pagehide` must not wait); `done` hears whether it committed. On success the other tabs
     /// are told; on failure the conversation is owed a write (`retry`) and the notice shows.
-    fn write_body(&self, id: &str, raw: String, rev: f64, done: impl FnOnce(bool) + 'static) {
+    fn write_body(&self, id: &str, raw: String, rev: f64, done: Done) {
         let seq = self
             .write_seq
             .try_update_value(|m| {
@@ -491,6 +482,8 @@ impl ConversationsStore {
         c.tool_overrides = self.draft_overrides.get_untracked();
         self.draft_overrides.set(ToolOverrides::default());
         let l = self.hold(&c);
+        // A conversation still being read must not replace this one when it arrives.
+        self.loading.set(None);
         self.current.set(Some(l));
         l
     }
@@ -549,16 +542,19 @@ impl ConversationsStore {
                         e.insert(id.clone());
                     });
                     let store = *self;
-                    self.write_conversation_only_then(&l, move |ok| {
-                        store.evicting.update_value(|e| {
-                            e.remove(&id);
-                        });
-                        let idle = store.current_id().as_deref() != Some(id.as_str())
-                            && !store.is_streaming(&id);
-                        if ok && idle {
-                            store.release(&id);
-                        }
-                    });
+                    self.write_conversation_only_then(
+                        &l,
+                        Box::new(move |ok| {
+                            store.evicting.update_value(|e| {
+                                e.remove(&id);
+                            });
+                            let idle = store.current_id().as_deref() != Some(id.as_str())
+                                && !store.is_streaming(&id);
+                            if ok && idle {
+                                store.release(&id);
+                            }
+                        }),
+                    );
                 }
                 None => self.release(&id),
             }
@@ -746,7 +742,7 @@ impl ConversationsStore {
             &snapshot.id,
             persist::encode_conversation(&snapshot),
             now,
-            move |ok| {
+            Box::new(move |ok| {
                 if !ok {
                     return;
                 }
@@ -758,7 +754,7 @@ impl ConversationsStore {
                     persist::sort_index(items);
                 });
                 store.write_index();
-            },
+            }),
         );
     }
 
@@ -810,10 +806,10 @@ impl ConversationsStore {
     }
 
     fn write_conversation_only(&self, conv: &Loaded) {
-        self.write_conversation_only_then(conv, |_| {});
+        self.write_conversation_only_then(conv, Box::new(|_| {}));
     }
 
-    fn write_conversation_only_then(&self, conv: &Loaded, done: impl FnOnce(bool) + 'static) {
+    fn write_conversation_only_then(&self, conv: &Loaded, done: Done) {
         // Deleted while streaming: do not resurrect it.
         if !self.holds(conv) {
             return done(false);
@@ -921,21 +917,18 @@ impl ConversationsStore {
     /// where one is loaded (it may be ahead of storage while an answer streams), else the
     /// stored one. Unreadable values are left out; Settings → Storage lists them.
     pub async fn search_corpus(&self) -> Corpus {
-        let stored: HashMap<String, String> = self
-            .bodies()
-            .await
-            .all()
-            .await
-            .unwrap_or_default()
-            .into_iter()
-            .collect();
+        // Sorted by id (IndexedDB's key order), searched by binary search.
+        let stored = self.bodies().await.all().await.unwrap_or_default();
         let items = self.index.get_untracked();
         let entries = items
             .iter()
             .filter_map(|s| {
                 let c = match self.loaded.with_value(|m| m.get(&s.id).copied()) {
                     Some(l) => l.try_snapshot()?,
-                    None => persist::decode_conversation(stored.get(&s.id)?).ok()?,
+                    None => {
+                        let at = stored.binary_search_by(|(id, _)| id.cmp(&s.id)).ok()?;
+                        persist::decode_conversation(&stored[at].1).ok()?
+                    }
                 };
                 Some(SearchEntry {
                     id: c.id,

@@ -33,6 +33,30 @@ pub struct StorageStatus {
     pub persisted: Option<bool>,
 }
 
+impl StorageStatus {
+    /// Where bodies live, why some did not move (empty when all did), and whether storage is
+    /// persistent: the three sentences Settings → Storage shows.
+    pub fn sentences(&self) -> [String; 3] {
+        let backend = match &self.backend {
+            None => "Opening the browser's database…".to_string(),
+            Some(Backend::IndexedDb) => {
+                "Conversations are kept in the browser's database (IndexedDB).".to_string()
+            }
+            Some(Backend::LocalStorage(why)) => why.clone(),
+        };
+        let persist = match self.persisted {
+            Some(true) => "Persistent storage: granted. The browser will not clear this site's data to free space.",
+            Some(false) => "Persistent storage: not granted. The browser may clear this site's data when the disk runs low; export what you want to keep.",
+            None => "Persistent storage: this browser does not say whether this site's data is kept.",
+        };
+        [
+            backend,
+            self.migration.clone().unwrap_or_default(),
+            persist.to_string(),
+        ]
+    }
+}
+
 /// What Settings → Storage shows about usage.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Usage {
@@ -70,11 +94,13 @@ impl Usage {
             "localStorage (settings, servers, the conversation list): about {}.",
             human_bytes(self.local_bytes as u64)
         ));
+        if self.site.is_some_and(|(u, q)| prune::near_full(u, q)) {
+            lines.push(
+                "Storage is almost full: export and delete old conversations before saving stops working."
+                    .to_string(),
+            );
+        }
         lines
-    }
-
-    pub fn near_full(&self) -> bool {
-        self.site.is_some_and(|(u, q)| prune::near_full(u, q))
     }
 }
 
