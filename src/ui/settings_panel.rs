@@ -315,6 +315,9 @@ fn UnreadableItem(key: String, error: String) -> impl IntoView {
     }
 }
 
+/// "Old" for the delete offer in Settings → Storage.
+const PRUNE_DAYS: u32 = 30;
+
 /// Where conversations are kept, whether the browser keeps them under pressure, usage per
 /// store against the quota, and deleting (after exporting) conversations not changed lately.
 /// The sentences come from the store (`StorageStatus::sentences`, `Usage::lines`).
@@ -329,10 +332,9 @@ fn StorageHealth() -> impl IntoView {
         })
     };
     refresh();
-    let days = RwSignal::new(30u32);
     let old = Memo::new(move |_| {
         ctx.convs.index.track();
-        ctx.convs.older_than(days.get())
+        ctx.convs.older_than(PRUNE_DAYS)
     });
     let confirming = RwSignal::new(false);
     let result = RwSignal::new(None::<Result<String, String>>);
@@ -382,20 +384,12 @@ fn StorageHealth() -> impl IntoView {
             <ul class="storage-usage">
                 {move || usage.with(|u| u.as_ref().map(|u| u.lines()).unwrap_or_default()).into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
             </ul>
-            <label class="field">
-                <span>"Conversations not changed in (days)"</span>
-                <input type="number" min="0" class="prune-days" prop:value=move || days.get().to_string()
-                    on:input=move |ev| {
-                        if let Ok(d) = event_target_value(&ev).trim().parse::<u32>() {
-                            days.set(d);
-                            confirming.set(false);
-                        }
-                    } />
-            </label>
-            <button type="button" class="small prune-export" disabled=move || old.with(Vec::is_empty) on:click=export_old>{move || format!("Export {}", n())}</button>" "
-            <button type="button" class="danger small prune-delete" disabled=move || old.with(Vec::is_empty) on:click=move |_| confirming.set(true)>{move || format!("Delete {}…", n())}</button>
+            <p class="hint prune">{move || format!("Not changed in {PRUNE_DAYS} days: {}.", n())}" "
+                <button type="button" class="small prune-export" disabled=move || old.with(Vec::is_empty) on:click=export_old>"Export them"</button>" "
+                <button type="button" class="danger small prune-delete" disabled=move || old.with(Vec::is_empty) on:click=move |_| confirming.set(true)>"Delete them…"</button>
+            </p>
             <p class="error prune-confirm" role="alert" hidden=move || !confirming.get()>
-                {move || format!("Delete {} not changed in {} days? This cannot be undone; export them first to keep a copy.", n(), days.get())}" "
+                {move || format!("Delete {} not changed in {PRUNE_DAYS} days? This cannot be undone; export them first to keep a copy.", n())}" "
                 <button type="button" class="danger small prune-confirm-yes" on:click=delete_old>"Delete"</button>" "
                 <button type="button" class="small prune-confirm-no" on:click=move |_| confirming.set(false)>"Cancel"</button>
             </p>

@@ -262,11 +262,8 @@ test('Settings → Storage: where conversations live, persistence, usage against
   await page.click('.storage-persist-ask');
   await page.locator('.storage-persist', { hasText: /Persistent storage: (granted|not granted)/ }).waitFor();
 
-  // 30 days: the two old ones, with a count, and a confirmation before anything goes.
-  await page.locator('.prune-delete', { hasText: 'Delete 2 conversations…' }).waitFor();
-  await page.fill('.prune-days', '90');
-  await page.locator('.prune-delete', { hasText: 'Delete 1 conversation…' }).waitFor();
-  await page.fill('.prune-days', '30');
+  // Not changed in 30 days: the two old ones, with a count, and a confirmation before anything goes.
+  await page.locator('.prune', { hasText: 'Not changed in 30 days: 2 conversations.' }).waitFor();
   const download = page.waitForEvent('download');
   await page.click('.prune-export');
   const file = await download;

@@ -95,22 +95,25 @@ impl Bodies {
         }
     }
 
-    /// Every stored body's id: IndexedDB's and any left in localStorage.
+    /// Every stored body's id, sorted: IndexedDB's (in key order) and any left in localStorage.
     pub(super) async fn ids(&self) -> Result<Vec<String>, String> {
-        let mut ids: Vec<String> = storage::keys_with_prefix(persist::CONVERSATION_PREFIX)
-            .map_err(|e| e.to_string())?
-            .iter()
-            .filter_map(|k| persist::conversation_id_from_key(k).map(str::to_string))
-            .collect();
-        if let Bodies::Idb(db) = self {
-            ids.extend(db.keys().await.map_err(|e| e.to_string())?);
+        let mut ids = match self {
+            Bodies::Idb(db) => db.keys().await.map_err(|e| e.to_string())?,
+            Bodies::Local => Vec::new(),
+        };
+        for key in
+            storage::keys_with_prefix(persist::CONVERSATION_PREFIX).map_err(|e| e.to_string())?
+        {
+            if let Some(id) = persist::conversation_id_from_key(&key) {
+                if let Err(at) = ids.binary_search_by(|x| x.as_str().cmp(id)) {
+                    ids.insert(at, id.to_string());
+                }
+            }
         }
-        ids.sort();
-        ids.dedup();
         Ok(ids)
     }
 
-    /// Every body as `(id, text)`, the localStorage copy winning where both exist.
+    /// Every body as `(id, text)` sorted by id, the localStorage copy winning where both exist.
     pub(super) async fn all(&self) -> Result<Vec<(String, String)>, String> {
         let mut out = match self {
             Bodies::Idb(db) => db.all().await.map_err(|e| e.to_string())?,
@@ -124,10 +127,11 @@ impl Bodies {
             else {
                 continue;
             };
-            out.retain(|(i, _)| i != id);
-            out.push((id.to_string(), raw));
+            match out.binary_search_by(|(i, _)| i.as_str().cmp(id)) {
+                Ok(at) => out[at].1 = raw,
+                Err(at) => out.insert(at, (id.to_string(), raw)),
+            }
         }
-        out.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(out)
     }
 }
