@@ -869,11 +869,43 @@ impl ConversationsStore {
                     }
                 });
                 if touched {
+                    self.rescue(&l);
                     self.write_conversation_only(&l);
                 }
             }
         }
+        let owed: Vec<Loaded> = self.loaded.with_value(|m| {
+            m.iter()
+                .filter(|(id, _)| self.owes_write(id))
+                .map(|(_, l)| *l)
+                .collect()
+        });
+        for l in &owed {
+            self.rescue(l);
+        }
         self.flush_all();
+    }
+
+    /// A document being unloaded has its unfinished IndexedDB transactions aborted, so a write
+    /// issued from `pagehide` may never land. What is owed is therefore also written,
+    /// synchronously, to the conversation's old localStorage key: reads prefer that key, and
+    /// the next start merges it into IndexedDB message by message (`migrate`), as it does for
+    /// bodies an older Skiff left. Should localStorage be full, the staleness check on load
+    /// still marks an answer that was streaming as interrupted.
+    fn rescue(&self, conv: &Loaded) {
+        if self.bodies.with_value(Option::is_none) || !self.holds(conv) {
+            return;
+        }
+        if self.bodies.with_value(|b| matches!(b, Some(Bodies::Local))) {
+            return; // written there by the ordinary write
+        }
+        let now = clock::now_ms();
+        conv.meta.update_untracked(|m| m.updated_ms = now);
+        let snapshot = conv.snapshot();
+        let _ = storage::set(
+            &persist::conversation_key(&snapshot.id),
+            &persist::encode_conversation(&snapshot),
+        );
     }
 
     /// Add the conversations of an imported file (`pipeline::import` reads it; this only
