@@ -8,7 +8,7 @@
 // Needs the release build in dist/ (or $SKIFF_DIST): scripts/build.sh.
 import os from 'node:os';
 import {
-  distDir, launchBrowser, startOpenAiServer, startStaticServer,
+  distDir, launchBrowser, startOpenAiServer, startStaticServer, seedBodies,
 } from '../tests/e2e/harness.mjs';
 
 const args = process.argv.slice(2);
@@ -16,12 +16,13 @@ const opt = (name, dflt) => {
   const i = args.indexOf(name);
   return i >= 0 ? Number(args[i + 1]) : dflt;
 };
-// localStorage holds about 5 M characters per origin: 1,000 conversations of 10 messages of
-// 300 characters (3 M) fit; the issue's 500-character messages do not until bodies move to
-// IndexedDB, so the default stays below the quota and the output says what was stored.
+// The issue's realistic history: 1,000 conversations of 10 messages of 500 characters (~5.3 M
+// characters, more than localStorage's ~5 M). Stored as the app stores them now: the list in
+// localStorage, the bodies in IndexedDB (seeded through a page of the origin before the app
+// first loads).
 const N = opt('--conversations', 1000);
 const M = opt('--messages', 10);
-const C = opt('--chars', 300);
+const C = opt('--chars', 500);
 const LOADS = opt('--loads', 5);
 
 const WORDS = 'tide moon ocean river harbour bread starter flour yeast temple garden dawn mountain train ticket rust borrow checker lifetime python list comprehension kettle lantern'.split(' ');
@@ -48,31 +49,40 @@ function seed(n) {
     // One conversation in the middle holds the word the search looks for.
     if (i === Math.floor(n / 2)) messages[M - 1].content = `${text(C / 2)} zanzibar ${text(C / 2)}`;
     const title = `Seeded conversation ${i}`;
-    entries.push([`skiff:conv:${id}`, JSON.stringify({ v: 1, data: { id, title, created_ms: t, updated_ms: t + M * 1000, messages } })]);
+    entries.push([id, JSON.stringify({ v: 2, data: { id, title, created_ms: t, updated_ms: t + M * 1000, messages } })]);
     items.push({ id, title, updated_ms: t + M * 1000 });
   }
   items.sort((a, b) => b.updated_ms - a.updated_ms);
-  entries.push(['skiff:conversations', JSON.stringify({ v: 1, data: { items } })]);
-  return entries;
+  return { bodies: entries, index: JSON.stringify({ v: 1, data: { items } }) };
+}
+
+/** A context holding `seeded` (or nothing) as the app would have stored it. */
+async function seededContext(browser, site, api, seeded) {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
+  const pre = await context.newPage();
+  await pre.goto(`${site.url}/blank.txt`);
+  await pre.evaluate(({ s, index }) => {
+    localStorage.setItem('skiff:settings', s);
+    if (index) localStorage.setItem('skiff:conversations', index);
+  }, { s: settings(api.url), index: seeded?.index });
+  if (seeded) await seedBodies(pre, seeded.bodies);
+  await pre.close();
+  return context;
 }
 
 const settings = (url) => JSON.stringify({ v: 1, data: { base_url: `${url}/v1`, model: 'bench-model', auto_title: false } });
 
 /** Loads the page `LOADS` times in one profile; the time from navigation start to the message box. */
-async function inputReady(browser, site, api, entries) {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
-  await context.addInitScript(({ s, entries: e }) => {
-    if (!localStorage.getItem('skiff:settings')) {
-      localStorage.setItem('skiff:settings', s);
-      for (const [k, v] of e) localStorage.setItem(k, v);
-    }
+async function inputReady(browser, site, api, seeded) {
+  const context = await seededContext(browser, site, api, seeded);
+  await context.addInitScript(() => {
     new MutationObserver((_, mo) => {
       if (document.querySelector('textarea[aria-label="Message"]')) {
         window.__inputReady = performance.now();
         mo.disconnect();
       }
     }).observe(document, { subtree: true, childList: true });
-  }, { s: settings(api.url), entries });
+  });
   const page = await context.newPage();
   const times = [];
   let stored = 0;
@@ -88,14 +98,8 @@ async function inputReady(browser, site, api, entries) {
   return { median: times[Math.floor(times.length / 2)], min: times[0], max: times.at(-1), listed: stored };
 }
 
-async function search(browser, site, api, entries) {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
-  await context.addInitScript(({ s, entries: e }) => {
-    if (!localStorage.getItem('skiff:settings')) {
-      localStorage.setItem('skiff:settings', s);
-      for (const [k, v] of e) localStorage.setItem(k, v);
-    }
-  }, { s: settings(api.url), entries });
+async function search(browser, site, api, seeded) {
+  const context = await seededContext(browser, site, api, seeded);
   const page = await context.newPage();
   await page.goto(site.url);
   await page.waitForSelector('textarea[aria-label="Message"]');
@@ -132,14 +136,14 @@ const api = await startOpenAiServer({ models: ['bench-model'] });
 const site = await startStaticServer(process.env.SKIFF_DIST || distDir());
 const browser = await launchBrowser();
 try {
-  const entries = seed(N);
-  const chars = entries.reduce((n, [k, v]) => n + k.length + v.length, 0);
-  console.log(`== Skiff conversation benchmarks: ${N} stored conversations of ${M} messages × ${C} characters (${(chars / 1e6).toFixed(2)} M characters in localStorage) ==`);
+  const seeded = seed(N);
+  const chars = seeded.bodies.reduce((n, [k, v]) => n + k.length + v.length, 0);
+  console.log(`== Skiff conversation benchmarks: ${N} stored conversations of ${M} messages × ${C} characters (${(chars / 1e6).toFixed(2)} M characters of bodies in IndexedDB, the list in localStorage) ==`);
   console.log(`machine: ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-  const empty = await inputReady(browser, site, api, []);
-  const full = await inputReady(browser, site, api, entries);
+  const empty = await inputReady(browser, site, api, null);
+  const full = await inputReady(browser, site, api, seeded);
   console.log(`input ready after navigation, median of ${LOADS} loads: ${empty.median.toFixed(0)} ms with none stored (${empty.min.toFixed(0)}–${empty.max.toFixed(0)}), ${full.median.toFixed(0)} ms with ${full.listed} listed (${full.min.toFixed(0)}–${full.max.toFixed(0)}): ${(full.median / empty.median).toFixed(2)}× (target ≤ 1.3×)`);
-  const s = await search(browser, site, api, entries);
+  const s = await search(browser, site, api, seeded);
   console.log(`search over ${N} conversations, median of 5: ${s.keystroke.toFixed(0)} ms from the keystroke to the matches on screen (target ≤ 150 ms); opening the search (reading every conversation): ${s.open} ms`);
 } finally {
   await browser.close();

@@ -34,7 +34,7 @@ import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  distDir, launchBrowser, startOpenAiServer, startStaticServer,
+  distDir, launchBrowser, startOpenAiServer, startStaticServer, storedBodies,
 } from '../tests/e2e/harness.mjs';
 
 // --- options -----------------------------------------------------------------------------------
@@ -403,6 +403,18 @@ function pageProbe() {
       B.writes.push([t0, String(key), String(key).length + String(value).length, performance.now() - t0]);
     }
   };
+  // Conversation bodies go to IndexedDB: each `put` into `conversations` is one write, counted
+  // as its key would have been in localStorage (the time is the call; the commit is async).
+  const put = IDBObjectStore.prototype.put;
+  IDBObjectStore.prototype.put = function (value, key) {
+    if (!B.armed || this.name !== 'conversations') return put.call(this, value, key);
+    const t0 = performance.now();
+    try {
+      return put.call(this, value, key);
+    } finally {
+      B.writes.push([t0, `skiff:conv:${key}`, String(key).length + String(value).length, performance.now() - t0]);
+    }
+  };
   const decoder = new TextDecoder();
   // Watches the DOM only from the first content bytes to the first visible text, then stops.
   const watchFirstText = () => {
@@ -644,13 +656,15 @@ async function benchLongAnswer(browser, site, api, opts, delayMs) {
       nodes: document.getElementsByTagName('*').length,
     };
   });
-  const stored = await page.evaluate(() => {
+  await sleep(500); // the final body write commits just after the answer shows as done
+  const bodies = await storedBodies(page);
+  const stored = await page.evaluate((bodies) => {
     const idx = JSON.parse(localStorage.getItem('skiff:conversations'));
     const id = idx.data.items[0].id;
-    const conv = JSON.parse(localStorage.getItem(`skiff:conv:${id}`));
+    const conv = JSON.parse(bodies[id]);
     const m = conv.data.messages.at(-1);
     return { content: m.content, status: m.status.kind };
-  });
+  }, bodies);
   const endMetrics = samples.at(-1);
   await page.reload();
   await page.waitForFunction(() => {
@@ -778,7 +792,8 @@ async function benchStorage(browser, site, api, opts, delayMs, conversations) {
     b.armed = false;
     return { writes: b.writes, reads: b.reads, doneAt: b.doneAt, sendAt: b.sendAt };
   });
-  const keysNow = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('skiff:conv:')).length);
+  const keysNow = Object.keys(await storedBodies(page)).length
+    + await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('skiff:conv:')).length);
   await context.close();
 
   const firstRead = B.reads[0][0];
@@ -855,7 +870,7 @@ function report(opts, pace, long, stores) {
   console.log('(busy = wall time in main-thread tasks, CDP TaskDuration; cpu = CPU time of the main thread, CDP ThreadTime,');
   console.log(' which other processes on the machine cannot inflate; rAF = interval between animation frames in ms, 16.7 when');
   console.log(' nothing blocks; LoAF = long animation frames, over 50 ms; "blocking ms" = their time beyond 50 ms;');
-  console.log(' writes / KiB stored / setItem ms = localStorage.setItem calls, their size (UTF-16) and the time spent inside them)');
+  console.log(' writes / KiB stored / setItem ms = localStorage.setItem and IndexedDB put calls, their size (UTF-16) and the time spent inside the calls)');
   const first = long.slices[0];
   const last = long.slices[9];
   console.log('');

@@ -10,9 +10,11 @@ use std::rc::Rc;
 
 use futures::future::{join, select, Either};
 use skiff::platform::abort::AbortHandle;
+use skiff::platform::broadcast::Channel;
 use skiff::platform::fetch::{send, FetchError, StreamingResponse};
+use skiff::platform::idb::{self, Db, IdbError, StoredBlob};
 use skiff::platform::storage::{self, StorageChange, StorageError};
-use skiff::platform::{clock, ids};
+use skiff::platform::{clock, ids, quota};
 use skiff_core::http::{HttpRequest, Method};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
@@ -592,4 +594,153 @@ fn ids_are_unique_uuid_v4() {
         assert_eq!(&id[14..15], "4", "{id}");
         assert!("89ab".contains(&id[19..20]), "{id}");
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// IndexedDB (platform::idb): each test opens its own database, deleted first so it starts
+// from nothing (an upgrade from empty), and closed and deleted after.
+
+async fn fresh_db(name: &str) -> Db {
+    idb::delete_database(name).await.unwrap();
+    Db::open_named(name).await.unwrap()
+}
+
+async fn drop_db(db: Db, name: &str) {
+    db.close();
+    idb::delete_database(name).await.unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn idb_upgrade_from_empty_creates_both_stores() {
+    let name = "skiff-test-upgrade";
+    let db = fresh_db(name).await;
+    assert_eq!(db.keys().await, Ok(Vec::new()));
+    assert_eq!(db.all().await, Ok(Vec::new()));
+    assert_eq!(db.blob_count().await, Ok(0));
+    // Reopening an existing database at the same version keeps what it holds.
+    db.put("c1", "kept").await.unwrap();
+    db.close();
+    let again = Db::open_named(name).await.unwrap();
+    assert_eq!(again.get("c1").await.unwrap().as_deref(), Some("kept"));
+    drop_db(again, name).await;
+}
+
+#[wasm_bindgen_test]
+async fn idb_put_get_delete_keys_round_trip() {
+    let name = "skiff-test-conversations";
+    let db = fresh_db(name).await;
+    let text = "{\"v\":2,\"data\":{\"title\":\"héllo 日本 🚀\"}}";
+    assert_eq!(db.get("b").await, Ok(None));
+    db.put("b", text).await.unwrap();
+    db.put("a", "not json at all").await.unwrap();
+    assert_eq!(db.get("b").await.unwrap().as_deref(), Some(text));
+    // Unreadable text is stored and returned exactly as it is.
+    assert_eq!(
+        db.get("a").await.unwrap().as_deref(),
+        Some("not json at all")
+    );
+    db.put("b", "second").await.unwrap();
+    assert_eq!(db.get("b").await.unwrap().as_deref(), Some("second"));
+    assert_eq!(db.keys().await.unwrap(), ["a", "b"]);
+    assert_eq!(
+        db.all().await.unwrap(),
+        [
+            ("a".to_string(), "not json at all".to_string()),
+            ("b".to_string(), "second".to_string())
+        ]
+    );
+    db.put_all(&[("c", "3"), ("d", "4")]).await.unwrap();
+    db.delete("a").await.unwrap();
+    db.delete("never-there").await.unwrap();
+    assert_eq!(db.get("a").await, Ok(None));
+    assert_eq!(db.keys().await.unwrap(), ["b", "c", "d"]);
+    drop_db(db, name).await;
+}
+
+#[wasm_bindgen_test]
+async fn idb_a_write_is_issued_before_its_future_is_polled() {
+    // A write started from `pagehide` must reach the database even if nobody awaits it.
+    let name = "skiff-test-eager";
+    let db = fresh_db(name).await;
+    let pending = db.put("x", "written");
+    assert_eq!(db.get("x").await.unwrap().as_deref(), Some("written"));
+    pending.await.unwrap();
+    drop_db(db, name).await;
+}
+
+#[wasm_bindgen_test]
+async fn idb_blobs_are_stored_once_per_hash() {
+    let name = "skiff-test-blobs";
+    let db = fresh_db(name).await;
+    let bytes: Vec<u8> = (0..=255u8).collect();
+    assert_eq!(db.has_blob("sha256-aa").await, Ok(false));
+    assert_eq!(
+        db.put_blob("sha256-aa", "image/png", &bytes).await,
+        Ok(true)
+    );
+    // The same hash again is "already stored", and the first copy is kept.
+    assert_eq!(
+        db.put_blob("sha256-aa", "text/plain", b"other").await,
+        Ok(false)
+    );
+    assert_eq!(db.blob_count().await, Ok(1));
+    assert_eq!(db.has_blob("sha256-aa").await, Ok(true));
+    assert_eq!(
+        db.get_blob("sha256-aa").await.unwrap(),
+        Some(StoredBlob {
+            mime: "image/png".into(),
+            bytes: bytes.clone()
+        })
+    );
+    assert_eq!(db.get_blob("sha256-bb").await, Ok(None));
+    db.put_blob("sha256-bb", "text/plain", b"two")
+        .await
+        .unwrap();
+    assert_eq!(db.blob_count().await, Ok(2));
+    db.delete_blob("sha256-aa").await.unwrap();
+    assert_eq!(db.has_blob("sha256-aa").await, Ok(false));
+    assert_eq!(db.blob_count().await, Ok(1));
+    // Blobs and conversations are separate stores.
+    assert_eq!(db.keys().await, Ok(Vec::new()));
+    drop_db(db, name).await;
+}
+
+#[wasm_bindgen_test]
+async fn idb_errors_say_what_happened() {
+    assert!(IdbError::QuotaExceeded
+        .to_string()
+        .contains("Nothing already saved was lost"));
+    assert!(IdbError::Blocked.to_string().contains("older version"));
+    assert!(IdbError::Unavailable("x".into())
+        .to_string()
+        .contains("localStorage"));
+}
+
+#[wasm_bindgen_test]
+async fn quota_estimate_and_persistence_answer() {
+    let e = quota::estimate()
+        .await
+        .expect("Chromium reports a storage estimate");
+    assert!(e.quota > 0.0 && e.usage >= 0.0, "{e:?}");
+    assert!(quota::persisted().await.is_some());
+}
+
+#[wasm_bindgen_test]
+async fn broadcast_reaches_another_channel_and_not_itself() {
+    let heard = Rc::new(RefCell::new(Vec::<String>::new()));
+    let own = Rc::new(RefCell::new(Vec::<String>::new()));
+    let h = heard.clone();
+    let o = own.clone();
+    let listener = Channel::open("skiff-test", move |t| h.borrow_mut().push(t)).unwrap();
+    let sender = Channel::open("skiff-test", move |t| o.borrow_mut().push(t)).unwrap();
+    sender.post("{\"id\":\"c1\",\"rev\":1}");
+    for _ in 0..100 {
+        if !heard.borrow().is_empty() {
+            break;
+        }
+        clock::sleep_ms(10).await;
+    }
+    assert_eq!(*heard.borrow(), ["{\"id\":\"c1\",\"rev\":1}"]);
+    assert!(own.borrow().is_empty());
+    drop(listener);
 }

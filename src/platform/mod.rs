@@ -1,5 +1,5 @@
 //! Thin adapters over the browser APIs Skiff needs: streaming `fetch`, abort signals,
-//! `localStorage`, clocks/frames and id generation.
+//! `localStorage`, IndexedDB, storage quota, clocks/frames and id generation.
 //!
 //! This module exists so everything else can stay ignorant of `web_sys`/`js_sys`: the
 //! sans-IO logic in `skiff-core` builds values (an `HttpRequest`, a JSON string) and these
@@ -8,6 +8,7 @@
 //! starts making decisions about *what* the bytes mean, it belongs in `skiff-core`.
 
 pub mod abort;
+pub mod broadcast;
 pub mod clipboard;
 pub mod clock;
 pub mod debug;
@@ -15,9 +16,11 @@ pub mod download;
 pub mod fetch;
 pub mod file_read;
 pub mod focus;
+pub mod idb;
 pub mod ids;
 pub mod location;
 pub mod online;
+pub mod quota;
 pub mod service_worker;
 pub mod storage;
 pub mod websocket;

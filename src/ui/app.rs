@@ -65,7 +65,12 @@ pub fn App() -> impl IntoView {
         convs.select(&id);
     }
     Effect::new(move |_| {
-        let id = convs.current.get().map(|l| l.id());
+        // A conversation still being read keeps its place in the URL.
+        let id = convs
+            .current
+            .get()
+            .map(|l| l.id())
+            .or_else(|| convs.loading.get());
         location::replace_hash(id.as_deref());
     });
 
@@ -77,6 +82,12 @@ pub fn App() -> impl IntoView {
 
     // Throttled writes still owed when the page goes away are written now.
     let _ = window_event_listener(leptos::ev::pagehide, move |_| convs.on_page_hide());
+    // Hidden is often the last moment a mobile page gets: write what is owed then too.
+    let _ = window_event_listener(leptos::ev::visibilitychange, move |_| {
+        if document().hidden() {
+            convs.flush_all();
+        }
+    });
 
     Effect::new(move |_| {
         let theme = settings.settings.with(|s| s.theme);

@@ -22,11 +22,20 @@ use crate::stores::live_message::LiveMessage;
 pub fn ChatView() -> impl IntoView {
     let ctx = ctx();
     let scroller = NodeRef::<html::Div>::new();
+    // While a conversation is read from storage its list title shows, and the message area
+    // stays empty and busy (no placeholder that would jump when the messages arrive).
+    let loading = move || ctx.convs.loading.with(Option::is_some);
     let title = move || {
         ctx.convs
             .current
             .get()
             .map(|l| l.meta.with(|m| m.title.clone()))
+            .or_else(|| {
+                let id = ctx.convs.loading.get()?;
+                ctx.convs
+                    .index
+                    .with(|ix| ix.iter().find(|s| s.id == id).map(|s| s.title.clone()))
+            })
             .filter(|t| !t.is_empty())
             .unwrap_or_else(|| "New conversation".to_string())
     };
@@ -126,7 +135,7 @@ pub fn ChatView() -> impl IntoView {
             last_top.set_value(Some(pos.top));
         }
     };
-    let empty = move || messages().is_empty();
+    let empty = move || messages().is_empty() && !loading();
     view! {
         <main class="chat">
             <header class="chat-header">
@@ -144,7 +153,7 @@ pub fn ChatView() -> impl IntoView {
                     {icons::gear()}
                 </button>
             </header>
-            <div class="messages" node_ref=scroller on:scroll=on_scroll>
+            <div class="messages" node_ref=scroller on:scroll=on_scroll aria-busy=move || loading().to_string()>
                 <Show when=empty>
                     <Onboarding />
                 </Show>

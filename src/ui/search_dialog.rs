@@ -1,7 +1,8 @@
 //! Ctrl/⌘+K: search every conversation's title and messages (`pipeline::search` matches and
 //! cuts the snippets), open the chosen one at the matching message.
 //!
-//! The stored conversations are read once when the dialog opens; typing only scans that text.
+//! The stored conversations are read once when the dialog opens (from IndexedDB, so the
+//! matches appear once that read is done); typing only scans that text.
 
 use leptos::prelude::*;
 use skiff_core::pipeline::search::{Corpus, Hit};
@@ -24,30 +25,46 @@ pub fn SearchDialog() -> impl IntoView {
 #[component]
 fn SearchPanel() -> impl IntoView {
     let ctx = ctx();
-    let corpus = StoredValue::new_local(ctx.convs.search_corpus());
+    let corpus = StoredValue::new_local(Corpus::new(Vec::new()));
+    let read = RwSignal::new(false);
+    leptos::task::spawn_local(async move {
+        let c = ctx.convs.search_corpus().await;
+        if corpus.try_set_value(c).is_none() {
+            read.try_set(true);
+        }
+    });
     let query = RwSignal::new(String::new());
     let selected = RwSignal::new(0usize);
-    let hits = Memo::new(move |_| query.with(|q| corpus.with_value(|c: &Corpus| c.search(q))));
+    let hits = Memo::new(move |_| {
+        read.track();
+        query.with(|q| corpus.with_value(|c: &Corpus| c.search(q)))
+    });
     let close = move || ctx.show_search.set(false);
     let open_hit = move |h: Hit| {
         close();
         ctx.convs.select(&h.conversation_id);
         ctx.sidebar_open.set(false);
-        // After the conversation has rendered: bring the message into view and mark it.
+        // After the conversation has been read and rendered: bring the message into view and
+        // mark it.
         let target = h.message_id.map(|id| message_dom_id(&id));
-        request_animation_frame(move || {
+        leptos::task::spawn_local(async move {
+            while ctx.convs.loading.get_untracked().is_some() {
+                crate::platform::clock::sleep_ms(16).await;
+            }
             request_animation_frame(move || {
-                let Some(id) = target else { return };
-                let Some(el) = document().get_element_by_id(&id) else {
-                    return;
-                };
-                let options = web_sys::ScrollIntoViewOptions::new();
-                options.set_block(web_sys::ScrollLogicalPosition::Center);
-                el.scroll_into_view_with_scroll_into_view_options(&options);
-                let _ = el.class_list().add_1("search-target");
-                if let Ok(html) = el.dyn_into::<web_sys::HtmlElement>() {
-                    let _ = html.focus();
-                }
+                request_animation_frame(move || {
+                    let Some(id) = target else { return };
+                    let Some(el) = document().get_element_by_id(&id) else {
+                        return;
+                    };
+                    let options = web_sys::ScrollIntoViewOptions::new();
+                    options.set_block(web_sys::ScrollLogicalPosition::Center);
+                    el.scroll_into_view_with_scroll_into_view_options(&options);
+                    let _ = el.class_list().add_1("search-target");
+                    if let Ok(html) = el.dyn_into::<web_sys::HtmlElement>() {
+                        let _ = html.focus();
+                    }
+                });
             });
         });
     };
@@ -71,14 +88,17 @@ fn SearchPanel() -> impl IntoView {
             _ => {}
         }
     };
-    let total = corpus.with_value(Corpus::len);
+    let total = move || {
+        read.track();
+        corpus.with_value(Corpus::len)
+    };
     view! {
         <Modal label="Search conversations" class="settings search-dialog" on_close=move || close()>
             <input
                 type="search"
                 class="search-input"
                 aria-label="Search conversations"
-                placeholder=format!("Search {total} conversations")
+                placeholder=move || format!("Search {} conversations", total())
                 autocomplete="off"
                 prop:value=move || query.get()
                 on:input=move |ev| {

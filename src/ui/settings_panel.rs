@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::format::human_bytes;
+use skiff_core::format::count;
 use skiff_core::provider::ProviderKind;
 use skiff_core::settings::{ChatSettings, Theme, DEFAULT_SILENCE_LIMIT_S};
 
@@ -254,7 +254,6 @@ pub(super) fn NumberField(
 #[component]
 fn StorageSection() -> impl IntoView {
     let ctx = ctx();
-    let used = ctx.convs.used_bytes();
     let import_result = RwSignal::new(None::<Result<String, String>>);
     let on_import = move |ev: leptos::ev::Event| {
         let Some(input) = ev
@@ -265,7 +264,7 @@ fn StorageSection() -> impl IntoView {
         };
         spawn_local(async move {
             let outcome = match crate::platform::file_read::picked_text(&input).await {
-                Ok(Some((_name, text))) => ctx.convs.import(&text),
+                Ok(Some((_name, text))) => ctx.convs.import(&text).await,
                 Ok(None) => return,
                 Err(e) => Err(e),
             };
@@ -284,7 +283,7 @@ fn StorageSection() -> impl IntoView {
             Ok(s) => view! { <p class="ok import-result" role="status">{s}</p> }.into_any(),
             Err(e) => view! { <p class="error import-result" role="alert">{e}</p> }.into_any(),
         })}
-        <p class="hint storage-used">{format!("About {} of this browser's storage is used by this site.", human_bytes(used as u64))}</p>
+        <StorageHealth />
         <Show when=move || !ctx.convs.unreadable.with(Vec::is_empty)>
             <p class="error">"Saved data that could not be read (left untouched):"</p>
             <ul class="unreadable">
@@ -313,5 +312,88 @@ fn UnreadableItem(key: String, error: String) -> impl IntoView {
             <a href=href download=file>"Download"</a>
             <button class="danger small" on:click=move |_| ctx.convs.discard_unreadable(&key.get_value())>"Delete"</button>
         </li>
+    }
+}
+
+/// "Old" for the delete offer in Settings → Storage.
+const PRUNE_DAYS: u32 = 30;
+
+/// Where conversations are kept, whether the browser keeps them under pressure, usage per
+/// store against the quota, and deleting (after exporting) conversations not changed lately.
+/// The sentences come from the store (`StorageStatus::sentences`, `Usage::lines`).
+#[component]
+fn StorageHealth() -> impl IntoView {
+    let ctx = ctx();
+    let usage = RwSignal::new(None::<crate::stores::conversations::Usage>);
+    let refresh = move || {
+        spawn_local(async move {
+            let u = ctx.convs.usage().await;
+            usage.try_set(Some(u));
+        })
+    };
+    refresh();
+    let old = Memo::new(move |_| {
+        ctx.convs.index.track();
+        ctx.convs.older_than(PRUNE_DAYS)
+    });
+    let confirming = RwSignal::new(false);
+    let result = RwSignal::new(None::<Result<String, String>>);
+    let n = move || count(old.with(Vec::len), "conversation", "conversations");
+    let export_old = move |_| {
+        let ids = old.get_untracked();
+        spawn_local(async move {
+            let outcome = ctx.convs.export_many(&ids).await.and_then(|text| {
+                crate::platform::download::save_text(
+                    "skiff-old-conversations.jsonl",
+                    "application/jsonl",
+                    &text,
+                )
+                .map(|()| {
+                    format!(
+                        "Exported {}.",
+                        count(ids.len(), "conversation", "conversations")
+                    )
+                })
+            });
+            result.try_set(Some(outcome));
+        });
+    };
+    let delete_old = move |_| {
+        let ids = old.get_untracked();
+        ctx.convs.delete_many(&ids);
+        confirming.set(false);
+        result.set(Some(Ok(format!(
+            "Deleted {}.",
+            count(ids.len(), "conversation", "conversations")
+        ))));
+        refresh();
+    };
+    view! {
+        <div class="storage-health">
+            {move || {
+                let [backend, migration, persist] = ctx.convs.storage.with(|s| s.sentences());
+                let moved = migration.is_empty();
+                view! {
+                    <p class="hint storage-backend">{backend}</p>
+                    <p class="error storage-migration" role="alert" hidden=moved>{migration}</p>
+                    <p class="hint storage-persist">{persist}" "
+                        <button type="button" class="small storage-persist-ask" on:click=move |_| spawn_local(async move { ctx.convs.ask_persistence().await })>"Ask again"</button>
+                    </p>
+                }
+            }}
+            <ul class="storage-usage">
+                {move || usage.with(|u| u.as_ref().map(|u| u.lines()).unwrap_or_default()).into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
+            </ul>
+            <p class="hint prune">{move || format!("Not changed in {PRUNE_DAYS} days: {}.", n())}" "
+                <button type="button" class="small prune-export" disabled=move || old.with(Vec::is_empty) on:click=export_old>"Export them"</button>" "
+                <button type="button" class="danger small prune-delete" disabled=move || old.with(Vec::is_empty) on:click=move |_| confirming.set(true)>"Delete them…"</button>
+            </p>
+            <p class="error prune-confirm" role="alert" hidden=move || !confirming.get()>
+                {move || format!("Delete {} not changed in {PRUNE_DAYS} days? This cannot be undone; export them first to keep a copy.", n())}" "
+                <button type="button" class="danger small prune-confirm-yes" on:click=delete_old>"Delete"</button>" "
+                <button type="button" class="small prune-confirm-no" on:click=move |_| confirming.set(false)>"Cancel"</button>
+            </p>
+            <p class="prune-result" role="status">{move || result.get().map(|r| r.unwrap_or_else(|e| e))}</p>
+        </div>
     }
 }

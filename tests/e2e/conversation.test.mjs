@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, chatSettings, screenshot, repoRoot,
+  waitStored,
 } from './harness.mjs';
 
 let api, site, browser;
@@ -112,11 +113,13 @@ test('the system template tells the model the date, time and zone; the input tem
   await page.click('.regenerate-title');
   await page.locator('.conversation-select', { hasText: 'Moon and Tide Rhythms' }).waitFor();
   // A renamed conversation keeps the user's title: the source is stored as "generated" now.
-  const stored = await page.evaluate(() => {
+  // The body is in IndexedDB; its write commits just after the list shows the title.
+  const id = await page.evaluate(() => {
     const index = JSON.parse(localStorage.getItem('skiff:conversations')).data;
-    const id = (index.items ?? index)[0].id;
-    return JSON.parse(localStorage.getItem(`skiff:conv:${id}`)).data;
+    return (index.items ?? index)[0].id;
   });
+  const bodies = await waitStored(page, (b) => b[id] && JSON.parse(b[id]).data.title === 'Moon and Tide Rhythms');
+  const stored = JSON.parse(bodies[id]).data;
   assert.equal(stored.title, 'Moon and Tide Rhythms');
   assert.equal(stored.title_source, 'generated');
   assert.deepEqual(errors, []);

@@ -269,3 +269,70 @@ export function chatSettings(apiUrl, extra = {}) {
     data: { base_url: `${apiUrl}/v1`, api_key: '', model: 'skiff-test-small', system_prompt: '', theme: 'system', auto_title: false, ...extra },
   });
 }
+
+/**
+ * Conversation bodies as the page stores them: IndexedDB database `skiff`, object store
+ * `conversations`, key = conversation id, value = the versioned JSON text. Returns
+ * `{ id: text }`. Opening at version 1 creates the stores exactly as the app does, so a helper
+ * running before the app never leaves it a database without them; the connection is closed
+ * after, so it never holds up the app's own.
+ */
+export async function storedBodies(page) {
+  return page.evaluate(() => new Promise((resolve, reject) => {
+    const open = indexedDB.open('skiff', 1);
+    open.onupgradeneeded = () => { for (const s of ['conversations', 'blobs']) open.result.createObjectStore(s); };
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      const store = db.transaction('conversations').objectStore('conversations');
+      const keys = store.getAllKeys();
+      const values = store.getAll();
+      values.onerror = () => { db.close(); reject(values.error); };
+      values.onsuccess = () => {
+        const out = {};
+        keys.result.forEach((k, i) => { out[k] = values.result[i]; });
+        db.close();
+        resolve(out);
+      };
+    };
+  }));
+}
+
+/** The stored conversation records (the `data` of each body), readable ones only. */
+export async function storedConversations(page) {
+  const bodies = await storedBodies(page);
+  return Object.values(bodies).flatMap((raw) => {
+    try { return [JSON.parse(raw).data]; } catch { return []; }
+  });
+}
+
+/** Polls `storedBodies` until `check(bodies)` is truthy (a write commits just after the UI shows it). */
+export async function waitStored(page, check, { timeout = 5000 } = {}) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    const bodies = await storedBodies(page);
+    if (check(bodies)) return bodies;
+    if (Date.now() > end) throw new Error(`stored bodies never matched: ${Object.keys(bodies).length} stored`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Writes `entries` ([id, text] pairs) straight into the page's IndexedDB in one transaction,
+ * as the app would have stored them. Run on a page of the site's origin.
+ */
+export async function seedBodies(page, entries) {
+  await page.evaluate((entries) => new Promise((resolve, reject) => {
+    const open = indexedDB.open('skiff', 1);
+    open.onupgradeneeded = () => { for (const s of ['conversations', 'blobs']) open.result.createObjectStore(s); };
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      const tx = db.transaction('conversations', 'readwrite');
+      const store = tx.objectStore('conversations');
+      for (const [id, text] of entries) store.put(text, id);
+      tx.oncomplete = () => { db.close(); resolve(); };
+      tx.onabort = () => { db.close(); reject(tx.error); };
+    };
+  }), entries);
+}

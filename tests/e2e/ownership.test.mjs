@@ -6,7 +6,7 @@
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, chatSettings,
+  startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, chatSettings, storedBodies, waitStored,
 } from './harness.mjs';
 
 let api, site, browser;
@@ -180,7 +180,7 @@ test('a rename and a delete in a second tab while the first streams into that co
   await first.page.getByText('This conversation was deleted in another tab.').waitFor();
   // The first tab stopped its turn and did not write the conversation back.
   await first.page.waitForTimeout(600);
-  const keys = await second.page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('skiff:conv:')));
+  const keys = Object.keys(await storedBodies(second.page));
   assert.equal(keys.length, 2, 'the deleted conversation stays deleted');
   assert.deepEqual(first.errors, [], 'the streaming tab, before it sends again');
   await stillAlive(first.page, 'first tab after the stream');
@@ -203,10 +203,8 @@ test('50 regenerates dispose every replaced message (kept as branches, as data)'
   const live = await page.evaluate(() => window.__skiffLiveMessages);
   assert.equal(live, 2, 'one question and one answer are alive, not 51 answers');
   // The replaced answers are kept as branches in the stored record, not as live signals.
-  const branches = await page.evaluate(() => {
-    const key = Object.keys(localStorage).find((k) => k.startsWith('skiff:conv:'));
-    return JSON.parse(localStorage.getItem(key)).data.branches.length;
-  });
+  const bodies = await waitStored(page, (b) => Object.values(b).some((raw) => JSON.parse(raw).data.branches.length === 50));
+  const branches = JSON.parse(Object.values(bodies)[0]).data.branches.length;
   assert.equal(branches, 50);
   assert.equal((await page.locator('article.message-assistant .branch-pos').innerText()).trim(), '51/51');
   assert.deepEqual(errors, []);

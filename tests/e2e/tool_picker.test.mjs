@@ -2,7 +2,7 @@
 // independent between conversations. Uses the real server-everything on loopback.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startOpenAiServer, startStaticServer, launchBrowser } from './harness.mjs';
+import { startOpenAiServer, startStaticServer, launchBrowser, storedConversations } from './harness.mjs';
 import { startServer } from '../servers/mcp/servers.mjs';
 
 let api, site, browser, mcp;
@@ -69,10 +69,8 @@ test('tool switches are per conversation and survive a reload', async () => {
   await toggle.click();
   await page.locator('.tool-server legend input').uncheck();
   assert.equal(await toggle.innerText(), 'Tools: 0');
-  const stored = await page.evaluate(() => Object.keys(localStorage)
-    .filter((k) => k.startsWith('skiff:conv:'))
-    .map((k) => JSON.parse(localStorage.getItem(k)).data)
-    .find((c) => c.title === 'without echo').tool_overrides);
+  await page.waitForTimeout(300); // the body write commits just after the switch shows
+  const stored = (await storedConversations(page)).find((c) => c.title === 'without echo').tool_overrides;
   assert.deepEqual(stored.disabled_servers, ['everything']);
   await context.close();
 });

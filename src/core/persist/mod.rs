@@ -8,6 +8,9 @@
 //! Keys: one per conversation plus a small index, so the cost of a write depends on the size of
 //! the conversation being written, never on how many conversations exist.
 
+pub mod announce;
+pub mod migrate;
+pub mod prune;
 pub mod whole;
 
 use std::fmt;

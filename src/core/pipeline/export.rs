@@ -44,6 +44,25 @@ pub fn to_json(c: &Conversation, now_ms: f64) -> String {
         .unwrap_or_default()
 }
 
+/// Several conversations, one compact export envelope a line (JSONL), which import reads back:
+/// "export, then delete old conversations" in Settings → Storage.
+pub fn to_json_lines(cs: &[Conversation], now_ms: f64) -> String {
+    let mut out = String::new();
+    for c in cs {
+        let env = Envelope {
+            format: JSON_FORMAT.into(),
+            version: JSON_VERSION,
+            exported_ms: now_ms,
+            conversation: c.clone(),
+        };
+        if let Ok(line) = serde_json::to_string(&env) {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// The conversation as Markdown.
 pub fn to_markdown(c: &Conversation) -> String {
     let mut out = String::new();
@@ -248,5 +267,22 @@ The moon pulls.
         assert_eq!(file_name("", "md"), "conversation.md");
         assert_eq!(file_name("東京 天気", "md"), "東京-天気.md");
         assert!(file_name(&"a".repeat(500), "md").len() <= 63);
+    }
+
+    #[test]
+    fn json_lines_read_back_through_import_with_nothing_lost() {
+        let mut a = Conversation::new("a1".into(), 1.0);
+        a.title = "first".into();
+        a.messages.push(crate::chat::Message::new(
+            "m1".into(),
+            Role::User,
+            "line one\nline two".into(),
+            2.0,
+        ));
+        let b = Conversation::new("b2".into(), 3.0);
+        let text = to_json_lines(&[a.clone(), b.clone()], 9.0);
+        assert_eq!(text.lines().count(), 2);
+        let report = crate::pipeline::import::read(&text, |_| false).unwrap();
+        assert_eq!(report.added, vec![a, b]);
     }
 }

@@ -1,15 +1,22 @@
-//! The conversations store: a small index for the sidebar, and conversations loaded on demand,
-//! one storage key each.
+//! The conversations store: a small index in localStorage for the sidebar (read synchronously,
+//! so the list draws at once), and conversation bodies in IndexedDB (`bodies.rs`; localStorage
+//! where the browser has no IndexedDB), loaded on demand.
 //!
 //! Invariants:
-//! - A write touches one conversation's key (plus the index when a title or order changes), so
-//!   the cost of a streamed token never depends on how many conversations exist.
+//! - A write touches one conversation's body (plus the index when a title or order changes), so
+//!   the cost of a streamed token never depends on how many conversations exist. The index
+//!   names a conversation only once its body write has committed.
 //! - While a reply streams, writes are throttled ([`WriteThrottle`]); the final write is
-//!   immediate, and `flush_all` runs when the page is hidden.
+//!   immediate, and `flush_all` runs when the page is hidden. Body writes are issued at once
+//!   (IndexedDB commits them after the handler returns); a write that fails keeps the
+//!   conversation in memory, shows the storage-full notice, and is owed until one succeeds.
 //! - A value that fails to parse is never overwritten: it is listed as unreadable, copied aside
 //!   before its key is reused, and the rest carries on.
-//! - Another tab's writes arrive through the `storage` event and are merged message by message,
-//!   so neither tab overwrites the other's messages (`remote.rs`).
+//! - Another tab's writes are merged message by message, so neither tab overwrites the other's
+//!   messages (`remote.rs`): body writes are announced on a `BroadcastChannel`, index writes
+//!   arrive through the `storage` event.
+//! - Opening a conversation not in memory is async (`loading` names it meanwhile); an evicted
+//!   conversation is released only after its owed write has committed.
 //! - The store owns every signal it hands out (`loaded.rs`): a conversation's and its messages'
 //!   signals live under the store's owners, never the caller's, and removal disposes them. At
 //!   most [`MAX_LOADED`] conversations stay in memory; the least recently opened idle one is
@@ -22,6 +29,7 @@ use leptos::task::spawn_local;
 use skiff_core::branches;
 use skiff_core::chat::{settle_calls, Conversation, ConversationSummary, Message, MessageStatus};
 use skiff_core::mcp::tool_index::ToolOverrides;
+use skiff_core::persist::announce::BodyChange;
 use skiff_core::persist::{self, INDEX_KEY};
 use skiff_core::pipeline::import;
 use skiff_core::pipeline::memory::Memory;
@@ -32,10 +40,18 @@ use skiff_core::throttle::{WriteDecision, WriteThrottle};
 use super::live_message::LiveMessage;
 use super::notices::{Level, Notices};
 use super::whole_value::keep_aside;
+use crate::platform::broadcast::Channel;
+use crate::platform::idb::Db;
 use crate::platform::{clock, ids, storage};
 
+mod bodies;
 mod loaded;
+mod migrate;
 mod remote;
+mod usage;
+
+use bodies::Bodies;
+pub use usage::{Backend, StorageStatus, Usage};
 
 use loaded::Owners;
 pub use loaded::{Loaded, Meta};
@@ -53,6 +69,8 @@ const STREAM_WRITE_MAX_INTERVAL_MS: f64 = 2_000.0;
 pub const STALE_STREAM_MS: f64 = 15_000.0;
 
 const FULL_KEY: &str = "storage-full";
+/// The channel body writes are announced on (`BroadcastChannel`).
+const CHANNEL: &str = "skiff";
 
 /// Conversations kept in memory at most; the least recently opened idle ones are evicted.
 /// Opening one again reads it from storage (a few milliseconds).
@@ -67,13 +85,32 @@ type RemovedHook = Box<dyn Fn(&str)>;
 pub struct Unreadable {
     pub key: String,
     pub error: String,
+    /// The text as stored (for the download), when it was read from IndexedDB.
+    pub raw: Option<String>,
 }
+
+/// Told whether a body write committed.
+type Done = Box<dyn FnOnce(bool)>;
 
 #[derive(Clone, Copy)]
 pub struct ConversationsStore {
     pub index: RwSignal<Vec<ConversationSummary>>,
     pub current: RwSignal<Option<Loaded>>,
     pub unreadable: RwSignal<Vec<Unreadable>>,
+    /// The conversation being read from storage to be opened (a quiet loading state).
+    pub loading: RwSignal<Option<String>>,
+    /// Where bodies live, how the move went, whether storage is persistent.
+    pub storage: RwSignal<StorageStatus>,
+    /// Where bodies are read and written, once open (and migrated).
+    bodies: StoredValue<Option<Bodies>, LocalStorage>,
+    /// The newest body write issued per id: a write waiting for the database to open is
+    /// dropped when a newer one exists (it holds everything the older one did).
+    write_seq: StoredValue<HashMap<String, u64>>,
+    /// Ids whose last body write failed: owed until a write succeeds.
+    retry: StoredValue<HashSet<String>>,
+    /// Evicted ids whose owed write is in flight; released once it has committed.
+    evicting: StoredValue<HashSet<String>>,
+    channel: StoredValue<Option<Channel>, LocalStorage>,
     loaded: StoredValue<HashMap<String, Loaded>>,
     /// The owners of everything in `loaded` (see `loaded.rs`).
     owners: StoredValue<Owners>,
@@ -98,6 +135,13 @@ impl ConversationsStore {
             index: RwSignal::new(Vec::new()),
             current: RwSignal::new(None),
             unreadable: RwSignal::new(Vec::new()),
+            loading: RwSignal::new(None),
+            storage: RwSignal::new(StorageStatus::default()),
+            bodies: StoredValue::new_local(None),
+            write_seq: StoredValue::new(HashMap::new()),
+            retry: StoredValue::new(HashSet::new()),
+            evicting: StoredValue::new(HashSet::new()),
+            channel: StoredValue::new_local(None),
             loaded: StoredValue::new(HashMap::new()),
             owners: StoredValue::new(Owners::new()),
             retiring: StoredValue::new(HashMap::new()),
@@ -110,14 +154,52 @@ impl ConversationsStore {
             notices,
         };
         store.load_index();
+        spawn_local(async move {
+            let bodies = match Db::open().await {
+                Ok(db) => {
+                    let report = migrate::run(&db).await;
+                    store.storage.update(|s| {
+                        s.backend = Some(Backend::IndexedDb);
+                        s.migration = report.problem();
+                    });
+                    Bodies::Idb(db)
+                }
+                Err(e) => {
+                    store
+                        .storage
+                        .update(|s| s.backend = Some(Backend::LocalStorage(e.to_string())));
+                    Bodies::Local
+                }
+            };
+            store.bodies.set_value(Some(bodies.clone()));
+            store.reconcile(&bodies).await;
+            store.check_persistence(true).await;
+            store.check_quota().await;
+        });
+        let channel = Channel::open(CHANNEL, move |text| {
+            if let Some(change) = BodyChange::decode(&text) {
+                store.remote_body_changed(change.id);
+            }
+        });
+        store.channel.set_value(channel);
         store
     }
 
-    /// Read the index, then reconcile it with the conversation keys actually present: a key
-    /// missing from the index (a write of the index failed) is added back, an entry without a
-    /// key is dropped. Nothing stored is ever dropped by this.
+    /// The bodies, once the database has opened and the migration has run (both settle:
+    /// opening fails rather than waits when blocked). Polled, because a shared future cost
+    /// more page bytes than these few milliseconds at start are worth.
+    async fn bodies(&self) -> Bodies {
+        loop {
+            if let Some(b) = self.bodies.get_value() {
+                return b;
+            }
+            clock::sleep_ms(5).await;
+        }
+    }
+
+    /// Read the index from localStorage: the sidebar draws from it before any body is read.
     fn load_index(&self) {
-        let mut items = match storage::get(INDEX_KEY) {
+        let items = match storage::get(INDEX_KEY) {
             Ok(None) => Vec::new(),
             Ok(Some(raw)) => match persist::decode_index(&raw) {
                 Ok(items) => items,
@@ -134,44 +216,42 @@ impl ConversationsStore {
                 return;
             }
         };
-        let keys = match storage::keys_with_prefix(persist::CONVERSATION_PREFIX) {
-            Ok(keys) => keys,
+        self.index.set(items);
+    }
+
+    /// Reconcile the index with the bodies actually stored: a body missing from the index (a
+    /// write of the index failed) is added back, an entry without a body is dropped. Nothing
+    /// stored is ever dropped by this.
+    async fn reconcile(&self, bodies: &Bodies) {
+        let ids = match bodies.ids().await {
+            Ok(ids) => ids,
             Err(e) => {
-                self.notices.push(Level::Error, e.to_string());
-                Vec::new()
+                self.notices.push(Level::Error, e);
+                return;
             }
         };
-        let present: HashSet<&str> = keys
-            .iter()
-            .filter_map(|k| persist::conversation_id_from_key(k))
-            .collect();
-        let before = items.len();
-        items.retain(|s| present.contains(s.id.as_str()));
-        let mut changed = items.len() != before;
-        let known: HashSet<String> = items.iter().map(|s| s.id.clone()).collect();
+        let present: HashSet<&str> = ids.iter().map(String::as_str).collect();
+        let known: HashSet<String> = self
+            .index
+            .with_untracked(|items| items.iter().map(|s| s.id.clone()).collect());
+        let mut added = Vec::new();
         let mut unreadable = Vec::new();
-        for key in &keys {
-            let Some(id) = persist::conversation_id_from_key(key) else {
-                continue;
-            };
-            if known.contains(id) {
-                continue;
-            }
-            match storage::get(key) {
+        for id in ids.iter().filter(|id| !known.contains(*id)) {
+            let key = persist::conversation_key(id);
+            match bodies.get(id).await {
                 Ok(Some(raw)) => match persist::decode_conversation(&raw) {
-                    Ok(c) => {
-                        items.push(c.summary());
-                        changed = true;
-                    }
+                    Ok(c) => added.push(c.summary()),
                     Err(e) => unreadable.push(Unreadable {
-                        key: key.clone(),
+                        key,
                         error: e.to_string(),
+                        raw: Some(raw),
                     }),
                 },
                 Ok(None) => {}
-                Err(e) => unreadable.push(Unreadable {
-                    key: key.clone(),
-                    error: e.to_string(),
+                Err(error) => unreadable.push(Unreadable {
+                    key,
+                    error,
+                    raw: None,
                 }),
             }
         }
@@ -184,9 +264,27 @@ impl ConversationsStore {
                 ),
             );
         }
-        persist::sort_index(&mut items);
-        self.index.set(items);
-        self.unreadable.set(unreadable);
+        let held: HashSet<String> = self.loaded.with_value(|m| m.keys().cloned().collect());
+        let mut changed = !added.is_empty();
+        self.index.update(|items| {
+            let before = items.len();
+            // A conversation created in this tab since the start is stored by now, or held.
+            items.retain(|s| present.contains(s.id.as_str()) || held.contains(&s.id));
+            changed |= items.len() != before;
+            for s in added {
+                if !items.iter().any(|x| x.id == s.id) {
+                    items.push(s);
+                }
+            }
+            persist::sort_index(items);
+        });
+        self.unreadable.update(|u| {
+            for x in unreadable {
+                if !u.iter().any(|y| y.key == x.key) {
+                    u.push(x);
+                }
+            }
+        });
         if changed {
             self.write_index();
         }
@@ -213,15 +311,106 @@ impl ConversationsStore {
         }
     }
 
-    /// Open a conversation, loading it from storage on first use.
+    /// Write one body. The request is issued now when the database is open (a write from
+    /// `pagehide` must not wait); `done` hears whether it committed. On success the other tabs
+    /// are told; on failure the conversation is owed a write (`retry`) and the notice shows.
+    fn write_body(&self, id: &str, raw: String, rev: f64, done: Done) {
+        let seq = self
+            .write_seq
+            .try_update_value(|m| {
+                let n = m.entry(id.to_string()).or_insert(0);
+                *n += 1;
+                *n
+            })
+            .unwrap_or(0);
+        let store = *self;
+        let id = id.to_string();
+        let issued = self
+            .bodies
+            .with_value(|b| b.as_ref().map(|b| b.put(&id, &raw)));
+        spawn_local(async move {
+            let result = match issued {
+                Some(write) => write.await,
+                None => {
+                    let bodies = store.bodies().await;
+                    // A newer snapshot was asked for meanwhile: it carries all of this one.
+                    if store.write_seq.with_value(|m| m.get(&id) != Some(&seq)) {
+                        return done(true);
+                    }
+                    bodies.put(&id, &raw).await
+                }
+            };
+            match result {
+                Ok(()) => {
+                    store.retry.update_value(|r| {
+                        r.remove(&id);
+                    });
+                    store.notices.clear_key(FULL_KEY);
+                    store.channel.with_value(|c| {
+                        if let Some(c) = c {
+                            c.post(
+                                &BodyChange {
+                                    id,
+                                    rev,
+                                    deleted: false,
+                                }
+                                .encode(),
+                            );
+                        }
+                    });
+                    done(true);
+                }
+                Err(e) => {
+                    store.retry.update_value(|r| {
+                        r.insert(id);
+                    });
+                    store
+                        .notices
+                        .push_keyed(Level::Error, e.sentence, Some(FULL_KEY));
+                    if e.full {
+                        spawn_local(async move { store.check_quota().await });
+                    }
+                    done(false);
+                }
+            }
+        });
+    }
+
+    /// Whether conversation `id` owes a write (throttled, or the last one failed).
+    fn owes_write(&self, id: &str) -> bool {
+        self.throttles
+            .with_value(|t| t.get(id).is_some_and(WriteThrottle::is_pending))
+            || self.retry.with_value(|r| r.contains(id))
+    }
+
+    /// Open a conversation. One in memory opens at once; otherwise `loading` names it while
+    /// its body is read, and it opens when read (unless the user has moved on meanwhile).
     pub fn select(&self, id: &str) {
-        if let Some(l) = self.get_or_load(id) {
+        if let Some(l) = self.loaded.with_value(|m| m.get(id).copied()) {
+            self.touch(id);
+            self.loading.set(None);
             self.current.set(Some(l));
+            return;
         }
+        self.current.set(None);
+        self.loading.set(Some(id.to_string()));
+        let store = *self;
+        let id = id.to_string();
+        spawn_local(async move {
+            let l = store.read_in(&id).await;
+            if store.loading.get_untracked().as_deref() != Some(id.as_str()) {
+                return;
+            }
+            store.loading.set(None);
+            if let Some(l) = l {
+                store.current.set(Some(l));
+            }
+        });
     }
 
     /// Show the empty "new chat" view; the conversation is created with its first message.
     pub fn select_none(&self) {
+        self.loading.set(None);
         self.current.set(None);
     }
 
@@ -231,13 +420,20 @@ impl ConversationsStore {
         self.current.get_untracked().and_then(|l| l.try_id())
     }
 
-    fn get_or_load(&self, id: &str) -> Option<Loaded> {
+    /// The conversation `id`, read from storage if it is not in memory.
+    async fn read_in(&self, id: &str) -> Option<Loaded> {
         if let Some(l) = self.loaded.with_value(|m| m.get(id).copied()) {
             self.touch(id);
             return Some(l);
         }
         let key = persist::conversation_key(id);
-        let raw = match storage::get(&key) {
+        let read = self.bodies().await.get(id).await;
+        // Opened by another call while this one read.
+        if let Some(l) = self.loaded.with_value(|m| m.get(id).copied()) {
+            self.touch(id);
+            return Some(l);
+        }
+        let raw = match read {
             Ok(Some(raw)) => raw,
             Ok(None) => {
                 self.notices.push(
@@ -248,7 +444,7 @@ impl ConversationsStore {
                 return None;
             }
             Err(e) => {
-                self.notices.push(Level::Error, e.to_string());
+                self.notices.push(Level::Error, e);
                 return None;
             }
         };
@@ -269,6 +465,7 @@ impl ConversationsStore {
                         u.push(Unreadable {
                             key,
                             error: e.to_string(),
+                            raw: Some(raw),
                         });
                     }
                 });
@@ -285,6 +482,8 @@ impl ConversationsStore {
         c.tool_overrides = self.draft_overrides.get_untracked();
         self.draft_overrides.set(ToolOverrides::default());
         let l = self.hold(&c);
+        // A conversation still being read must not replace this one when it arrives.
+        self.loading.set(None);
         self.current.set(Some(l));
         l
     }
@@ -311,30 +510,54 @@ impl ConversationsStore {
 
     /// Keep at most [`MAX_LOADED`] conversations: drop the least recently opened ones that
     /// nobody is looking at and no turn is streaming into, writing what they still owe.
+    /// One that owes a write is written first and released only once that write has
+    /// committed (a failed write keeps it in memory, where it is safe).
     fn evict_idle(&self) {
         let current = self.current_id();
-        loop {
-            let count = self.loaded.with_value(HashMap::len);
-            if count <= MAX_LOADED {
+        let count = self.loaded.with_value(HashMap::len);
+        let in_flight = self.evicting.with_value(HashSet::len);
+        let mut excess = count.saturating_sub(MAX_LOADED + in_flight);
+        if excess == 0 {
+            return;
+        }
+        let victims: Vec<String> = self.recent.with_value(|r| {
+            r.iter()
+                .filter(|id| {
+                    Some(id.as_str()) != current.as_deref()
+                        && !self.is_streaming(id)
+                        && !self.evicting.with_value(|e| e.contains(*id))
+                })
+                .cloned()
+                .collect()
+        });
+        for id in victims {
+            if excess == 0 {
                 return;
             }
-            let victim = self.recent.with_value(|r| {
-                r.iter()
-                    .find(|id| Some(id.as_str()) != current.as_deref() && !self.is_streaming(id))
-                    .cloned()
-            });
-            let Some(id) = victim else {
-                return;
-            };
-            if let Some(l) = self.loaded.with_value(|m| m.get(&id).copied()) {
-                if self
-                    .throttles
-                    .with_value(|t| t.get(&id).is_some_and(WriteThrottle::is_pending))
-                {
-                    self.write_conversation_only(&l);
+            excess -= 1;
+            let owed = self.loaded.with_value(|m| m.get(&id).copied());
+            match owed.filter(|_| self.owes_write(&id)) {
+                Some(l) => {
+                    self.evicting.update_value(|e| {
+                        e.insert(id.clone());
+                    });
+                    let store = *self;
+                    self.write_conversation_only_then(
+                        &l,
+                        Box::new(move |ok| {
+                            store.evicting.update_value(|e| {
+                                e.remove(&id);
+                            });
+                            let idle = store.current_id().as_deref() != Some(id.as_str())
+                                && !store.is_streaming(&id);
+                            if ok && idle {
+                                store.release(&id);
+                            }
+                        }),
+                    );
                 }
+                None => self.release(&id),
             }
-            self.release(&id);
         }
     }
 
@@ -527,21 +750,27 @@ impl ConversationsStore {
                 t.wrote(now);
             }
         });
-        if !self.write(
-            &persist::conversation_key(&snapshot.id),
-            &persist::encode_conversation(&snapshot),
-        ) {
-            return;
-        }
         let summary = snapshot.summary();
-        self.index.update(|items| {
-            match items.iter_mut().find(|s| s.id == summary.id) {
-                Some(s) => *s = summary,
-                None => items.push(summary),
-            }
-            persist::sort_index(items);
-        });
-        self.write_index();
+        let store = *self;
+        // The index names the conversation once its body is stored.
+        self.write_body(
+            &snapshot.id,
+            persist::encode_conversation(&snapshot),
+            now,
+            Box::new(move |ok| {
+                if !ok {
+                    return;
+                }
+                store.index.update(|items| {
+                    match items.iter_mut().find(|s| s.id == summary.id) {
+                        Some(s) => *s = summary,
+                        None => items.push(summary),
+                    }
+                    persist::sort_index(items);
+                });
+                store.write_index();
+            }),
+        );
     }
 
     /// A streamed change: write at most every [`STREAM_WRITE_INTERVAL_MS`].
@@ -592,13 +821,17 @@ impl ConversationsStore {
     }
 
     fn write_conversation_only(&self, conv: &Loaded) {
+        self.write_conversation_only_then(conv, Box::new(|_| {}));
+    }
+
+    fn write_conversation_only_then(&self, conv: &Loaded, done: Done) {
         // Deleted while streaming: do not resurrect it.
         if !self.holds(conv) {
-            return;
+            return done(false);
         }
         let id = conv.id();
-        conv.meta
-            .update_untracked(|m| m.updated_ms = clock::now_ms());
+        let now = clock::now_ms();
+        conv.meta.update_untracked(|m| m.updated_ms = now);
         let snapshot = conv.snapshot();
         let raw = persist::encode_conversation(&snapshot);
         self.throttles.update_value(|t| {
@@ -611,17 +844,14 @@ impl ConversationsStore {
                 );
             }
         });
-        self.write(&persist::conversation_key(&snapshot.id), &raw);
+        self.write_body(&snapshot.id, raw, now, done);
     }
 
-    /// Write whatever the throttle still owes (page being hidden or closed).
+    /// Write whatever is owed: throttled writes and failed ones (page being hidden or closed).
     pub fn flush_all(&self) {
-        let owed: Vec<String> = self.throttles.with_value(|t| {
-            t.iter()
-                .filter(|(_, t)| t.is_pending())
-                .map(|(id, _)| id.clone())
-                .collect()
-        });
+        let owed: Vec<String> = self
+            .loaded
+            .with_value(|m| m.keys().filter(|id| self.owes_write(id)).cloned().collect());
         for id in owed {
             if let Some(l) = self.loaded.with_value(|m| m.get(&id).copied()) {
                 self.write_conversation_only(&l);
@@ -654,29 +884,61 @@ impl ConversationsStore {
                     }
                 });
                 if touched {
+                    self.rescue(&l);
                     self.write_conversation_only(&l);
                 }
             }
         }
+        let owed: Vec<Loaded> = self.loaded.with_value(|m| {
+            m.iter()
+                .filter(|(id, _)| self.owes_write(id))
+                .map(|(_, l)| *l)
+                .collect()
+        });
+        for l in &owed {
+            self.rescue(l);
+        }
         self.flush_all();
+    }
+
+    /// A document being unloaded has its unfinished IndexedDB transactions aborted, so a write
+    /// issued from `pagehide` may never land. What is owed is therefore also written,
+    /// synchronously, to the conversation's old localStorage key: reads prefer that key, and
+    /// the next start merges it into IndexedDB message by message (`migrate`), as it does for
+    /// bodies an older Skiff left. Should localStorage be full, the staleness check on load
+    /// still marks an answer that was streaming as interrupted.
+    fn rescue(&self, conv: &Loaded) {
+        if self.bodies.with_value(Option::is_none) || !self.holds(conv) {
+            return;
+        }
+        if self.bodies.with_value(|b| matches!(b, Some(Bodies::Local))) {
+            return; // written there by the ordinary write
+        }
+        let now = clock::now_ms();
+        conv.meta.update_untracked(|m| m.updated_ms = now);
+        let snapshot = conv.snapshot();
+        let _ = storage::set(
+            &persist::conversation_key(&snapshot.id),
+            &persist::encode_conversation(&snapshot),
+        );
     }
 
     /// Add the conversations of an imported file (`pipeline::import` reads it; this only
     /// stores). Only new ids are added, never over what is stored; each is written before the
     /// index names it, so a storage that fills up midway leaves no entry without its body.
     /// The sentence says what was added, skipped and unreadable.
-    pub fn import(&self, text: &str) -> Result<String, String> {
+    pub async fn import(&self, text: &str) -> Result<String, String> {
         let report = import::read(text, |id| {
             self.index
                 .with_untracked(|ix| ix.iter().any(|s| s.id == id))
         })
         .map_err(|e| e.to_string())?;
+        let bodies = self.bodies().await;
         let mut stored = Vec::new();
         for c in &report.added {
-            if !self.write(
-                &persist::conversation_key(&c.id),
-                &persist::encode_conversation(c),
-            ) {
+            if let Err(e) = bodies.put(&c.id, &persist::encode_conversation(c)).await {
+                self.notices
+                    .push_keyed(Level::Error, e.sentence, Some(FULL_KEY));
                 break;
             }
             stored.push(c.summary());
@@ -701,7 +963,9 @@ impl ConversationsStore {
     /// Every stored conversation's text for search (`pipeline::search`): the copy in memory
     /// where one is loaded (it may be ahead of storage while an answer streams), else the
     /// stored one. Unreadable values are left out; Settings → Storage lists them.
-    pub fn search_corpus(&self) -> Corpus {
+    pub async fn search_corpus(&self) -> Corpus {
+        // Sorted by id (IndexedDB's key order), searched by binary search.
+        let stored = self.bodies().await.all().await.unwrap_or_default();
         let items = self.index.get_untracked();
         let entries = items
             .iter()
@@ -709,8 +973,8 @@ impl ConversationsStore {
                 let c = match self.loaded.with_value(|m| m.get(&s.id).copied()) {
                     Some(l) => l.try_snapshot()?,
                     None => {
-                        let raw = storage::get(&persist::conversation_key(&s.id)).ok()??;
-                        persist::decode_conversation(&raw).ok()?
+                        let at = stored.binary_search_by(|(id, _)| id.cmp(&s.id)).ok()?;
+                        persist::decode_conversation(&stored[at].1).ok()?
                     }
                 };
                 Some(SearchEntry {
@@ -731,14 +995,18 @@ impl ConversationsStore {
 
     /// Set a title and say where it came from.
     pub fn set_title(&self, id: &str, title: &str, source: TitleSource) {
-        let title = title.trim();
-        if let Some(l) = self.get_or_load(id) {
-            l.meta.update(|m| {
-                m.title = title.to_string();
-                m.title_source = source;
-            });
-            self.save(&l);
-        }
+        let title = title.trim().to_string();
+        let store = *self;
+        let id = id.to_string();
+        spawn_local(async move {
+            if let Some(l) = store.read_in(&id).await {
+                l.meta.update(|m| {
+                    m.title = title;
+                    m.title_source = source;
+                });
+                store.save(&l);
+            }
+        });
     }
 
     /// Set (or remove) the summary standing in for older messages.
@@ -760,35 +1028,74 @@ impl ConversationsStore {
         self.save(conv);
     }
 
+    /// Delete a conversation: gone from the screen and the list at once; its body is deleted
+    /// and the other tabs told. Should the delete fail, the body stays stored (listed again at
+    /// the next start) and the user is told.
     pub fn delete(&self, id: &str) {
-        if let Err(e) = storage::remove(&persist::conversation_key(id)) {
-            self.notices.push(Level::Error, e.to_string());
-            return;
+        self.delete_many(&[id.to_string()]);
+    }
+
+    /// Delete several (one index write for all of them).
+    pub fn delete_many(&self, ids: &[String]) {
+        for id in ids {
+            self.delete_body(id);
         }
+        self.index
+            .update(|items| items.retain(|s| !ids.contains(&s.id)));
+        self.write_index();
+    }
+
+    fn delete_body(&self, id: &str) {
         if self.current_id().as_deref() == Some(id) {
             self.current.set(None);
         }
         self.removed(id);
-        self.index.update(|items| items.retain(|s| s.id != id));
-        self.write_index();
-    }
-
-    /// About how many bytes this site keeps in the browser's storage (for Settings → Storage).
-    pub fn used_bytes(&self) -> usize {
-        storage::used_bytes_estimate()
+        self.retry.update_value(|r| {
+            r.remove(id);
+        });
+        let store = *self;
+        let id = id.to_string();
+        spawn_local(async move {
+            match store.bodies().await.delete(&id).await {
+                Ok(()) => store.channel.with_value(|c| {
+                    if let Some(c) = c {
+                        let rev = clock::now_ms();
+                        c.post(
+                            &BodyChange {
+                                id,
+                                rev,
+                                deleted: true,
+                            }
+                            .encode(),
+                        );
+                    }
+                }),
+                Err(e) => store.notices.push(Level::Error, e),
+            }
+        });
     }
 
     /// The raw text of a stored value, for downloading unreadable data.
     pub fn raw_value(&self, key: &str) -> Option<String> {
-        storage::get(key).ok().flatten()
+        self.unreadable
+            .with_untracked(|u| u.iter().find(|x| x.key == key).and_then(|x| x.raw.clone()))
+            .or_else(|| storage::get(key).ok().flatten())
     }
 
     /// Delete an unreadable value the user has decided to give up.
     pub fn discard_unreadable(&self, key: &str) {
-        match storage::remove(key) {
-            Ok(()) => self.unreadable.update(|u| u.retain(|x| x.key != key)),
-            Err(e) => self.notices.push(Level::Error, e.to_string()),
-        }
+        let store = *self;
+        let key = key.to_string();
+        spawn_local(async move {
+            let gone = match persist::conversation_id_from_key(&key) {
+                Some(id) => store.bodies().await.delete(id).await,
+                None => storage::remove(&key).map_err(|e| e.to_string()),
+            };
+            match gone {
+                Ok(()) => store.unreadable.update(|u| u.retain(|x| x.key != key)),
+                Err(e) => store.notices.push(Level::Error, e),
+            }
+        });
     }
 
     /// Switch an MCP server or one of its tools on or off for the open conversation (or for

@@ -1,16 +1,21 @@
-//! Another tab's writes, merged in: the index, and conversations message by message
-//! (`skiff_core::chat::merge_conversations`), so neither tab overwrites the other's messages
-//! and a message streaming here is never rolled back by an older copy. A message the other
-//! tab added is created under this store's owners; one it removed is disposed.
+//! Another tab's writes, merged in: the index (the `storage` event), and conversations message
+//! by message (`skiff_core::chat::merge_conversations`), so neither tab overwrites the other's
+//! messages and a message streaming here is never rolled back by an older copy. A message the
+//! other tab added is created under this store's owners; one it removed is disposed.
+//!
+//! Body writes to IndexedDB raise no `storage` event: the writing tab announces the id on a
+//! `BroadcastChannel` and this tab re-reads the body ([`ConversationsStore::remote_body_changed`]).
+//! A `skiff:conv:*` key removed in localStorage is not a deletion by itself (the migration
+//! removes keys it has moved): the body is read again, and only a missing one is deleted.
 
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use skiff_core::chat::{merge_conversations, Conversation};
 use skiff_core::persist::{self, INDEX_KEY};
 
 use super::super::live_message::LiveMessage;
 use super::super::notices::Level;
 use super::{ConversationsStore, Loaded};
-use crate::platform::storage;
 
 impl ConversationsStore {
     /// Another tab changed a key of ours.
@@ -26,30 +31,45 @@ impl ConversationsStore {
             Some(INDEX_KEY) => self.apply_remote_index(new_value),
             Some(k) => {
                 if let Some(id) = persist::conversation_id_from_key(k) {
-                    self.apply_remote_conversation(id, new_value);
+                    self.remote_body_changed(id.to_string());
                 }
             }
         }
+    }
+
+    /// Another tab wrote or deleted body `id`: read what is stored now and merge it.
+    pub(super) fn remote_body_changed(&self, id: String) {
+        let store = *self;
+        spawn_local(async move {
+            match store.bodies().await.get(&id).await {
+                Ok(raw) => store.apply_remote_conversation(&id, raw.as_deref()),
+                Err(e) => {
+                    leptos::logging::warn!("could not read a conversation another tab wrote: {e}")
+                }
+            }
+        });
     }
 
     fn apply_remote_index(&self, new_value: Option<&str>) {
         let Some(Ok(theirs)) = new_value.map(persist::decode_index) else {
             return;
         };
-        let mut merged = theirs;
-        let ours = self.index.get_untracked();
-        for s in ours {
-            if !merged.iter().any(|t| t.id == s.id) {
-                // Keep an entry the other tab did not know about only if it still exists.
-                if matches!(storage::get(&persist::conversation_key(&s.id)), Ok(Some(_))) {
+        let store = *self;
+        spawn_local(async move {
+            // Keep an entry the other tab did not know about only if its body still exists.
+            let stored = store.bodies().await.ids().await.unwrap_or_default();
+            let mut merged = theirs;
+            let ours = store.index.get_untracked();
+            for s in ours {
+                if !merged.iter().any(|t| t.id == s.id) && stored.binary_search(&s.id).is_ok() {
                     merged.push(s);
                 }
             }
-        }
-        persist::sort_index(&mut merged);
-        if self.index.with_untracked(|cur| *cur != merged) {
-            self.index.set(merged);
-        }
+            persist::sort_index(&mut merged);
+            if store.index.with_untracked(|cur| *cur != merged) {
+                store.index.set(merged);
+            }
+        });
     }
 
     fn apply_remote_conversation(&self, id: &str, new_value: Option<&str>) {
