@@ -144,15 +144,18 @@ impl Provider {
         }
     }
 
-    /// The provider the settings describe, with the model and sampling they hold.
+    /// The provider of the settings' resolved target (`ChatSettings::for_conversation`): one
+    /// profile's kind, address and key, with the model and sampling it resolved to. No other
+    /// profile's key can reach it.
     pub fn from_settings(s: &ChatSettings) -> Result<Provider, ProviderError> {
+        let t = &s.target;
         let params = ChatParams {
-            model: s.model.trim().to_string(),
-            temperature: s.temperature,
-            top_p: s.top_p,
-            max_tokens: s.max_tokens,
+            model: t.model.trim().to_string(),
+            temperature: t.temperature,
+            top_p: t.top_p,
+            max_tokens: t.max_tokens,
         };
-        Ok(Provider::new(s.provider, &s.base_url, &s.api_key, params)?
+        Ok(Provider::new(t.kind, &t.base_url, &t.api_key, params)?
             .with_silence_limit_ms(s.silence_limit_ms()))
     }
 
