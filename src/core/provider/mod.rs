@@ -26,6 +26,7 @@ use crate::anthropic::{self, AnthropicStream};
 use crate::gemini::{self, GeminiStream};
 use crate::http::HttpRequest;
 use crate::openai::{validate_base_url, ChatStream};
+use crate::profiles::ModelEntry;
 use crate::settings::ChatSettings;
 
 pub use decoder::Decoder;
@@ -240,13 +241,17 @@ impl Provider {
         }
     }
 
-    /// The model ids in a successful answer to [`Provider::models_request`].
-    pub fn parse_models(&self, body: &str) -> Result<Vec<String>, ProviderError> {
+    /// The models in a successful answer to [`Provider::models_request`], with what the list
+    /// reports about each (Anthropic's list reports no capabilities; its entries read as
+    /// OpenAI's do, by `data[].id`).
+    pub fn parse_models(&self, body: &str) -> Result<Vec<ModelEntry>, ProviderError> {
         match self.kind {
-            ProviderKind::OpenAiCompatible | ProviderKind::Anthropic => {
-                crate::openai::parse_models(body)
-            }
-            ProviderKind::Gemini => gemini::parse_models(body),
+            ProviderKind::OpenAiCompatible => crate::openai::parse_model_entries(body),
+            ProviderKind::Anthropic => Ok(crate::openai::parse_model_entries(body)?
+                .into_iter()
+                .map(|m| ModelEntry::new(m.id, Default::default()))
+                .collect()),
+            ProviderKind::Gemini => gemini::parse_model_entries(body),
         }
     }
 
