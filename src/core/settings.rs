@@ -195,6 +195,12 @@ impl ChatSettings {
         true
     }
 
+    /// Whether image results go to the model: the user asked, and the model is not known to
+    /// lack vision.
+    pub fn images_to_model(&self) -> bool {
+        self.tool_images_to_model && self.target.caps.vision.value() != Some(false)
+    }
+
     /// The tool mode for the next request, before any fallback.
     pub fn resolved_tool_mode(&self) -> ToolMode {
         // A model the user (or its API) says takes no tools gets none, whatever the setting.

@@ -66,6 +66,17 @@ impl ProviderProfile {
         }
     }
 
+    /// The profile a local server found on first run becomes (`ui::onboarding`): named for
+    /// the server, its first model the default, its list the picker's cache.
+    pub fn found_locally(id: String, name: &str, base_url: &str, models: Vec<ModelEntry>) -> Self {
+        let mut p = ProviderProfile::new(id, ProviderKind::OpenAiCompatible);
+        p.name = name.to_string();
+        p.base_url = base_url.to_string();
+        p.default_model = models.first().map(|m| m.id.clone()).unwrap_or_default();
+        p.refresh_models(models);
+        p
+    }
+
     /// The name to show: the one the user gave, else the address's host, else the kind.
     pub fn display_name(&self) -> String {
         let typed = self.name.trim();
@@ -132,6 +143,15 @@ impl ProviderProfile {
             }
         }
         self.models = next;
+    }
+
+    /// The address or kind changed: the cached list belonged to the old server (flags the
+    /// user set stay, unlisted).
+    pub fn forget_listing(&mut self) {
+        self.models.retain(|m| m.caps.any_user());
+        for m in &mut self.models {
+            m.listed = false;
+        }
     }
 
     /// The ids the picker lists for this profile: what the API listed.
