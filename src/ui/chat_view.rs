@@ -11,6 +11,7 @@ use skiff_core::follow::{follows_after_scroll, ScrollPos};
 use super::composer::Composer;
 use super::context::ctx;
 use super::conversation_menu::ConversationMenu;
+use super::model_picker::ModelPicker;
 use super::elicit_card::ElicitTray;
 use super::icons;
 use super::message_view::MessageView;
@@ -138,6 +139,7 @@ pub fn ChatView() -> impl IntoView {
                     {icons::menu()}
                 </button>
                 <h1 class="chat-title">{title}</h1>
+                <ModelPicker />
                 <ToolPicker />
                 <ConversationMenu />
                 <button class="icon-button" aria-label="Settings" title="Settings" on:click=move |_| ctx.show_settings.set(true)>

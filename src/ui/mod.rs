@@ -20,6 +20,7 @@ pub mod message_view;
 pub mod model_picker;
 pub mod notices_view;
 pub mod onboarding;
+pub mod popover;
 pub mod profiles_settings;
 pub mod search_dialog;
 pub mod settings_panel;
