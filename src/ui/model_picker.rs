@@ -12,6 +12,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::profiles::caps::Which;
 use skiff_core::profiles::ModelChoice;
+use wasm_bindgen::JsCast;
 
 use super::context::ctx;
 use super::popover;
@@ -24,7 +25,6 @@ pub fn ModelPicker() -> impl IntoView {
     let open = RwSignal::new(false);
     let toggle = NodeRef::<leptos::html::Button>::new();
     let root = NodeRef::<leptos::html::Div>::new();
-    let list = NodeRef::<leptos::html::Div>::new();
     popover::close_on_outside_click(root, open);
     // Profiles listing now, and the last failure per profile.
     let busy = RwSignal::new(Vec::<String>::new());
@@ -106,45 +106,51 @@ pub fn ModelPicker() -> impl IntoView {
                     <Show when=move || settings.with(|s| s.profiles.is_empty())>
                         <p class="muted">"No provider yet. " <button class="link-button" on:click=move |_| ctx.show_settings.set(true)>"Open settings"</button></p>
                     </Show>
-                    <div class="model-list" role="listbox" aria-label="Models" node_ref=list on:keydown=move |ev| {
-                        if let Some(l) = list.get_untracked() {
-                            popover::arrow_keys(&ev, &l);
-                        }
-                    }>
-                        <For each=move || settings.with(|s| s.profiles.iter().map(|p| p.id.clone()).collect::<Vec<_>>()) key=|id| id.clone() let:id>
-                            {
-                                let id = StoredValue::new(id);
-                                let name = move || settings.with(|s| s.profiles.iter().find(|p| p.id == id.get_value()).map(|p| p.display_name()).unwrap_or_default());
-                                // The listed models, or the default model when nothing is listed.
-                                let models = move || settings.with(|s| {
-                                    let Some(p) = s.profiles.iter().find(|p| p.id == id.get_value()) else { return Vec::new() };
-                                    let mut m: Vec<String> = p.listed_models().map(str::to_string).collect();
-                                    if m.is_empty() && !p.default_model.trim().is_empty() {
-                                        m.push(p.default_model.trim().to_string());
-                                    }
-                                    m
-                                });
-                                view! {
-                                    <div role="group" class="model-group" aria-label=name data-profile=move || id.get_value()>
-                                        <div class="model-group-head">
-                                            <strong>{name}</strong>
-                                            <button class="link-button refresh-models" aria-label=move || format!("Refresh the models of {}", name()) disabled=move || busy.with(|b| b.contains(&id.get_value())) on:click=move |_| refresh(id.get_value())>
-                                                {move || if busy.with(|b| b.contains(&id.get_value())) { "Listing…" } else { "Refresh" }}
-                                            </button>
-                                        </div>
-                                        {move || failed.with(|f| f.iter().find(|(p, _)| *p == id.get_value()).map(|(_, e)| view! { <small class="error">{e.clone()}</small> }))}
-                                        {move || models().into_iter().map(|m| {
-                                            let c = ModelChoice { profile_id: id.get_value(), model: m.clone() };
-                                            let selected = current().is_some_and(|t| t.profile_id == c.profile_id && t.model == c.model);
-                                            view! {
-                                                <button role="option" class="model-option" aria-selected=selected.to_string() data-model=m.clone() on:click=move |_| choose(c.clone())>{m.clone()}</button>
-                                            }
-                                        }).collect_view()}
-                                    </div>
+                    <For each=move || settings.with(|s| s.profiles.iter().map(|p| p.id.clone()).collect::<Vec<_>>()) key=|id| id.clone() let:id>
+                        {
+                            let id = StoredValue::new(id);
+                            let name = move || settings.with(|s| s.profiles.iter().find(|p| p.id == id.get_value()).map(|p| p.display_name()).unwrap_or_default());
+                            // The listed models, or the default model when nothing is listed.
+                            let models = move || settings.with(|s| {
+                                let Some(p) = s.profiles.iter().find(|p| p.id == id.get_value()) else { return Vec::new() };
+                                let mut m: Vec<String> = p.listed_models().map(str::to_string).collect();
+                                if m.is_empty() && !p.default_model.trim().is_empty() {
+                                    m.push(p.default_model.trim().to_string());
                                 }
+                                m
+                            });
+                            let listing = move || busy.with(|b| b.contains(&id.get_value()));
+                            view! {
+                                <div class="model-group" data-profile=move || id.get_value()>
+                                    <div class="model-group-head">
+                                        <strong>{name}</strong>
+                                        <button class="link-button refresh-models" aria-label=move || format!("Refresh the models of {}", name()) disabled=listing on:click=move |_| refresh(id.get_value())>
+                                            {move || if listing() { "Listing…" } else { "Refresh" }}
+                                        </button>
+                                    </div>
+                                    {move || failed.with(|f| f.iter().find(|(p, _)| *p == id.get_value()).map(|(_, e)| view! { <small class="error">{e.clone()}</small> }))}
+                                    {move || {
+                                        let list = models();
+                                        (!list.is_empty()).then(|| view! {
+                                            <div role="listbox" aria-label=name on:keydown=move |ev| {
+                                                if let Some(el) = ev.current_target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) {
+                                                    popover::arrow_keys(&ev, &el);
+                                                }
+                                            }>
+                                                {list.into_iter().map(|m| {
+                                                    let c = ModelChoice { profile_id: id.get_value(), model: m.clone() };
+                                                    let selected = current().is_some_and(|t| t.profile_id == c.profile_id && t.model == c.model);
+                                                    view! {
+                                                        <button role="option" class="model-option" aria-selected=selected.to_string() data-model=m.clone() on:click=move |_| choose(c.clone())>{m.clone()}</button>
+                                                    }
+                                                }).collect_view()}
+                                            </div>
+                                        })
+                                    }}
+                                </div>
                             }
-                        </For>
-                    </div>
+                        }
+                    </For>
                     <form class="free-model row" on:submit=move |ev| {
                         ev.prevent_default();
                         let model = free_text.get_untracked().trim().to_string();

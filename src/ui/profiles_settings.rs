@@ -26,9 +26,11 @@ enum Check {
 #[component]
 pub fn ProfilesSettings() -> impl IntoView {
     let settings = ctx().settings.settings;
-    let editing = RwSignal::new(settings.with_untracked(|s| s.profiles.first().map(|p| p.id.clone())));
+    let editing =
+        RwSignal::new(settings.with_untracked(|s| s.profiles.first().map(|p| p.id.clone())));
     let confirm = RwSignal::new(None::<String>);
-    let ids = move || settings.with(|s| s.profiles.iter().map(|p| p.id.clone()).collect::<Vec<_>>());
+    let ids =
+        move || settings.with(|s| s.profiles.iter().map(|p| p.id.clone()).collect::<Vec<_>>());
     let add = move |copy_of: Option<String>| {
         let id = ids::new_id();
         settings.update(|s| {
@@ -91,7 +93,13 @@ fn ProfileForm(id: String) -> impl IntoView {
     let id = StoredValue::new(id);
     let check = RwSignal::new(Check::Idle);
     let read = move |f: fn(&ProviderProfile) -> String| {
-        settings.with(|s| s.profiles.iter().find(|p| p.id == id.get_value()).map(f).unwrap_or_default())
+        settings.with(|s| {
+            s.profiles
+                .iter()
+                .find(|p| p.id == id.get_value())
+                .map(f)
+                .unwrap_or_default()
+        })
     };
     let edit = move |f: &dyn Fn(&mut ProviderProfile)| {
         settings.update(|s| {
@@ -120,10 +128,12 @@ fn ProfileForm(id: String) -> impl IntoView {
     let test_connection = move |_| {
         check.set(Check::Running);
         spawn_local(async move {
-            check.set(match refresh_profile(ctx().settings, id.get_value()).await {
-                Ok(n) => Check::Ok(n),
-                Err(e) => Check::Failed(e.to_string()),
-            });
+            check.set(
+                match refresh_profile(ctx().settings, id.get_value()).await {
+                    Ok(n) => Check::Ok(n),
+                    Err(e) => Check::Failed(e.to_string()),
+                },
+            );
         });
     };
     let initial = settings.with_untracked(|s| {
@@ -133,7 +143,15 @@ fn ProfileForm(id: String) -> impl IntoView {
             .map(|p| (p.temperature, p.top_p, p.max_tokens))
             .unwrap_or_default()
     });
-    let kind = move || settings.with(|s| s.profiles.iter().find(|p| p.id == id.get_value()).map(|p| p.kind).unwrap_or_default());
+    let kind = move || {
+        settings.with(|s| {
+            s.profiles
+                .iter()
+                .find(|p| p.id == id.get_value())
+                .map(|p| p.kind)
+                .unwrap_or_default()
+        })
+    };
     let list_id = move || format!("models-{}", id.get_value());
     view! {
         <div class="profile-form">
@@ -188,9 +206,9 @@ fn ProfileForm(id: String) -> impl IntoView {
                 </span>
             </div>
             <div class="params">
-                {number_input("Temperature", (0.0, 2.0, false), initial.0.map(f64::from), Callback::new(move |v: Option<f64>| edit(&|p| p.temperature = v.map(|v| v as f32))))}
-                {number_input("Top p", (0.0, 1.0, false), initial.1.map(f64::from), Callback::new(move |v: Option<f64>| edit(&|p| p.top_p = v.map(|v| v as f32))))}
-                {number_input("Max tokens", (1.0, 1_000_000.0, true), initial.2.map(f64::from), Callback::new(move |v: Option<f64>| edit(&|p| p.max_tokens = v.map(|v| v as u32))))}
+                {number_input("Temperature", (0.0, 2.0, false), initial.0.map(|v| v.to_string()), Callback::new(move |v: Option<f64>| edit(&|p| p.temperature = v.map(|v| v as f32))))}
+                {number_input("Top p", (0.0, 1.0, false), initial.1.map(|v| v.to_string()), Callback::new(move |v: Option<f64>| edit(&|p| p.top_p = v.map(|v| v as f32))))}
+                {number_input("Max tokens", (1.0, 1_000_000.0, true), initial.2.map(|v| v.to_string()), Callback::new(move |v: Option<f64>| edit(&|p| p.max_tokens = v.map(|v| v as u32))))}
             </div>
         </div>
     }

@@ -111,7 +111,7 @@ pub(super) fn NumberField(
     number_input(
         label,
         (min, max, integer),
-        settings.with_untracked(get),
+        settings.with_untracked(get).map(|v| v.to_string()),
         Callback::new(move |v| settings.update(|s| set(s, v))),
     )
 }
@@ -121,11 +121,11 @@ pub(super) fn NumberField(
 pub(super) fn number_input(
     label: &'static str,
     (min, max, integer): (f64, f64, bool),
-    initial: Option<f64>,
+    initial: Option<String>,
     set: Callback<Option<f64>>,
 ) -> impl IntoView {
     let error = RwSignal::new(None::<String>);
-    let initial = initial.map(|v| v.to_string()).unwrap_or_default();
+    let initial = initial.unwrap_or_default();
     view! {
         <label class="field number">
             <span>{label}</span>

@@ -212,10 +212,9 @@ pub fn from_openai_entry(entry: &Value) -> Capabilities {
         (&caps, Which::Reasoning, &["thinking", "reasoning"][..]),
     ] {
         let f = reported(list, any);
-        if c.get(which).is_unknown() || f == Flag::Reported(true) {
-            if !f.is_unknown() {
-                *c.get_mut(which) = f;
-            }
+        // Any list saying "yes" wins; a "no" only fills a flag nothing else reported.
+        if !f.is_unknown() && (c.get(which).is_unknown() || f == Flag::Reported(true)) {
+            *c.get_mut(which) = f;
         }
     }
     c

@@ -172,30 +172,32 @@ fn a_deleted_profile_falls_back_and_says_so() {
 fn each_request_carries_only_its_own_profiles_key_to_its_own_origin() {
     use crate::http::origin_of;
     use crate::provider::Provider;
-    let mut s = ChatSettings::default();
-    s.profiles = vec![
-        profile(
-            "o",
-            ProviderKind::OpenAiCompatible,
-            "http://127.0.0.1:9001/v1",
-            "key-o",
-            "m",
-        ),
-        profile(
-            "a",
-            ProviderKind::Anthropic,
-            "http://127.0.0.1:9002/v1",
-            "key-a",
-            "m",
-        ),
-        profile(
-            "g",
-            ProviderKind::Gemini,
-            "http://127.0.0.1:9003/v1beta",
-            "key-g",
-            "m",
-        ),
-    ];
+    let s = ChatSettings {
+        profiles: vec![
+            profile(
+                "o",
+                ProviderKind::OpenAiCompatible,
+                "http://127.0.0.1:9001/v1",
+                "key-o",
+                "m",
+            ),
+            profile(
+                "a",
+                ProviderKind::Anthropic,
+                "http://127.0.0.1:9002/v1",
+                "key-a",
+                "m",
+            ),
+            profile(
+                "g",
+                ProviderKind::Gemini,
+                "http://127.0.0.1:9003/v1beta",
+                "key-g",
+                "m",
+            ),
+        ],
+        ..ChatSettings::default()
+    };
     for p in s.profiles.clone() {
         let resolved = s.for_conversation(Some(&choice(&p.id, "")));
         let provider = Provider::from_settings(&resolved).unwrap();
