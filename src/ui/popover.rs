@@ -38,39 +38,3 @@ pub fn escape_closes(
         }
     }
 }
-
-/// Arrow keys move focus among the `[role=option]` elements inside `list` (a listbox whose
-/// options are buttons, so Tab, Enter and Space work as for any button).
-pub fn arrow_keys(ev: &leptos::ev::KeyboardEvent, list: &web_sys::Element) {
-    let step: i32 = match ev.key().as_str() {
-        "ArrowDown" => 1,
-        "ArrowUp" => -1,
-        _ => return,
-    };
-    let Ok(options) = list.query_selector_all("[role=option]") else {
-        return;
-    };
-    let active = document().active_element();
-    let n = options.length() as i32;
-    if n == 0 {
-        return;
-    }
-    let at = (0..n).find(|&i| {
-        options
-            .item(i as u32)
-            .zip(active.as_ref())
-            .is_some_and(|(o, a)| o.is_same_node(Some(a)))
-    });
-    let next = match at {
-        Some(i) => (i + step).rem_euclid(n),
-        None if step > 0 => 0,
-        None => n - 1,
-    };
-    if let Some(el) = options
-        .item(next as u32)
-        .and_then(|o| o.dyn_into::<web_sys::HtmlElement>().ok())
-    {
-        ev.prevent_default();
-        let _ = el.focus();
-    }
-}

@@ -1,5 +1,7 @@
-//! Settings → Providers: the provider profiles (add, edit, duplicate, delete after a
-//! confirmation, test the connection) and the plain word on where keys live and go.
+//! Settings → Providers: the provider profiles (pick one to edit; add, duplicate, delete after
+//! a confirmation, test the connection) and the plain word on where keys live and go. One
+//! `<select>` chooses the profile rather than a row of buttons per profile: the same tasks
+//! for a fraction of the page bytes.
 //!
 //! Every field applies as it is edited, to the one profile being edited. Never sends a key
 //! anywhere itself: "Test connection" lists models through `runner::models`, which sends only
@@ -26,15 +28,15 @@ enum Check {
 #[component]
 pub fn ProfilesSettings() -> impl IntoView {
     let settings = ctx().settings.settings;
+    // The profile being edited (the first one when Settings opens).
     let editing =
         RwSignal::new(settings.with_untracked(|s| s.profiles.first().map(|p| p.id.clone())));
-    let confirm = RwSignal::new(None::<String>);
-    let ids =
-        move || settings.with(|s| s.profiles.iter().map(|p| p.id.clone()).collect::<Vec<_>>());
-    let add = move |copy_of: Option<String>| {
+    let confirm = RwSignal::new(false);
+    let add = move |copy: bool| {
         let id = ids::new_id();
+        let from = editing.get_untracked().filter(|_| copy);
         settings.update(|s| {
-            let p = match copy_of.and_then(|c| s.profiles.iter().find(|p| p.id == c).cloned()) {
+            let p = match from.and_then(|c| s.profiles.iter().find(|p| p.id == c).cloned()) {
                 Some(orig) => ProviderProfile {
                     id: id.clone(),
                     name: format!("{} (copy)", orig.display_name()),
@@ -44,45 +46,48 @@ pub fn ProfilesSettings() -> impl IntoView {
             };
             s.profiles.push(p);
         });
+        confirm.set(false);
         editing.set(Some(id));
+    };
+    let shown = move || {
+        editing
+            .get()
+            .filter(|id| settings.with(|s| s.profiles.iter().any(|p| &p.id == id)))
     };
     view! {
         <h3>"Providers"</h3>
         <p class="hint key-hint">"Keys are stored in this browser only (its local storage). Each key is sent only to its own provider's base URL — never to MCP servers, another provider or anywhere else. Anyone who can use this browser profile can read them."</p>
-        <ul class="profiles">
-            <For each=ids key=|id| id.clone() let:id>
-                {
-                    let id = StoredValue::new(id);
-                    let is = move |sig: RwSignal<Option<String>>| sig.with(|e| e.as_deref() == Some(id.get_value().as_str()));
-                    let name = move || settings.with(|s| s.profiles.iter().find(|p| p.id == id.get_value()).map(|p| (p.display_name(), p.kind.label(), p.base_url.clone())).unwrap_or_default());
-                    view! {
-                        <li class="profile" class:active=move || is(editing)>
-                            <span class="profile-name">{move || name().0}</span>
-                            <small class="muted">{move || { let (_, kind, url) = name(); format!("{kind} · {url}") }}</small>
-                            <span class="row">
-                                <button class="small edit-profile" aria-pressed=move || is(editing).to_string() on:click=move |_| editing.set(Some(id.get_value()))>"Edit"</button>
-                                <button class="small duplicate-profile" on:click=move |_| add(Some(id.get_value()))>"Duplicate"</button>
-                                <button class="small danger delete-profile" on:click=move |_| confirm.set(Some(id.get_value()))>"Delete"</button>
-                            </span>
-                            <Show when=move || is(confirm)>
-                                <p class="confirm" role="alert">
-                                    {move || format!("Delete {} and its key? Conversations that use it will use another provider. ", name().0)}
-                                    <button class="small danger confirm-delete" on:click=move |_| {
-                                        let gone = id.get_value();
-                                        settings.update(|s| s.profiles.retain(|p| p.id != gone));
-                                        if is(editing) { editing.set(None) }
-                                        confirm.set(None);
-                                    }>"Delete"</button>
-                                    <button class="small" on:click=move |_| confirm.set(None)>"Cancel"</button>
-                                </p>
-                            </Show>
-                        </li>
-                    }
-                }
-            </For>
-        </ul>
-        <button class="add-profile" on:click=move |_| add(None)>"Add provider"</button>
-        {move || editing.get().filter(|id| settings.with(|s| s.profiles.iter().any(|p| &p.id == id))).map(|id| view! { <ProfileForm id /> })}
+        <div class="row profiles">
+            <label class="field">
+                <span>"Provider"</span>
+                <select class="profile-select" on:change=move |ev| { confirm.set(false); editing.set(Some(event_target_value(&ev))) }>
+                    {move || {
+                        let e = editing.get();
+                        settings.with(|s| s.profiles.iter().map(|p| view! {
+                            <option value=p.id.clone() selected=e.as_deref() == Some(p.id.as_str())>{format!("{} · {}", p.display_name(), p.kind.label())}</option>
+                        }).collect_view())
+                    }}
+                </select>
+            </label>
+            <button class="small add-profile" on:click=move |_| add(false)>"Add"</button>
+            <Show when=move || shown().is_some()>
+                <button class="small duplicate-profile" on:click=move |_| add(true)>"Duplicate"</button>
+                <button class="small danger delete-profile" on:click=move |_| confirm.set(true)>"Delete"</button>
+            </Show>
+        </div>
+        <Show when=move || confirm.get()>
+            <p class="confirm" role="alert">
+                "Delete this provider and its key? Conversations that use it will use another provider. "
+                <button class="small danger confirm-delete" on:click=move |_| {
+                    let gone = editing.get_untracked().unwrap_or_default();
+                    settings.update(|s| s.profiles.retain(|p| p.id != gone));
+                    editing.set(settings.with_untracked(|s| s.profiles.first().map(|p| p.id.clone())));
+                    confirm.set(false);
+                }>"Delete"</button>
+                <button class="small" on:click=move |_| confirm.set(false)>"Cancel"</button>
+            </p>
+        </Show>
+        {move || shown().map(|id| view! { <ProfileForm id /> })}
     }
 }
 

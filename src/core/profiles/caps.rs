@@ -164,17 +164,22 @@ impl ModelEntry {
     }
 }
 
-/// Sorted by id, one entry per id (known flags of duplicates combined).
-pub fn sorted_unique(mut entries: Vec<ModelEntry>) -> Vec<ModelEntry> {
-    entries.sort_by(|a, b| a.id.cmp(&b.id));
-    let mut out: Vec<ModelEntry> = Vec::with_capacity(entries.len());
-    for e in entries {
-        match out.last_mut() {
-            Some(last) if last.id == e.id => last.caps.fill_from(e.caps),
-            _ => out.push(e),
-        }
-    }
-    out
+/// Sorted by id, one entry per id (known flags of duplicates combined). Sorts the ids, not
+/// the entries: `Vec<String>::sort` is already in the page, a sort of entries would be another
+/// copy of the sort code (model lists are hundreds long at most).
+pub fn sorted_unique(entries: Vec<ModelEntry>) -> Vec<ModelEntry> {
+    let mut ids: Vec<String> = entries.iter().map(|e| e.id.clone()).collect();
+    ids.sort();
+    ids.dedup();
+    ids.into_iter()
+        .map(|id| {
+            let mut caps = Capabilities::default();
+            for e in entries.iter().filter(|e| e.id == id) {
+                caps.fill_from(e.caps);
+            }
+            ModelEntry::new(id, caps)
+        })
+        .collect()
 }
 
 fn words(v: Option<&Value>) -> Option<Vec<&str>> {
