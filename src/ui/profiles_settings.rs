@@ -49,11 +49,13 @@ pub fn ProfilesSettings() -> impl IntoView {
         confirm.set(false);
         editing.set(Some(id));
     };
-    let shown = move || {
+    // A memo, so that editing a field (a settings change) does not rebuild the form under the
+    // cursor: only another profile, or this one deleted, does.
+    let shown = Memo::new(move |_| {
         editing
             .get()
             .filter(|id| settings.with(|s| s.profiles.iter().any(|p| &p.id == id)))
-    };
+    });
     view! {
         <h3>"Providers"</h3>
         <p class="hint key-hint">"Keys are stored in this browser only (its local storage). Each key is sent only to its own provider's base URL — never to MCP servers, another provider or anywhere else. Anyone who can use this browser profile can read them."</p>
@@ -70,7 +72,7 @@ pub fn ProfilesSettings() -> impl IntoView {
                 </select>
             </label>
             <button class="small add-profile" on:click=move |_| add(false)>"Add"</button>
-            <Show when=move || shown().is_some()>
+            <Show when=move || shown.with(Option::is_some)>
                 <button class="small duplicate-profile" on:click=move |_| add(true)>"Duplicate"</button>
                 <button class="small danger delete-profile" on:click=move |_| confirm.set(true)>"Delete"</button>
             </Show>
@@ -87,14 +89,15 @@ pub fn ProfilesSettings() -> impl IntoView {
                 <button class="small" on:click=move |_| confirm.set(false)>"Cancel"</button>
             </p>
         </Show>
-        {move || shown().map(|id| view! { <ProfileForm id /> })}
+        {move || shown.get().map(|id| view! { <ProfileForm id /> })}
     }
 }
 
 /// The form of one profile: today's provider form, editing that profile only.
 #[component]
 fn ProfileForm(id: String) -> impl IntoView {
-    let settings = ctx().settings.settings;
+    let store = ctx().settings;
+    let settings = store.settings;
     let id = StoredValue::new(id);
     let check = RwSignal::new(Check::Idle);
     let read = move |f: fn(&ProviderProfile) -> String| {
@@ -134,7 +137,7 @@ fn ProfileForm(id: String) -> impl IntoView {
         check.set(Check::Running);
         spawn_local(async move {
             check.set(
-                match refresh_profile(ctx().settings, id.get_value()).await {
+                match refresh_profile(store, id.get_value()).await {
                     Ok(n) => Check::Ok(n),
                     Err(e) => Check::Failed(e.to_string()),
                 },
