@@ -85,8 +85,10 @@ pub fn Onboarding() -> impl IntoView {
                 <h2>"New conversation"</h2>
                 <p class="muted">
                     {move || {
-                        let t = ctx.settings.settings.with(|s| s.for_conversation(None).target);
-                        format!("Chatting with {} at {}.", t.label(), t.base_url)
+                        let choice = ctx.convs.current.get().and_then(|c| c.meta.with(|m| m.model.clone()));
+                        let t = ctx.settings.settings.with(|s| s.for_conversation(choice.as_ref()).target);
+                        let model = if t.model.is_empty() { "the server's default model" } else { t.model.as_str() };
+                        format!("Chatting with {model} at {}.", t.base_url)
                     }}
                 </p>
             </Show>
