@@ -136,12 +136,10 @@ fn ProfileForm(id: String) -> impl IntoView {
     let test_connection = move |_| {
         check.set(Check::Running);
         spawn_local(async move {
-            check.set(
-                match refresh_profile(store, id.get_value()).await {
-                    Ok(n) => Check::Ok(n),
-                    Err(e) => Check::Failed(e.to_string()),
-                },
-            );
+            check.set(match refresh_profile(store, id.get_value()).await {
+                Ok(n) => Check::Ok(n),
+                Err(e) => Check::Failed(e.to_string()),
+            });
         });
     };
     let initial = settings.with_untracked(|s| {
