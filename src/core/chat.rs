@@ -12,6 +12,7 @@ use crate::branches::Branch;
 use crate::mcp::tool_index::ToolOverrides;
 use crate::pipeline::memory::Memory;
 use crate::pipeline::title::TitleSource;
+use crate::profiles::ModelChoice;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -143,6 +144,10 @@ pub struct Conversation {
     /// Continuations the user moved away from (edit, regenerate, switch): `crate::branches`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub branches: Vec<Branch>,
+    /// The provider profile and model this conversation uses (`profiles::resolve`); absent in
+    /// records written before profiles, which means "the last used", so they open unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelChoice>,
 }
 
 fn is_first_line(s: &TitleSource) -> bool {
@@ -170,6 +175,7 @@ impl Conversation {
             cleared_after: None,
             memory: None,
             branches: Vec::new(),
+            model: None,
         }
     }
 
@@ -255,6 +261,7 @@ pub fn merge_conversations(
         merged.cleared_after = remote.cleared_after.clone();
         merged.memory = remote.memory.clone();
         merged.branches = remote.branches.clone();
+        merged.model = remote.model.clone();
     }
     merged.updated_ms = local.updated_ms.max(remote.updated_ms);
     merged

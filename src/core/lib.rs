@@ -27,6 +27,7 @@ pub mod mcp;
 pub mod openai;
 pub mod persist;
 pub mod pipeline;
+pub mod profiles;
 #[cfg(test)]
 mod props;
 pub mod provider;

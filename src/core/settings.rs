@@ -1,4 +1,5 @@
-//! Chat settings: which provider to call and how. Plain data; the settings store persists it.
+//! Chat settings: the provider profiles, the last-used model, and how to chat. Plain data;
+//! the settings store persists it.
 
 use std::collections::BTreeMap;
 
@@ -9,7 +10,7 @@ use crate::agent::result::DEFAULT_RESULT_CHAR_LIMIT;
 use crate::agent::{ApprovalPolicy, ToolMode, ToolModeSetting};
 use crate::pipeline::context::{DEFAULT_CONTEXT_WINDOW, DEFAULT_HISTORY_COUNT};
 use crate::pipeline::template::{DEFAULT_INPUT_TEMPLATE, DEFAULT_SYSTEM_TEMPLATE};
-use crate::provider::ProviderKind;
+use crate::profiles::{self, ModelChoice, ProviderProfile, Resolution, Target};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -50,17 +51,17 @@ impl Theme {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ChatSettings {
-    /// Which wire format `base_url` speaks. Settings stored before this field existed decode
-    /// as OpenAI-compatible, the only kind there was (`#[serde(default)]` above).
-    pub provider: ProviderKind,
-    /// Base URL, e.g. `http://127.0.0.1:8080/v1`. Empty until configured.
-    pub base_url: String,
-    pub api_key: String,
-    pub model: String,
+    /// The configured providers (format 2; format 1's one flat provider became the first,
+    /// `profiles::migrate`).
+    pub profiles: Vec<ProviderProfile>,
+    /// The profile and model chosen or used last: what a conversation that chose nothing uses.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_used: Option<ModelChoice>,
+    /// Where the request being built goes, resolved from `profiles` for one conversation
+    /// ([`ChatSettings::for_conversation`]). Never stored; empty in the stored settings.
+    #[serde(skip)]
+    pub target: Target,
     pub system_prompt: String,
-    pub temperature: Option<f32>,
-    pub top_p: Option<f32>,
-    pub max_tokens: Option<u32>,
     pub theme: Theme,
     /// How tools are offered to the model (auto: native, falling back to prompt-based).
     pub tool_mode: ToolModeSetting,
@@ -108,14 +109,10 @@ pub const DEFAULT_SILENCE_LIMIT_S: u32 = 60;
 impl Default for ChatSettings {
     fn default() -> Self {
         ChatSettings {
-            provider: ProviderKind::OpenAiCompatible,
-            base_url: String::new(),
-            api_key: String::new(),
-            model: String::new(),
+            profiles: Vec::new(),
+            last_used: None,
+            target: Target::default(),
             system_prompt: String::new(),
-            temperature: None,
-            top_p: None,
-            max_tokens: None,
             theme: Theme::System,
             tool_mode: ToolModeSetting::Auto,
             learned_tool_modes: BTreeMap::new(),
@@ -142,14 +139,50 @@ impl ChatSettings {
         f64::from(self.silence_limit_s.max(1)) * 1000.0
     }
 
+    /// Whether any profile has an address to send to.
     pub fn is_configured(&self) -> bool {
-        !self.base_url.trim().is_empty()
+        self.profiles.iter().any(|p| !p.base_url.trim().is_empty())
+    }
+
+    /// Which profile and model a conversation that chose `choice` uses (`profiles::resolve`).
+    pub fn resolution(&self, choice: Option<&ModelChoice>) -> Option<Resolution> {
+        profiles::resolve(&self.profiles, self.last_used.as_ref(), choice)
+    }
+
+    /// These settings with [`ChatSettings::target`] resolved for a conversation that chose
+    /// `choice`: what every request of that conversation is built from. With no profile the
+    /// target stays empty, and building a request fails with a sentence before anything is sent.
+    pub fn for_conversation(&self, choice: Option<&ModelChoice>) -> ChatSettings {
+        let mut out = self.clone();
+        out.target = self
+            .resolution(choice)
+            .map(|r| r.target)
+            .unwrap_or_default();
+        out
+    }
+
+    pub fn profile_mut(&mut self, id: &str) -> Option<&mut ProviderProfile> {
+        self.profiles.iter_mut().find(|p| p.id == id)
+    }
+
+    /// The user picked (or a turn used) `choice`: it becomes the default of conversations that
+    /// chose nothing. Whether anything changed.
+    pub fn use_choice(&mut self, choice: ModelChoice) -> bool {
+        if self.last_used.as_ref() == Some(&choice) {
+            return false;
+        }
+        self.last_used = Some(choice);
+        true
     }
 
     /// The key auto mode remembers its finding under: the same model name on another server
     /// may support tools differently.
     pub fn model_key(&self) -> String {
-        format!("{} {}", self.base_url.trim(), self.model.trim())
+        format!(
+            "{} {}",
+            self.target.base_url.trim(),
+            self.target.model.trim()
+        )
     }
 
     /// Store what auto mode observed for `model_key` (see `Action::LearnToolMode`); whether
@@ -162,8 +195,18 @@ impl ChatSettings {
         true
     }
 
+    /// Whether image results go to the model: the user asked, and the model is not known to
+    /// lack vision.
+    pub fn images_to_model(&self) -> bool {
+        self.tool_images_to_model && self.target.caps.vision.value() != Some(false)
+    }
+
     /// The tool mode for the next request, before any fallback.
     pub fn resolved_tool_mode(&self) -> ToolMode {
+        // A model the user (or its API) says takes no tools gets none, whatever the setting.
+        if self.target.caps.tools.value() == Some(false) {
+            return ToolMode::Off;
+        }
         match self.tool_mode {
             ToolModeSetting::Native => ToolMode::Native,
             ToolModeSetting::Prompt => ToolMode::Prompt,
@@ -204,11 +247,14 @@ pub const LOCAL_CANDIDATES: [LocalCandidate; 3] = [
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::persist::decode_settings;
+    use crate::provider::ProviderKind;
 
     #[test]
     fn missing_fields_take_defaults() {
-        let s: ChatSettings = serde_json::from_str(r#"{"base_url":"http://x/v1"}"#).unwrap();
-        assert_eq!(s.base_url, "http://x/v1");
+        // A format-1 value as an early build stored it: only a base URL.
+        let s = decode_settings(r#"{"v":1,"data":{"base_url":"http://x/v1"}}"#).unwrap();
+        assert_eq!(s.profiles[0].base_url, "http://x/v1");
         assert_eq!(s.theme, Theme::System);
         assert!(s.is_configured());
         assert!(!ChatSettings::default().is_configured());
@@ -228,54 +274,61 @@ mod tests {
 
     #[test]
     fn learned_tool_modes_read_as_stored_and_learning_again_changes_nothing() {
-        let stored = r#"{"base_url":"http://x/v1","model":"m","learned_tool_modes":{"http://x/v1 m":"prompt","http://y/v1 n":"native"}}"#;
-        let mut s: ChatSettings = serde_json::from_str(stored).unwrap();
+        let stored = r#"{"v":1,"data":{"base_url":"http://x/v1","model":"m","learned_tool_modes":{"http://x/v1 m":"prompt","http://y/v1 n":"native"}}}"#;
+        let mut s = decode_settings(stored).unwrap().for_conversation(None);
+        assert_eq!(
+            s.model_key(),
+            "http://x/v1 m",
+            "keyed by base URL and model as before"
+        );
         assert_eq!(s.resolved_tool_mode(), ToolMode::Prompt);
         assert!(!s.learn_tool_mode(s.model_key(), ToolMode::Prompt));
         assert!(s.learn_tool_mode(s.model_key(), ToolMode::Native));
         assert_eq!(s.learned_tool_modes[&s.model_key()], ToolMode::Native);
         let json = serde_json::to_value(&s).unwrap();
         assert_eq!(json["learned_tool_modes"]["http://y/v1 n"], "native");
-    }
-
-    /// Settings as a build before the provider kind stored them (every field of that time).
-    const STORED_BEFORE_PROVIDER_KIND: &str = r#"{"base_url":"http://127.0.0.1:8080/v1","api_key":"k","model":"m","system_prompt":"Be brief.","temperature":0.5,"top_p":null,"max_tokens":256,"theme":"dark","tool_mode":"auto","learned_tool_modes":{},"step_limit":7,"result_char_limit":900,"tool_images_to_model":true,"approvals":{"rules":{},"allow_read_only":true}}"#;
-
-    #[test]
-    fn settings_stored_before_the_provider_kind_decode_unchanged_as_openai_compatible() {
-        let s: ChatSettings = serde_json::from_str(STORED_BEFORE_PROVIDER_KIND).unwrap();
-        assert_eq!(s.provider, ProviderKind::OpenAiCompatible);
-        assert_eq!(s.base_url, "http://127.0.0.1:8080/v1");
-        assert_eq!(s.api_key, "k");
-        assert_eq!(s.model, "m");
-        assert_eq!(s.system_prompt, "Be brief.");
-        assert_eq!(s.temperature, Some(0.5));
-        assert_eq!(s.max_tokens, Some(256));
-        assert_eq!(s.theme, Theme::Dark);
-        assert_eq!((s.step_limit, s.result_char_limit), (7, 900));
-        assert!(s.tool_images_to_model);
-        assert!(s.approvals.allow_read_only);
-        // Written back, every old field keeps its value; the new one is added, and older
-        // builds ignore it.
-        let written = serde_json::to_value(&s).unwrap();
-        assert_eq!(written["provider"], "openai");
-        let old: serde_json::Value = serde_json::from_str(STORED_BEFORE_PROVIDER_KIND).unwrap();
-        for (key, value) in old.as_object().unwrap() {
-            assert_eq!(&written[key], value, "{key}");
-        }
+        assert!(
+            json.get("target").is_none(),
+            "the resolved target is never stored"
+        );
     }
 
     #[test]
-    fn provider_kind_round_trips_and_an_unknown_kind_is_refused() {
-        let s = ChatSettings {
-            provider: ProviderKind::Anthropic,
-            ..ChatSettings::default()
-        };
+    fn a_model_without_tools_gets_none_whatever_the_setting() {
+        let mut s = decode_settings(
+            r#"{"v":1,"data":{"base_url":"http://x/v1","model":"m","tool_mode":"native"}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            s.for_conversation(None).resolved_tool_mode(),
+            ToolMode::Native
+        );
+        s.profiles[0].set_capability("m", profiles::caps::Which::Tools, Some(false));
+        assert_eq!(s.for_conversation(None).resolved_tool_mode(), ToolMode::Off);
+        s.profiles[0].set_capability("m", profiles::caps::Which::Tools, None);
+        assert_eq!(
+            s.for_conversation(None).resolved_tool_mode(),
+            ToolMode::Native
+        );
+    }
+
+    #[test]
+    fn a_new_kind_round_trips_and_an_unknown_kind_is_refused() {
+        let mut s = ChatSettings::default();
+        s.profiles
+            .push(ProviderProfile::new("a".into(), ProviderKind::Anthropic));
         let json = serde_json::to_string(&s).unwrap();
-        assert!(json.starts_with(r#"{"provider":"anthropic","#), "{json}");
+        assert!(json.contains(r#""kind":"anthropic","#), "{json}");
         assert_eq!(serde_json::from_str::<ChatSettings>(&json).unwrap(), s);
         // A kind from a newer build must not be read as another wire format: the value is
         // unreadable, and the settings store keeps it aside rather than misreading it.
-        assert!(serde_json::from_str::<ChatSettings>(r#"{"provider":"mistral"}"#).is_err());
+        assert!(
+            decode_settings(r#"{"v":1,"data":{"provider":"mistral","base_url":"http://x"}}"#)
+                .is_err()
+        );
+        assert!(decode_settings(
+            r#"{"v":2,"data":{"profiles":[{"id":"a","name":"","kind":"mistral","base_url":""}]}}"#
+        )
+        .is_err());
     }
 }

@@ -281,7 +281,7 @@ async fn send_step(
             tools: r.tools(),
             mode: r.mode(),
             result_char_limit: settings.result_char_limit.max(1),
-            vision: settings.tool_images_to_model,
+            vision: settings.images_to_model(),
         };
         // What a provider had to leave out of the tools' schemas (Gemini) goes to the log.
         if r.mode() == ToolMode::Native {
@@ -371,7 +371,7 @@ pub fn new_reply(
         clock::now_ms(),
     );
     reply.status = MessageStatus::Streaming;
-    reply.model = Some(settings.model.clone()).filter(|m| !m.is_empty());
+    reply.model = Some(settings.target.model.clone()).filter(|m| !m.is_empty());
     let live = store.push_message(conv, &reply)?;
     store.save(conv);
     Some(live)

@@ -182,8 +182,9 @@ impl ChatRunner {
         if self.is_sending(&conv.id()) || message.role != Role::Assistant {
             return;
         }
+        let settings = self.resolve(&store, &conv, &settings);
         store.truncate_after(&conv, &message.id());
-        message.reset_for_retry(Some(settings.model.clone()).filter(|m| !m.is_empty()));
+        message.reset_for_retry(Some(settings.target.model.clone()).filter(|m| !m.is_empty()));
         store.save(&conv);
         self.start_turn(store, conv, message, settings);
     }
@@ -274,6 +275,7 @@ impl ChatRunner {
         asked: bool,
     ) {
         let runner = *self;
+        let settings = for_conv(&settings, &conv);
         let work = async move { compact::summarize(&settings, &conv).await };
         side_task(
             &conv,
@@ -312,6 +314,7 @@ impl ChatRunner {
         asked: bool,
     ) {
         let runner = *self;
+        let settings = for_conv(&settings, &conv);
         let work = async move { title_runner::generate(&settings, &conv).await };
         side_task(
             &conv,
@@ -350,7 +353,29 @@ impl ChatRunner {
         }
     }
 
+    /// The settings with the target `conv` uses (its own choice, else the last used, else the
+    /// first profile). A conversation that chose nothing keeps what it used from now on, and
+    /// what it used becomes the last used.
+    fn resolve(
+        &self,
+        store: &ConversationsStore,
+        conv: &Loaded,
+        settings: &ChatSettings,
+    ) -> ChatSettings {
+        let choice = conv.meta.try_with_untracked(|m| m.model.clone()).flatten();
+        let resolved = settings.for_conversation(choice.as_ref());
+        if !resolved.target.profile_id.is_empty() {
+            let used = resolved.target.choice();
+            if choice.is_none() {
+                store.set_model(conv, Some(used.clone()));
+            }
+            self.settings.settings.maybe_update(|s| s.use_choice(used));
+        }
+        resolved
+    }
+
     fn start_reply(&self, store: ConversationsStore, conv: Loaded, settings: ChatSettings) {
+        let settings = self.resolve(&store, &conv, &settings);
         if let Some(live) = new_reply(&store, &conv, &settings) {
             self.start_turn(store, conv, live, settings);
         }
@@ -392,6 +417,12 @@ impl ChatRunner {
             runner.sending.update(|s| s.retain(|x| *x != conv_id));
         });
     }
+}
+
+/// `settings` with the target `conv` chose (side requests go where its turns go).
+pub fn for_conv(settings: &ChatSettings, conv: &Loaded) -> ChatSettings {
+    let choice = conv.meta.try_with_untracked(|m| m.model.clone()).flatten();
+    settings.for_conversation(choice.as_ref())
 }
 
 /// One side request (a title, a summary) for `conv` at a time per kind: marks the conversation

@@ -1,10 +1,15 @@
-//! Listing models: the settings panel's model picker, "test connection", and the first-run
-//! probe of local servers.
+//! Listing models: a profile's models (the chat header's picker, "Test connection") and the
+//! first-run probe of local servers. A listing goes only to its own profile's address, with
+//! that profile's key.
 
 use futures::future::join_all;
+use leptos::prelude::*;
 use leptos::task::spawn_local;
+use skiff_core::profiles::{ModelEntry, ProviderProfile};
 use skiff_core::provider::{ChatParams, Provider, ProviderError, ProviderKind};
 use skiff_core::settings::{LocalCandidate, LOCAL_CANDIDATES};
+
+use crate::stores::settings::SettingsStore;
 
 use crate::platform::abort::AbortHandle;
 use crate::platform::clock;
@@ -20,7 +25,7 @@ pub async fn list_models(
     base_url: &str,
     api_key: &str,
     timeout_ms: u32,
-) -> Result<Vec<String>, ProviderError> {
+) -> Result<Vec<ModelEntry>, ProviderError> {
     let provider = Provider::new(kind, base_url, api_key, ChatParams::default())?;
     let req = provider.models_request();
     let abort = AbortHandle::new().map_err(|e| ProviderError::Network(e.to_string()))?;
@@ -48,12 +53,31 @@ pub async fn list_models(
     result
 }
 
-pub async fn list_models_default(
-    kind: ProviderKind,
-    base_url: &str,
-    api_key: &str,
-) -> Result<Vec<String>, ProviderError> {
-    list_models(kind, base_url, api_key, LIST_TIMEOUT_MS).await
+/// List `profile_id`'s models from its API and keep them (with what the API reported about
+/// each) in its cache; the number listed, or why not.
+pub async fn refresh_profile(
+    settings: SettingsStore,
+    profile_id: String,
+) -> Result<usize, ProviderError> {
+    let Some(p): Option<ProviderProfile> = settings
+        .settings
+        .with_untracked(|s| s.profiles.iter().find(|p| p.id == profile_id).cloned())
+    else {
+        return Err(ProviderError::Network("this provider was deleted".into()));
+    };
+    let list = list_models(p.kind, &p.base_url, &p.api_key, LIST_TIMEOUT_MS).await?;
+    let n = list.len();
+    settings.settings.update(|s| {
+        if let Some(p) = s.profile_mut(&profile_id) {
+            if p.default_model.trim().is_empty() {
+                if let Some(first) = list.first() {
+                    p.default_model = first.id.clone();
+                }
+            }
+            p.refresh_models(list);
+        }
+    });
+    Ok(n)
 }
 
 fn fetch_error(e: FetchError, timeout_ms: u32) -> ProviderError {
@@ -69,7 +93,7 @@ fn fetch_error(e: FetchError, timeout_ms: u32) -> ProviderError {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Found {
     pub candidate: LocalCandidate,
-    pub models: Vec<String>,
+    pub models: Vec<ModelEntry>,
 }
 
 /// Probe the usual local servers concurrently; only those that answer `/models` are returned.

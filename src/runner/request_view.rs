@@ -29,7 +29,7 @@ pub fn request_for(runner: ChatRunner, conv: &Loaded, message_id: &str) -> Optio
     }
     let c = conv.try_snapshot()?;
     let at = c.messages.iter().position(|m| m.id == message_id)?;
-    let settings = runner.settings_now();
+    let settings = runner.settings_now().for_conversation(c.model.as_ref());
     let (specs, mode) = offered_tools(runner.mcp_runner(), &c, &settings);
     let place = clock::user_place();
     let a = assemble(
@@ -53,7 +53,7 @@ pub fn request_for(runner: ChatRunner, conv: &Loaded, message_id: &str) -> Optio
         tools: &specs,
         mode,
         result_char_limit: settings.result_char_limit.max(1),
-        vision: settings.tool_images_to_model,
+        vision: settings.images_to_model(),
     });
     Some(ShownRequest {
         url: req.url,

@@ -14,6 +14,7 @@ use super::conversation_menu::ConversationMenu;
 use super::elicit_card::ElicitTray;
 use super::icons;
 use super::message_view::MessageView;
+use super::model_picker::ModelPicker;
 use super::onboarding::Onboarding;
 use super::tool_picker::ToolPicker;
 use crate::stores::live_message::LiveMessage;
@@ -147,6 +148,7 @@ pub fn ChatView() -> impl IntoView {
                     {icons::menu()}
                 </button>
                 <h1 class="chat-title">{title}</h1>
+                <ModelPicker />
                 <ToolPicker />
                 <ConversationMenu />
                 <button class="icon-button" aria-label="Settings" title="Settings" on:click=move |_| ctx.show_settings.set(true)>

@@ -25,7 +25,11 @@ pub fn ContextGauge(draft: RwSignal<String>) -> impl IntoView {
         let (cleared, memory) = conv
             .meta
             .with(|m| (m.cleared_after.clone(), m.memory.clone()));
-        let settings = ctx.settings.settings.get();
+        let choice = conv.meta.with(|m| m.model.clone());
+        let settings = ctx
+            .settings
+            .settings
+            .with(|s| s.for_conversation(choice.as_ref()));
         let overrides = conv.tool_overrides.get();
         let specs = mcp.tool_index().with(|index| {
             tools::enabled_specs(index, &overrides, |id| {

@@ -1,9 +1,11 @@
 //! What an empty conversation shows. With no provider configured: probe the usual local
-//! servers and offer the ones that answer, or explain how to get started. Never a demo model.
+//! servers and offer the ones that answer (Use makes one a provider profile), or explain how
+//! to get started. Never a demo model.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::format::count;
+use skiff_core::profiles::ProviderProfile;
 
 use super::composer::focus_composer;
 use super::context::ctx;
@@ -31,10 +33,13 @@ pub fn Onboarding() -> impl IntoView {
         run_probe();
     }
     let use_server = move |f: Found| {
-        ctx.settings.settings.update(|s| {
-            s.base_url = f.candidate.base_url.to_string();
-            s.model = f.models.first().cloned().unwrap_or_default();
-        });
+        let p = ProviderProfile::found_locally(
+            crate::platform::ids::new_id(),
+            f.candidate.name,
+            f.candidate.base_url,
+            f.models,
+        );
+        ctx.settings.settings.update(|s| s.profiles.push(p));
         // The Use button disappears with the onboarding; typing goes to the message box.
         focus_composer();
     };
@@ -80,9 +85,10 @@ pub fn Onboarding() -> impl IntoView {
                 <h2>"New conversation"</h2>
                 <p class="muted">
                     {move || {
-                        let s = ctx.settings.settings.get();
-                        let model = if s.model.is_empty() { "the server's default model".to_string() } else { s.model };
-                        format!("Chatting with {model} at {}.", s.base_url)
+                        let choice = ctx.convs.current.get().and_then(|c| c.meta.with(|m| m.model.clone()));
+                        let t = ctx.settings.settings.with(|s| s.for_conversation(choice.as_ref()).target);
+                        let model = if t.model.is_empty() { "the server's default model" } else { t.model.as_str() };
+                        format!("Chatting with {model} at {}.", t.base_url)
                     }}
                 </p>
             </Show>

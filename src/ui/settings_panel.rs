@@ -1,11 +1,11 @@
-//! Settings: the provider (base URL, key, model, parameters), the theme, and storage health.
+//! Settings: the provider profiles (`profiles_settings`), the conversation defaults, the theme,
+//! and storage health.
 //! Every field applies as it is edited; invalid numbers are reported beside the field and
 //! never saved.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::format::count;
-use skiff_core::provider::ProviderKind;
 use skiff_core::settings::{ChatSettings, Theme, DEFAULT_SILENCE_LIMIT_S};
 
 use super::context::ctx;
@@ -15,8 +15,8 @@ use super::elicit_card::ElicitTray;
 use super::icons;
 use super::mcp_settings::McpSettings;
 use super::memory_settings::MemorySettings;
+use super::profiles_settings::ProfilesSettings;
 use super::tools_settings::ToolsSettings;
-use crate::runner::models::list_models_default;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Tab {
@@ -27,60 +27,13 @@ enum Tab {
     Storage,
 }
 
-#[derive(Clone, PartialEq)]
-enum Check {
-    Idle,
-    Running,
-    Ok(usize),
-    Failed(String),
-}
-
 #[component]
 pub fn SettingsPanel() -> impl IntoView {
     let ctx = ctx();
     let settings = ctx.settings.settings;
-    let models = RwSignal::new(Vec::<String>::new());
-    let check = RwSignal::new(Check::Idle);
     // Focus moves in, is trapped, and returns to the opener on close: ui::dialog.
     let close = move || ctx.show_settings.set(false);
     let tab = RwSignal::new(Tab::Provider);
-
-    let test_connection = move |_| {
-        let s = settings.get_untracked();
-        check.set(Check::Running);
-        spawn_local(async move {
-            match list_models_default(s.provider, &s.base_url, &s.api_key).await {
-                Ok(list) => {
-                    check.set(Check::Ok(list.len()));
-                    if settings.with_untracked(|s| s.model.is_empty()) {
-                        if let Some(first) = list.first() {
-                            settings.update(|s| s.model = first.clone());
-                        }
-                    }
-                    models.set(list);
-                }
-                Err(e) => check.set(Check::Failed(e.to_string())),
-            }
-        });
-    };
-
-    let text_field = move |label: &'static str,
-                           kind: &'static str,
-                           get: fn(&ChatSettings) -> String,
-                           set: fn(&mut ChatSettings, String)| {
-        view! {
-            <label class="field">
-                <span>{label}</span>
-                <input
-                    type=kind
-                    autocomplete="off"
-                    spellcheck="false"
-                    prop:value=move || settings.with(get)
-                    on:input=move |ev| settings.update(|s| set(s, event_target_value(&ev)))
-                />
-            </label>
-        }
-    };
 
     view! {
         <Modal label="Settings" class="settings" on_close=close>
@@ -92,7 +45,7 @@ pub fn SettingsPanel() -> impl IntoView {
 
                 <div class="tabs" role="tablist">
                     {[
-                        (Tab::Provider, "Provider"),
+                        (Tab::Provider, "Providers"),
                         (Tab::Mcp, "MCP servers"),
                         (Tab::Tools, "Tools"),
                         (Tab::Memory, "Memory"),
@@ -117,68 +70,12 @@ pub fn SettingsPanel() -> impl IntoView {
                     <StorageSection />
                 </Show>
                 <Show when=move || tab.get() == Tab::Provider>
-                <h3>"Provider"</h3>
-                <label class="field">
-                    <span>"Kind"</span>
-                    <select class="provider-kind" on:change=move |ev| {
-                        let Ok(kind) = event_target_value(&ev).parse::<ProviderKind>() else { return };
-                        settings.update(|s| {
-                            s.base_url = kind.base_url_after_switch(&s.base_url);
-                            s.provider = kind;
-                        });
-                    }>
-                        {ProviderKind::ALL
-                            .iter()
-                            .map(|&k| view! {
-                                <option value=k.as_str() selected=move || settings.with(|s| s.provider == k)>{k.label()}</option>
-                            })
-                            .collect_view()}
-                    </select>
-                </label>
-                {text_field("Base URL", "url", |s| s.base_url.clone(), |s, v| s.base_url = v)}
-                <p class="hint">{move || match settings.with(|s| s.provider) {
-                    ProviderKind::OpenAiCompatible => "For example http://127.0.0.1:8080/v1 (llama.cpp), http://127.0.0.1:11434/v1 (Ollama), https://api.openai.com/v1, https://openrouter.ai/api/v1.".to_string(),
-                    kind => format!("For example {}.", kind.base_url_hint()),
-                }}</p>
-                {text_field("API key (optional)", "password", |s| s.api_key.clone(), |s, v| s.api_key = v)}
-                <p class="hint key-hint">"The key is stored in this browser only (its local storage) and is sent only to the base URL above, never to MCP servers or anywhere else. Anyone who can use this browser profile can read it."</p>
-                <label class="field">
-                    <span>"Model"</span>
-                    <input
-                        list="skiff-models"
-                        autocomplete="off"
-                        spellcheck="false"
-                        placeholder="the server's default"
-                        prop:value=move || settings.with(|s| s.model.clone())
-                        on:input=move |ev| settings.update(|s| s.model = event_target_value(&ev))
-                    />
-                    <datalist id="skiff-models">
-                        <For each=move || models.get() key=|m| m.clone() let:m>
-                            <option value=m.clone()></option>
-                        </For>
-                    </datalist>
-                </label>
-                <div class="row">
-                    <button class="primary test-connection" on:click=test_connection disabled=move || check.get() == Check::Running>
-                        "Test connection"
-                    </button>
-                    <span class="connection-result" role="status">
-                        {move || match check.get() {
-                            Check::Idle => view! { <span></span> }.into_any(),
-                            Check::Running => view! { <span class="muted">"Connecting…"</span> }.into_any(),
-                            Check::Ok(n) => view! { <span class="ok">{format!("Connected: {n} model(s) available.")}</span> }.into_any(),
-                            Check::Failed(e) => view! { <span class="error">{e}</span> }.into_any(),
-                        }}
-                    </span>
-                </div>
+                <ProfilesSettings />
 
                 <ConversationSettings />
 
-                <h3>"Sampling"</h3>
+                <h3>"Answers"</h3>
                 <div class="params">
-                    <NumberField label="Temperature" min=0.0 max=2.0 get=|s| s.temperature.map(f64::from) set=|s, v| s.temperature = v.map(|v| v as f32) />
-                    <NumberField label="Top p" min=0.0 max=1.0 get=|s| s.top_p.map(f64::from) set=|s, v| s.top_p = v.map(|v| v as f32) />
-                    <NumberField label="Max tokens" min=1.0 max=1_000_000.0 integer=true get=|s| s.max_tokens.map(f64::from) set=|s, v| s.max_tokens = v.map(|v| v as u32) />
                     <NumberField label="Give up after silence (s)" min=1.0 max=3_600.0 integer=true get=|s| Some(f64::from(s.silence_limit_s)) set=|s, v| s.silence_limit_s = v.map_or(DEFAULT_SILENCE_LIMIT_S, |v| v as u32) />
                 </div>
 
@@ -200,7 +97,7 @@ pub fn SettingsPanel() -> impl IntoView {
     }
 }
 
-/// A number input where empty means "the server's default".
+/// A number input where empty means "the server's default", bound to a settings field.
 #[component]
 pub(super) fn NumberField(
     label: &'static str,
@@ -210,13 +107,25 @@ pub(super) fn NumberField(
     get: fn(&ChatSettings) -> Option<f64>,
     set: fn(&mut ChatSettings, Option<f64>),
 ) -> impl IntoView {
-    let ctx = ctx();
-    let settings = ctx.settings.settings;
+    let settings = ctx().settings.settings;
+    number_input(
+        label,
+        (min, max, integer),
+        settings.with_untracked(get).map(|v| v.to_string()),
+        Callback::new(move |v| settings.update(|s| set(s, v))),
+    )
+}
+
+/// The one number input (settings fields and provider profiles share it): a valid number, or
+/// empty, is handed to `set`; anything else is said beside the field and never saved.
+pub(super) fn number_input(
+    label: &'static str,
+    (min, max, integer): (f64, f64, bool),
+    initial: Option<String>,
+    set: Callback<Option<f64>>,
+) -> impl IntoView {
     let error = RwSignal::new(None::<String>);
-    let initial = settings
-        .with_untracked(get)
-        .map(|v| v.to_string())
-        .unwrap_or_default();
+    let initial = initial.unwrap_or_default();
     view! {
         <label class="field number">
             <span>{label}</span>
@@ -229,13 +138,13 @@ pub(super) fn NumberField(
                     let raw = raw.trim();
                     if raw.is_empty() {
                         error.set(None);
-                        settings.update(|s| set(s, None));
+                        set.run(None);
                         return;
                     }
                     match raw.parse::<f64>() {
                         Ok(v) if v >= min && v <= max && (!integer || v.fract() == 0.0) => {
                             error.set(None);
-                            settings.update(|s| set(s, Some(v)));
+                            set.run(Some(v));
                         }
                         _ => error.set(Some(format!(
                             "{} must be {} from {min} to {max}; not saved.",

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use skiff_core::display::text;
 
 use super::context::ctx;
+use super::popover;
 
 #[component]
 pub fn ToolPicker() -> impl IntoView {
@@ -50,37 +51,10 @@ pub fn ToolPicker() -> impl IntoView {
     };
     // A click anywhere outside the picker closes it, as Escape does.
     let root = NodeRef::<leptos::html::Div>::new();
-    let outside = window_event_listener(leptos::ev::click, move |ev| {
-        if !open.get_untracked() {
-            return;
-        }
-        let inside = match (root.get_untracked(), ev.target()) {
-            (Some(root), Some(target)) => {
-                use wasm_bindgen::JsCast;
-                target
-                    .dyn_ref::<web_sys::Node>()
-                    .is_some_and(|n| root.contains(Some(n)))
-            }
-            _ => false,
-        };
-        if !inside {
-            open.set(false);
-        }
-    });
-    on_cleanup(move || outside.remove());
+    popover::close_on_outside_click(root, open);
     view! {
         <Show when=any_server>
-            <div class="tool-picker" node_ref=root on:keydown=move |ev: leptos::ev::KeyboardEvent| {
-                // Escape closes the open panel and puts focus back on its toggle; handled here,
-                // so the page's Escape (stop the answer) is not also run.
-                if ev.key() == "Escape" && open.get_untracked() {
-                    ev.prevent_default();
-                    open.set(false);
-                    if let Some(t) = toggle.get_untracked() {
-                        let _ = t.focus();
-                    }
-                }
-            }>
+            <div class="tool-picker" node_ref=root on:keydown=move |ev| popover::escape_closes(&ev, open, toggle)>
                 <button
                     node_ref=toggle
                     class="small tool-picker-toggle"

@@ -24,10 +24,22 @@ pub fn ToolsSettings() -> impl IntoView {
     let ctx = ctx();
     let settings = ctx.settings.settings;
 
-    let learned = move || settings.with(|s| s.learned_tool_modes.get(&s.model_key()).copied());
+    // What the current conversation (or a new one) uses.
+    let resolved = move || {
+        let choice = ctx
+            .convs
+            .current
+            .get()
+            .and_then(|c| c.meta.with(|m| m.model.clone()));
+        settings.with(|s| s.for_conversation(choice.as_ref()))
+    };
+    let learned = move || {
+        let s = resolved();
+        s.learned_tool_modes.get(&s.model_key()).copied()
+    };
     let forget = move |_| {
+        let key = resolved().model_key();
         settings.update(|s| {
-            let key = s.model_key();
             s.learned_tool_modes.remove(&key);
         })
     };
@@ -51,7 +63,7 @@ pub fn ToolsSettings() -> impl IntoView {
             </label>
             <p class="hint learned-tool-mode">
                 {move || {
-                    let model = settings.with(|s| s.model.trim().to_string());
+                    let model = resolved().target.model;
                     let model = if model.is_empty() { "the server's default model".to_string() } else { model };
                     match learned() {
                         Some(mode) => view! {

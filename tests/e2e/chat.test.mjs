@@ -73,11 +73,12 @@ test('first run without configuration shows onboarding, and settings connect to 
   assert.equal(await page.locator('.send').isDisabled(), true, 'sending is disabled until a provider is set');
 
   await page.click('button[aria-label="Settings"]');
+  await page.click('.add-profile');
   await page.getByLabel('Base URL').fill(BASE());
   await page.click('.test-connection');
   await page.locator('.connection-result .ok').waitFor();
   assert.match(await page.locator('.connection-result').innerText(), /Connected: 2 model\(s\)/);
-  assert.equal(await page.getByLabel('Model', { exact: true }).inputValue(), 'skiff-test-large', 'first model (sorted) is picked');
+  assert.equal(await page.getByLabel('Default model', { exact: true }).inputValue(), 'skiff-test-large', 'first model (sorted) is picked');
 
   await page.getByLabel('Base URL').fill('http://127.0.0.1:9/v1');
   await page.click('.test-connection');

@@ -37,7 +37,6 @@ function versionConst(file, name) {
   assert.ok(m, `${name} not found in ${file}`);
   return Number(m[1]);
 }
-const SETTINGS_VERSION = versionConst('src/core/persist/mod.rs', 'SETTINGS_VERSION');
 const SERVERS_VERSION = versionConst('src/core/mcp/config.rs', 'SERVERS_VERSION');
 
 /** tests/servers/gemini_replay.py on a free port. */
@@ -113,7 +112,9 @@ const FATAL = /panicked|RuntimeError|unreachable executed|uncaught|CSP violation
 
 function settingsEnvelope(extra = {}) {
   return JSON.stringify({
-    v: SETTINGS_VERSION,
+    // Format 1 (one provider in flat fields), as builds before profiles stored it: the page
+    // migrates it into one profile, which this suite also keeps in use.
+    v: 1,
     data: {
       provider: 'gemini',
       base_url: `${api.url}/v1beta`,
@@ -366,7 +367,7 @@ test('Settings offer Gemini: picking it fills its address and the next message g
     await kind.selectOption('gemini');
     const baseUrl = page.locator('label.field:has-text("Base URL") input');
     assert.equal(await baseUrl.inputValue(), 'https://generativelanguage.googleapis.com/v1beta');
-    assert.match(await page.locator('section.settings p.hint').first().innerText(), /generativelanguage\.googleapis\.com\/v1beta/);
+    assert.match(await page.locator('.profile-form p.hint').first().innerText(), /generativelanguage\.googleapis\.com\/v1beta/);
     // Point it at the replay server, as a user with a proxy would.
     await baseUrl.fill(`${api.url}/v1beta`);
     // Test connection lists Gemini's own models (models.list, key in x-goog-api-key), only
@@ -375,12 +376,13 @@ test('Settings offer Gemini: picking it fills its address and the next message g
     await page.locator('.connection-result .ok').waitFor();
     assert.match(await page.locator('.connection-result').innerText(), /Connected: 2 model\(s\) available/);
     assert.deepEqual(
-      await page.locator('#skiff-models option').evaluateAll((os) => os.map((o) => o.value)),
+      await page.locator('.profile-form datalist option').evaluateAll((os) => os.map((o) => o.value)),
       ['gemini-2.5-flash', 'gemini-2.5-pro'],
     );
     await page.keyboard.press('Escape');
     const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('skiff:settings')).data);
-    assert.equal(stored.provider, 'gemini');
+    assert.equal(stored.profiles.length, 1);
+    assert.equal(stored.profiles[0].kind, 'gemini');
     await send(page, 'Hi');
     await waitStatus(page, 'done');
     assert.equal((await lastAssistant(page).locator('.markdown').innerText()).trim(), 'Hello from Gemini!');

@@ -42,7 +42,6 @@ function versionConst(file, name) {
   assert.ok(m, `${name} not found in ${file}`);
   return Number(m[1]);
 }
-const SETTINGS_VERSION = versionConst('src/core/persist/mod.rs', 'SETTINGS_VERSION');
 const SERVERS_VERSION = versionConst('src/core/mcp/config.rs', 'SERVERS_VERSION');
 
 const corpusFile = JSON.parse(readFileSync(path.join(repoRoot, 'tests/fixtures/hostile/corpus.json'), 'utf8'));
@@ -125,7 +124,9 @@ function watchScript() {
 
 function settingsEnvelope(autoTitle = false) {
   return JSON.stringify({
-    v: SETTINGS_VERSION,
+    // Format 1 (one provider in flat fields), as builds before profiles stored it: the page
+    // migrates it into one profile, which this suite also keeps in use.
+    v: 1,
     data: {
       base_url: `${api.url}/v1`, api_key: '', model: MODEL, system_prompt: '', theme: 'system',
       tool_mode: 'native', step_limit: 15, result_char_limit: 64000, tool_images_to_model: false,

@@ -108,13 +108,11 @@ test('a 307 to another origin is not followed by a request with custom headers, 
 });
 
 test('a provider answering 307 to another origin: the key is not sent there, and the message says why', async () => {
-  const { readFileSync } = await import('node:fs');
-  const { repoRoot } = await import('./harness.mjs');
-  const m = /pub const SETTINGS_VERSION: u32 = (\d+);/.exec(readFileSync(`${repoRoot}/src/core/persist/mod.rs`, 'utf8'));
   const elsewhere = await startRecorder();
   const leaky = await startLeaky('redirect', elsewhere.origin);
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
-  const settings = JSON.stringify({ v: Number(m[1]), data: { base_url: leaky.url.replace(/\/mcp$/, '/v1'), api_key: 'sk-never-elsewhere', model: 'm' } });
+  // Format 1 (flat provider fields): the page migrates it into one profile.
+  const settings = JSON.stringify({ v: 1, data: { base_url: leaky.url.replace(/\/mcp$/, '/v1'), api_key: 'sk-never-elsewhere', model: 'm' } });
   await context.addInitScript((s) => {
     if (!localStorage.getItem('skiff:settings')) localStorage.setItem('skiff:settings', s);
   }, settings);

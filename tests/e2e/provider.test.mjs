@@ -117,9 +117,10 @@ test('settings naming Anthropic send a Messages request and show its streamed an
     messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
     stream: true,
   });
-  // Whatever the page wrote back to storage kept the kind it does not offer to change yet.
-  const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('skiff:settings')).data.provider);
-  assert.equal(stored, 'anthropic');
+  // Whatever the page wrote back to storage kept the kind: format 1's flat provider became
+  // one Anthropic profile.
+  const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('skiff:settings')).data.profiles.map((p) => p.kind));
+  assert.deepEqual(stored, ['anthropic']);
   assert.deepEqual(errors, []);
   await context.close();
 });

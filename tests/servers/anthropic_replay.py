@@ -77,7 +77,8 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/__control/requests":
             with self.state.lock:
                 self.send_json(200, list(self.state.requests))
-        elif self.path == "/v1/models":
+        # The page asks `/v1/models?limit=1000` (core::anthropic::models_request).
+        elif self.path.split("?")[0] == "/v1/models":
             self.send_json(200, {"data": [{"type": "model", "id": "claude-test"}]})
         else:
             self.send_json(404, {"type": "error", "error": {"type": "not_found_error", "message": "Not found"}})

@@ -473,8 +473,11 @@ fn read_only_tools_run_without_asking_only_when_allowed() {
 /// Settings as the user keeps them, with `tool_mode` and what auto mode already knows.
 fn settings(tool_mode: ToolModeSetting, known: Option<ToolMode>) -> ChatSettings {
     let mut s = ChatSettings {
-        base_url: "http://127.0.0.1:8080/v1".into(),
-        model: "m".into(),
+        target: crate::profiles::Target {
+            base_url: "http://127.0.0.1:8080/v1".into(),
+            model: "m".into(),
+            ..Default::default()
+        },
         tool_mode,
         ..ChatSettings::default()
     };

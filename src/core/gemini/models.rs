@@ -6,6 +6,8 @@
 use serde_json::Value;
 
 use crate::http::{join_url, HttpRequest, Method};
+use crate::profiles::caps::{from_gemini_entry, sorted_unique};
+use crate::profiles::ModelEntry;
 use crate::provider::ProviderError;
 
 pub fn models_request(base_url: &str, api_key: Option<&str>) -> HttpRequest {
@@ -24,6 +26,14 @@ pub fn models_request(base_url: &str, api_key: Option<&str>) -> HttpRequest {
 /// Model ids that take `streamGenerateContent` (embedding and image-only models do not),
 /// sorted, without duplicates.
 pub fn parse_models(body: &str) -> Result<Vec<String>, ProviderError> {
+    Ok(parse_model_entries(body)?
+        .into_iter()
+        .map(|m| m.id)
+        .collect())
+}
+
+/// [`parse_models`] with what each entry reports (`thinking`: reasoning).
+pub fn parse_model_entries(body: &str) -> Result<Vec<ModelEntry>, ProviderError> {
     let v: Value = serde_json::from_str(body.trim()).map_err(|e| {
         ProviderError::Malformed(format!("the model list was not valid JSON ({e})"))
     })?;
@@ -32,7 +42,7 @@ pub fn parse_models(body: &str) -> Result<Vec<String>, ProviderError> {
             "the answer to /models held no \"models\" list".to_string(),
         ));
     };
-    let mut ids: Vec<String> = models
+    let entries = models
         .iter()
         .filter(|m| {
             m.get("supportedGenerationMethods")
@@ -47,13 +57,13 @@ pub fn parse_models(body: &str) -> Result<Vec<String>, ProviderError> {
                     })
                 })
         })
-        .filter_map(|m| m.get("name").and_then(Value::as_str))
-        .map(|name| name.trim().trim_start_matches("models/").to_string())
-        .filter(|id| !id.is_empty())
+        .filter_map(|m| {
+            let name = m.get("name").and_then(Value::as_str)?;
+            let id = name.trim().trim_start_matches("models/");
+            (!id.is_empty()).then(|| ModelEntry::new(id, from_gemini_entry(m)))
+        })
         .collect();
-    ids.sort();
-    ids.dedup();
-    Ok(ids)
+    Ok(sorted_unique(entries))
 }
 
 #[cfg(test)]

@@ -6,10 +6,21 @@
 
 use serde_json::Value;
 
+use crate::profiles::caps::{from_openai_entry, sorted_unique};
+use crate::profiles::ModelEntry;
 use crate::provider::{detail_from_json, ProviderError};
 
 /// Model IDs from a `/models` body, sorted and without duplicates.
 pub fn parse_models(body: &str) -> Result<Vec<String>, ProviderError> {
+    Ok(parse_model_entries(body)?
+        .into_iter()
+        .map(|m| m.id)
+        .collect())
+}
+
+/// The models of a `/models` body with what each entry reports about its capabilities
+/// (`profiles::caps::from_openai_entry`), sorted and one per id.
+pub fn parse_model_entries(body: &str) -> Result<Vec<ModelEntry>, ProviderError> {
     let v: Value = serde_json::from_str(body.trim()).map_err(|e| {
         ProviderError::Malformed(format!("the model list was not valid JSON ({e})"))
     })?;
@@ -33,23 +44,22 @@ pub fn parse_models(body: &str) -> Result<Vec<String>, ProviderError> {
             "the answer to /models held no \"data\" or \"models\" list".to_string(),
         ));
     }
-    let mut ids: Vec<String> = lists
+    let entries = lists
         .into_iter()
         .flatten()
-        .filter_map(|entry| match entry {
-            Value::String(s) => Some(s.as_str()),
-            // `id` is the OpenAI name; Ollama's `model` and `name` are the same tag.
-            _ => ["id", "model", "name"]
-                .iter()
-                .find_map(|k| entry.get(*k).and_then(Value::as_str)),
+        .filter_map(|entry| {
+            let id = match entry {
+                Value::String(s) => Some(s.as_str()),
+                // `id` is the OpenAI name; Ollama's `model` and `name` are the same tag.
+                _ => ["id", "model", "name"]
+                    .iter()
+                    .find_map(|k| entry.get(*k).and_then(Value::as_str)),
+            }?
+            .trim();
+            (!id.is_empty()).then(|| ModelEntry::new(id, from_openai_entry(entry)))
         })
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
         .collect();
-    ids.sort();
-    ids.dedup();
-    Ok(ids)
+    Ok(sorted_unique(entries))
 }
 
 #[cfg(test)]

@@ -30,7 +30,10 @@ pub const CONVERSATION_PREFIX: &str = "skiff:conv:";
 /// Where an unreadable value is copied before its key may be written again.
 pub const ASIDE_PREFIX: &str = "skiff:aside:";
 
-pub const SETTINGS_VERSION: u32 = 1;
+/// 2: provider profiles (`profiles`, `last_used`) instead of format 1's one flat provider,
+/// which `profiles::migrate` turns into the first profile. A build that knows only format 1
+/// refuses format 2 rather than saving over the profiles.
+pub const SETTINGS_VERSION: u32 = 2;
 pub const INDEX_VERSION: u32 = 1;
 /// 2: conversations may carry branches, a summary, a clear mark and a title source (issue 12).
 /// A version-1 record reads unchanged (every new field has a default); a build that only knows
@@ -196,6 +199,12 @@ pub fn decode_settings(raw: &str) -> Result<ChatSettings, PersistError> {
     const WHAT: &str = "settings";
     let (version, data) = open(raw, WHAT)?;
     check_known(version, SETTINGS_VERSION, WHAT)?;
+    // Versions 0 and 1 share a shape: one provider in flat fields.
+    let data = if version < 2 {
+        crate::profiles::migrate::settings_v1_to_v2(data)
+    } else {
+        data
+    };
     payload(data, WHAT)
 }
 

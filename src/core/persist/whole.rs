@@ -107,7 +107,7 @@ mod tests {
     #[test]
     fn a_readable_value_is_used() {
         let settings = ChatSettings {
-            model: "qwen".into(),
+            system_prompt: "qwen".into(),
             ..ChatSettings::default()
         };
         let raw = encode_settings(&settings);

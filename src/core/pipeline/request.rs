@@ -88,7 +88,7 @@ pub fn assemble(
     let limits = Limits::new(
         settings.context_window,
         settings.history_count as usize,
-        settings.max_tokens,
+        settings.target.max_tokens,
     );
     let plan = context::plan_from(
         history,
@@ -166,9 +166,9 @@ fn values<'a>(
 ) -> TemplateValues<'a> {
     TemplateValues {
         input,
-        model: settings.model.trim(),
-        provider: provider_name(settings.provider),
-        cutoff: template::knowledge_cutoff(&settings.model),
+        model: settings.target.model.trim(),
+        provider: provider_name(settings.target.kind),
+        cutoff: template::knowledge_cutoff(&settings.target.model),
         time,
         lang,
     }

@@ -8,6 +8,7 @@ use super::request::{assemble, Offer, UserClock};
 use crate::agent::record::ToolMode;
 use crate::agent::tools::ToolSpec;
 use crate::chat::{Message, Role};
+use crate::profiles::Target;
 use crate::provider::{Provider, ProviderKind, StepContext};
 use crate::settings::ChatSettings;
 
@@ -21,9 +22,12 @@ const CLOCK: UserClock<'static> = UserClock {
 
 fn settings(kind: ProviderKind) -> ChatSettings {
     ChatSettings {
-        provider: kind,
-        base_url: "http://127.0.0.1:9/v1".into(),
-        model: "gpt-4o-mini".into(),
+        target: Target {
+            kind,
+            base_url: "http://127.0.0.1:9/v1".into(),
+            model: "gpt-4o-mini".into(),
+            ..Target::default()
+        },
         system_prompt: "Be brief.".into(),
         system_template: "Model {{model}} via {{ServiceProvider}}, cutoff {{cutoff}}; now {{time}}; lang {{lang}}.".into(),
         input_template: "[{{lang}}] {{input}}".into(),
@@ -240,7 +244,7 @@ fn a_turned_off_template_and_the_default_input_template_change_nothing() {
 fn anthropic_and_gemini_put_the_same_system_text_in_their_own_field() {
     let h = [Message::new("u".into(), Role::User, "hi".into(), 0.0)];
     let mut s = settings(ProviderKind::Anthropic);
-    s.base_url = "https://api.anthropic.com/v1".into();
+    s.target.base_url = "https://api.anthropic.com/v1".into();
     let b = body(&s, &h, None, ToolMode::Off);
     let want = TEMPLATE_FILLED.replace("OpenAI-compatible", "Anthropic") + "\n\nBe brief.";
     assert_eq!(b["system"], json!(want));
@@ -250,7 +254,7 @@ fn anthropic_and_gemini_put_the_same_system_text_in_their_own_field() {
     );
 
     let mut s = settings(ProviderKind::Gemini);
-    s.base_url = "https://generativelanguage.googleapis.com/v1beta".into();
+    s.target.base_url = "https://generativelanguage.googleapis.com/v1beta".into();
     let b = body(&s, &h, None, ToolMode::Off);
     let want = TEMPLATE_FILLED.replace("OpenAI-compatible", "Google Gemini") + "\n\nBe brief.";
     assert_eq!(b["systemInstruction"], json!({"parts":[{"text": want}]}));
@@ -273,9 +277,15 @@ fn clear_context_and_a_small_window_trim_what_is_sent() {
     // the request is over (the composer's gauge shows it before sending).
     let s = ChatSettings {
         context_window: 600,
-        max_tokens: Some(100),
         system_prompt: "x".repeat(1800),
         ..settings(ProviderKind::OpenAiCompatible)
+    };
+    let s = ChatSettings {
+        target: Target {
+            max_tokens: Some(100),
+            ..s.target.clone()
+        },
+        ..s
     };
     let tools = [tool()];
     let a = assemble(
@@ -362,7 +372,7 @@ fn a_summary_replaces_the_messages_it_covers_and_comes_after_the_tools() {
         .contains("recap"));
     // Anthropic: the same recap at the end of `system`.
     let mut s = settings(ProviderKind::Anthropic);
-    s.base_url = "https://api.anthropic.com/v1".into();
+    s.target.base_url = "https://api.anthropic.com/v1".into();
     let b = body_with(&s, &history(), None, Some(&memory), ToolMode::Off, &[]);
     assert!(b["system"].as_str().unwrap_or("").ends_with("Be brief.\n\nThis is a summary of the chat history as a recap: They discussed questions 0 to 2."));
 }

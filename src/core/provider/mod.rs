@@ -26,6 +26,7 @@ use crate::anthropic::{self, AnthropicStream};
 use crate::gemini::{self, GeminiStream};
 use crate::http::HttpRequest;
 use crate::openai::{validate_base_url, ChatStream};
+use crate::profiles::ModelEntry;
 use crate::settings::ChatSettings;
 
 pub use decoder::Decoder;
@@ -144,15 +145,18 @@ impl Provider {
         }
     }
 
-    /// The provider the settings describe, with the model and sampling they hold.
+    /// The provider of the settings' resolved target (`ChatSettings::for_conversation`): one
+    /// profile's kind, address and key, with the model and sampling it resolved to. No other
+    /// profile's key can reach it.
     pub fn from_settings(s: &ChatSettings) -> Result<Provider, ProviderError> {
+        let t = &s.target;
         let params = ChatParams {
-            model: s.model.trim().to_string(),
-            temperature: s.temperature,
-            top_p: s.top_p,
-            max_tokens: s.max_tokens,
+            model: t.model.trim().to_string(),
+            temperature: t.temperature,
+            top_p: t.top_p,
+            max_tokens: t.max_tokens,
         };
-        Ok(Provider::new(s.provider, &s.base_url, &s.api_key, params)?
+        Ok(Provider::new(t.kind, &t.base_url, &t.api_key, params)?
             .with_silence_limit_ms(s.silence_limit_ms()))
     }
 
@@ -237,13 +241,17 @@ impl Provider {
         }
     }
 
-    /// The model ids in a successful answer to [`Provider::models_request`].
-    pub fn parse_models(&self, body: &str) -> Result<Vec<String>, ProviderError> {
+    /// The models in a successful answer to [`Provider::models_request`], with what the list
+    /// reports about each (Anthropic's list reports no capabilities; its entries read as
+    /// OpenAI's do, by `data[].id`).
+    pub fn parse_models(&self, body: &str) -> Result<Vec<ModelEntry>, ProviderError> {
         match self.kind {
-            ProviderKind::OpenAiCompatible | ProviderKind::Anthropic => {
-                crate::openai::parse_models(body)
-            }
-            ProviderKind::Gemini => gemini::parse_models(body),
+            ProviderKind::OpenAiCompatible => crate::openai::parse_model_entries(body),
+            ProviderKind::Anthropic => Ok(crate::openai::parse_model_entries(body)?
+                .into_iter()
+                .map(|m| ModelEntry::new(m.id, Default::default()))
+                .collect()),
+            ProviderKind::Gemini => gemini::parse_model_entries(body),
         }
     }
 

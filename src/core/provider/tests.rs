@@ -26,17 +26,21 @@ macro_rules! fixture {
     };
 }
 
+/// Settings with one profile, resolved as a request resolves them.
 fn settings(kind: ProviderKind, base_url: &str) -> ChatSettings {
     ChatSettings {
-        provider: kind,
-        base_url: base_url.into(),
-        api_key: "  secret  ".into(),
-        model: " the-model ".into(),
+        profiles: vec![crate::profiles::ProviderProfile {
+            base_url: base_url.into(),
+            api_key: "  secret  ".into(),
+            default_model: " the-model ".into(),
+            temperature: Some(0.5),
+            max_tokens: Some(300),
+            ..crate::profiles::ProviderProfile::new("p".into(), kind)
+        }],
         system_prompt: "Be brief.".into(),
-        temperature: Some(0.5),
-        max_tokens: Some(300),
         ..ChatSettings::default()
     }
+    .for_conversation(None)
 }
 
 fn weather_tool() -> ToolSpec {
@@ -122,8 +126,9 @@ fn calls(events: &[StreamEvent]) -> Vec<AssembledCall> {
 
 #[test]
 fn settings_without_a_kind_make_the_openai_compatible_provider() {
-    let stored: ChatSettings =
-        serde_json::from_str(r#"{"base_url":" http://127.0.0.1:8080/v1/ "}"#).unwrap_or_default();
+    let stored = crate::persist::decode_settings(r#"{"base_url":" http://127.0.0.1:8080/v1/ "}"#)
+        .unwrap()
+        .for_conversation(None);
     let p = Provider::from_settings(&stored).unwrap();
     assert_eq!(p.kind(), ProviderKind::OpenAiCompatible);
     assert_eq!(p.base_url(), "http://127.0.0.1:8080/v1");
@@ -382,8 +387,11 @@ fn provider_kinds_carry_their_names_and_gemini_is_stored_as_gemini() {
         ProviderKind::Gemini.base_url_hint(),
         "https://generativelanguage.googleapis.com/v1beta"
     );
-    let stored: ChatSettings = serde_json::from_str(r#"{"provider":"gemini"}"#).unwrap();
-    assert_eq!(stored.provider, ProviderKind::Gemini);
+    let stored = crate::persist::decode_settings(
+        r#"{"v":1,"data":{"provider":"gemini","base_url":"https://g/v1beta"}}"#,
+    )
+    .unwrap();
+    assert_eq!(stored.profiles[0].kind, ProviderKind::Gemini);
 }
 
 #[test]

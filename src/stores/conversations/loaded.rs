@@ -18,6 +18,7 @@ use skiff_core::chat::{Conversation, Message};
 use skiff_core::mcp::tool_index::ToolOverrides;
 use skiff_core::pipeline::memory::Memory;
 use skiff_core::pipeline::title::TitleSource;
+use skiff_core::profiles::ModelChoice;
 
 use super::super::live_message::LiveMessage;
 use super::super::owners::{dispose_later, store_root};
@@ -34,6 +35,8 @@ pub struct Meta {
     pub cleared_after: Option<String>,
     /// The summary standing in for older messages (compaction).
     pub memory: Option<Memory>,
+    /// The provider profile and model this conversation uses (`None`: the last used).
+    pub model: Option<ModelChoice>,
 }
 
 /// A conversation held in memory: its metadata and its messages, each a [`LiveMessage`].
@@ -81,6 +84,7 @@ impl Loaded {
             title_source: meta.title_source,
             cleared_after: meta.cleared_after,
             memory: meta.memory,
+            model: meta.model,
             messages: self
                 .messages
                 .with_untracked(|ms| ms.iter().map(LiveMessage::snapshot).collect()),
@@ -151,6 +155,7 @@ impl Owners {
                     title_source: c.title_source,
                     cleared_after: c.cleared_after.clone(),
                     memory: c.memory.clone(),
+                    model: c.model.clone(),
                 }),
                 messages,
                 write_messages,

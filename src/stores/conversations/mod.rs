@@ -35,6 +35,7 @@ use skiff_core::pipeline::import;
 use skiff_core::pipeline::memory::Memory;
 use skiff_core::pipeline::search::{Corpus, Entry as SearchEntry};
 use skiff_core::pipeline::title::TitleSource;
+use skiff_core::profiles::ModelChoice;
 use skiff_core::throttle::{WriteDecision, WriteThrottle};
 
 use super::live_message::LiveMessage;
@@ -1026,6 +1027,18 @@ impl ConversationsStore {
         }
         conv.meta.update(|m| m.cleared_after = after);
         self.save(conv);
+    }
+
+    /// Remember which profile and model this conversation uses (the chat header's picker).
+    pub fn set_model(&self, conv: &Loaded, model: Option<ModelChoice>) {
+        if conv.meta.try_with_untracked(|m| m.model == model) != Some(false) {
+            return;
+        }
+        conv.meta.update(|m| m.model = model);
+        // A conversation with no message yet is saved with its first one.
+        if !conv.messages.with_untracked(Vec::is_empty) {
+            self.save(conv);
+        }
     }
 
     /// Delete a conversation: gone from the screen and the list at once; its body is deleted

@@ -159,6 +159,7 @@ impl ConversationsStore {
             meta.title_source = merged.title_source;
             meta.cleared_after = merged.cleared_after.clone();
             meta.memory = merged.memory.clone();
+            meta.model = merged.model.clone();
             meta.updated_ms = merged.updated_ms;
         });
         if l.branches.with_untracked(|b| *b != merged.branches) {

@@ -1,0 +1,238 @@
+//! What a model can take: images, tools, reasoning, PDF files. Each flag says where it came
+//! from — the provider's model list reported it, the user set it, or nobody knows — because a
+//! flag the API reported may be corrected by the user, and a refreshed list must not undo that.
+//!
+//! The model lists that report anything: OpenRouter-style OpenAI-compatible lists
+//! (`architecture.input_modalities`, `supported_parameters`), lists with a `capabilities` array
+//! of words (Ollama-style), and Gemini's `thinking`. Plain OpenAI, llama.cpp and Anthropic
+//! lists report none of these, so their flags stay unknown until the user sets them.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One capability's value and its source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Flag {
+    #[default]
+    Unknown,
+    /// The provider's model list said so.
+    Reported(bool),
+    /// The user said so; wins over what the list reports.
+    User(bool),
+}
+
+impl Flag {
+    pub fn value(self) -> Option<bool> {
+        match self {
+            Flag::Unknown => None,
+            Flag::Reported(v) | Flag::User(v) => Some(v),
+        }
+    }
+
+    fn is_unknown(&self) -> bool {
+        *self == Flag::Unknown
+    }
+
+    /// How the picker names the flag's state.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Flag::Unknown => "unknown",
+            Flag::Reported(true) => "yes (reported by the API)",
+            Flag::Reported(false) => "no (reported by the API)",
+            Flag::User(true) => "yes (set by you)",
+            Flag::User(false) => "no (set by you)",
+        }
+    }
+}
+
+/// Which capability.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Which {
+    Vision,
+    Tools,
+    Reasoning,
+    Pdf,
+}
+
+crate::display::names::named_enum!(Which, "capability", {
+    Vision => "vision",
+    Tools => "tools",
+    Reasoning => "reasoning",
+    Pdf => "pdf",
+});
+
+impl Which {
+    pub fn label(self) -> &'static str {
+        match self {
+            Which::Vision => "Images (vision)",
+            Which::Tools => "Tools",
+            Which::Reasoning => "Reasoning",
+            Which::Pdf => "PDF input",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Capabilities {
+    #[serde(skip_serializing_if = "Flag::is_unknown")]
+    pub vision: Flag,
+    #[serde(skip_serializing_if = "Flag::is_unknown")]
+    pub tools: Flag,
+    #[serde(skip_serializing_if = "Flag::is_unknown")]
+    pub reasoning: Flag,
+    #[serde(skip_serializing_if = "Flag::is_unknown")]
+    pub pdf: Flag,
+}
+
+impl Capabilities {
+    pub fn get(&self, which: Which) -> Flag {
+        match which {
+            Which::Vision => self.vision,
+            Which::Tools => self.tools,
+            Which::Reasoning => self.reasoning,
+            Which::Pdf => self.pdf,
+        }
+    }
+
+    pub(super) fn get_mut(&mut self, which: Which) -> &mut Flag {
+        match which {
+            Which::Vision => &mut self.vision,
+            Which::Tools => &mut self.tools,
+            Which::Reasoning => &mut self.reasoning,
+            Which::Pdf => &mut self.pdf,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        *self == Capabilities::default()
+    }
+
+    pub(super) fn any_user(&self) -> bool {
+        Which::ALL
+            .iter()
+            .any(|&w| matches!(self.get(w), Flag::User(_)))
+    }
+
+    /// These (freshly reported) flags, with every flag the user set in `prev` kept.
+    pub(super) fn keeping_user(mut self, prev: Capabilities) -> Capabilities {
+        for &w in Which::ALL {
+            if let f @ Flag::User(_) = prev.get(w) {
+                *self.get_mut(w) = f;
+            }
+        }
+        self
+    }
+
+    /// Known flags of `other` fill the unknown ones here (two list entries naming one model).
+    fn fill_from(&mut self, other: Capabilities) {
+        for &w in Which::ALL {
+            if self.get(w).is_unknown() {
+                *self.get_mut(w) = other.get(w);
+            }
+        }
+    }
+}
+
+/// A model a profile's list named (or one the user set flags on).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelEntry {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Capabilities::is_empty")]
+    pub caps: Capabilities,
+    /// Whether the API's last list named it (the picker lists only those).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub listed: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+impl ModelEntry {
+    pub fn new(id: impl Into<String>, caps: Capabilities) -> Self {
+        ModelEntry {
+            id: id.into(),
+            caps,
+            listed: true,
+        }
+    }
+}
+
+/// Sorted by id, one entry per id (known flags of duplicates combined). Sorts the ids, not
+/// the entries: `Vec<String>::sort` is already in the page, a sort of entries would be another
+/// copy of the sort code (model lists are hundreds long at most).
+pub fn sorted_unique(entries: Vec<ModelEntry>) -> Vec<ModelEntry> {
+    let mut ids: Vec<String> = entries.iter().map(|e| e.id.clone()).collect();
+    ids.sort();
+    ids.dedup();
+    ids.into_iter()
+        .map(|id| {
+            let mut caps = Capabilities::default();
+            for e in entries.iter().filter(|e| e.id == id) {
+                caps.fill_from(e.caps);
+            }
+            ModelEntry::new(id, caps)
+        })
+        .collect()
+}
+
+fn words(v: Option<&Value>) -> Option<Vec<&str>> {
+    v.and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+}
+
+/// What an OpenAI-compatible list entry reports (OpenRouter's `architecture` and
+/// `supported_parameters`; an Ollama-style `capabilities` array). A list that is present
+/// but lacks a word reports "no"; an absent list reports nothing.
+pub fn from_openai_entry(entry: &Value) -> Capabilities {
+    let mut c = Capabilities::default();
+    let reported = |list: &Option<Vec<&str>>, any: &[&str]| match list {
+        Some(l) => Flag::Reported(l.iter().any(|w| any.contains(w))),
+        None => Flag::Unknown,
+    };
+    let inputs = words(
+        entry
+            .get("architecture")
+            .and_then(|a| a.get("input_modalities")),
+    );
+    let params = words(entry.get("supported_parameters"));
+    let caps = words(entry.get("capabilities"));
+    for (list, which, any) in [
+        (&inputs, Which::Vision, &["image"][..]),
+        (&inputs, Which::Pdf, &["file"][..]),
+        (&params, Which::Tools, &["tools"][..]),
+        (
+            &params,
+            Which::Reasoning,
+            &["reasoning", "include_reasoning"][..],
+        ),
+        (&caps, Which::Vision, &["vision"][..]),
+        (&caps, Which::Tools, &["tools"][..]),
+        (&caps, Which::Reasoning, &["thinking", "reasoning"][..]),
+    ] {
+        let f = reported(list, any);
+        // Any list saying "yes" wins; a "no" only fills a flag nothing else reported.
+        if !f.is_unknown() && (c.get(which).is_unknown() || f == Flag::Reported(true)) {
+            *c.get_mut(which) = f;
+        }
+    }
+    c
+}
+
+/// What a Gemini `models.list` entry reports: `thinking` (reasoning). Gemini does not list
+/// input kinds or tool support per model.
+pub fn from_gemini_entry(entry: &Value) -> Capabilities {
+    Capabilities {
+        reasoning: entry
+            .get("thinking")
+            .and_then(Value::as_bool)
+            .map_or(Flag::Unknown, Flag::Reported),
+        ..Capabilities::default()
+    }
+}

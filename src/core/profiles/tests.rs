@@ -1,0 +1,320 @@
+use super::caps::{from_gemini_entry, from_openai_entry, Which};
+use super::*;
+use crate::persist::{decode_settings, encode_settings, PersistError};
+use crate::settings::ChatSettings;
+
+fn profile(id: &str, kind: ProviderKind, base: &str, key: &str, model: &str) -> ProviderProfile {
+    ProviderProfile {
+        name: format!("{id} name"),
+        base_url: base.into(),
+        api_key: key.into(),
+        default_model: model.into(),
+        ..ProviderProfile::new(id.into(), kind)
+    }
+}
+
+fn choice(p: &str, m: &str) -> ModelChoice {
+    ModelChoice {
+        profile_id: p.into(),
+        model: m.into(),
+    }
+}
+
+/// Settings exactly as the build before profiles wrote them (format 1, every field).
+const V1_OPENAI: &str = r#"{"v":1,"data":{"provider":"openai","base_url":"http://127.0.0.1:8080/v1","api_key":"sk-local","model":"qwen2.5","system_prompt":"Be brief.","temperature":0.5,"top_p":null,"max_tokens":256,"theme":"dark","tool_mode":"auto","learned_tool_modes":{"http://127.0.0.1:8080/v1 qwen2.5":"prompt"},"step_limit":7,"result_char_limit":900,"tool_images_to_model":true,"approvals":{"rules":{},"allow_read_only":true},"silence_limit_s":45,"system_template_enabled":false,"system_template":"T","input_template":"{{input}}!","context_window":8192,"history_count":12,"auto_title":false,"auto_compact":true,"memory_threshold_chars":5000}}"#;
+
+/// The same settings as format 2 writes them: the flat provider is the first profile, named
+/// by its host; every other field is as it was.
+const V2_OPENAI: &str = r#"{"v":2,"data":{"profiles":[{"id":"migrated","name":"127.0.0.1:8080","kind":"openai","base_url":"http://127.0.0.1:8080/v1","api_key":"sk-local","default_model":"qwen2.5","temperature":0.5,"top_p":null,"max_tokens":256}],"system_prompt":"Be brief.","theme":"dark","tool_mode":"auto","learned_tool_modes":{"http://127.0.0.1:8080/v1 qwen2.5":"prompt"},"step_limit":7,"result_char_limit":900,"tool_images_to_model":true,"approvals":{"rules":{},"allow_read_only":true},"silence_limit_s":45,"system_template_enabled":false,"system_template":"T","input_template":"{{input}}!","context_window":8192,"history_count":12,"auto_title":false,"auto_compact":true,"memory_threshold_chars":5000}}"#;
+
+#[test]
+fn format_one_settings_become_one_profile_with_nothing_lost() {
+    let s = decode_settings(V1_OPENAI).unwrap();
+    assert_eq!(encode_settings(&s), V2_OPENAI);
+    // Written again, format 2 reads back to the same settings.
+    assert_eq!(decode_settings(V2_OPENAI).unwrap(), s);
+    let r = s.for_conversation(None).target;
+    assert_eq!(
+        (
+            r.kind,
+            r.base_url.as_str(),
+            r.api_key.as_str(),
+            r.model.as_str()
+        ),
+        (
+            ProviderKind::OpenAiCompatible,
+            "http://127.0.0.1:8080/v1",
+            "sk-local",
+            "qwen2.5"
+        )
+    );
+    assert_eq!(
+        (r.temperature, r.top_p, r.max_tokens),
+        (Some(0.5), None, Some(256))
+    );
+}
+
+#[test]
+fn a_stored_kind_is_kept_and_the_name_comes_from_the_host() {
+    let v1 = r#"{"v":1,"data":{"provider":"anthropic","base_url":"https://api.anthropic.com/v1","api_key":"sk-ant","model":"claude-haiku-4-5","theme":"light"}}"#;
+    let s = decode_settings(v1).unwrap();
+    assert_eq!(
+        encode_settings(&s),
+        format!(
+            r#"{{"v":2,"data":{{"profiles":[{{"id":"migrated","name":"api.anthropic.com","kind":"anthropic","base_url":"https://api.anthropic.com/v1","api_key":"sk-ant","default_model":"claude-haiku-4-5","temperature":null,"top_p":null,"max_tokens":null}}],{}"#,
+            &encode_settings(&ChatSettings {
+                theme: crate::settings::Theme::Light,
+                ..ChatSettings::default()
+            })[r#"{"v":2,"data":{"profiles":[],"#.len()..]
+        )
+    );
+    // Bare (format 0) values migrate the same way; a Gemini one too.
+    let bare = r#"{"provider":"gemini","base_url":"","api_key":"AIza"}"#;
+    let g = decode_settings(bare).unwrap();
+    assert_eq!(g.profiles.len(), 1);
+    assert_eq!(g.profiles[0].kind, ProviderKind::Gemini);
+    assert_eq!(
+        g.profiles[0].name, "Google Gemini",
+        "no host: the kind names it"
+    );
+    assert_eq!(g.profiles[0].api_key, "AIza");
+}
+
+#[test]
+fn unconfigured_format_one_settings_get_no_profile() {
+    let s = decode_settings(r#"{"v":1,"data":{"provider":"openai","base_url":"","api_key":"","model":"","temperature":null,"top_p":null,"max_tokens":null}}"#).unwrap();
+    assert!(s.profiles.is_empty());
+    assert_eq!(s, ChatSettings::default());
+    assert!(s.for_conversation(None).target == Target::default());
+}
+
+#[test]
+fn a_newer_format_is_refused_not_misread() {
+    assert_eq!(
+        decode_settings(r#"{"v":3,"data":{"profiles":[]}}"#),
+        Err(PersistError::TooNew {
+            what: "settings",
+            version: 3,
+            known: 2
+        })
+    );
+}
+
+#[test]
+fn resolution_prefers_the_conversation_then_the_last_used_then_the_first() {
+    let profiles = vec![
+        profile(
+            "a",
+            ProviderKind::OpenAiCompatible,
+            "http://a:1/v1",
+            "ka",
+            "ma",
+        ),
+        profile("b", ProviderKind::Anthropic, "http://b:2/v1", "kb", "mb"),
+    ];
+    let last = choice("b", "mb2");
+    let conv = choice("a", "other");
+    let r = resolve(&profiles, Some(&last), Some(&conv)).unwrap();
+    assert_eq!(
+        (r.target.profile_id.as_str(), r.target.model.as_str()),
+        ("a", "other")
+    );
+    assert_eq!(r.target.api_key, "ka");
+    assert_eq!(r.note, None);
+    // No choice: the last used.
+    let r = resolve(&profiles, Some(&last), None).unwrap();
+    assert_eq!(
+        (r.target.kind, r.target.model.as_str()),
+        (ProviderKind::Anthropic, "mb2")
+    );
+    assert_eq!((r.target.api_key.as_str(), r.note), ("kb", None));
+    // Nothing chosen, nothing used: the first profile's default model.
+    let r = resolve(&profiles, None, None).unwrap();
+    assert_eq!(
+        (r.target.profile_id.as_str(), r.target.model.as_str()),
+        ("a", "ma")
+    );
+    // A choice with no model: the profile's default.
+    let r = resolve(&profiles, None, Some(&choice("b", ""))).unwrap();
+    assert_eq!(r.target.model, "mb");
+    assert_eq!(r.target.label(), "mb · b name");
+    assert_eq!(resolve(&[], Some(&last), Some(&conv)), None);
+}
+
+#[test]
+fn a_deleted_profile_falls_back_and_says_so() {
+    let profiles = vec![profile(
+        "a",
+        ProviderKind::Gemini,
+        "http://a/v1beta",
+        "ka",
+        "ma",
+    )];
+    let r = resolve(
+        &profiles,
+        Some(&choice("gone", "x")),
+        Some(&choice("gone", "claude")),
+    )
+    .unwrap();
+    assert_eq!(
+        r.target.profile_id, "a",
+        "neither choice exists: the first profile"
+    );
+    assert_eq!(
+        r.note.as_deref(),
+        Some("The provider this conversation used (claude) was deleted; it now uses ma · a name.")
+    );
+    // The key of a deleted profile is gone with it: the fallback carries its own.
+    assert_eq!(r.target.api_key, "ka");
+}
+
+#[test]
+fn each_request_carries_only_its_own_profiles_key_to_its_own_origin() {
+    use crate::http::origin_of;
+    use crate::provider::Provider;
+    let s = ChatSettings {
+        profiles: vec![
+            profile(
+                "o",
+                ProviderKind::OpenAiCompatible,
+                "http://127.0.0.1:9001/v1",
+                "key-o",
+                "m",
+            ),
+            profile(
+                "a",
+                ProviderKind::Anthropic,
+                "http://127.0.0.1:9002/v1",
+                "key-a",
+                "m",
+            ),
+            profile(
+                "g",
+                ProviderKind::Gemini,
+                "http://127.0.0.1:9003/v1beta",
+                "key-g",
+                "m",
+            ),
+        ],
+        ..ChatSettings::default()
+    };
+    for p in s.profiles.clone() {
+        let resolved = s.for_conversation(Some(&choice(&p.id, "")));
+        let provider = Provider::from_settings(&resolved).unwrap();
+        let req = provider.models_request();
+        assert_eq!(origin_of(&req.url), origin_of(&p.base_url));
+        let text = format!("{} {:?}", req.url, req.headers);
+        for other in &s.profiles {
+            assert_eq!(
+                text.contains(&other.api_key),
+                other.id == p.id,
+                "{} in a request of {}",
+                other.api_key,
+                p.id
+            );
+        }
+        assert!(
+            req.carries_credentials(),
+            "a keyed request never follows a redirect"
+        );
+    }
+}
+
+#[test]
+fn capabilities_from_what_the_lists_report() {
+    let openrouter = serde_json::json!({"id":"openai/gpt-4o","architecture":{"input_modalities":["text","image","file"]},"supported_parameters":["tools","temperature"]});
+    let c = from_openai_entry(&openrouter);
+    assert_eq!(
+        (c.vision, c.pdf, c.tools, c.reasoning),
+        (
+            Flag::Reported(true),
+            Flag::Reported(true),
+            Flag::Reported(true),
+            Flag::Reported(false)
+        )
+    );
+    let plain = serde_json::json!({"id":"gpt-4.1","object":"model","owned_by":"system"});
+    assert_eq!(from_openai_entry(&plain), Capabilities::default());
+    let ollama = serde_json::json!({"id":"qwen3","capabilities":["completion","tools","thinking"]});
+    let c = from_openai_entry(&ollama);
+    assert_eq!(
+        (c.vision, c.tools, c.reasoning, c.pdf),
+        (
+            Flag::Reported(false),
+            Flag::Reported(true),
+            Flag::Reported(true),
+            Flag::Unknown
+        )
+    );
+    let gemini = serde_json::json!({"name":"models/gemini-2.5-flash","thinking":true});
+    assert_eq!(from_gemini_entry(&gemini).reasoning, Flag::Reported(true));
+    assert_eq!(from_gemini_entry(&gemini).vision, Flag::Unknown);
+}
+
+#[test]
+fn the_user_corrects_a_flag_and_a_refresh_keeps_it() {
+    let mut p = profile("a", ProviderKind::OpenAiCompatible, "http://a/v1", "", "m1");
+    let reported = Capabilities {
+        vision: Flag::Reported(true),
+        ..Capabilities::default()
+    };
+    p.refresh_models(vec![
+        ModelEntry::new("m1", reported),
+        ModelEntry::new("m2", Capabilities::default()),
+    ]);
+    assert_eq!(p.listed_models().collect::<Vec<_>>(), vec!["m1", "m2"]);
+    p.set_capability("m1", Which::Vision, Some(false));
+    p.set_capability("typed-by-hand", Which::Tools, Some(false));
+    assert_eq!(p.capabilities("m1").vision, Flag::User(false));
+    // The API lists m1 again (still reporting vision) and drops m2.
+    p.refresh_models(vec![ModelEntry::new("m1", reported)]);
+    assert_eq!(
+        p.capabilities("m1").vision,
+        Flag::User(false),
+        "the user's word stays"
+    );
+    assert_eq!(p.capabilities("typed-by-hand").tools, Flag::User(false));
+    assert_eq!(p.listed_models().collect::<Vec<_>>(), vec!["m1"]);
+    assert_eq!(p.capabilities("m2"), Capabilities::default());
+    // Back to unknown, then the API's word applies again on the next refresh.
+    p.set_capability("m1", Which::Vision, None);
+    p.refresh_models(vec![ModelEntry::new("m1", reported)]);
+    assert_eq!(p.capabilities("m1").vision, Flag::Reported(true));
+    // Stored and read back unchanged.
+    let json = serde_json::to_string(&p).unwrap();
+    assert_eq!(serde_json::from_str::<ProviderProfile>(&json).unwrap(), p);
+}
+
+#[test]
+fn names_and_new_profiles() {
+    assert_eq!(
+        name_from_url("https://api.anthropic.com/v1").as_deref(),
+        Some("api.anthropic.com")
+    );
+    assert_eq!(
+        name_from_url("http://127.0.0.1:8080/v1").as_deref(),
+        Some("127.0.0.1:8080")
+    );
+    assert_eq!(name_from_url("nope"), None);
+    let p = ProviderProfile::new("x".into(), ProviderKind::Anthropic);
+    assert_eq!(p.base_url, "https://api.anthropic.com/v1");
+    assert_eq!(p.display_name(), "api.anthropic.com");
+    assert_eq!(
+        ProviderProfile::new("y".into(), ProviderKind::OpenAiCompatible).display_name(),
+        "OpenAI-compatible"
+    );
+}
+
+#[test]
+fn a_conversation_stored_before_profiles_opens_unchanged() {
+    use crate::chat::Conversation;
+    let c = Conversation::new("c".into(), 1.0);
+    let raw = crate::persist::encode_conversation(&c);
+    assert!(!raw.contains("model"), "absent when not chosen: {raw}");
+    let mut read = crate::persist::decode_conversation(&raw).unwrap();
+    assert_eq!(read.model, None);
+    read.model = Some(choice("a", "m"));
+    let again =
+        crate::persist::decode_conversation(&crate::persist::encode_conversation(&read)).unwrap();
+    assert_eq!(again.model, Some(choice("a", "m")));
+}
