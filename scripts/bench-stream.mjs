@@ -27,7 +27,7 @@
 //
 // Usage: node scripts/bench-stream.mjs [--tokens N] [--rate R] [--quick]
 //          [--storage-tokens N] [--conversations N] [--shape realistic|fence|list] [--seed S]
-//          [--no-storage] [--json FILE]
+//          [--no-storage] [--busy-with N] [--json FILE]
 
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -50,11 +50,13 @@ const USAGE = `usage: node scripts/bench-stream.mjs [options]
                        (one bullet list)
   --seed S             seed of the markdown generator (default 7)
   --no-storage         skip benchmark 2 (storage writes)
+  --busy-with N        also stream the long answer with N conversations stored, and print main-thread
+                       busy against the run with none (issue 12's target: at most 1.1x)
   --json FILE          also write every raw number to FILE
   --help               this text`;
 
 function parseArgs(argv) {
-  const o = { tokens: null, rate: 500, storageTokens: null, conversations: 200, quick: false, seed: 7, json: null, shape: 'realistic', storage: true };
+  const o = { tokens: null, rate: 500, storageTokens: null, conversations: 200, quick: false, seed: 7, json: null, shape: 'realistic', storage: true, busyWith: 0 };
   const num = (name, v, min) => {
     const n = Number(v);
     if (!Number.isFinite(n) || n < min) throw new Error(`${name} needs a number >= ${min}, got "${v}"`);
@@ -75,6 +77,7 @@ function parseArgs(argv) {
       case '--json': o.json = next(); break;
       case '--shape': o.shape = next(); break;
       case '--no-storage': o.storage = false; break;
+      case '--busy-with': o.busyWith = Math.round(num(a, next(), 1)); break;
       case '--quick': o.quick = true; break;
       case '--help': case '-h': console.log(USAGE); process.exit(0); break;
       default: throw new Error(`unknown option ${a}\n${USAGE}`);
@@ -562,11 +565,13 @@ function cumulativeAt(samples, offset, name, t) {
 
 // --- benchmark 1: one long answer --------------------------------------------------------------
 
-async function benchLongAnswer(browser, site, api, opts, delayMs) {
+async function benchLongAnswer(browser, site, api, opts, delayMs, seeded = null) {
   const answer = makeAnswer(opts.tokens, opts.seed, opts.shape);
   await api.reset();
   await api.script([{ reply: answer.md, chunk_chars: CHARS_PER_TOKEN, delay_ms: delayMs }]);
-  const { context, page, errors } = await openPage(browser, site, api);
+  const { context, page, errors } = await openPage(browser, site, api, seeded);
+  // A new conversation either way, so both runs stream into the same empty chat.
+  if (seeded) await page.click('button.new-chat');
   const cdp = await context.newCDPSession(page);
   await cdp.send('Performance.enable', { timeDomain: 'timeTicks' });
   const { offset, width } = await clockOffset(cdp);
@@ -997,9 +1002,21 @@ async function main() {
       console.log(`bench-stream: storage run with ${n} stored conversation(s) ...`);
       stores.push(await benchStorage(browser, site, api, opts, pace.delay, n));
     }
+    let withStored = null;
+    if (opts.busyWith > 0) {
+      console.log(`bench-stream: streaming again with ${opts.busyWith} stored conversations ...`);
+      withStored = await benchLongAnswer(browser, site, api, opts, pace.delay, seedConversations(opts.busyWith, opts.seed + 3));
+    }
     const targets = report(opts, pace, long, stores);
+    if (withStored) {
+      const ratio = withStored.busyWhole / long.busyWhole;
+      console.log(`\n-- 3. the same answer with ${opts.busyWith} conversations stored --`);
+      console.log(`main thread busy: ${fmt(long.busyWhole)} % with none, ${fmt(withStored.busyWhole)} % with ${opts.busyWith}: ${fmt(ratio, 2)}x (target <= 1.1x)`);
+      console.log(`${ratio <= 1.1 ? 'MET   ' : 'MISSED'}  streaming busy with ${opts.busyWith} stored conversations within 1.1x of none: ${fmt(ratio, 2)}x`);
+      targets.push({ ok: ratio <= 1.1, what: `busy with ${opts.busyWith} stored conversations within 1.1x of none`, detail: `${fmt(ratio, 2)}x` });
+    }
     if (opts.json) {
-      await writeFile(opts.json, JSON.stringify({ opts, pace, long, stores, targets }, null, 2));
+      await writeFile(opts.json, JSON.stringify({ opts, pace, long, withStored, stores, targets }, null, 2));
       console.log(`\nraw numbers written to ${opts.json}`);
     }
   } finally {

@@ -9,6 +9,7 @@ use skiff_core::pipeline::context::{
 use skiff_core::pipeline::memory::DEFAULT_THRESHOLD_CHARS;
 use skiff_core::pipeline::template::DEFAULT_SYSTEM_TEMPLATE;
 
+use super::check_field::CheckField;
 use super::context::ctx;
 use super::settings_panel::NumberField;
 
@@ -25,15 +26,12 @@ pub fn ConversationSettings() -> impl IntoView {
                 on:input=move |ev| settings.update(|s| s.system_prompt = event_target_value(&ev))
             ></textarea>
         </label>
-        <label class="check">
-            <input
-                type="checkbox"
-                id="system-template-enabled"
-                prop:checked=move || settings.with(|s| s.system_template_enabled)
-                on:change=move |ev| settings.update(|s| s.system_template_enabled = event_target_checked(&ev))
-            />
-            <span>"Open every request with the system template (today's date, time and time zone, the model, how to write math)"</span>
-        </label>
+        <CheckField
+            id="system-template-enabled"
+            label="Open every request with the system template (today's date, time and time zone, the model, how to write math)"
+            get=|s| s.system_template_enabled
+            set=|s, v| s.system_template_enabled = v
+        />
         <Show when=move || settings.with(|s| s.system_template_enabled)>
             <label class="field">
                 <span>"System template"</span>
@@ -82,34 +80,23 @@ pub fn ConversationSettings() -> impl IntoView {
             />
         </div>
         <p class="hint">"Each request carries the newest messages that fit the model's context window (minus room for the answer, the system prompt and the tools), oldest left out first. Set the window your model really has: llama.cpp's --ctx-size, or the provider's published limit."</p>
-        <label class="check">
-            <input
-                type="checkbox"
-                id="auto-title"
-                prop:checked=move || settings.with(|s| s.auto_title)
-                on:change=move |ev| settings.update(|s| s.auto_title = event_target_checked(&ev))
-            />
-            <span>"Name conversations automatically (one short request to the model after its first answer)"</span>
-        </label>
-        <label class="check">
-            <input
-                type="checkbox"
-                id="auto-compact"
-                prop:checked=move || settings.with(|s| s.auto_compact)
-                on:change=move |ev| settings.update(|s| s.auto_compact = event_target_checked(&ev))
-            />
-            <span>"Compact long conversations: when older messages would no longer fit, the model summarizes them and receives the summary instead"</span>
-        </label>
-        <label class="check">
-            <input
-                type="checkbox"
-                id="running-memory"
-                prop:checked=move || settings.with(|s| s.memory_threshold_chars.is_some())
-                on:change=move |ev| settings.update(|s| {
-                    s.memory_threshold_chars = event_target_checked(&ev).then_some(DEFAULT_THRESHOLD_CHARS);
-                })
-            />
-            <span>"Keep a running summary (NextChat's memory): summarize whenever 1,000 characters have not been summarized yet"</span>
-        </label>
+        <CheckField
+            id="auto-title"
+            label="Name conversations automatically (one short request to the model after its first answer)"
+            get=|s| s.auto_title
+            set=|s, v| s.auto_title = v
+        />
+        <CheckField
+            id="auto-compact"
+            label="Compact long conversations: when older messages would no longer fit, the model summarizes them and receives the summary instead"
+            get=|s| s.auto_compact
+            set=|s, v| s.auto_compact = v
+        />
+        <CheckField
+            id="running-memory"
+            label="Keep a running summary (NextChat's memory): summarize whenever 1,000 characters have not been summarized yet"
+            get=|s| s.memory_threshold_chars.is_some()
+            set=|s, v| s.memory_threshold_chars = v.then_some(DEFAULT_THRESHOLD_CHARS)
+        />
     }
 }

@@ -4,6 +4,7 @@
 pub mod announcer;
 pub mod app;
 pub mod chat_view;
+pub mod check_field;
 pub mod clock_hook;
 pub mod composer;
 pub mod context;

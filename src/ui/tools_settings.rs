@@ -10,6 +10,7 @@ use skiff_core::agent::{ApprovalRule, ToolMode, ToolModeSetting};
 use skiff_core::display::text;
 use skiff_core::settings::ChatSettings;
 
+use super::check_field::CheckField;
 use super::context::ctx;
 
 /// The longest a turn may be allowed to run; past this a loop is more likely than a task.
@@ -104,24 +105,18 @@ pub fn ToolsSettings() -> impl IntoView {
                 "The result limit is how much of one tool result is sent to the model; you always see the whole result."
             </p>
 
-            <label class="check">
-                <input
-                    type="checkbox"
-                    id="tool-images"
-                    prop:checked=move || settings.with(|s| s.tool_images_to_model)
-                    on:change=move |ev| settings.update(|s| s.tool_images_to_model = event_target_checked(&ev))
-                />
-                <span>"Send images from tool results to the model (for vision models)"</span>
-            </label>
-            <label class="check">
-                <input
-                    type="checkbox"
-                    id="allow-read-only"
-                    prop:checked=move || settings.with(|s| s.approvals.allow_read_only)
-                    on:change=move |ev| settings.update(|s| s.approvals.allow_read_only = event_target_checked(&ev))
-                />
-                <span>"Run tools their server marks read-only without asking"</span>
-            </label>
+            <CheckField
+                id="tool-images"
+                label="Send images from tool results to the model (for vision models)"
+                get=|s| s.tool_images_to_model
+                set=|s, v| s.tool_images_to_model = v
+            />
+            <CheckField
+                id="allow-read-only"
+                label="Run tools their server marks read-only without asking"
+                get=|s| s.approvals.allow_read_only
+                set=|s, v| s.approvals.allow_read_only = v
+            />
 
             <h3>"Remembered approvals"</h3>
             <ApprovalRules />

@@ -250,7 +250,7 @@ test('Settings edit the templates, the window and automatic titles, and they are
   await context.close();
 });
 
-test('an export imports into a fresh profile unchanged; a llama.cpp export imports its shown branch; a broken file changes nothing', async () => {
+test('an export imports into a fresh profile unchanged; a llama.cpp export imports with its other versions and exports back as the same tree; a broken file changes nothing', async () => {
   const a = await openPage();
   await api.script([{ reply: 'Tides follow the **moon**.' }]);
   await send(a.page, 'Explain tides');
@@ -280,12 +280,25 @@ test('an export imports into a fresh profile unchanged; a llama.cpp export impor
   assert.equal(await importFile(exported), 'Added 0 conversations; skipped 1 already here.');
   assert.equal(await page.locator('.conversation-select').count(), 1);
 
-  // llama.cpp's export: the branch it showed, with its reasoning.
+  // llama.cpp's export: the branch it showed on screen (with its reasoning), the other answer
+  // kept as the earlier version.
   const llama = path.join(repoRoot, 'tests', 'fixtures', 'llamacpp', 'conversation-branches.json');
-  assert.equal(await importFile(llama), 'Added 1 conversation; left out 1 message on other branches.');
+  assert.equal(await importFile(llama), 'Added 1 conversation.');
   await page.locator('.conversation-select', { hasText: 'Tides and the moon' }).click();
   await page.getByText('The moon\'s pull bulges the ocean on both sides of the Earth.').waitFor();
   assert.equal(await page.getByText('Because of the sun.').count(), 0);
+  assert.equal(await page.locator('.branch-pos').innerText(), '2/2');
+  // Exported back in llama.cpp's shape: the same tree, both answers under the question.
+  await page.click('.conversation-menu > summary');
+  const [llamaDownload] = await Promise.all([page.waitForEvent('download'), page.click('.export-llamacpp')]);
+  const back = JSON.parse(await readFile(await llamaDownload.path(), 'utf8'));
+  assert.equal(back.conv.currNode, 'm-a2');
+  const q = back.messages.find((m) => m.id === 'm-u1');
+  assert.deepEqual(q.children, ['m-a1', 'm-a2']);
+  assert.equal(back.messages.find((m) => m.type === 'root').children[0], 'm-u1');
+  // The earlier version is one click away.
+  await page.click('.branch-prev');
+  await page.getByText('Because of the sun.').waitFor();
 
   // A broken file: a sentence, and nothing stored changes.
   const broken = path.join(dir, 'broken.json');
