@@ -13,7 +13,7 @@
 //! A row that grows for a moment (a rename form) shifts those below it by a few pixels and
 //! nothing breaks, because the overscan covers the difference.
 
-use crate::builtin::time::{civil_from_days, clamp_offset};
+use crate::builtin::time::{civil_from_days, clamp_offset, month_name};
 use crate::chat::ConversationSummary;
 
 /// Height of a group heading row ("Today"), in CSS pixels; `.conversation-group` in the
@@ -29,21 +29,6 @@ pub const OVERSCAN_ROWS: usize = 8;
 pub const VIEWPORT_PX: f64 = 2000.0;
 
 const MS_PER_DAY: i64 = 86_400_000;
-
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
 
 /// One row of the sidebar.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,7 +63,7 @@ pub fn group_label(updated_ms: f64, now_ms: f64, offset_minutes: i32) -> String 
         _ => {
             let (year, month, _) = civil_from_days(then);
             let (this_year, _, _) = civil_from_days(today);
-            let name = MONTHS[(month as usize).clamp(1, 12) - 1];
+            let name = month_name(month);
             if year == this_year {
                 name.to_string()
             } else {

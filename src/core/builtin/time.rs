@@ -75,6 +75,26 @@ pub struct CivilTime {
     pub offset_minutes: i32,
 }
 
+const MONTH_NAMES: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// The English name of `month` (1–12; anything else is clamped into range).
+pub fn month_name(month: u32) -> &'static str {
+    MONTH_NAMES[(month.clamp(1, 12) - 1) as usize]
+}
+
 /// Year, month (1–12), day (1–31) of a day counted from 1970-01-01.
 pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;

@@ -4,6 +4,8 @@
 //! The time arrives as numbers (epoch ms, the user's UTC offset and zone name) because core
 //! has no clock; [`local_time_text`] turns them into the words the model reads.
 
+use crate::builtin::time::{civil_time, month_name};
+
 /// What the default system template tells every model: who it is talking through, the date,
 /// time and time zone (models otherwise guess from their training data), and how to write
 /// math so that Skiff renders it.
@@ -119,15 +121,9 @@ pub fn knowledge_cutoff(model: &str) -> &'static str {
 /// `now_ms` (Unix epoch, UTC) for a user `offset_minutes` east of UTC, with the zone's name
 /// when the browser gave one.
 pub fn local_time_text(now_ms: f64, offset_minutes: i32, zone: &str) -> String {
-    let local_s = (now_ms / 1000.0).floor() as i64 + i64::from(offset_minutes) * 60;
-    let days = local_s.div_euclid(86_400);
-    let secs = local_s.rem_euclid(86_400);
-    let (y, mo, d) = civil_from_days(days);
-    // 1970-01-01 was a Thursday.
-    let weekday = WEEKDAYS[(days + 3).rem_euclid(7) as usize];
-    let month = MONTHS[(mo - 1) as usize];
-    let sign = if offset_minutes < 0 { '-' } else { '+' };
-    let off = offset_minutes.unsigned_abs();
+    let t = civil_time(now_ms, offset_minutes);
+    let sign = if t.offset_minutes < 0 { '-' } else { '+' };
+    let off = t.offset_minutes.unsigned_abs();
     let zone = zone.trim();
     let zone = if zone.is_empty() {
         String::new()
@@ -135,49 +131,14 @@ pub fn local_time_text(now_ms: f64, offset_minutes: i32, zone: &str) -> String {
         format!(", {zone}")
     };
     format!(
-        "{weekday}, {d} {month} {y}, {:02}:{:02} (UTC{sign}{:02}:{:02}{zone})",
-        secs / 3600,
-        secs % 3600 / 60,
+        "{}, {} {} {}, {:02}:{:02} (UTC{sign}{:02}:{:02}{zone})",
+        t.weekday.name(),
+        t.day,
+        month_name(t.month),
+        t.year,
+        t.hour,
+        t.minute,
         off / 60,
         off % 60
     )
-}
-
-const WEEKDAYS: [&str; 7] = [
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-    "Sunday",
-];
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-
-/// Days since 1970-01-01 to a proleptic Gregorian (year, month, day): Howard Hinnant's
-/// `civil_from_days`, exact for every date an `i64` of days can hold here.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
 }
