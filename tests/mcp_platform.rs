@@ -324,7 +324,7 @@ async fn in_page_server_runs_through_the_session_and_joins_the_tool_index() {
         .iter()
         .map(|e| e.exposed_name.clone())
         .collect();
-    names.sort();
+    skiff_core::order::sort(&mut names);
     assert_eq!(names, ["Built-in__shout", "Other__shout"]);
 
     runner.disconnect("builtin");
@@ -388,7 +388,7 @@ async fn modern_streamable_http_server_connect_list_call_and_progress() {
     );
     // Five tools, listed in pages of three (nextCursor followed).
     let mut names = tool_names(live);
-    names.sort();
+    skiff_core::order::sort(&mut names);
     assert_eq!(names, ["add", "echo", "fail", "image", "slow"]);
     let cached = store.era_cache(&id).expect("era cached");
     assert_eq!(

@@ -62,7 +62,9 @@ fn candidates(messages: &[Message], branches: &[Branch], at: usize) -> Vec<Candi
             }
         }
     }
-    all.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+    crate::order::sort_by(&mut all, |a, b| {
+        a.0.total_cmp(&b.0).then_with(|| a.1.cmp(b.1))
+    });
     all.into_iter().map(|(_, _, c)| c).collect()
 }
 
@@ -302,7 +304,7 @@ mod tests {
             bs.iter()
                 .flat_map(|b| b.messages.iter().map(|m| m.id.clone())),
         );
-        all.sort();
+        crate::order::sort(&mut all);
         assert_eq!(all, ["a1", "a1c", "a2", "a2b", "u1", "u1b", "u2"]);
     }
 

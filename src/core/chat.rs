@@ -251,9 +251,9 @@ pub fn merge_conversations(
         }
     }
     // A stable sort keeps local order for equal timestamps.
-    merged
-        .messages
-        .sort_by(|a, b| a.created_ms.total_cmp(&b.created_ms));
+    crate::order::sort_by(&mut merged.messages, |a, b| {
+        a.created_ms.total_cmp(&b.created_ms)
+    });
     if remote.updated_ms > local.updated_ms {
         merged.title = remote.title.clone();
         merged.title_source = remote.title_source;

@@ -25,6 +25,7 @@ pub mod http;
 pub mod markdown;
 pub mod mcp;
 pub mod openai;
+pub mod order;
 pub mod persist;
 pub mod pipeline;
 pub mod profiles;

@@ -122,7 +122,7 @@ pub fn keys_with_prefix(prefix: &str) -> Result<Vec<String>, StorageError> {
         .into_iter()
         .filter(|k| k.starts_with(prefix))
         .collect();
-    keys.sort();
+    skiff_core::order::sort(&mut keys);
     Ok(keys)
 }
 

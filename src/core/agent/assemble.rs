@@ -68,7 +68,7 @@ impl ToolCallAssembler {
     /// The calls in index order.
     pub fn finish(self) -> Vec<AssembledCall> {
         let mut calls = self.calls;
-        calls.sort_by_key(|c| c.index);
+        crate::order::sort_by_key(&mut calls, |c| c.index);
         calls
             .into_iter()
             .map(|c| AssembledCall {

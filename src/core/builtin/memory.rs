@@ -211,7 +211,9 @@ impl MemoryBook {
     /// Entries as Settings lists them: most recently changed first.
     pub fn newest_first(&self) -> Vec<&MemoryEntry> {
         let mut all: Vec<(usize, &MemoryEntry)> = self.entries.iter().enumerate().collect();
-        all.sort_by(|(ia, a), (ib, b)| b.updated_ms.total_cmp(&a.updated_ms).then(ib.cmp(ia)));
+        crate::order::sort_by(&mut all, |(ia, a), (ib, b)| {
+            b.updated_ms.total_cmp(&a.updated_ms).then(ib.cmp(ia))
+        });
         all.into_iter().map(|(_, e)| e).collect()
     }
 
@@ -333,7 +335,7 @@ impl MemoryBook {
                 (score > 0).then_some((score, i, e))
             })
             .collect();
-        scored.sort_by(|(sa, ia, a), (sb, ib, b)| {
+        crate::order::sort_by(&mut scored, |(sa, ia, a), (sb, ib, b)| {
             sb.cmp(sa)
                 .then(b.updated_ms.total_cmp(&a.updated_ms))
                 .then(ib.cmp(ia))

@@ -273,7 +273,7 @@ fn import_entry(name: &str, entry: &Value, list: &ServerList) -> Result<ServerCo
                 .collect()
         })
         .unwrap_or_default();
-    headers.sort();
+    crate::order::sort(&mut headers);
     let mut cfg = ServerConfig::new(&list.fresh_id(name), name, url);
     cfg.transport = transport;
     cfg.headers = headers;

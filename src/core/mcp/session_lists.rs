@@ -145,7 +145,7 @@ impl McpSession {
             .filter(|(_, at)| **at <= now_ms)
             .map(|(k, _)| *k)
             .collect();
-        due.sort_by_key(|k| k.method());
+        crate::order::sort_by_key(&mut due, |k| k.method());
         for kind in due {
             self.relist_at.remove(&kind);
             self.list(kind, now_ms);
@@ -180,7 +180,7 @@ impl McpSession {
             .filter(|(_, op)| op.current.is_none())
             .map(|(k, _)| *k)
             .collect();
-        waiting.sort_by_key(|k| k.method());
+        crate::order::sort_by_key(&mut waiting, |k| k.method());
         waiting
     }
 

@@ -242,7 +242,7 @@ impl McpSession {
             .filter(|(_, p)| p.deadline.is_some_and(|d| d <= now_ms) && !self.paused_for_user(p))
             .map(|(id, _)| id.clone())
             .collect();
-        due.sort_by_key(|id| format!("{id:?}"));
+        crate::order::sort_by_key(&mut due, |id| format!("{id:?}"));
         for id in due {
             self.request_timed_out(&id, now_ms);
         }
@@ -336,7 +336,7 @@ impl McpSession {
 
     fn lose(&mut self, lost: impl Fn(bool) -> McpError) {
         let mut pending: Vec<_> = self.pending.drain().collect();
-        pending.sort_by_key(|(id, _)| format!("{id:?}"));
+        crate::order::sort_by_key(&mut pending, |(id, _)| format!("{id:?}"));
         for (id, p) in pending {
             match p.kind {
                 PendingKind::User { tool } => self.emit(SessionEvent::Response {
@@ -383,7 +383,7 @@ impl McpSession {
             }
         }
         let mut pending: Vec<_> = self.pending.drain().collect();
-        pending.sort_by_key(|(id, _)| format!("{id:?}"));
+        crate::order::sort_by_key(&mut pending, |(id, _)| format!("{id:?}"));
         for (id, p) in pending {
             let PendingKind::User { tool } = p.kind else {
                 continue;
@@ -416,7 +416,7 @@ impl McpSession {
     pub fn close(&mut self, _now_ms: f64) {
         let reason = Some("disconnected".to_string());
         let mut pending: Vec<_> = self.pending.drain().collect();
-        pending.sort_by_key(|(id, _)| format!("{id:?}"));
+        crate::order::sort_by_key(&mut pending, |(id, _)| format!("{id:?}"));
         for (id, p) in pending {
             if let PendingKind::User { .. } = p.kind {
                 self.emit(SessionEvent::Response {

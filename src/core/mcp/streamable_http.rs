@@ -263,7 +263,7 @@ impl StreamableHttp {
     /// Leave: abort every exchange and DELETE the session if there is one.
     pub fn close(&mut self) {
         let mut tokens: Vec<Token> = self.exchanges.keys().copied().collect();
-        tokens.sort_unstable();
+        crate::order::sort(&mut tokens);
         for t in tokens {
             self.actions.push_back(HttpAction::Abort(t));
         }
@@ -524,7 +524,7 @@ impl StreamableHttp {
                 .filter(|(_, e)| e.purpose != Purpose::Post || e.sent_session)
                 .map(|(t, _)| *t)
                 .collect();
-            streams.sort_unstable();
+            crate::order::sort(&mut streams);
             for t in streams {
                 self.exchanges.remove(&t);
                 self.actions.push_back(HttpAction::Abort(t));

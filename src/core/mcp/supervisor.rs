@@ -426,7 +426,7 @@ impl Supervisor {
         self.listing_tools = false;
         self.connected_since = None;
         let mut calls: Vec<Slot> = self.calls.drain().map(|(_, s)| s).collect();
-        calls.sort_by_key(|s| s.key);
+        crate::order::sort_by_key(&mut calls, |s| s.key);
         for slot in calls {
             let result = Err(for_call(error, slot.tool));
             self.push(Action::Reply {

@@ -210,7 +210,7 @@ pub fn decode_settings(raw: &str) -> Result<ChatSettings, PersistError> {
 
 /// Sort summaries newest first, the order the sidebar shows.
 pub fn sort_index(items: &mut [ConversationSummary]) {
-    items.sort_by(|a, b| {
+    crate::order::sort_by(items, |a, b| {
         b.updated_ms
             .total_cmp(&a.updated_ms)
             .then_with(|| a.id.cmp(&b.id))

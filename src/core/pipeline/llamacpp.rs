@@ -77,7 +77,9 @@ pub fn to_jsonl_line(c: &Conversation) -> String {
             .filter(|(_, p)| *p == id)
             .map(|(m, _)| (m.created_ms, m.id.as_str()))
             .collect();
-        v.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+        crate::order::sort_by(&mut v, |a, b| {
+            a.0.total_cmp(&b.0).then_with(|| a.1.cmp(b.1))
+        });
         v.into_iter().map(|(_, id)| id).collect()
     };
     let mut messages = vec![Node {
@@ -266,7 +268,7 @@ impl<'a> Children<'a> {
             .iter()
             .filter(|m| m.parent.as_deref() == Some(id))
             .collect();
-        v.sort_by(|a, b| {
+        crate::order::sort_by(&mut v, |a, b| {
             a.timestamp
                 .total_cmp(&b.timestamp)
                 .then_with(|| a.id.cmp(&b.id))
@@ -398,8 +400,8 @@ mod tests {
             .iter()
             .map(|b| (b.after.clone(), ids(&b.messages)))
             .collect();
-        want.sort();
-        got.sort();
+        crate::order::sort(&mut want);
+        crate::order::sort(&mut got);
         assert_eq!(got, want);
         // And the versions read the same: ‹ 2/2 › on a1, ‹ 2/2 › on the first question.
         assert_eq!(

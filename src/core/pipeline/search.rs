@@ -40,7 +40,7 @@ const CONTEXT_CHARS: usize = 48;
 
 impl Corpus {
     pub fn new(mut entries: Vec<Entry>) -> Self {
-        entries.sort_by(|a, b| b.updated_ms.total_cmp(&a.updated_ms));
+        crate::order::sort_by(&mut entries, |a, b| b.updated_ms.total_cmp(&a.updated_ms));
         Corpus { entries }
     }
 

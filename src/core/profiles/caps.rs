@@ -169,7 +169,7 @@ impl ModelEntry {
 /// copy of the sort code (model lists are hundreds long at most).
 pub fn sorted_unique(entries: Vec<ModelEntry>) -> Vec<ModelEntry> {
     let mut ids: Vec<String> = entries.iter().map(|e| e.id.clone()).collect();
-    ids.sort();
+    crate::order::sort(&mut ids);
     ids.dedup();
     ids.into_iter()
         .map(|id| {

@@ -80,7 +80,7 @@ pub(crate) fn chunk<'a>(bytes: &'a [u8], cuts: &[u16]) -> Vec<&'a [u8]> {
         .iter()
         .map(|&c| (c as usize * n) / u16::MAX as usize)
         .collect();
-    at.sort_unstable();
+    crate::order::sort(&mut at);
     let mut chunks = Vec::with_capacity(at.len() + 1);
     let mut from = 0;
     for to in at {
@@ -105,7 +105,7 @@ pub(crate) fn chunk_str<'a>(text: &'a str, cuts: &[u16]) -> Vec<&'a str> {
             i
         })
         .collect();
-    at.sort_unstable();
+    crate::order::sort(&mut at);
     let mut chunks = Vec::with_capacity(at.len() + 1);
     let mut from = 0;
     for to in at {

@@ -127,7 +127,7 @@ fn fixtures(kind: Kind) -> &'static [Recording] {
                         (name, std::fs::read(&p).expect("fixture"))
                     })
                     .collect();
-                files.sort();
+                crate::order::sort(&mut files);
                 files
             })
             .collect()

@@ -115,7 +115,7 @@ impl FormModel {
     /// Put the fields in `order` (the server's own order, see `property_order`); fields it
     /// does not name keep their place after those it does.
     pub fn ordered(mut self, order: &[String]) -> FormModel {
-        self.fields.sort_by_key(|f| {
+        crate::order::sort_by_key(&mut self.fields, |f| {
             order
                 .iter()
                 .position(|n| *n == f.name)

@@ -44,7 +44,7 @@ fn capture_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("a readable directory entry").path())
         .collect();
-    entries.sort();
+    crate::order::sort(&mut entries);
     for p in entries {
         if p.is_dir() {
             capture_files(&p, out);
