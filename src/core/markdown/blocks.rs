@@ -21,9 +21,9 @@
 
 use std::ops::Range;
 
-use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+use pulldown_cmark::{Event, Tag, TagEnd};
 
-use super::render::options;
+use super::render::parser;
 
 /// One top-level block as the parser reported it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,7 +47,7 @@ pub(crate) struct Layout {
 
 /// Lays out `md` without producing HTML.
 pub(crate) fn layout(md: &str) -> Layout {
-    let parser = Parser::new_ext(md, options());
+    let parser = parser(md, None);
     let definitions = parser
         .reference_definitions()
         .iter()

@@ -36,6 +36,20 @@ pub(crate) fn options() -> Options {
         | Options::ENABLE_OLD_FOOTNOTES
 }
 
+/// What the parser asks about a reference link it cannot resolve on its own.
+pub(crate) type Resolve<'i, 'd> =
+    Box<dyn FnMut(BrokenLink<'i>) -> Option<(CowStr<'i>, CowStr<'i>)> + 'd>;
+
+/// The page's one pulldown-cmark parser type. `Parser` is generic over its broken-link callback,
+/// and each callback type compiles the whole inline pass again (21 KB of wasm for a second
+/// copy), so every caller goes through this boxed callback, `None` where links need no help.
+pub(crate) fn parser<'i, 'd>(
+    md: &'i str,
+    resolve: Option<Resolve<'i, 'd>>,
+) -> Parser<'i, Resolve<'i, 'd>> {
+    Parser::new_with_broken_link_callback(md, options(), resolve)
+}
+
 /// Link reference definitions (`[label]: url "title"`) seen in earlier blocks of a message.
 ///
 /// Blocks are parsed one at a time, so a block cannot see definitions made in an earlier block
@@ -92,7 +106,7 @@ pub(crate) fn render_piece(md: &str, earlier: &LinkDefs, finished: bool) -> Rend
             .get(&link.reference)
             .map(|(dest, title)| (CowStr::from(dest.clone()), CowStr::from(title.clone())))
     };
-    let parser = Parser::new_with_broken_link_callback(md, options(), Some(resolve));
+    let parser = parser(md, Some(Box::new(resolve)));
     let mut definitions = Vec::new();
     let defs = parser
         .reference_definitions()

@@ -13,9 +13,9 @@
 
 use std::ops::Range;
 
-use pulldown_cmark::{Event, Parser, Tag};
+use pulldown_cmark::{Event, Tag};
 
-use crate::markdown::render::options;
+use crate::markdown::render::parser;
 
 /// The rewritten text and the byte offsets where inline pairs (`\(`) start, ascending; `None`
 /// when `md` has no pair to rewrite.
@@ -93,7 +93,7 @@ fn closing(bytes: &[u8], from: usize, close: u8) -> Option<usize> {
 
 /// Byte ranges whose text is shown as written: code, raw HTML, and math already in dollars.
 fn literal_ranges(md: &str) -> Vec<Range<usize>> {
-    Parser::new_ext(md, options())
+    parser(md, None)
         .into_offset_iter()
         .filter(|(event, _)| {
             matches!(
