@@ -15,7 +15,8 @@
 #   - Debian's chromium and chromium-driver  (apt-get; sudo only when not root)
 #   - npm devDependencies from package-lock.json (npm ci): binaryen 132 for wasm-opt —
 #     never Debian's binaryen, whose older wasm-opt produces a page that renders nothing —
-#     and playwright-core, which drives /usr/bin/chromium (no `npx playwright install`)
+#     terser, which minifies the wasm-bindgen JS glue (scripts/strip-glue.mjs), and
+#     playwright-core, which drives /usr/bin/chromium (no `npx playwright install`)
 #   - Python packages listed in tests/requirements.txt, if that file lists any
 #
 # It never touches CARGO_TARGET_DIR, and never starts a second `cargo install` of a tool
@@ -179,7 +180,7 @@ setup_chromium() {
     die "apt-get finished but /usr/bin/chromium or /usr/bin/chromedriver is still missing"
 }
 
-# ---- npm: binaryen (wasm-opt) and playwright-core ----
+# ---- npm: binaryen (wasm-opt), terser (JS glue), playwright-core ----
 setup_npm() {
   if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
     command -v apt-get >/dev/null 2>&1 || die "node and npm are missing and there is no apt-get to install them"
@@ -193,7 +194,7 @@ setup_npm() {
   if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$ROOT/node_modules/.bin/wasm-opt" ]]; then
     log "ok: node_modules matches package-lock.json"
   else
-    log "installing: npm ci (binaryen for wasm-opt, playwright-core)"
+    log "installing: npm ci (binaryen for wasm-opt, terser, playwright-core)"
     (cd "$ROOT" && npm ci --no-audit --no-fund) || die "npm ci failed (see the npm output above)"
     echo "$want" >"$stamp"
   fi

@@ -1,11 +1,13 @@
-// Strips comments and indentation from the wasm-bindgen JS glue in DIST, and updates the
-// file's integrity attribute in index.html. Trunk's own minifier gives up on this file
-// ("Failed to minify JS: RequiredTokenNotFound"), so it shipped with its comments: 1.2 KiB
-// gzip of the page's budget (scripts/bench-size.sh).
+// Minifies the wasm-bindgen JS glue in DIST with terser, and updates the file's integrity
+// attribute in index.html. Trunk's own minifier gives up on this file ("Failed to minify JS:
+// RequiredTokenNotFound"); shipped as written it cost 2.5 KiB gzip of the page's budget
+// (scripts/bench-size.sh): 1.2 for comments and indentation, 1.3 for long local names.
 //
-// Line-based and conservative: only whole comment lines are dropped and leading whitespace
-// trimmed. A code line with an odd number of backticks (a template literal spanning lines,
-// whose indentation is content) or a result `node --check` refuses leaves the file untouched.
+// terser (an npm devDependency) parses the module, so exports and the string-keyed import
+// object wasm-bindgen's wasm module links against stay as they are. Without terser (a machine
+// that skipped npm) the glue falls back to a line-based pass that only drops whole comment
+// lines and leading whitespace. Either result must pass `node --check`, or the file is left
+// untouched.
 //   node scripts/strip-glue.mjs DIST
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -45,7 +47,23 @@ function strip(text) {
   return inBlock ? null : `${out.join('\n')}\n`;
 }
 
-const stripped = strip(src);
+async function minify(text) {
+  let terser;
+  try {
+    terser = await import('terser');
+  } catch {
+    return null;
+  }
+  try {
+    const out = await terser.minify(text, { module: true, compress: true, mangle: true });
+    return out.code ? `${out.code}\n` : null;
+  } catch (e) {
+    console.error(`strip-glue: terser failed (${e.message}); stripping comments only`);
+    return null;
+  }
+}
+
+const stripped = (await minify(src)) ?? strip(src);
 if (stripped === null) {
   console.error('strip-glue: left as is (a construct this line-based pass does not handle)');
   process.exit(0);
