@@ -12,6 +12,7 @@ pub mod mcp;
 pub mod memory;
 pub mod notices;
 pub mod owners;
+pub mod reactive;
 pub mod sent_requests;
 pub mod settings;
 pub mod update;

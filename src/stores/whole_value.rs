@@ -6,6 +6,7 @@
 //! never writes over a value a newer Skiff wrote, and keeps the change in this tab (with a
 //! notice) when storage is full.
 
+use crate::stores::reactive::effect;
 use leptos::prelude::*;
 use skiff_core::persist::whole::{self, Remote, Write};
 use skiff_core::persist::{self, PersistError};
@@ -120,7 +121,7 @@ impl WholeValue {
     /// (which only reads what was just loaded).
     pub fn mirror(self, encode: impl Fn() -> String + 'static) {
         let skip_first = StoredValue::new(true);
-        Effect::new(move |_| {
+        effect(move || {
             let raw = encode();
             if skip_first.get_value() {
                 skip_first.set_value(false);

@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use crate::stores::reactive::effect;
 use leptos::prelude::*;
 use skiff_core::announce::turn_ended;
 use skiff_core::chat::Role;
@@ -23,7 +24,7 @@ pub fn Announcer() -> impl IntoView {
     let last_seen = StoredValue::new(None::<(String, bool)>);
     // Which announcement is showing, so only its own timer clears it.
     let shown = StoredValue::new(0u32);
-    Effect::new(move |_| {
+    effect(move || {
         let Some(conv) = ctx.convs.current.get() else {
             last_seen.set_value(None);
             return;

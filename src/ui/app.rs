@@ -1,6 +1,7 @@
 //! The app shell: creates the stores, wires cross-tab sync, theme and page-hide flushing, and
 //! lays out sidebar, chat and settings.
 
+use crate::stores::reactive::effect;
 use leptos::prelude::*;
 
 use super::announcer::Announcer;
@@ -12,6 +13,7 @@ use super::settings_panel::SettingsPanel;
 use super::shortcuts::KeyboardShortcuts;
 use super::sidebar::Sidebar;
 use super::update_banner::UpdateBanner;
+use super::when::When;
 use crate::platform::location;
 use crate::runner::chat::ChatRunner;
 use crate::runner::mcp::McpRunner;
@@ -64,7 +66,7 @@ pub fn App() -> impl IntoView {
     if let Some(id) = wanted {
         convs.select(&id);
     }
-    Effect::new(move |_| {
+    effect(move || {
         // A conversation still being read keeps its place in the URL.
         let id = convs
             .current
@@ -89,7 +91,7 @@ pub fn App() -> impl IntoView {
         }
     });
 
-    Effect::new(move |_| {
+    effect(move || {
         let theme = settings.settings.with(|s| s.theme);
         if let Some(root) = document().document_element() {
             let result = match theme.data_theme() {
@@ -109,9 +111,9 @@ pub fn App() -> impl IntoView {
             <ChatView />
             <NoticesView />
             <UpdateBanner />
-            <Show when=move || ctx.show_settings.get()>
+            <When when=move || ctx.show_settings.get()>
                 <SettingsPanel />
-            </Show>
+            </When>
             <KeyboardShortcuts />
             <SearchDialog />
             <Announcer />

@@ -3,6 +3,7 @@
 //! user scrolls up to read (scrolling back to the bottom follows again). Streaming costs one
 //! scroll per animation frame at most, only while following.
 
+use crate::stores::reactive::{effect, memo};
 use leptos::html;
 use leptos::prelude::*;
 use skiff_core::chat::Role;
@@ -13,10 +14,12 @@ use super::context::ctx;
 use super::conversation_menu::ConversationMenu;
 use super::elicit_card::ElicitTray;
 use super::icons;
+use super::keyed_list::keyed_list;
 use super::message_view::MessageView;
 use super::model_picker::ModelPicker;
 use super::onboarding::Onboarding;
 use super::tool_picker::ToolPicker;
+use super::when::When;
 use crate::stores::live_message::LiveMessage;
 
 #[component]
@@ -47,10 +50,10 @@ pub fn ChatView() -> impl IntoView {
             .map(|l| l.messages.get())
             .unwrap_or_default()
     };
-    let last_id = Memo::new(move |_| messages().last().map(|m| m.id()));
+    let last_id = memo(move || messages().last().map(|m| m.id()));
     // Which messages on screen have siblings (‹ 2/3 ›). Only conversations with branches pay
     // for a pass over their messages, and only when the list or the branches change.
-    let siblings = Memo::new(move |_| {
+    let siblings = memo(move || {
         let conv = ctx.convs.current.get()?;
         let branches = conv.branches.get();
         if branches.is_empty() {
@@ -86,7 +89,7 @@ pub fn ChatView() -> impl IntoView {
     };
     // Another conversation opened (from the sidebar, a reload, New chat) or the user sent a
     // message: open at the newest text and follow it again.
-    let last_user_id = Memo::new(move |_| {
+    let last_user_id = memo(move || {
         ctx.convs.current.get().and_then(|l| {
             l.messages.with(|ms| {
                 ms.iter()
@@ -96,8 +99,8 @@ pub fn ChatView() -> impl IntoView {
             })
         })
     });
-    let conv_id = Memo::new(move |_| ctx.convs.current.get().map(|l| l.id()));
-    Effect::new(move |_| {
+    let conv_id = memo(move || ctx.convs.current.get().map(|l| l.id()));
+    effect(move || {
         conv_id.track();
         last_user_id.track();
         following.set_value(true);
@@ -105,7 +108,7 @@ pub fn ChatView() -> impl IntoView {
         scroll_to_end();
     });
     // The newest message grew (a flush: at most one per 50 ms) or changed shape.
-    Effect::new(move |_| {
+    effect(move || {
         let last = ctx
             .convs
             .current
@@ -156,13 +159,13 @@ pub fn ChatView() -> impl IntoView {
                 </button>
             </header>
             <div class="messages" node_ref=scroller on:scroll=on_scroll aria-busy=move || loading().to_string()>
-                <Show when=empty>
+                <When when=empty>
                     <Onboarding />
-                </Show>
-                <For
-                    each=messages
-                    key=|m| m.id()
-                    children=move |m| {
+                </When>
+                {keyed_list(
+                    messages,
+                    |m| m.id(),
+                    move |m| {
                         let id = m.id();
                         let is_last = Signal::derive(move || last_id.get().as_deref() == Some(id.as_str()));
                         let branch_id = m.id();
@@ -188,12 +191,12 @@ pub fn ChatView() -> impl IntoView {
                         view! {
                             <MessageView msg=m is_last=is_last branch=branch />
                             {move || summary().map(|mem| view! { <SummaryCard text=mem.text /> })}
-                            <Show when=marked>
+                            <When when=marked>
                                 <ContextMark />
-                            </Show>
+                            </When>
                         }
-                    }
-                />
+                    },
+                )}
             </div>
             <ElicitTray />
             <Composer />
@@ -243,7 +246,7 @@ fn SummaryCard(text: String) -> impl IntoView {
     view! {
         <details class="summary-card">
             <summary>"Summary of the conversation above: the model receives it instead of those messages"</summary>
-            <Show
+            <When
                 when=move || editing.get()
                 fallback=move || view! {
                     <p class="summary-text">{move || draft.get()}</p>
@@ -258,7 +261,7 @@ fn SummaryCard(text: String) -> impl IntoView {
                     <button type="button" class="small primary save-summary" on:click=save>"Save"</button>
                     <button type="button" class="small" on:click=move |_| editing.set(false)>"Cancel"</button>
                 </div>
-            </Show>
+            </When>
         </details>
     }
 }

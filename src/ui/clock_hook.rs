@@ -12,6 +12,7 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
+use crate::stores::reactive::effect;
 use leptos::prelude::*;
 
 use crate::platform::clock;
@@ -112,7 +113,7 @@ pub fn use_timestamp_while(
     period: Duration,
 ) -> Signal<f64> {
     let now = with_clock(|c| c.now);
-    Effect::new(move |_| {
+    effect(move || {
         if active() {
             subscribe(period);
         }

@@ -6,6 +6,7 @@
 //! element that had it (Stop, choosing a server, switching conversations), through
 //! [`focus_composer`]. What happens to queued text is `skiff_core::send_queue`'s decision.
 
+use crate::stores::reactive::{effect, memo};
 use leptos::html;
 use leptos::prelude::*;
 use skiff_core::send_queue::{back_into_draft, QueueOutcome, SendQueue};
@@ -13,6 +14,7 @@ use wasm_bindgen::JsCast;
 
 use super::context::ctx;
 use super::context_gauge::ContextGauge;
+use super::when::When;
 
 /// The message box's element id, for [`focus_composer`].
 const INPUT_ID: &str = "composer-input";
@@ -50,7 +52,7 @@ pub fn Composer() -> impl IntoView {
     let input = NodeRef::<html::Textarea>::new();
     let owner = Owner::current();
     let configured = move || ctx.settings.settings.with(|s| s.is_configured());
-    let current_id = Memo::new(move |_| ctx.convs.current.get().map(|l| l.id()));
+    let current_id = memo(move || ctx.convs.current.get().map(|l| l.id()));
     let sending = move || {
         current_id
             .get()
@@ -88,7 +90,7 @@ pub fn Composer() -> impl IntoView {
 
     // The open conversation's turn ended (or the user came back to a conversation whose turn
     // ended meanwhile): send what was queued for it, or hand it back with the reason.
-    Effect::new(move |_| {
+    effect(move || {
         let Some(conv) = ctx.convs.current.get() else {
             return;
         };
@@ -125,7 +127,7 @@ pub fn Composer() -> impl IntoView {
         });
     });
     // A deleted conversation's queued text has nowhere to go.
-    Effect::new(move |_| {
+    effect(move || {
         ctx.convs.index.with(|index| {
             if queue.with_untracked(|q| q != &SendQueue::default()) {
                 queue.update(|q| q.retain_conversations(|id| index.iter().any(|s| s.id == id)));
@@ -150,7 +152,7 @@ pub fn Composer() -> impl IntoView {
         focus_composer();
     };
     // Typing starts here when the page opens.
-    Effect::new(move |_| {
+    effect(move || {
         if input.get().is_some() {
             focus_composer();
         }
@@ -196,7 +198,7 @@ pub fn Composer() -> impl IntoView {
                     }
                 }
             ></textarea>
-            <Show
+            <When
                 when=sending
                 fallback=move || view! {
                     <button
@@ -209,7 +211,7 @@ pub fn Composer() -> impl IntoView {
                 }
             >
                 <button type="button" class="danger stop" on:click=stop>"Stop"</button>
-            </Show>
+            </When>
             <ContextGauge draft=draft />
         </form>
     }

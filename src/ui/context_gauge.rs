@@ -5,6 +5,7 @@
 //! settings change — never per streamed token (a streaming answer changes none of those) —
 //! and typing only adds the draft's estimate to it.
 
+use crate::stores::reactive::memo;
 use leptos::prelude::*;
 use skiff_core::agent::{tools, ToolMode};
 use skiff_core::pipeline::gauge::gauge;
@@ -17,7 +18,7 @@ use crate::platform::clock;
 pub fn ContextGauge(draft: RwSignal<String>) -> impl IntoView {
     let ctx = ctx();
     let mcp = ctx.mcp;
-    let plan = Memo::new(move |_| {
+    let plan = memo(move || {
         let conv = ctx.convs.current.get()?;
         // Tracked: what changes the next request's size. Untracked: the messages' text, which
         // changes per streamed token; a turn ending (`sending`) brings the final text in.

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use skiff_core::pipeline::{export, llamacpp};
 
 use super::context::ctx;
+use super::when::When;
 use crate::platform::{clock, download};
 use crate::stores::notices::Level;
 
@@ -83,7 +84,7 @@ pub fn ConversationMenu() -> impl IntoView {
         }
     };
     view! {
-        <Show when=move || current().is_some()>
+        <When when=move || current().is_some()>
             <details
                 class="conversation-menu"
                 node_ref=menu
@@ -121,6 +122,6 @@ pub fn ConversationMenu() -> impl IntoView {
                     {move || compact_failure().map(|e| view! { <p class="error compact-failure" role="status">{e}</p> })}
                 </div>
             </details>
-        </Show>
+        </When>
     }
 }

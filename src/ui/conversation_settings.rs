@@ -12,6 +12,7 @@ use skiff_core::pipeline::template::DEFAULT_SYSTEM_TEMPLATE;
 use super::check_field::CheckField;
 use super::context::ctx;
 use super::settings_panel::NumberField;
+use super::when::When;
 
 #[component]
 pub fn ConversationSettings() -> impl IntoView {
@@ -32,7 +33,7 @@ pub fn ConversationSettings() -> impl IntoView {
             get=|s| s.system_template_enabled
             set=|s, v| s.system_template_enabled = v
         />
-        <Show when=move || settings.with(|s| s.system_template_enabled)>
+        <When when=move || settings.with(|s| s.system_template_enabled)>
             <label class="field">
                 <span>"System template"</span>
                 <textarea
@@ -50,7 +51,7 @@ pub fn ConversationSettings() -> impl IntoView {
                     on:click=move |_| settings.update(|s| s.system_template = DEFAULT_SYSTEM_TEMPLATE.to_string())
                 >"Restore the default template"</button>
             </div>
-        </Show>
+        </When>
         <label class="field">
             <span>"Input template"</span>
             <input

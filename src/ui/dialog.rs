@@ -11,6 +11,7 @@
 
 use std::cell::{Cell, RefCell};
 
+use crate::stores::reactive::effect;
 use leptos::html;
 use leptos::prelude::*;
 use skiff_core::focus_trap::{tab_target, TabMove};
@@ -76,7 +77,7 @@ pub fn Modal(
     let node = NodeRef::<html::Section>::new();
 
     // Focus in, once the dialog is in the document.
-    Effect::new(move |_| {
+    effect(move || {
         let Some(dialog) = node.get() else { return };
         let target = focusable_within(&dialog)
             .into_iter()

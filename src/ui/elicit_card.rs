@@ -18,6 +18,8 @@ use skiff_core::mcp::elicit::{
 use skiff_core::mcp::ElicitKey;
 
 use super::context::ctx;
+use super::keyed_list::keyed_list;
+use super::when::When;
 use crate::platform::location::open_in_new_tab;
 use crate::stores::mcp::ElicitCard;
 
@@ -29,15 +31,15 @@ pub fn ElicitTray(#[prop(optional)] in_settings: bool) -> impl IntoView {
     let here = move || in_settings == ctx.show_settings.get();
     let any = move || here() && ctx.mcp.elicits.with(|c| !c.is_empty());
     view! {
-        <Show when=any>
+        <When when=any>
             <section class="elicit-tray" aria-label="Questions from MCP servers">
-                <For
-                    each=move || ctx.mcp.elicits.get()
-                    key=|c| (c.server_id.clone(), c.key, c.waiting)
-                    children=move |c| view! { <ElicitCardView card=c /> }
-                />
+                {keyed_list(
+                    move || ctx.mcp.elicits.get(),
+                    |c| format!("{:?}", (&c.server_id, c.key, c.waiting)),
+                    |c| view! { <ElicitCardView card=c /> },
+                )}
             </section>
-        </Show>
+        </When>
     }
 }
 
@@ -333,9 +335,9 @@ fn url_view(
                 ". Nothing opens until you choose Open."
             </p>
             <p class="muted elicit-url"><bdi>{text::name(&ask.url).into_owned()}</bdi></p>
-            <Show when=move || open_failed.get()>
+            <When when=move || open_failed.get()>
                 <p class="error" role="alert">"The browser refused to open the link. Copy it from above instead."</p>
-            </Show>
+            </When>
             {buttons(format!("Open {domain}"), accept, answer)}
         </div>
     }

@@ -5,6 +5,7 @@
 //! not to the whole answer. The HTML comes from `skiff_core::markdown`, which escapes raw HTML
 //! and neutralises dangerous links, so it is safe to insert.
 
+use crate::stores::reactive::effect;
 use leptos::html;
 use leptos::prelude::*;
 use skiff_core::chat::MessageStatus;
@@ -211,7 +212,7 @@ pub fn MarkdownBody(msg: LiveMessage) -> impl IntoView {
     let tail_ref = NodeRef::<html::Div>::new();
     let state = StoredValue::new(RenderState::new(0));
 
-    Effect::new(move |_| {
+    effect(move || {
         let (Some(blocks), Some(tail)) = (blocks_ref.get(), tail_ref.get()) else {
             return;
         };

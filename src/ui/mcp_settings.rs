@@ -17,6 +17,8 @@ use skiff_core::mcp::config::{ServerConfig, ServerForm, TransportChoice};
 
 use super::clock_hook::use_timestamp;
 use super::context::ctx;
+use super::keyed_list::keyed_list;
+use super::when::When;
 use crate::platform::clock;
 
 #[component]
@@ -34,17 +36,19 @@ pub fn McpSettings() -> impl IntoView {
                 {move || ctx.mcp.summary().sentence()}
             </p>
             <ul class="mcp-servers">
-                <For each=move || ctx.mcp.servers.get() key=|c| format!("{c:?}") let:cfg>
-                    <ServerRow cfg=cfg now=now />
-                </For>
+                {keyed_list(
+                    move || ctx.mcp.servers.get(),
+                    |c| format!("{c:?}"),
+                    move |cfg| view! { <ServerRow cfg=cfg now=now /> },
+                )}
             </ul>
             {move || ctx.mcp.servers.with(Vec::is_empty).then(|| view! { <p class="muted">"No MCP servers yet."</p> })}
-            <Show
+            <When
                 when=move || adding.get()
                 fallback=move || view! { <button class="primary mcp-add-open" on:click=move |_| adding.set(true)>"Add server"</button> }
             >
                 <ServerForm initial=None on_done=Callback::new(move |_| adding.set(false)) />
-            </Show>
+            </When>
             <ImportExport />
         </section>
     }
@@ -144,7 +148,7 @@ fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
                     }}
                 </button>
                 <button class="small mcp-edit" on:click=move |_| editing.update(|e| *e = !*e)>"Edit"</button>
-                <Show
+                <When
                     when=move || confirm_remove.get()
                     fallback=move || view! { <button class="small mcp-remove" on:click=move |_| confirm_remove.set(true)>"Remove"</button> }
                 >
@@ -159,14 +163,14 @@ fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
                         });
                     }>"Remove"</button>
                     <button class="small" on:click=move |_| confirm_remove.set(false)>"Cancel"</button>
-                </Show>
+                </When>
             </div>
-            // Plain closures over one flag each (a <Show> per toggle costs page bytes).
+            // Plain closures over one flag each (a <When> per toggle costs page bytes).
             {move || editing.get().then(|| view! {
                 <ServerForm initial=Some(cfg_for_edit.get_value()) on_done=Callback::new(move |_| editing.set(false)) />
             })}
             {move || show_tools.get().then(|| view! { <ToolList server_id=id.get_value() /> })}
-            <Show when=move || instructions().is_some()>
+            <When when=move || instructions().is_some()>
                 <details class="mcp-instructions">
                     <summary>"Instructions from the server"</summary>
                     <p class="mcp-instructions-text">{instructions}</p>
@@ -175,13 +179,13 @@ fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
                         "Send them to the model with this server's tools"
                     </label>
                 </details>
-            </Show>
-            <Show when=move || live.map(|l| !l.log.with(Vec::is_empty)).unwrap_or(false)>
+            </When>
+            <When when=move || live.map(|l| !l.log.with(Vec::is_empty)).unwrap_or(false)>
                 <details class="mcp-log">
                     <summary>"Log"</summary>
                     <pre>{move || live.map(|l| text::prose(&l.log.get().join("\n")).into_owned()).unwrap_or_default()}</pre>
                 </details>
-            </Show>
+            </When>
         </li>
     }
 }

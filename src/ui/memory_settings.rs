@@ -14,6 +14,8 @@ use skiff_core::builtin::time;
 use skiff_core::display::text;
 
 use super::context::Ctx;
+use super::keyed_list::keyed_list;
+use super::when::When;
 use crate::platform::clock;
 use crate::runner::builtin::{local_offset_minutes, BUILTIN_ID};
 use crate::stores::memory::MemoryStore;
@@ -88,13 +90,11 @@ pub fn MemorySettings(memory: MemoryStore) -> impl IntoView {
             </p>
             <AddMemory memory=memory />
             <ul class="memory-list">
-                <For each=entries key=|e| format!("{e:?}") let:entry>
-                    <MemoryItem memory=memory entry=entry />
-                </For>
+                {keyed_list(entries, |e| format!("{e:?}"), move |entry| view! { <MemoryItem memory=memory entry=entry /> })}
             </ul>
-            <Show when=move || memory.book.with(|b| b.is_empty())>
+            <When when=move || memory.book.with(|b| b.is_empty())>
                 <p class="muted memory-empty">"No memories yet. The model saves them with memory_save, or add one above."</p>
-            </Show>
+            </When>
         </section>
     }
 }
@@ -203,7 +203,7 @@ fn MemoryItem(memory: MemoryStore, entry: MemoryEntry) -> impl IntoView {
         .collect_view();
     view! {
         <li class="memory-item" data-memory-id=entry.id.clone()>
-            <Show
+            <When
                 when=move || editing.get()
                 fallback=move || view! {
                     <p class="memory-text">{original.with_value(|e| text::prose(&e.text).into_owned())}</p>
@@ -224,7 +224,7 @@ fn MemoryItem(memory: MemoryStore, entry: MemoryEntry) -> impl IntoView {
                     prop:value=move || draft_tags.get()
                     on:input=move |ev| draft_tags.set(event_target_value(&ev))
                 />
-            </Show>
+            </When>
             <div class="memory-meta muted">
                 <code class="memory-id">{entry.id.clone()}</code>
                 {tags_view}
@@ -232,11 +232,11 @@ fn MemoryItem(memory: MemoryStore, entry: MemoryEntry) -> impl IntoView {
             </div>
             {move || error.get().map(|e| view! { <p class="error memory-error" role="alert">{e}</p> })}
             <div class="row memory-actions">
-                <Show
+                <When
                     when=move || editing.get()
                     fallback=move || view! {
                         <button class="small memory-edit" on:click=start_edit>"Edit"</button>
-                        <Show
+                        <When
                             when=move || confirm_delete.get()
                             fallback=move || view! {
                                 <button class="small memory-delete" on:click=move |_| confirm_delete.set(true)>"Delete"</button>
@@ -245,7 +245,7 @@ fn MemoryItem(memory: MemoryStore, entry: MemoryEntry) -> impl IntoView {
                             <span>"Delete this memory?"</span>
                             <button class="danger small memory-delete-confirm" on:click=delete>"Delete"</button>
                             <button class="small" on:click=move |_| confirm_delete.set(false)>"Cancel"</button>
-                        </Show>
+                        </When>
                     }
                 >
                     <button class="primary small memory-save" on:click=save>"Save"</button>
@@ -253,7 +253,7 @@ fn MemoryItem(memory: MemoryStore, entry: MemoryEntry) -> impl IntoView {
                         error.set(None);
                         editing.set(false);
                     }>"Cancel"</button>
-                </Show>
+                </When>
             </div>
         </li>
     }

@@ -10,6 +10,7 @@
 //! Decides nothing itself: which target a conversation uses comes from
 //! `ChatSettings::resolution`, flag values and their sources from `profiles::caps`.
 
+use crate::stores::reactive::memo;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::profiles::caps::Which;
@@ -17,6 +18,7 @@ use skiff_core::profiles::ModelChoice;
 
 use super::context::ctx;
 use super::popover;
+use super::when::When;
 use crate::runner::models::refresh_profile;
 
 #[component]
@@ -30,7 +32,7 @@ pub fn ModelPicker() -> impl IntoView {
     // What the last listing said ("Listing…", or why a profile could not be listed).
     let status = RwSignal::new(String::new());
     let listed_once = StoredValue::new(false);
-    let resolution = Memo::new(move |_| {
+    let resolution = memo(move || {
         let c = ctx
             .convs
             .current
@@ -129,7 +131,7 @@ pub fn ModelPicker() -> impl IntoView {
                 aria-expanded=move || open.get().to_string()
                 on:click=move |_| open.update(|o| *o = !*o)
             >"⋯"</button>
-            <Show when=move || open.get()>
+            <When when=move || open.get()>
                 <div class="model-picker-panel" role="dialog" aria-label="Model options">
                     {move || resolution.get().and_then(|r| r.note).map(|n| view! { <p class="hint model-note">{n}</p> })}
                     <p class="row">
@@ -153,7 +155,7 @@ pub fn ModelPicker() -> impl IntoView {
                     </form>
                     <Capabilities />
                 </div>
-            </Show>
+            </When>
         </div>
     }
 }

@@ -4,6 +4,7 @@ use leptos::prelude::*;
 
 use super::context::ctx;
 use super::icons;
+use super::keyed_list::keyed_list;
 use crate::stores::notices::Level;
 
 #[component]
@@ -11,7 +12,7 @@ pub fn NoticesView() -> impl IntoView {
     let ctx = ctx();
     view! {
         <div class="notices" role="status" aria-live="polite">
-            <For each=move || ctx.notices.items.get() key=|n| n.id let:n>
+            {keyed_list(move || ctx.notices.items.get(), |n| n.id.to_string(), move |n| view! {
                 <div
                     class="notice"
                     class:notice-error=n.level == Level::Error
@@ -28,7 +29,7 @@ pub fn NoticesView() -> impl IntoView {
                         {icons::close()}
                     </button>
                 </div>
-            </For>
+            })}
         </div>
     }
 }

@@ -9,6 +9,7 @@ use skiff_core::profiles::ProviderProfile;
 
 use super::composer::focus_composer;
 use super::context::ctx;
+use super::when::When;
 use crate::runner::models::{probe_local, Found};
 
 #[derive(Clone, PartialEq)]
@@ -45,7 +46,7 @@ pub fn Onboarding() -> impl IntoView {
     };
     view! {
         <section class="onboarding">
-            <Show
+            <When
                 when=configured
                 fallback=move || view! {
                     <h2>"Welcome to Skiff"</h2>
@@ -91,7 +92,7 @@ pub fn Onboarding() -> impl IntoView {
                         format!("Chatting with {model} at {}.", t.base_url)
                     }}
                 </p>
-            </Show>
+            </When>
         </section>
     }
 }

@@ -7,6 +7,7 @@
 //! anywhere itself: "Test connection" lists models through `runner::models`, which sends only
 //! to the profile's own address.
 
+use crate::stores::reactive::memo;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::profiles::ProviderProfile;
@@ -14,6 +15,7 @@ use skiff_core::provider::ProviderKind;
 
 use super::context::ctx;
 use super::settings_panel::number_input;
+use super::when::When;
 use crate::platform::ids;
 use crate::runner::models::refresh_profile;
 
@@ -51,7 +53,7 @@ pub fn ProfilesSettings() -> impl IntoView {
     };
     // A memo, so that editing a field (a settings change) does not rebuild the form under the
     // cursor: only another profile, or this one deleted, does.
-    let shown = Memo::new(move |_| {
+    let shown = memo(move || {
         editing
             .get()
             .filter(|id| settings.with(|s| s.profiles.iter().any(|p| &p.id == id)))
@@ -72,12 +74,12 @@ pub fn ProfilesSettings() -> impl IntoView {
                 </select>
             </label>
             <button class="small add-profile" on:click=move |_| add(false)>"Add"</button>
-            <Show when=move || shown.with(Option::is_some)>
+            <When when=move || shown.with(Option::is_some)>
                 <button class="small duplicate-profile" on:click=move |_| add(true)>"Duplicate"</button>
                 <button class="small danger delete-profile" on:click=move |_| confirm.set(true)>"Delete"</button>
-            </Show>
+            </When>
         </div>
-        <Show when=move || confirm.get()>
+        <When when=move || confirm.get()>
             <p class="confirm" role="alert">
                 "Delete this provider and its key? Conversations that use it will use another provider. "
                 <button class="small danger confirm-delete" on:click=move |_| {
@@ -88,7 +90,7 @@ pub fn ProfilesSettings() -> impl IntoView {
                 }>"Delete"</button>
                 <button class="small" on:click=move |_| confirm.set(false)>"Cancel"</button>
             </p>
-        </Show>
+        </When>
         {move || shown.get().map(|id| view! { <ProfileForm id /> })}
     }
 }

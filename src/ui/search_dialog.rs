@@ -4,6 +4,7 @@
 //! The stored conversations are read once when the dialog opens (from IndexedDB, so the
 //! matches appear once that read is done); typing only scans that text.
 
+use crate::stores::reactive::memo;
 use leptos::prelude::*;
 use skiff_core::pipeline::search::{Corpus, Hit};
 use wasm_bindgen::JsCast;
@@ -11,14 +12,15 @@ use wasm_bindgen::JsCast;
 use super::context::ctx;
 use super::dialog::Modal;
 use super::message_view::message_dom_id;
+use super::when::When;
 
 #[component]
 pub fn SearchDialog() -> impl IntoView {
     let ctx = ctx();
     view! {
-        <Show when=move || ctx.show_search.get()>
+        <When when=move || ctx.show_search.get()>
             <SearchPanel />
-        </Show>
+        </When>
     }
 }
 
@@ -35,7 +37,7 @@ fn SearchPanel() -> impl IntoView {
     });
     let query = RwSignal::new(String::new());
     let selected = RwSignal::new(0usize);
-    let hits = Memo::new(move |_| {
+    let hits = memo(move || {
         read.track();
         query.with(|q| corpus.with_value(|c: &Corpus| c.search(q)))
     });

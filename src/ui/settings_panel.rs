@@ -3,6 +3,7 @@
 //! Every field applies as it is edited; invalid numbers are reported beside the field and
 //! never saved.
 
+use crate::stores::reactive::memo;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::format::count;
@@ -13,10 +14,12 @@ use super::conversation_settings::ConversationSettings;
 use super::dialog::Modal;
 use super::elicit_card::ElicitTray;
 use super::icons;
+use super::keyed_list::keyed_list;
 use super::mcp_settings::McpSettings;
 use super::memory_settings::MemorySettings;
 use super::profiles_settings::ProfilesSettings;
 use super::tools_settings::ToolsSettings;
+use super::when::When;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Tab {
@@ -57,19 +60,19 @@ pub fn SettingsPanel() -> impl IntoView {
                         })
                         .collect_view()}
                 </div>
-                <Show when=move || tab.get() == Tab::Mcp>
+                <When when=move || tab.get() == Tab::Mcp>
                     <McpSettings />
-                </Show>
-                <Show when=move || tab.get() == Tab::Tools>
+                </When>
+                <When when=move || tab.get() == Tab::Tools>
                     <ToolsSettings />
-                </Show>
-                <Show when=move || tab.get() == Tab::Memory>
+                </When>
+                <When when=move || tab.get() == Tab::Memory>
                     <MemorySettings memory=ctx.memory />
-                </Show>
-                <Show when=move || tab.get() == Tab::Storage>
+                </When>
+                <When when=move || tab.get() == Tab::Storage>
                     <StorageSection />
-                </Show>
-                <Show when=move || tab.get() == Tab::Provider>
+                </When>
+                <When when=move || tab.get() == Tab::Provider>
                 <ProfilesSettings />
 
                 <ConversationSettings />
@@ -92,7 +95,7 @@ pub fn SettingsPanel() -> impl IntoView {
                     </select>
                 </label>
 
-                </Show>
+                </When>
         </Modal>
     }
 }
@@ -193,14 +196,16 @@ fn StorageSection() -> impl IntoView {
             Err(e) => view! { <p class="error import-result" role="alert">{e}</p> }.into_any(),
         })}
         <StorageHealth />
-        <Show when=move || !ctx.convs.unreadable.with(Vec::is_empty)>
+        <When when=move || !ctx.convs.unreadable.with(Vec::is_empty)>
             <p class="error">"Saved data that could not be read (left untouched):"</p>
             <ul class="unreadable">
-                <For each=move || ctx.convs.unreadable.get() key=|u| u.key.clone() let:u>
-                    <UnreadableItem key=u.key.clone() error=u.error.clone() />
-                </For>
+                {keyed_list(
+                    move || ctx.convs.unreadable.get(),
+                    |u| u.key.clone(),
+                    |u| view! { <UnreadableItem key=u.key.clone() error=u.error.clone() /> },
+                )}
             </ul>
-        </Show>
+        </When>
     }
 }
 
@@ -241,7 +246,7 @@ fn StorageHealth() -> impl IntoView {
         })
     };
     refresh();
-    let old = Memo::new(move |_| {
+    let old = memo(move || {
         ctx.convs.index.track();
         ctx.convs.older_than(PRUNE_DAYS)
     });

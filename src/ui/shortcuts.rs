@@ -13,6 +13,7 @@ use skiff_core::shortcuts::{decide, KeyPress, Shortcut, Situation, HELP_ORDER};
 use super::composer::focus_composer;
 use super::context::{ctx, Ctx};
 use super::dialog::{self, Modal};
+use super::when::When;
 use crate::platform::focus::{active_element, is_apple, is_text_field};
 
 /// Listens for shortcuts while the page lives, and shows the help sheet when asked.
@@ -49,9 +50,9 @@ pub fn KeyboardShortcuts() -> impl IntoView {
     on_cleanup(move || listener.remove());
 
     view! {
-        <Show when=move || help_open.get()>
+        <When when=move || help_open.get()>
             <HelpSheet apple=apple on_close=move || help_open.set(false) />
-        </Show>
+        </When>
     }
 }
 

@@ -4,6 +4,7 @@
 //! Grouped by date and drawn as a window: only the rows in view exist in the DOM, between two
 //! spacers, so a thousand conversations cost what twenty do (`core::sidebar` decides which).
 
+use crate::stores::reactive::{effect, memo};
 use leptos::html;
 use leptos::prelude::*;
 use skiff_core::chat::ConversationSummary;
@@ -12,6 +13,8 @@ use skiff_core::sidebar::{self, Row};
 use super::composer::focus_composer;
 use super::context::ctx;
 use super::icons;
+use super::keyed_list::keyed_list;
+use super::when::When;
 use crate::platform::clock;
 
 /// One drawn row: a group heading or a conversation (with its 1-based position and the
@@ -25,10 +28,12 @@ enum Item {
 impl Item {
     /// Keyed by id, title and count, so a rename redraws its row, and a new conversation the
     /// few rows drawn (their `aria-setsize`), and nothing else.
-    fn key(&self) -> (String, String, usize) {
+    /// A group keeps its row while its label stays; a conversation re-renders when its title or
+    /// the list's length (its `aria-setsize`) changes. `\n` cannot occur in an id.
+    fn key(&self) -> String {
         match self {
-            Item::Group(label) => (String::new(), label.clone(), 0),
-            Item::Conversation(s, _, count) => (s.id.clone(), s.title.clone(), *count),
+            Item::Group(label) => format!("\n{label}"),
+            Item::Conversation(s, _, count) => format!("{}\n{}\n{count}", s.id, s.title),
         }
     }
 }
@@ -47,7 +52,7 @@ pub fn Sidebar() -> impl IntoView {
     // overnight is corrected by the next message.
     let scroll_top = RwSignal::new(0.0);
     let offset_minutes = clock::user_place().offset_minutes;
-    let rows = Memo::new(move |_| {
+    let rows = memo(move || {
         let now = clock::now_ms();
         ctx.convs.index.with(|items| {
             let rows = sidebar::rows(items, now, offset_minutes);
@@ -79,7 +84,7 @@ pub fn Sidebar() -> impl IntoView {
     };
     // A conversation chosen elsewhere (search, a new chat, another tab) is scrolled into view;
     // one already visible stays where it is.
-    Effect::new(move |_| {
+    effect(move || {
         let id = ctx.convs.current.get().map(|l| l.id());
         let Some(el) = list.get() else { return };
         let target = rows.with_untracked(|(rows, offsets)| {
@@ -101,21 +106,19 @@ pub fn Sidebar() -> impl IntoView {
                 <span class="brand">"Skiff"</span>
                 <button class="primary new-chat" on:click=new_chat>"+ New chat"</button>
             </div>
-            <Show when=move || ctx.convs.index.with(Vec::is_empty)>
+            <When when=move || ctx.convs.index.with(Vec::is_empty)>
                 <p class="sidebar-empty">"No conversations yet."</p>
-            </Show>
+            </When>
             <ul
                 class="conversation-list"
                 node_ref=list
                 on:scroll=move |ev| scroll_top.set(f64::from(event_target::<web_sys::Element>(&ev).scroll_top()))
             >
                 <li class="list-spacer" aria-hidden="true" style:height=move || format!("{}px", window().top_px)></li>
-                <For each=items key=Item::key let:item>
-                    {match item {
-                        Item::Group(label) => view! { <li class="conversation-group">{label}</li> }.into_any(),
-                        Item::Conversation(s, position, count) => view! { <ConversationItem summary=s position count /> }.into_any(),
-                    }}
-                </For>
+                {keyed_list(items, Item::key, |item| match item {
+                    Item::Group(label) => view! { <li class="conversation-group">{label}</li> }.into_any(),
+                    Item::Conversation(s, position, count) => view! { <ConversationItem summary=s position count /> }.into_any(),
+                })}
                 <li class="list-spacer" aria-hidden="true" style:height=move || format!("{}px", window().bottom_px)></li>
             </ul>
             // Where a keyboard or screen-reader user finds the shortcuts (also Ctrl+/ or ?).

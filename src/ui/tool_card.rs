@@ -10,6 +10,7 @@
 
 use std::time::Duration;
 
+use crate::stores::reactive::memo;
 use leptos::prelude::*;
 use serde_json::Value;
 use skiff_core::agent::result::{self, ResultPart};
@@ -19,6 +20,8 @@ use skiff_core::display::{links, media, text};
 
 use super::clock_hook::use_timestamp_while;
 use super::context::ctx;
+use super::keyed_list::keyed_list;
+use super::when::When;
 use crate::stores::live_message::LiveMessage;
 
 /// How often the elapsed time of a running call is redrawn.
@@ -29,7 +32,7 @@ const TICK_MS: u64 = 100;
 pub fn ToolCards(msg: LiveMessage) -> impl IntoView {
     // A card's key is its call id plus how many earlier calls share that id: a provider that
     // repeats an id must not make two cards fight over one key.
-    let keys = Memo::new(move |_| {
+    let keys = memo(move || {
         msg.tool_calls.with(|calls| {
             let mut keys: Vec<(String, usize)> = Vec::with_capacity(calls.len());
             for r in calls {
@@ -40,18 +43,18 @@ pub fn ToolCards(msg: LiveMessage) -> impl IntoView {
         })
     });
     view! {
-        <Show when=move || !keys.with(Vec::is_empty)>
+        <When when=move || !keys.with(Vec::is_empty)>
             <div class="tool-cards">
-                <For
-                    each=move || keys.get()
-                    key=|k| k.clone()
-                    children=move |(id, nth)| {
+                {keyed_list(
+                    move || keys.get(),
+                    |k| format!("{k:?}"),
+                    move |(id, nth)| {
                         let record = record_memo(msg, id, nth);
                         view! { <ToolCard msg=msg record=record /> }
-                    }
-                />
+                    },
+                )}
             </div>
-        </Show>
+        </When>
     }
 }
 
@@ -76,34 +79,33 @@ fn ToolCard(msg: LiveMessage, record: Memo<Option<ToolCallRecord>>) -> impl Into
     let field = move |f: fn(&ToolCallRecord) -> String| {
         record.with(|r| r.as_ref().map(f).unwrap_or_default())
     };
-    let call_id = Memo::new(move |_| field(|r| r.id.clone()));
-    let name = Memo::new(move |_| field(|r| r.name.clone()));
-    let tool = Memo::new(move |_| field(card::tool_label));
-    let server = Memo::new(move |_| field(card::server_label));
-    let status = Memo::new(move |_| {
+    let call_id = memo(move || field(|r| r.id.clone()));
+    let name = memo(move || field(|r| r.name.clone()));
+    let tool = memo(move || field(card::tool_label));
+    let server = memo(move || field(card::server_label));
+    let status = memo(move || {
         record.with(|r| {
             r.as_ref()
                 .map(|r| r.status().clone())
                 .unwrap_or(ToolCallStatus::Pending)
         })
     });
-    let shown = Memo::new(move |_| {
+    let shown = memo(move || {
         record.with(|r| {
             r.as_ref()
                 .map(CardStatus::of)
                 .unwrap_or(CardStatus::Pending)
         })
     });
-    let running = Memo::new(move |_| shown.get() == CardStatus::Running);
+    let running = memo(move || shown.get() == CardStatus::Running);
     // Only a change of this value moves the card's open state, so a card the user opened stays
     // open when it finishes, and one they closed stays closed while it runs.
-    let should_open = Memo::new(move |_| shown.get().opens_card());
+    let should_open = memo(move || shown.get().opens_card());
 
     // The page's one clock, ticking for this card only while it runs.
     let now = use_timestamp_while(move || running.get(), Duration::from_millis(TICK_MS));
-    let started = Memo::new(move |_| record.with(|r| r.as_ref().and_then(|r| r.started_ms())));
-    let duration =
-        Memo::new(move |_| record.with(|r| r.as_ref().and_then(ToolCallRecord::duration_ms)));
+    let started = memo(move || record.with(|r| r.as_ref().and_then(|r| r.started_ms())));
+    let duration = memo(move || record.with(|r| r.as_ref().and_then(ToolCallRecord::duration_ms)));
     let state_text = move || {
         let s = shown.get();
         // Only a running card's line moves with the clock.
@@ -115,21 +117,20 @@ fn ToolCard(msg: LiveMessage, record: Memo<Option<ToolCallRecord>>) -> impl Into
         s.state_text(started.get(), duration.get(), now_ms)
     };
 
-    let arguments = Memo::new(move |_| field(|r| r.arguments.clone()));
-    let progress = Memo::new(move |_| {
+    let arguments = memo(move || field(|r| r.arguments.clone()));
+    let progress = memo(move || {
         record.with(|r| {
             r.as_ref()
                 .filter(|r| *r.status() == ToolCallStatus::Running)
                 .and_then(|r| r.progress().cloned())
         })
     });
-    let error_sentence = Memo::new(move |_| match status.get() {
+    let error_sentence = memo(move || match status.get() {
         ToolCallStatus::Error(sentence) => Some(text::prose(&sentence).into_owned()),
         _ => None,
     });
-    let result_value =
-        Memo::new(move |_| record.with(|r| r.as_ref().and_then(|r| r.result().cloned())));
-    let result_is_error = Memo::new(move |_| {
+    let result_value = memo(move || record.with(|r| r.as_ref().and_then(|r| r.result().cloned())));
+    let result_is_error = memo(move || {
         record.with(|r| {
             r.as_ref()
                 .is_some_and(|r| r.result().is_some() && r.is_error())
@@ -162,7 +163,7 @@ fn ToolCard(msg: LiveMessage, record: Memo<Option<ToolCallRecord>>) -> impl Into
             <div class="tool-card-body">
                 <pre class="tool-card-args">{move || card::pretty_arguments(&arguments.get())}</pre>
                 {move || progress.get().map(progress_view)}
-                <Show when=move || shown.get() == CardStatus::AwaitingApproval>
+                <When when=move || shown.get() == CardStatus::AwaitingApproval>
                     <div class="tool-approval">
                         <p>
                             <strong>{move || { let s = server.get(); if s.is_empty() { "A server".to_string() } else { s } }}</strong>
@@ -177,7 +178,7 @@ fn ToolCard(msg: LiveMessage, record: Memo<Option<ToolCallRecord>>) -> impl Into
                             <button class="link-button small deny-always" on:click=move |_| decide(false, true)>"Never allow"</button>
                         </div>
                     </div>
-                </Show>
+                </When>
                 {move || error_sentence.get().map(|s| view! { <div class="tool-error" role="alert">{s}</div> })}
                 {move || result_value.get().map(|v| {
                     let class = if result_is_error.get() { "tool-result error" } else { "tool-result" };
@@ -331,7 +332,7 @@ fn note(text: String) -> AnyView {
 #[component]
 pub fn Sources(msg: LiveMessage) -> impl IntoView {
     let ctx = ctx();
-    let sources = Memo::new(move |_| {
+    let sources = memo(move || {
         let made_calls = msg.tool_calls.with(|c| !c.is_empty());
         if !msg
             .status
@@ -353,7 +354,7 @@ pub fn Sources(msg: LiveMessage) -> impl IntoView {
         })
     });
     view! {
-        <Show when=move || !sources.with(Vec::is_empty)>
+        <When when=move || !sources.with(Vec::is_empty)>
             <div class="sources">
                 <span>"Sources"</span>
                 <ol>
@@ -368,6 +369,6 @@ pub fn Sources(msg: LiveMessage) -> impl IntoView {
                     }}
                 </ol>
             </div>
-        </Show>
+        </When>
     }
 }

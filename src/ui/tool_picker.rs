@@ -7,6 +7,7 @@ use skiff_core::display::text;
 
 use super::context::ctx;
 use super::popover;
+use super::when::When;
 
 #[component]
 pub fn ToolPicker() -> impl IntoView {
@@ -53,7 +54,7 @@ pub fn ToolPicker() -> impl IntoView {
     let root = NodeRef::<leptos::html::Div>::new();
     popover::close_on_outside_click(root, open);
     view! {
-        <Show when=any_server>
+        <When when=any_server>
             <div class="tool-picker" node_ref=root on:keydown=move |ev| popover::escape_closes(&ev, open, toggle)>
                 <button
                     node_ref=toggle
@@ -83,7 +84,7 @@ pub fn ToolPicker() -> impl IntoView {
                         }
                     })
                 }}
-                <Show when=move || open.get()>
+                <When when=move || open.get()>
                     <div class="tool-picker-panel" role="dialog" aria-label="Tools for this conversation">
                         {move || {
                             let list = servers();
@@ -134,8 +135,8 @@ pub fn ToolPicker() -> impl IntoView {
                                 .into_any()
                         }}
                     </div>
-                </Show>
+                </When>
             </div>
-        </Show>
+        </When>
     }
 }

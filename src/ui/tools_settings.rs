@@ -4,6 +4,7 @@
 //! Like the Provider tab, every field applies as it is edited, and an invalid number is
 //! reported beside its field and never saved.
 
+use crate::stores::reactive::memo;
 use leptos::prelude::*;
 use skiff_core::agent::approval::RuleEntry;
 use skiff_core::agent::{ApprovalRule, ToolMode, ToolModeSetting};
@@ -12,6 +13,7 @@ use skiff_core::settings::ChatSettings;
 
 use super::check_field::CheckField;
 use super::context::ctx;
+use super::when::When;
 
 /// The longest a turn may be allowed to run; past this a loop is more likely than a task.
 const MAX_STEP_LIMIT: u32 = 100;
@@ -187,9 +189,9 @@ fn IntField(
 fn ApprovalRules() -> impl IntoView {
     let ctx = ctx();
     let settings = ctx.settings.settings;
-    let entries = Memo::new(move |_| settings.with(|s| s.approvals.list_rules()));
+    let entries = memo(move || settings.with(|s| s.approvals.list_rules()));
     view! {
-        <Show
+        <When
             when=move || !entries.with(Vec::is_empty)
             fallback=|| view! {
                 <p class="muted approval-rules-empty">
@@ -207,7 +209,7 @@ fn ApprovalRules() -> impl IntoView {
                     {move || entries.get().into_iter().map(|entry| view! { <ApprovalRuleRow entry=entry /> }).collect_view()}
                 </tbody>
             </table>
-        </Show>
+        </When>
     }
 }
 

@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use super::context::ctx;
+use super::when::When;
 
 #[component]
 pub fn UpdateBanner() -> impl IntoView {
@@ -16,7 +17,7 @@ pub fn UpdateBanner() -> impl IntoView {
             .is_some_and(|c| ctx.runner.is_sending(&c.id()))
     };
     view! {
-        <Show when=move || ctx.update.ready.get()>
+        <When when=move || ctx.update.ready.get()>
             <div class="notice update-banner" role="status">
                 <span class="notice-text">
                     "A new version of Skiff is ready."
@@ -26,6 +27,6 @@ pub fn UpdateBanner() -> impl IntoView {
                     "Reload"
                 </button>
             </div>
-        </Show>
+        </When>
     }
 }

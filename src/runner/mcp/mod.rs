@@ -24,6 +24,7 @@ pub use in_page::InPageServer;
 
 use std::collections::HashMap;
 
+use crate::stores::reactive::effect;
 use futures::channel::{mpsc, oneshot};
 use futures::future::join_all;
 use leptos::prelude::*;
@@ -70,7 +71,7 @@ impl McpRunner {
         ];
         runner.online.set_value(Some(listeners));
         // A removed server's task ends with it (its live entry is gone from the store).
-        Effect::new(move |_| {
+        effect(move || {
             let ids: Vec<String> = store
                 .live
                 .with(|l| l.iter().map(|(id, _)| id.clone()).collect());

@@ -22,6 +22,7 @@ pub use elicits::ElicitCard;
 pub use live::{ServerLive, LOG_LIMIT};
 pub use skiff_core::mcp::model::{Prompt, Resource, ResourceTemplate, Tool};
 
+use crate::stores::reactive::memo;
 use leptos::prelude::*;
 use skiff_core::mcp::backoff::HealthStatus;
 use skiff_core::mcp::config::{
@@ -81,7 +82,7 @@ impl McpStore {
         let servers = RwSignal::new(initial.map(|l| l.servers).unwrap_or_default());
         let live = RwSignal::new(Vec::<(String, ServerLive)>::new());
         let in_page = RwSignal::new(Vec::<(String, String)>::new());
-        let index = Memo::new(move |_| build_index(servers, live, in_page));
+        let index = memo(move || build_index(servers, live, in_page));
         let count = Signal::derive(move || index.with(ToolIndex::len));
         let connected = Signal::derive(move || {
             live.with(|l| {
