@@ -148,6 +148,13 @@ pub struct Conversation {
     /// records written before profiles, which means "the last used", so they open unchanged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<ModelChoice>,
+    /// Pinned conversations head the sidebar and are never offered for pruning.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub pinned: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn is_first_line(s: &TitleSource) -> bool {
@@ -160,6 +167,8 @@ pub struct ConversationSummary {
     pub id: String,
     pub title: String,
     pub updated_ms: f64,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub pinned: bool,
 }
 
 impl Conversation {
@@ -176,6 +185,7 @@ impl Conversation {
             memory: None,
             branches: Vec::new(),
             model: None,
+            pinned: false,
         }
     }
 
@@ -184,6 +194,7 @@ impl Conversation {
             id: self.id.clone(),
             title: self.title.clone(),
             updated_ms: self.updated_ms,
+            pinned: self.pinned,
         }
     }
 
@@ -257,6 +268,7 @@ pub fn merge_conversations(
     if remote.updated_ms > local.updated_ms {
         merged.title = remote.title.clone();
         merged.title_source = remote.title_source;
+        merged.pinned = remote.pinned;
         merged.tool_overrides = remote.tool_overrides.clone();
         merged.cleared_after = remote.cleared_after.clone();
         merged.memory = remote.memory.clone();

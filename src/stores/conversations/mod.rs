@@ -1010,6 +1010,21 @@ impl ConversationsStore {
         });
     }
 
+    /// Pin a conversation to the top of the sidebar, or unpin it. Saved like any change (the
+    /// newer copy wins between tabs), so it also counts as the conversation's latest change.
+    pub fn set_pinned(&self, id: &str, pinned: bool) {
+        let store = *self;
+        let id = id.to_string();
+        spawn_local(async move {
+            if let Some(l) = store.read_in(&id).await {
+                if l.meta.with_untracked(|m| m.pinned != pinned) {
+                    l.meta.update(|m| m.pinned = pinned);
+                    store.save(&l);
+                }
+            }
+        });
+    }
+
     /// Set (or remove) the summary standing in for older messages.
     pub fn set_memory(&self, conv: &Loaded, memory: Option<Memory>) {
         if conv.meta.try_with_untracked(|m| m.memory == memory) != Some(false) {
