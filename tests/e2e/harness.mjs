@@ -16,6 +16,7 @@ import { createServer } from 'node:http';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { after, before, beforeEach } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -335,4 +336,28 @@ export async function seedBodies(page, entries) {
       tx.onabort = () => { db.close(); reject(tx.error); };
     };
   }), entries);
+}
+
+/**
+ * The usual suite around a test file: the scripted OpenAI-compatible server, the built page
+ * served, one browser; the server's script reset before each test (unless `reset: false`), and
+ * all three stopped after the file, even when a test failed. `bind` receives `{ api, site,
+ * browser }` once they run, so a file keeps using plain variables:
+ *   let api, site, browser;
+ *   openAiSuite((s) => ({ api, site, browser } = s));
+ */
+export function openAiSuite(bind, { models = ['skiff-test-small'], reset = true } = {}) {
+  const s = {};
+  before(async () => {
+    s.api = await startOpenAiServer({ models });
+    s.site = await startStaticServer();
+    s.browser = await launchBrowser();
+    bind(s);
+  });
+  after(async () => {
+    await s.browser?.close();
+    await s.site?.stop();
+    await s.api?.stop();
+  });
+  if (reset) beforeEach(async () => { await s.api.reset(); });
 }

@@ -3,29 +3,14 @@
 // its Rename or Delete disposed the conversation's signals under the sidebar row and the page
 // panicked ("tried to access a reactive value … already disposed") and stayed dead. Each test
 // here is what a user does, with no reload between the steps, and fails on any console error.
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, chatSettings, storedBodies, waitStored,
+  collectConsoleErrors, chatSettings, storedBodies, waitStored, openAiSuite,
 } from './harness.mjs';
 
 let api, site, browser;
-
-before(async () => {
-  api = await startOpenAiServer({ models: ['skiff-test-small'] });
-  site = await startStaticServer(process.env.SKIFF_DIST || 'dist');
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await site?.stop();
-  await api?.stop();
-});
-
-beforeEach(async () => {
-  await api.reset();
-});
+openAiSuite((s) => ({ api, site, browser } = s));
 
 const SETTINGS = () => chatSettings(api.url);
 
