@@ -274,14 +274,18 @@ export function chatSettings(apiUrl, extra = {}) {
 /**
  * Conversation bodies as the page stores them: IndexedDB database `skiff`, object store
  * `conversations`, key = conversation id, value = the versioned JSON text. Returns
- * `{ id: text }`. Opening at version 1 creates the stores exactly as the app does, so a helper
- * running before the app never leaves it a database without them; the connection is closed
- * after, so it never holds up the app's own.
+ * `{ id: text }`. Opening at the app's version (`platform::idb::DB_VERSION`) creates the stores
+ * exactly as the app does, so a helper running before the app never leaves it a database
+ * without them; the connection is closed after, so it never holds up the app's own.
  */
 export async function storedBodies(page) {
   return page.evaluate(() => new Promise((resolve, reject) => {
-    const open = indexedDB.open('skiff', 1);
-    open.onupgradeneeded = () => { for (const s of ['conversations', 'blobs']) open.result.createObjectStore(s); };
+    const open = indexedDB.open('skiff', 2);
+    open.onupgradeneeded = () => {
+      for (const s of ['conversations', 'blobs', 'deleted']) {
+        if (!open.result.objectStoreNames.contains(s)) open.result.createObjectStore(s);
+      }
+    };
     open.onerror = () => reject(open.error);
     open.onsuccess = () => {
       const db = open.result;
@@ -324,8 +328,12 @@ export async function waitStored(page, check, { timeout = 5000 } = {}) {
  */
 export async function seedBodies(page, entries) {
   await page.evaluate((entries) => new Promise((resolve, reject) => {
-    const open = indexedDB.open('skiff', 1);
-    open.onupgradeneeded = () => { for (const s of ['conversations', 'blobs']) open.result.createObjectStore(s); };
+    const open = indexedDB.open('skiff', 2);
+    open.onupgradeneeded = () => {
+      for (const s of ['conversations', 'blobs', 'deleted']) {
+        if (!open.result.objectStoreNames.contains(s)) open.result.createObjectStore(s);
+      }
+    };
     open.onerror = () => reject(open.error);
     open.onsuccess = () => {
       const db = open.result;
