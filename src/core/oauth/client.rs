@@ -65,8 +65,30 @@ pub enum ClientIdentity {
     PreRegistered { client_id: String },
     /// The URL of Skiff's Client ID Metadata Document.
     MetadataDocument { client_id: String },
-    /// Issued by the server's registration endpoint.
-    Registered { client_id: String },
+    /// Issued by the server's registration endpoint, with the secret it may have issued too
+    /// (a server may give one even to a client that asked for `none`; it then expects it at
+    /// the token endpoint, RFC 7591 §3.2.1).
+    Registered {
+        client_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        secret: Option<ClientSecret>,
+    },
+}
+
+/// A client secret and how the token endpoint wants it (RFC 6749 §2.3.1).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ClientSecret {
+    pub secret: String,
+    pub method: SecretMethod,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SecretMethod {
+    /// `Authorization: Basic` (`client_secret_basic`, RFC 7591's default).
+    ClientSecretBasic,
+    /// `client_secret` in the form body (`client_secret_post`).
+    ClientSecretPost,
 }
 
 impl ClientIdentity {
@@ -74,7 +96,14 @@ impl ClientIdentity {
         match self {
             ClientIdentity::PreRegistered { client_id }
             | ClientIdentity::MetadataDocument { client_id }
-            | ClientIdentity::Registered { client_id } => client_id,
+            | ClientIdentity::Registered { client_id, .. } => client_id,
+        }
+    }
+
+    pub fn secret(&self) -> Option<&ClientSecret> {
+        match self {
+            ClientIdentity::Registered { secret, .. } => secret.as_ref(),
+            _ => None,
         }
     }
 }
@@ -160,7 +189,16 @@ pub fn registration_request(app: &AppIdentity, endpoint: &str) -> HttpRequest {
 
 /// RFC 7591 §3.2: a 201 (any 2xx accepted) with `client_id`, or §3.2.2: a 400 with `error`
 /// (`invalid_redirect_uri`, `invalid_client_metadata`, ...) and `error_description`.
-pub fn parse_registration(status: u16, body: &str) -> Result<ClientIdentity, OAuthError> {
+///
+/// When a `client_secret` comes back, the method is the answer's `token_endpoint_auth_method`
+/// when it names one Skiff knows, else the first of `client_secret_basic` /
+/// `client_secret_post` the server's metadata lists (`server_methods`), else Basic (RFC 7591
+/// §2's default).
+pub fn parse_registration(
+    status: u16,
+    body: &str,
+    server_methods: &[String],
+) -> Result<ClientIdentity, OAuthError> {
     let v: Option<Value> = serde_json::from_str(body).ok();
     if (200..300).contains(&status) {
         let id = v
@@ -169,9 +207,28 @@ pub fn parse_registration(status: u16, body: &str) -> Result<ClientIdentity, OAu
             .and_then(Value::as_str)
             .map(str::trim)
             .filter(|s| !s.is_empty());
+        let text = |k: &str| {
+            v.as_ref()
+                .and_then(|v| v.get(k))
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+        };
+        let method = |name: &str| match name {
+            "client_secret_basic" => Some(SecretMethod::ClientSecretBasic),
+            "client_secret_post" => Some(SecretMethod::ClientSecretPost),
+            _ => None,
+        };
+        let secret = text("client_secret").map(|secret| ClientSecret {
+            secret: secret.to_string(),
+            method: text("token_endpoint_auth_method")
+                .and_then(method)
+                .or_else(|| server_methods.iter().find_map(|m| method(m)))
+                .unwrap_or(SecretMethod::ClientSecretBasic),
+        });
         return match id {
             Some(id) => Ok(ClientIdentity::Registered {
                 client_id: id.to_string(),
+                secret,
             }),
             None => Err(OAuthError::RegistrationRefused {
                 error: "no client_id in the answer".into(),
@@ -205,6 +262,7 @@ mod tests {
             registration_endpoint: registration.then(|| "https://auth.example.com/register".into()),
             revocation_endpoint: None,
             scopes_supported: None,
+            token_endpoint_auth_methods_supported: Vec::new(),
             client_id_metadata_document_supported: cimd,
             authorization_response_iss_parameter_supported: false,
         }
@@ -293,14 +351,35 @@ mod tests {
     #[test]
     fn registration_answers() {
         assert_eq!(
-            parse_registration(201, r#"{"client_id":"abc","client_id_issued_at":1}"#).unwrap(),
+            parse_registration(201, r#"{"client_id":"abc","client_id_issued_at":1}"#, &[]).unwrap(),
             ClientIdentity::Registered {
-                client_id: "abc".into()
+                client_id: "abc".into(),
+                secret: None
             }
         );
+        let with = |body: &str, methods: &[&str]| {
+            let methods: Vec<String> = methods.iter().map(|m| m.to_string()).collect();
+            parse_registration(201, body, &methods)
+                .unwrap()
+                .secret()
+                .map(|s| s.method)
+        };
+        let body = r#"{"client_id":"a","client_secret":"s","token_endpoint_auth_method":"client_secret_post"}"#;
+        assert_eq!(
+            with(body, &["client_secret_basic"]),
+            Some(SecretMethod::ClientSecretPost)
+        );
+        let body = r#"{"client_id":"a","client_secret":"s"}"#;
+        assert_eq!(
+            with(body, &["none", "client_secret_post"]),
+            Some(SecretMethod::ClientSecretPost)
+        );
+        assert_eq!(with(body, &[]), Some(SecretMethod::ClientSecretBasic));
+        assert_eq!(with(r#"{"client_id":"a","client_secret":""}"#, &[]), None);
         let e = parse_registration(
             400,
             r#"{"error":"invalid_redirect_uri","error_description":"https only"}"#,
+            &[],
         )
         .unwrap_err();
         assert_eq!(
@@ -312,10 +391,10 @@ mod tests {
         );
         assert!(e.to_string().contains("enter a client id"), "{e}");
         assert!(matches!(
-            parse_registration(500, "<html>"),
+            parse_registration(500, "<html>", &[]),
             Err(OAuthError::RegistrationRefused { error, .. }) if error == "HTTP 500"
         ));
-        assert!(parse_registration(201, r#"{"client_id":""}"#).is_err());
-        assert!(parse_registration(201, "\u{0}garbage").is_err());
+        assert!(parse_registration(201, r#"{"client_id":""}"#, &[]).is_err());
+        assert!(parse_registration(201, "\u{0}garbage", &[]).is_err());
     }
 }

@@ -121,6 +121,7 @@ mod tests {
             "https://mcp.example.com/mcp",
             ClientIdentity::Registered {
                 client_id: "c".into(),
+                secret: None,
             },
             "https://as/token",
             None,

@@ -44,6 +44,8 @@ pub struct AuthMachine {
     pub(super) creds: Option<Credentials>,
     /// What discovery found, kept so a step-up goes straight to the authorization page.
     pub(super) flow: Option<Flow>,
+    /// Discovery fell back to the 2025-03-26 rules (no resource metadata).
+    pub(super) legacy: bool,
     /// Scopes the next authorization asks for (from a challenge or a step-up); `None` means
     /// the scope selection strategy's fallback (`scopes_supported`).
     pub(super) wanted: Option<Vec<String>>,
@@ -71,6 +73,7 @@ impl AuthMachine {
             wanted: creds.as_ref().map(|c| c.scopes.clone()),
             creds,
             flow: None,
+            legacy: false,
             step_ups: (Vec::new(), 0),
             open_when_ready: false,
             refreshing: None,
@@ -164,6 +167,16 @@ impl AuthMachine {
             .flatten()
             .unwrap_or_default();
         if let Some(c) = &self.creds {
+            if sent.is_none() {
+                // The request went without a token because its URL is outside the resource
+                // (`access` said `Anonymous`); a new sign-in would give the same resource, so
+                // the credentials stay and only this request fails.
+                self.commands.push_back(AuthCommand::Fail {
+                    waiter,
+                    error: OAuthError::SignInRequired,
+                });
+                return;
+            }
             let current = c.authorization_header();
             if sent.is_some_and(|s| s != current) {
                 self.commands.push_back(AuthCommand::Resume {
@@ -172,7 +185,7 @@ impl AuthMachine {
                 });
                 return;
             }
-            if self.refreshing.is_some() || c.refresh_token.is_some() && sent.is_some() {
+            if self.refreshing.is_some() || c.refresh_token.is_some() {
                 self.start_refresh();
                 if self.refreshing.is_some() {
                     self.waiters.push(waiter);
@@ -270,11 +283,10 @@ impl AuthMachine {
         let _ = now_ms;
         if let Some(c) = self.creds.clone() {
             if let Some(endpoint) = c.revocation_endpoint.as_deref() {
-                let client_id = c.client.client_id();
                 if let Some(rt) = &c.refresh_token {
                     let id = self.fetch(token::revoke_request(
                         endpoint,
-                        client_id,
+                        &c.client,
                         rt,
                         "refresh_token",
                     ));
@@ -282,7 +294,7 @@ impl AuthMachine {
                 }
                 let id = self.fetch(token::revoke_request(
                     endpoint,
-                    client_id,
+                    &c.client,
                     &c.access_token,
                     "access_token",
                 ));
@@ -346,7 +358,7 @@ impl AuthMachine {
             Ok(code) => {
                 let request = token::code_request(
                     &p.token_endpoint,
-                    p.client.client_id(),
+                    &p.client,
                     &code,
                     &p.redirect_uri,
                     &p.verifier,
@@ -451,8 +463,7 @@ impl AuthMachine {
         }
         let Some(c) = &self.creds else { return };
         let Some(rt) = &c.refresh_token else { return };
-        let request =
-            token::refresh_request(&c.token_endpoint, c.client.client_id(), rt, &c.resource);
+        let request = token::refresh_request(&c.token_endpoint, &c.client, rt, &c.resource);
         self.refresh_retry_at = None;
         let id = self.fetch(request);
         self.refreshing = Some(id);

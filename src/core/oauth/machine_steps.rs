@@ -15,7 +15,7 @@ use super::metadata::{
 };
 use super::pkce::Pkce;
 use super::token::parse_token_response;
-use super::url::HttpUrl;
+use super::url::{is_secure_endpoint, HttpUrl};
 use crate::http::{HttpRequest, Method};
 
 /// What discovery found for one server.
@@ -102,6 +102,7 @@ impl AuthMachine {
             });
             return;
         };
+        self.legacy = false;
         let urls = resource_metadata_urls(&server, resource_metadata);
         let fetch = self.fetch(get_json(&urls[0]));
         self.phase = Phase::Resource {
@@ -142,7 +143,11 @@ impl AuthMachine {
                 tried,
             } if fetch == id => self.on_server(prm, issuer, urls, next, failure, tried, answer),
             Phase::Registering { prm, server, fetch } if fetch == id => match answer {
-                Ok((status, body)) => match client::parse_registration(status, body) {
+                Ok((status, body)) => match client::parse_registration(
+                    status,
+                    body,
+                    &server.token_endpoint_auth_methods_supported,
+                ) {
                     Ok(client) => self.ask_for_pkce(Flow {
                         prm,
                         server,
@@ -198,8 +203,45 @@ impl AuthMachine {
                 fetch,
                 failure,
             };
+        } else if failure.is_none() && self.setup.legacy_fallback {
+            self.start_legacy_discovery();
         } else {
             self.fail(failure.unwrap_or(OAuthError::NoResourceMetadata { tried: urls }));
+        }
+    }
+
+    /// The 2025-03-26 revision's discovery, for servers that publish no resource metadata
+    /// (its "Server Metadata Discovery" and "Fallbacks for Servers without Metadata
+    /// Discovery"): the MCP server's origin is the authorization server; its RFC 8414 metadata
+    /// is tried, and without it `/authorize`, `/token` and `/register` on that origin. Taken
+    /// only when every resource metadata address answered "not here", never after a network
+    /// or CORS failure, which would hide the real cause.
+    fn start_legacy_discovery(&mut self) {
+        let Some(server) = self.server.clone() else {
+            return;
+        };
+        self.legacy = true;
+        let prm = ProtectedResource {
+            resource: server.as_string(),
+            authorization_servers: vec![server.origin()],
+            scopes_supported: None,
+        };
+        self.start_server_discovery(prm, 0, Vec::new(), None);
+    }
+
+    /// The 2025-03-26 default endpoints. Without metadata there is nothing that says PKCE is
+    /// supported; that revision required it of servers, so S256 is sent as always.
+    fn legacy_default_server(origin: &str) -> AuthorizationServer {
+        AuthorizationServer {
+            issuer: origin.to_string(),
+            authorization_endpoint: format!("{origin}/authorize"),
+            token_endpoint: format!("{origin}/token"),
+            registration_endpoint: Some(format!("{origin}/register")),
+            revocation_endpoint: None,
+            scopes_supported: None,
+            token_endpoint_auth_methods_supported: Vec::new(),
+            client_id_metadata_document_supported: false,
+            authorization_response_iss_parameter_supported: false,
         }
     }
 
@@ -291,6 +333,13 @@ impl AuthMachine {
                 failure,
                 tried,
             };
+        } else if self.legacy && failure.is_none() {
+            let origin = prm.authorization_servers[issuer].clone();
+            let server = Self::legacy_default_server(&origin);
+            match HttpUrl::parse(&origin) {
+                Some(o) if is_secure_endpoint(&o) => self.choose_client(prm, server),
+                _ => self.fail(OAuthError::InsecureEndpoint { url: origin }),
+            }
         } else {
             self.start_server_discovery(prm, issuer + 1, tried, failure);
         }

@@ -43,6 +43,7 @@ fn setup() -> AuthSetup {
         proxy: None,
         stored: None,
         pending: None,
+        legacy_fallback: false,
     }
 }
 
@@ -113,9 +114,9 @@ fn to_server_metadata(m: &mut AuthMachine, as_body: &str) -> Vec<AuthCommand> {
 }
 
 const TOKEN_BODY_1: &str = "grant_type=authorization_code&code=abc\
-    &redirect_uri=https%3A%2F%2Fskiff.example%2Foauth%2Fcallback.html&client_id=c-123\
+    &redirect_uri=https%3A%2F%2Fskiff.example%2Foauth%2Fcallback.html\
     &code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk\
-    &resource=https%3A%2F%2Fmcp.example.com%2Fmcp";
+    &resource=https%3A%2F%2Fmcp.example.com%2Fmcp&client_id=c-123";
 
 #[test]
 fn full_flow_discovery_registration_authorize_token_refresh_step_up_sign_out() {
@@ -225,7 +226,8 @@ fn full_flow_discovery_registration_authorize_token_refresh_step_up_sign_out() {
     assert_eq!(
         stored.client,
         ClientIdentity::Registered {
-            client_id: "c-123".into()
+            client_id: "c-123".into(),
+            secret: None
         }
     );
     assert_eq!(stored.expires_at_ms, Some(3_601_000.0));
@@ -257,7 +259,7 @@ fn full_flow_discovery_registration_authorize_token_refresh_step_up_sign_out() {
     let (id, req) = fetch_of(&cmds, Method::Post, "https://auth.example.com/t1/token");
     assert_eq!(
         req.body.as_deref(),
-        Some("grant_type=refresh_token&refresh_token=rt1&client_id=c-123&resource=https%3A%2F%2Fmcp.example.com%2Fmcp")
+        Some("grant_type=refresh_token&refresh_token=rt1&resource=https%3A%2F%2Fmcp.example.com%2Fmcp&client_id=c-123")
     );
     m.handle_response(
         3_000.0,
@@ -816,4 +818,139 @@ fn stale_answers_are_ignored() {
         drain(&mut m),
         vec![AuthCommand::Status(AuthStatus::SignedOut)]
     );
+}
+
+#[test]
+fn legacy_servers_without_resource_metadata_use_their_origin() {
+    let mut m = AuthMachine::new(AuthSetup {
+        server_url: "http://127.0.0.1:3000/mcp".into(),
+        legacy_fallback: true,
+        ..setup()
+    });
+    drain(&mut m);
+    m.handle_unauthorized(0.0, 1, None, &["Bearer"]);
+    let cmds = drain(&mut m);
+    let (id, _) = fetch_of(
+        &cmds,
+        Method::Get,
+        "http://127.0.0.1:3000/.well-known/oauth-protected-resource/mcp",
+    );
+    m.handle_response(0.0, id, 404, "");
+    let cmds = drain(&mut m);
+    let (id, _) = fetch_of(
+        &cmds,
+        Method::Get,
+        "http://127.0.0.1:3000/.well-known/oauth-protected-resource",
+    );
+    m.handle_response(0.0, id, 404, "");
+    let cmds = drain(&mut m);
+    let (id, _) = fetch_of(
+        &cmds,
+        Method::Get,
+        "http://127.0.0.1:3000/.well-known/oauth-authorization-server",
+    );
+    m.handle_response(
+        0.0,
+        id,
+        200,
+        r#"{"issuer":"http://127.0.0.1:3000","authorization_endpoint":"http://127.0.0.1:3000/oauth/authorize","token_endpoint":"http://127.0.0.1:3000/oauth/token","registration_endpoint":"http://127.0.0.1:3000/oauth/register","code_challenge_methods_supported":["S256"]}"#,
+    );
+    let cmds = drain(&mut m);
+    let (id, _) = fetch_of(&cmds, Method::Post, "http://127.0.0.1:3000/oauth/register");
+    m.handle_response(0.0, id, 201, r#"{"client_id":"legacy"}"#);
+    drain(&mut m);
+    m.handle_pkce(0.0, rfc_pkce(), "s".into());
+    m.sign_in(0.0);
+    assert!(drain(&mut m).iter().any(|c| matches!(c, AuthCommand::OpenAuthorization { url, .. }
+        if url.starts_with("http://127.0.0.1:3000/oauth/authorize?response_type=code&client_id=legacy&")
+            && url.ends_with("&resource=http%3A%2F%2F127.0.0.1%3A3000%2Fmcp"))));
+}
+
+#[test]
+fn legacy_servers_without_any_metadata_use_the_default_endpoints() {
+    let mut m = AuthMachine::new(AuthSetup {
+        server_url: "http://localhost:3000/mcp".into(),
+        legacy_fallback: true,
+        ..setup()
+    });
+    m.handle_unauthorized(0.0, 1, None, &[]);
+    for url in [
+        "http://localhost:3000/.well-known/oauth-protected-resource/mcp",
+        "http://localhost:3000/.well-known/oauth-protected-resource",
+        "http://localhost:3000/.well-known/oauth-authorization-server",
+        "http://localhost:3000/.well-known/openid-configuration",
+    ] {
+        let cmds = drain(&mut m);
+        let (id, _) = fetch_of(&cmds, Method::Get, url);
+        m.handle_response(0.0, id, 404, "");
+    }
+    let cmds = drain(&mut m);
+    let (id, _) = fetch_of(&cmds, Method::Post, "http://localhost:3000/register");
+    m.handle_response(0.0, id, 201, r#"{"client_id":"c","client_secret":"s"}"#);
+    drain(&mut m);
+    m.handle_pkce(0.0, rfc_pkce(), "s".into());
+    m.sign_in(0.0);
+    assert!(drain(&mut m)
+        .iter()
+        .any(|c| matches!(c, AuthCommand::OpenAuthorization { url, .. }
+        if url.starts_with("http://localhost:3000/authorize?"))));
+    m.handle_callback(
+        0.0,
+        "http://localhost:8080/oauth/callback.html?code=test-auth-code&state=s",
+    );
+    let cmds = drain(&mut m);
+    let (_, req) = fetch_of(&cmds, Method::Post, "http://localhost:3000/token");
+    // The registration gave a secret and no method: HTTP Basic, RFC 7591's default.
+    assert_eq!(req.header("authorization"), Some("Basic Yzpz"));
+}
+
+#[test]
+fn a_server_error_during_discovery_does_not_fall_back_to_legacy() {
+    let mut m = AuthMachine::new(AuthSetup {
+        legacy_fallback: true,
+        ..setup()
+    });
+    m.handle_unauthorized(0.0, 1, None, &[]);
+    let cmds = drain(&mut m);
+    let (id, _) = fetch_of(&cmds, Method::Get, PRM_URL);
+    m.handle_response(0.0, id, 503, "");
+    let cmds = drain(&mut m);
+    let (id, _) = fetch_of(
+        &cmds,
+        Method::Get,
+        "https://mcp.example.com/.well-known/oauth-protected-resource",
+    );
+    m.handle_response(0.0, id, 404, "");
+    assert_eq!(
+        failed_with(&drain(&mut m)),
+        Some(OAuthError::Http {
+            url: PRM_URL.into(),
+            status: 503,
+            endpoint: Endpoint::ResourceMetadata
+        })
+    );
+}
+
+#[test]
+fn a_401_for_a_request_sent_without_the_token_keeps_the_credentials() {
+    let mut m = AuthMachine::new(AuthSetup {
+        stored: Some(stored(None, true)),
+        ..setup()
+    });
+    drain(&mut m);
+    // A URL outside the resource got no token and was refused: signing in again would give
+    // the same resource, so the credentials stay.
+    assert_eq!(
+        m.access(0.0, 1, "https://mcp.example.com/elsewhere"),
+        Access::Anonymous
+    );
+    m.handle_unauthorized(0.0, 1, None, &[]);
+    assert_eq!(
+        drain(&mut m),
+        vec![AuthCommand::Fail {
+            waiter: 1,
+            error: OAuthError::SignInRequired
+        }]
+    );
+    assert!(m.credentials().is_some());
 }

@@ -34,6 +34,11 @@ pub struct AuthSetup {
     /// An authorization request in flight when the page left for a full-page redirect, read
     /// back from session storage so the callback can be checked after the reload.
     pub pending: Option<PendingAuthorization>,
+    /// Fall back to the 2025-03-26 discovery when every resource metadata address answers
+    /// "not here" (the server's origin as authorization server, then its default endpoints),
+    /// as the MCP SDKs do and the conformance suite's 2025-03-26 scenarios expect. Off, such a
+    /// server is `OAuthError::NoResourceMetadata`.
+    pub legacy_fallback: bool,
 }
 
 /// Why a fetch got no HTTP answer.

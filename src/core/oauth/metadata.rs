@@ -35,6 +35,8 @@ pub struct AuthorizationServer {
     /// RFC 7009, used by sign-out when present.
     pub revocation_endpoint: Option<String>,
     pub scopes_supported: Option<Vec<String>>,
+    /// Consulted only when registration hands out a secret without saying how to send it.
+    pub token_endpoint_auth_methods_supported: Vec<String>,
     /// `client_id_metadata_document_supported` (MCP "Client ID Metadata Documents").
     pub client_id_metadata_document_supported: bool,
     /// RFC 9207 §2.3: the server promises `iss` in every authorization response.
@@ -184,6 +186,12 @@ pub fn parse_server_metadata(
         registration_endpoint: endpoint(&m, "registration_endpoint", url)?,
         revocation_endpoint: endpoint(&m, "revocation_endpoint", url)?,
         scopes_supported: string_list(&m, "scopes_supported", url)?,
+        token_endpoint_auth_methods_supported: string_list(
+            &m,
+            "token_endpoint_auth_methods_supported",
+            url,
+        )?
+        .unwrap_or_default(),
         client_id_metadata_document_supported: flag(&m, "client_id_metadata_document_supported"),
         authorization_response_iss_parameter_supported: flag(
             &m,

@@ -8,30 +8,69 @@
 
 use serde_json::Value;
 
+use super::client::{ClientIdentity, SecretMethod};
 use super::error::OAuthError;
-use super::form::encode_pairs;
+use super::form::{encode_component, encode_pairs};
+use super::pkce::base64url;
 use super::www_authenticate::split_scope;
 use crate::http::{HttpRequest, Method};
 
-fn form_post(url: &str, pairs: &[(&str, &str)]) -> HttpRequest {
+/// A form POST from `client`: `client_id` always in the body; a registered secret as
+/// `client_secret` in the body or as HTTP Basic, as the server asked (RFC 6749 §2.3.1).
+fn form_post(url: &str, client: &ClientIdentity, pairs: &[(&str, &str)]) -> HttpRequest {
+    let mut pairs = pairs.to_vec();
+    pairs.push(("client_id", client.client_id()));
+    let mut headers = vec![
+        (
+            "Content-Type".into(),
+            "application/x-www-form-urlencoded".into(),
+        ),
+        ("Accept".into(), "application/json".into()),
+    ];
+    match client.secret() {
+        Some(s) if s.method == SecretMethod::ClientSecretPost => {
+            pairs.push(("client_secret", &s.secret));
+        }
+        Some(s) => headers.push((
+            "Authorization".into(),
+            format!("Basic {}", basic_credentials(client.client_id(), &s.secret)),
+        )),
+        None => {}
+    }
     HttpRequest {
         method: Method::Post,
         url: url.to_string(),
-        headers: vec![
-            (
-                "Content-Type".into(),
-                "application/x-www-form-urlencoded".into(),
-            ),
-            ("Accept".into(), "application/json".into()),
-        ],
-        body: Some(encode_pairs(pairs)),
+        headers,
+        body: Some(encode_pairs(&pairs)),
     }
+}
+
+/// RFC 6749 §2.3.1: `base64(urlencode(id) ":" urlencode(secret))`, standard alphabet with
+/// padding.
+fn basic_credentials(client_id: &str, secret: &str) -> String {
+    let raw = format!(
+        "{}:{}",
+        encode_component(client_id),
+        encode_component(secret)
+    );
+    let mut b64: String = base64url(raw.as_bytes())
+        .chars()
+        .map(|c| match c {
+            '-' => '+',
+            '_' => '/',
+            c => c,
+        })
+        .collect();
+    while !b64.len().is_multiple_of(4) {
+        b64.push('=');
+    }
+    b64
 }
 
 /// The authorization code grant (OAuth 2.1 §4.1.3), with the PKCE verifier (RFC 7636 §4.5).
 pub fn code_request(
     token_endpoint: &str,
-    client_id: &str,
+    client: &ClientIdentity,
     code: &str,
     redirect_uri: &str,
     code_verifier: &str,
@@ -39,11 +78,11 @@ pub fn code_request(
 ) -> HttpRequest {
     form_post(
         token_endpoint,
+        client,
         &[
             ("grant_type", "authorization_code"),
             ("code", code),
             ("redirect_uri", redirect_uri),
-            ("client_id", client_id),
             ("code_verifier", code_verifier),
             ("resource", resource),
         ],
@@ -53,30 +92,32 @@ pub fn code_request(
 /// The refresh token grant (OAuth 2.1 §4.3). No `scope`: the grant keeps what was granted.
 pub fn refresh_request(
     token_endpoint: &str,
-    client_id: &str,
+    client: &ClientIdentity,
     refresh_token: &str,
     resource: &str,
 ) -> HttpRequest {
     form_post(
         token_endpoint,
+        client,
         &[
             ("grant_type", "refresh_token"),
             ("refresh_token", refresh_token),
-            ("client_id", client_id),
             ("resource", resource),
         ],
     )
 }
 
 /// RFC 7009 §2.1 revocation of one token; `hint` is `refresh_token` or `access_token`.
-pub fn revoke_request(endpoint: &str, client_id: &str, token: &str, hint: &str) -> HttpRequest {
+pub fn revoke_request(
+    endpoint: &str,
+    client: &ClientIdentity,
+    token: &str,
+    hint: &str,
+) -> HttpRequest {
     form_post(
         endpoint,
-        &[
-            ("token", token),
-            ("token_type_hint", hint),
-            ("client_id", client_id),
-        ],
+        client,
+        &[("token", token), ("token_type_hint", hint)],
     )
 }
 
@@ -146,13 +187,20 @@ pub fn parse_token_response(status: u16, body: &str) -> Result<TokenResponse, OA
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::oauth::client::ClientSecret;
     use proptest::prelude::*;
+
+    fn public(id: &str) -> ClientIdentity {
+        ClientIdentity::MetadataDocument {
+            client_id: id.into(),
+        }
+    }
 
     #[test]
     fn code_request_body_exactly() {
         let r = code_request(
             "https://as/token",
-            "https://skiff.example/oauth/client-metadata.json",
+            &public("https://skiff.example/oauth/client-metadata.json"),
             "c0de",
             "https://skiff.example/oauth/callback.html",
             "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
@@ -169,9 +217,9 @@ mod tests {
             Some(
                 "grant_type=authorization_code&code=c0de\
                  &redirect_uri=https%3A%2F%2Fskiff.example%2Foauth%2Fcallback.html\
-                 &client_id=https%3A%2F%2Fskiff.example%2Foauth%2Fclient-metadata.json\
                  &code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk\
-                 &resource=https%3A%2F%2Fmcp.example.com%2Fmcp"
+                 &resource=https%3A%2F%2Fmcp.example.com%2Fmcp\
+                 &client_id=https%3A%2F%2Fskiff.example%2Foauth%2Fclient-metadata.json"
             )
         );
     }
@@ -180,18 +228,57 @@ mod tests {
     fn refresh_and_revoke_bodies_exactly() {
         let r = refresh_request(
             "https://as/token",
-            "cid",
+            &public("cid"),
             "r/t+1",
             "https://mcp.example.com",
         );
         assert_eq!(
             r.body.as_deref(),
-            Some("grant_type=refresh_token&refresh_token=r%2Ft%2B1&client_id=cid&resource=https%3A%2F%2Fmcp.example.com")
+            Some("grant_type=refresh_token&refresh_token=r%2Ft%2B1&resource=https%3A%2F%2Fmcp.example.com&client_id=cid")
         );
-        let r = revoke_request("https://as/revoke", "cid", "tok", "refresh_token");
+        assert_eq!(r.header("authorization"), None);
+        let r = revoke_request("https://as/revoke", &public("cid"), "tok", "refresh_token");
         assert_eq!(
             r.body.as_deref(),
             Some("token=tok&token_type_hint=refresh_token&client_id=cid")
+        );
+    }
+
+    #[test]
+    fn registered_secrets_go_where_the_server_asked() {
+        let registered = |method| ClientIdentity::Registered {
+            client_id: "my id".into(),
+            secret: Some(ClientSecret {
+                secret: "s3:cr+t".into(),
+                method,
+            }),
+        };
+        let r = refresh_request(
+            "https://as/token",
+            &registered(SecretMethod::ClientSecretPost),
+            "rt",
+            "https://r",
+        );
+        assert_eq!(
+            r.body.as_deref(),
+            Some("grant_type=refresh_token&refresh_token=rt&resource=https%3A%2F%2Fr&client_id=my%20id&client_secret=s3%3Acr%2Bt")
+        );
+        assert_eq!(r.header("authorization"), None);
+        let r = refresh_request(
+            "https://as/token",
+            &registered(SecretMethod::ClientSecretBasic),
+            "rt",
+            "https://r",
+        );
+        assert!(!r.body.as_deref().unwrap().contains("client_secret"));
+        // base64("my%20id:s3%3Acr%2Bt")
+        assert_eq!(
+            r.header("authorization"),
+            Some("Basic bXklMjBpZDpzMyUzQWNyJTJCdA==")
+        );
+        assert!(
+            r.carries_credentials(),
+            "a secret in a header must not follow redirects"
         );
     }
 
