@@ -205,8 +205,9 @@ impl AuthMachine {
         self.prepare_sign_in(challenge.resource_metadata.as_deref());
     }
 
-    /// The MCP server answered 403 to request `waiter`. Returns `false` when it is not an
-    /// `insufficient_scope` challenge (an ordinary refusal, the caller's to report). Otherwise
+    /// The MCP server answered 403 to request `waiter`. Returns `false` when its challenge does
+    /// not ask for scope (`BearerChallenge::asks_for_scope`: an ordinary refusal, the caller's
+    /// to report). Otherwise
     /// prepares a step-up to the union of the scopes asked before and the challenge's, and
     /// fails the request with `SignInRequired`, or with `StepUpExhausted` once the same set
     /// was tried `MAX_STEP_UPS` times.
@@ -223,7 +224,7 @@ impl AuthMachine {
         else {
             return false;
         };
-        if !challenge.is_insufficient_scope() {
+        if !challenge.asks_for_scope() {
             return false;
         }
         let mut scopes = self

@@ -11,7 +11,8 @@ use super::error::{Endpoint, OAuthError};
 use super::machine::{AuthMachine, REFRESH_RETRY_MS};
 use super::machine_types::{AuthCommand, AuthStatus, FetchFailure, FetchId, PendingAuthorization};
 use super::metadata::{
-    parse_resource_metadata, parse_server_metadata, AuthorizationServer, ProtectedResource,
+    parse_legacy_server_metadata, parse_resource_metadata, parse_server_metadata,
+    AuthorizationServer, ProtectedResource,
 };
 use super::pkce::Pkce;
 use super::token::parse_token_response;
@@ -308,7 +309,12 @@ impl AuthMachine {
         let failure = match answer {
             Ok((status, body)) if (200..300).contains(&status) => {
                 let expected = prm.authorization_servers[issuer].clone();
-                match parse_server_metadata(body, &url, &expected) {
+                let parsed = if self.legacy {
+                    parse_legacy_server_metadata(body, &url, &expected)
+                } else {
+                    parse_server_metadata(body, &url, &expected)
+                };
+                match parsed {
                     Ok(server) => self.choose_client(prm, server),
                     Err(e) => self.fail(e),
                 }

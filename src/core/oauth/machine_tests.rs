@@ -853,7 +853,7 @@ fn legacy_servers_without_resource_metadata_use_their_origin() {
         0.0,
         id,
         200,
-        r#"{"issuer":"http://127.0.0.1:3000","authorization_endpoint":"http://127.0.0.1:3000/oauth/authorize","token_endpoint":"http://127.0.0.1:3000/oauth/token","registration_endpoint":"http://127.0.0.1:3000/oauth/register","code_challenge_methods_supported":["S256"]}"#,
+        r#"{"issuer":"http://127.0.0.1:3000/oauth","authorization_endpoint":"http://127.0.0.1:3000/oauth/authorize","token_endpoint":"http://127.0.0.1:3000/oauth/token","registration_endpoint":"http://127.0.0.1:3000/oauth/register","code_challenge_methods_supported":["S256"]}"#,
     );
     let cmds = drain(&mut m);
     let (id, _) = fetch_of(&cmds, Method::Post, "http://127.0.0.1:3000/oauth/register");
@@ -953,4 +953,28 @@ fn a_401_for_a_request_sent_without_the_token_keeps_the_credentials() {
         }]
     );
     assert!(m.credentials().is_some());
+}
+
+#[test]
+fn a_403_with_scope_but_no_error_is_a_step_up() {
+    // The conformance suite's step-up server puts `insufficient_scope` only in the body.
+    let mut m = AuthMachine::new(AuthSetup {
+        stored: Some(stored(None, false)),
+        ..setup()
+    });
+    drain(&mut m);
+    assert!(m.handle_forbidden(
+        0.0,
+        1,
+        &[&format!(
+            r#"Bearer scope="files:read files:write", resource_metadata="{PRM_URL}""#
+        )]
+    ));
+    let cmds = drain(&mut m);
+    assert!(cmds.contains(&AuthCommand::Fail {
+        waiter: 1,
+        error: OAuthError::SignInRequired
+    }));
+    fetch_of(&cmds, Method::Get, PRM_URL);
+    assert_eq!(m.status().map(AuthStatus::as_str), Some("preparing"));
 }

@@ -200,6 +200,27 @@ pub fn parse_server_metadata(
     })
 }
 
+/// Authorization server metadata found the 2025-03-26 way (at the MCP server's origin, no
+/// resource metadata). That revision predates the issuer check, and servers written for it
+/// name issuers with paths their documents are not served under; so the document's `issuer`
+/// is taken as it is, provided it is on the origin the document came from (whoever serves the
+/// origin speaks for it anyway). Every other rule of `parse_server_metadata` holds.
+pub fn parse_legacy_server_metadata(
+    body: &str,
+    url: &str,
+    origin: &str,
+) -> Result<AuthorizationServer, OAuthError> {
+    let m = object(body, url)?;
+    let issuer = opt_string(&m, "issuer", url)?.ok_or_else(|| bad(url, "it has no issuer"))?;
+    match HttpUrl::parse(&issuer) {
+        Some(i) if i.origin() == origin => parse_server_metadata(body, url, &issuer),
+        _ => Err(OAuthError::IssuerMismatch {
+            expected: origin.to_string(),
+            found: issuer,
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -361,6 +382,33 @@ mod tests {
         let body = r#"{"issuer":"https://a.com","token_endpoint":"https://a.com/t","code_challenge_methods_supported":["S256"]}"#;
         let e = parse_server_metadata(body, "u", "https://a.com").unwrap_err();
         assert!(e.to_string().contains("authorization_endpoint"), "{e}");
+    }
+
+    #[test]
+    fn legacy_metadata_may_name_a_path_on_its_own_origin_only() {
+        let doc = |issuer: &str| {
+            format!(
+                r#"{{"issuer":"{issuer}","authorization_endpoint":"http://127.0.0.1:3000/oauth/authorize","token_endpoint":"http://127.0.0.1:3000/oauth/token","code_challenge_methods_supported":["S256"]}}"#
+            )
+        };
+        let a = parse_legacy_server_metadata(
+            &doc("http://127.0.0.1:3000/oauth"),
+            "u",
+            "http://127.0.0.1:3000",
+        )
+        .unwrap();
+        assert_eq!(a.issuer, "http://127.0.0.1:3000/oauth");
+        assert_eq!(
+            parse_legacy_server_metadata(
+                &doc("http://127.0.0.1:4000"),
+                "u",
+                "http://127.0.0.1:3000"
+            ),
+            Err(OAuthError::IssuerMismatch {
+                expected: "http://127.0.0.1:3000".into(),
+                found: "http://127.0.0.1:4000".into()
+            })
+        );
     }
 
     proptest! {

@@ -276,6 +276,17 @@ impl BearerChallenge {
     pub fn is_insufficient_scope(&self) -> bool {
         self.error.as_deref() == Some("insufficient_scope")
     }
+
+    /// Whether a 403 with this challenge asks for more scope: `insufficient_scope`, or no
+    /// error at all but a `scope` (servers, the conformance suite's among them, that put the
+    /// error only in the JSON body). Any other error is an ordinary refusal.
+    pub fn asks_for_scope(&self) -> bool {
+        match self.error.as_deref() {
+            Some("insufficient_scope") => true,
+            None => !self.scope.is_empty(),
+            Some(_) => false,
+        }
+    }
 }
 
 /// A space-separated scope string as a list, without empties or repeats, in order.
@@ -311,6 +322,18 @@ mod tests {
         let h = r#"Bearer error="insufficient_scope", scope="files:read files:write  user:profile", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource", error_description="Additional file write permission required""#;
         let b = BearerChallenge::from_headers(&[h]).unwrap().unwrap();
         assert!(b.is_insufficient_scope());
+        assert!(b.asks_for_scope());
+        let quiet = BearerChallenge::from_headers(&[
+            r#"Bearer scope="a b", resource_metadata="https://x""#,
+        ])
+        .unwrap()
+        .unwrap();
+        assert!(quiet.asks_for_scope() && !quiet.is_insufficient_scope());
+        let other = BearerChallenge::from_headers(&[r#"Bearer error="invalid_token", scope="a""#])
+            .unwrap()
+            .unwrap();
+        assert!(!other.asks_for_scope());
+        assert!(!BearerChallenge::default().asks_for_scope());
         assert_eq!(b.scope, vec!["files:read", "files:write", "user:profile"]);
         assert_eq!(
             b.error_description.as_deref(),
