@@ -57,6 +57,10 @@ pub struct AuthMachine {
     pub(super) refreshing: Option<FetchId>,
     pub(super) waiters: Vec<WaiterId>,
     pub(super) refresh_retry_at: Option<f64>,
+    /// The running refresh was caused by a 401 for the current token...
+    pub(super) refresh_after_401: bool,
+    /// ...and this `Authorization` value is what it gave: a 401 for it ends the credentials.
+    pub(super) fresh_after_401: Option<String>,
     pub(super) revokes: Vec<FetchId>,
     pub(super) next_fetch: FetchId,
     pub(super) shown: Option<AuthStatus>,
@@ -79,6 +83,8 @@ impl AuthMachine {
             refreshing: None,
             waiters: Vec::new(),
             refresh_retry_at: None,
+            refresh_after_401: false,
+            fresh_after_401: None,
             revokes: Vec::new(),
             next_fetch: 0,
             shown: None,
@@ -185,7 +191,13 @@ impl AuthMachine {
                 });
                 return;
             }
-            if self.refreshing.is_some() || c.refresh_token.is_some() {
+            // A token fresh from a refresh that a 401 caused is refused too: refreshing again
+            // would loop; the grant itself is no good for this server.
+            let refused_fresh = self.fresh_after_401.as_deref() == Some(current.as_str());
+            if self.refreshing.is_some() || c.refresh_token.is_some() && !refused_fresh {
+                if self.refreshing.is_none() {
+                    self.refresh_after_401 = true;
+                }
                 self.start_refresh();
                 if self.refreshing.is_some() {
                     self.waiters.push(waiter);
@@ -448,6 +460,8 @@ impl AuthMachine {
             });
         }
         self.refresh_retry_at = None;
+        self.refresh_after_401 = false;
+        self.fresh_after_401 = None;
         for waiter in std::mem::take(&mut self.waiters) {
             self.commands.push_back(AuthCommand::Fail {
                 waiter,

@@ -438,6 +438,7 @@ impl AuthMachine {
                 );
                 self.wanted = Some(p.scopes.clone());
                 self.refresh_retry_at = None;
+                self.fresh_after_401 = None;
                 self.commands.push_back(AuthCommand::Store(creds.clone()));
                 self.creds = Some(creds);
                 self.phase = Phase::Idle;
@@ -449,6 +450,7 @@ impl AuthMachine {
     }
 
     fn on_refresh(&mut self, now_ms: f64, answer: Answer<'_>) {
+        let after_401 = std::mem::take(&mut self.refresh_after_401);
         let Some(old) = self.creds.clone() else {
             return;
         };
@@ -476,6 +478,7 @@ impl AuthMachine {
         match token {
             Ok(t) => {
                 let creds = old.refreshed(now_ms, t);
+                self.fresh_after_401 = after_401.then(|| creds.authorization_header());
                 self.commands.push_back(AuthCommand::Store(creds.clone()));
                 self.creds = Some(creds);
                 if matches!(self.phase, Phase::Idle) {

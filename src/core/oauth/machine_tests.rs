@@ -978,3 +978,62 @@ fn a_403_with_scope_but_no_error_is_a_step_up() {
     fetch_of(&cmds, Method::Get, PRM_URL);
     assert_eq!(m.status().map(AuthStatus::as_str), Some("preparing"));
 }
+
+#[test]
+fn a_401_for_a_token_just_refreshed_after_a_401_asks_to_sign_in_instead_of_looping() {
+    let mut m = AuthMachine::new(AuthSetup {
+        stored: Some(stored(Some(1e9), true)),
+        ..setup()
+    });
+    drain(&mut m);
+    m.handle_unauthorized(1.0, 1, Some("Bearer old"), &[]);
+    let cmds = drain(&mut m);
+    let (id, _) = fetch_of(&cmds, Method::Post, "https://auth.example.com/t1/token");
+    m.handle_response(
+        2.0,
+        id,
+        200,
+        r#"{"access_token":"new","token_type":"Bearer","expires_in":3600}"#,
+    );
+    assert!(drain(&mut m).contains(&AuthCommand::Resume {
+        waiter: 1,
+        authorization: "Bearer new".into()
+    }));
+    // The server refuses the new token as well: no second refresh.
+    m.handle_unauthorized(3.0, 1, Some("Bearer new"), &[]);
+    let cmds = drain(&mut m);
+    assert!(cmds.contains(&AuthCommand::Fail {
+        waiter: 1,
+        error: OAuthError::SignInRequired
+    }));
+    assert!(cmds.contains(&AuthCommand::Delete {
+        issuer: ISSUER.into(),
+        resource: MCP.into()
+    }));
+    assert!(!cmds.iter().any(
+        |c| matches!(c, AuthCommand::Fetch { request, .. } if request.method == Method::Post)
+    ));
+}
+
+#[test]
+fn a_refresh_on_the_timer_does_not_count_as_one_after_a_401() {
+    let mut m = AuthMachine::new(AuthSetup {
+        stored: Some(stored(Some(100_000.0), true)),
+        ..setup()
+    });
+    drain(&mut m);
+    m.handle_timeout(90_000.0);
+    let cmds = drain(&mut m);
+    let (id, _) = fetch_of(&cmds, Method::Post, "https://auth.example.com/t1/token");
+    m.handle_response(
+        90_001.0,
+        id,
+        200,
+        r#"{"access_token":"new","token_type":"Bearer","expires_in":3600}"#,
+    );
+    drain(&mut m);
+    // A 401 for it is worth one refresh.
+    m.handle_unauthorized(90_002.0, 1, Some("Bearer new"), &[]);
+    let cmds = drain(&mut m);
+    fetch_of(&cmds, Method::Post, "https://auth.example.com/t1/token");
+}
