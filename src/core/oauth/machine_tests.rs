@@ -1037,3 +1037,72 @@ fn a_refresh_on_the_timer_does_not_count_as_one_after_a_401() {
     let cmds = drain(&mut m);
     fetch_of(&cmds, Method::Post, "https://auth.example.com/t1/token");
 }
+
+mod hostile {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// One event for the machine, chosen by `kind`, shaped by the rest.
+    fn apply(m: &mut AuthMachine, kind: u8, n: u16, text: &str, now: f64) {
+        let bodies = [
+            PRM.to_string(),
+            as_doc(true, true),
+            as_doc(false, true),
+            text.to_string(),
+            r#"{"client_id":"c"}"#.to_string(),
+            r#"{"access_token":"a","token_type":"Bearer","expires_in":1,"refresh_token":"r"}"#
+                .to_string(),
+        ];
+        let id = FetchId::from(n % 12);
+        match kind % 11 {
+            0 => m.handle_unauthorized(now, u64::from(n), Some(text), &[text]),
+            1 => m.handle_unauthorized(now, u64::from(n), None, &[text]),
+            2 => {
+                m.handle_forbidden(now, u64::from(n), &[text]);
+            }
+            3 => m.handle_response(
+                now,
+                id,
+                [200, 201, 400, 404, 500][usize::from(n % 5)],
+                &bodies[usize::from(n) % bodies.len()],
+            ),
+            4 => m.handle_fetch_failed(
+                now,
+                id,
+                if n % 2 == 0 {
+                    FetchFailure::Cors
+                } else {
+                    FetchFailure::Network(text.into())
+                },
+            ),
+            5 => m.handle_pkce(now, rfc_pkce(), text.into()),
+            6 => m.handle_callback(now, text),
+            7 => m.sign_in(now),
+            8 => m.sign_out(now),
+            9 => m.handle_timeout(now),
+            _ => {
+                let _ = m.access(now, u64::from(n), if n % 2 == 0 { MCP } else { text });
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        /// Any sequence of events, answers and garbage: no panic, and a token never goes to
+        /// a URL outside its resource.
+        #[test]
+        fn never_panics_and_never_leaks(events in proptest::collection::vec((any::<u8>(), any::<u16>(), "\\PC{0,40}"), 0..40)) {
+            let mut m = AuthMachine::new(AuthSetup { legacy_fallback: true, stored: Some(stored(Some(50.0), true)), ..setup() });
+            for (i, (kind, n, text)) in events.iter().enumerate() {
+                apply(&mut m, *kind, *n, text, i as f64 * 10.0);
+                while let Some(c) = m.poll_command() {
+                    if let AuthCommand::Fetch { request, .. } = &c {
+                        prop_assert!(request.header("authorization").is_none_or(|h| h.starts_with("Basic ")));
+                    }
+                }
+                prop_assert_eq!(m.access(i as f64, 999, "https://evil.example.com/mcp"), Access::Anonymous);
+            }
+        }
+    }
+}
