@@ -1069,7 +1069,7 @@ mod hostile {
             4 => m.handle_fetch_failed(
                 now,
                 id,
-                if n % 2 == 0 {
+                if n.is_multiple_of(2) {
                     FetchFailure::Cors
                 } else {
                     FetchFailure::Network(text.into())
@@ -1081,7 +1081,11 @@ mod hostile {
             8 => m.sign_out(now),
             9 => m.handle_timeout(now),
             _ => {
-                let _ = m.access(now, u64::from(n), if n % 2 == 0 { MCP } else { text });
+                let _ = m.access(
+                    now,
+                    u64::from(n),
+                    if n.is_multiple_of(2) { MCP } else { text },
+                );
             }
         }
     }
