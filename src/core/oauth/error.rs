@@ -88,8 +88,9 @@ pub enum OAuthError {
     StepUpExhausted { scopes: Vec<String> },
     /// A request waited for a sign-in that is now needed from the user.
     SignInRequired,
-    /// A sign-in step arrived that this machine did not ask for (a stale popup, a reload).
-    Unexpected(String),
+    /// A request to an address outside the signed-in resource was refused for want of a
+    /// token; the token is never sent there, and signing in again would not change that.
+    NotCovered,
 }
 
 impl fmt::Display for OAuthError {
@@ -229,9 +230,11 @@ impl fmt::Display for OAuthError {
                     "This server needs you to sign in; use Sign in on its card."
                 )
             }
-            OAuthError::Unexpected(what) => {
-                write!(f, "Ignored {what}: no sign-in was waiting for it.")
-            }
+            OAuthError::NotCovered => write!(
+                f,
+                "The server refused a request to an address the sign-in does not cover; Skiff \
+                 never sends the token outside the resource it was issued for."
+            ),
         }
     }
 }

@@ -179,7 +179,7 @@ impl AuthMachine {
                 // the credentials stay and only this request fails.
                 self.commands.push_back(AuthCommand::Fail {
                     waiter,
-                    error: OAuthError::SignInRequired,
+                    error: OAuthError::NotCovered,
                 });
                 return;
             }

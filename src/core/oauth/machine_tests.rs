@@ -949,7 +949,7 @@ fn a_401_for_a_request_sent_without_the_token_keeps_the_credentials() {
         drain(&mut m),
         vec![AuthCommand::Fail {
             waiter: 1,
-            error: OAuthError::SignInRequired
+            error: OAuthError::NotCovered
         }]
     );
     assert!(m.credentials().is_some());
