@@ -24,6 +24,7 @@ pub mod gemini;
 pub mod http;
 pub mod markdown;
 pub mod mcp;
+pub mod number;
 pub mod openai;
 pub mod order;
 pub mod persist;
