@@ -20,6 +20,7 @@ use serde_json::{json, Value};
 use super::elicit;
 use super::era::{self, Era, EraCache, ProbeVerdict};
 use super::error::McpError;
+use super::kind_map::KindMap;
 use super::messages::{self, Incoming, ListKind, RequestId, RpcError};
 use super::session_lists::ListOp;
 use super::session_types::{Output, Phase, SendKind, SendMeta, SessionConfig, SessionEvent};
@@ -75,7 +76,7 @@ pub struct McpSession {
     pub(super) next_id: i64,
     pub(super) pending: HashMap<RequestId, Pending>,
     pub(super) queued: Vec<Queued>,
-    pub(super) lists: HashMap<ListKind, ListOp>,
+    pub(super) lists: KindMap<ListOp>,
     /// Negotiated (or, while probing, attempted) era and version.
     pub(super) era: Option<Era>,
     pub(super) version: Option<String>,
@@ -85,8 +86,8 @@ pub struct McpSession {
     pub(super) expiries_in_handshake: u32,
     pub(super) next_health_ms: Option<f64>,
     /// When each list last started, and re-lists waiting for `RELIST_GAP_MS` to pass.
-    pub(super) list_started: HashMap<ListKind, f64>,
-    pub(super) relist_at: HashMap<ListKind, f64>,
+    pub(super) list_started: KindMap<f64>,
+    pub(super) relist_at: KindMap<f64>,
     /// Requests the server made of us in the current one-second window, and whether the log
     /// was told that the excess is ignored.
     pub(super) asks: (f64, u32),
@@ -110,7 +111,7 @@ impl McpSession {
             next_id: 1,
             pending: HashMap::new(),
             queued: Vec::new(),
-            lists: HashMap::new(),
+            lists: KindMap::default(),
             era: None,
             version: None,
             tried_modern: false,
@@ -118,8 +119,8 @@ impl McpSession {
             probe_versions: Vec::new(),
             expiries_in_handshake: 0,
             next_health_ms: None,
-            list_started: HashMap::new(),
-            relist_at: HashMap::new(),
+            list_started: KindMap::default(),
+            relist_at: KindMap::default(),
             asks: (f64::NEG_INFINITY, 0),
             asks_limited: false,
             elicits: Vec::new(),
