@@ -37,6 +37,7 @@ pub mod send_queue;
 pub mod settings;
 pub mod shortcuts;
 pub mod sidebar;
+pub mod small_map;
 #[cfg(test)]
 mod split_points;
 pub mod sse;

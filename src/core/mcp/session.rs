@@ -12,7 +12,8 @@
 //! The handshake (era probe, `initialize`) lives here; request bookkeeping is in
 //! `session_requests`, lists in `session_lists`.
 
-use std::collections::{HashMap, VecDeque};
+use crate::small_map::SmallMap;
+use std::collections::VecDeque;
 
 use crate::mcp::model::{Implementation, ServerCapabilities};
 use serde_json::{json, Value};
@@ -74,7 +75,7 @@ pub struct McpSession {
     pub(super) phase: Phase,
     pub(super) outputs: VecDeque<Output>,
     pub(super) next_id: i64,
-    pub(super) pending: HashMap<RequestId, Pending>,
+    pub(super) pending: SmallMap<RequestId, Pending>,
     pub(super) queued: Vec<Queued>,
     pub(super) lists: KindMap<ListOp>,
     /// Negotiated (or, while probing, attempted) era and version.
@@ -109,7 +110,7 @@ impl McpSession {
             phase: Phase::Idle,
             outputs: VecDeque::new(),
             next_id: 1,
-            pending: HashMap::new(),
+            pending: SmallMap::new(),
             queued: Vec::new(),
             lists: KindMap::default(),
             era: None,
