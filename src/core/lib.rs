@@ -24,6 +24,7 @@ pub mod gemini;
 pub mod http;
 pub mod markdown;
 pub mod mcp;
+pub mod number;
 pub mod oauth;
 pub mod openai;
 pub mod order;
@@ -37,6 +38,7 @@ pub mod send_queue;
 pub mod settings;
 pub mod shortcuts;
 pub mod sidebar;
+pub mod small_map;
 #[cfg(test)]
 mod split_points;
 pub mod sse;

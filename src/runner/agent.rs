@@ -11,7 +11,9 @@
 //! machine's actions and persists what the machine hands it.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use skiff_core::small_map::SmallMap;
 use std::rc::Rc;
 
 use futures::channel::mpsc;
@@ -118,7 +120,7 @@ pub async fn run_turn(
     let mut live = first;
     store.set_live(&live.id(), true);
     // Calls in flight: call id → (server, key), so Stop can cancel them.
-    let mut running: HashMap<String, (String, CallKey)> = HashMap::new();
+    let mut running: SmallMap<String, (String, CallKey)> = SmallMap::new();
     let mut pending: VecDeque<Action> = run.borrow_mut().begin_step().into();
 
     loop {

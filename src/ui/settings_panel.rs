@@ -144,8 +144,8 @@ pub(super) fn number_input(
                         set.run(None);
                         return;
                     }
-                    match raw.parse::<f64>() {
-                        Ok(v) if v >= min && v <= max && (!integer || v.fract() == 0.0) => {
+                    match skiff_core::number::parse_finite(raw) {
+                        Some(v) if v >= min && v <= max && (!integer || v.fract() == 0.0) => {
                             error.set(None);
                             set.run(Some(v));
                         }

@@ -212,7 +212,7 @@ fn opt_limit(args: &Map<String, Value>) -> Result<usize, String> {
     let n = match v {
         Value::Number(n) => n.as_f64(),
         // Some models quote numbers.
-        Value::String(s) => s.trim().parse::<f64>().ok(),
+        Value::String(s) => crate::number::parse_finite(s.trim()),
         _ => None,
     };
     match n {

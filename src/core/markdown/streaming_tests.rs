@@ -474,6 +474,19 @@ fn reference_definitions_reach_later_blocks_but_not_earlier_ones() {
 }
 
 #[test]
+fn a_later_piece_matches_a_definition_by_unicode_case_fold() {
+    // Labels match by Unicode case fold with whitespace collapsed, in a piece after the
+    // definition's as within it: `ẞ`, `ß` and `SS` all fold to `ss`.
+    let text = "First.\n\n[Straẞe  Eins]: https://a.example\n\nThen.\n\nLast [STRASSE eins] and [straße\neins], not [Strase eins].\n";
+    let blocks = render_blocks(text);
+    let link = "<a href=\"https://a.example\"";
+    assert_eq!(blocks.len(), 2, "{blocks:?}");
+    assert_eq!(blocks[1].matches(link).count(), 2, "{blocks:?}");
+    assert!(blocks[1].contains("[Strase eins]"), "{blocks:?}");
+    assert_eq!(render(text).matches(link).count(), 2);
+}
+
+#[test]
 fn finish_splits_the_tail_and_leaves_nothing_behind() {
     let mut md = StreamingMarkdown::new();
     let update = md.push("para\n***");

@@ -311,11 +311,12 @@ pub fn export_mcp_servers(list: &ServerList) -> String {
             }
         }
         if !s.headers.is_empty() {
-            let h: Map<String, Value> = s
-                .headers
-                .iter()
-                .map(|(k, v)| (k.clone(), json!(v)))
-                .collect();
+            // Inserted one by one: collecting into a Map would build a BTreeMap from a sorted
+            // Vec, a second copy of the standard sort in the page (see crate::order).
+            let mut h = Map::new();
+            for (k, v) in &s.headers {
+                h.insert(k.clone(), json!(v));
+            }
             entry.insert("headers".into(), Value::Object(h));
         }
         if !s.enabled {

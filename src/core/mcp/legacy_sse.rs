@@ -9,7 +9,8 @@
 //! `initialize` POST refused with 400/404/405). When that fallback fails too, the error keeps
 //! both causes: the first one is usually what the user must fix.
 
-use std::collections::{HashMap, VecDeque};
+use crate::small_map::SmallMap;
+use std::collections::VecDeque;
 
 use crate::http::{HttpRequest, Method};
 use crate::sse::SseDecoder;
@@ -37,7 +38,7 @@ pub struct LegacySse {
     stream_ok: bool,
     decoder: SseDecoder,
     queued: Vec<(String, SendMeta)>,
-    posts: HashMap<Token, Post>,
+    posts: SmallMap<Token, Post>,
     /// Set when this transport is the fallback from Streamable HTTP: that failure is kept so a
     /// failure here reports both.
     fallback_from: Option<McpError>,
@@ -54,7 +55,7 @@ impl LegacySse {
             stream_ok: false,
             decoder: SseDecoder::new(),
             queued: Vec::new(),
-            posts: HashMap::new(),
+            posts: SmallMap::new(),
             fallback_from: None,
             next_token: 1_000_000,
             actions: VecDeque::new(),

@@ -12,7 +12,8 @@
 //! The handshake (era probe, `initialize`) lives here; request bookkeeping is in
 //! `session_requests`, lists in `session_lists`.
 
-use std::collections::{HashMap, VecDeque};
+use crate::small_map::SmallMap;
+use std::collections::VecDeque;
 
 use crate::mcp::model::{Implementation, ServerCapabilities};
 use serde_json::{json, Value};
@@ -20,6 +21,7 @@ use serde_json::{json, Value};
 use super::elicit;
 use super::era::{self, Era, EraCache, ProbeVerdict};
 use super::error::McpError;
+use super::kind_map::KindMap;
 use super::messages::{self, Incoming, ListKind, RequestId, RpcError};
 use super::session_lists::ListOp;
 use super::session_types::{Output, Phase, SendKind, SendMeta, SessionConfig, SessionEvent};
@@ -73,9 +75,9 @@ pub struct McpSession {
     pub(super) phase: Phase,
     pub(super) outputs: VecDeque<Output>,
     pub(super) next_id: i64,
-    pub(super) pending: HashMap<RequestId, Pending>,
+    pub(super) pending: SmallMap<RequestId, Pending>,
     pub(super) queued: Vec<Queued>,
-    pub(super) lists: HashMap<ListKind, ListOp>,
+    pub(super) lists: KindMap<ListOp>,
     /// Negotiated (or, while probing, attempted) era and version.
     pub(super) era: Option<Era>,
     pub(super) version: Option<String>,
@@ -85,8 +87,8 @@ pub struct McpSession {
     pub(super) expiries_in_handshake: u32,
     pub(super) next_health_ms: Option<f64>,
     /// When each list last started, and re-lists waiting for `RELIST_GAP_MS` to pass.
-    pub(super) list_started: HashMap<ListKind, f64>,
-    pub(super) relist_at: HashMap<ListKind, f64>,
+    pub(super) list_started: KindMap<f64>,
+    pub(super) relist_at: KindMap<f64>,
     /// Requests the server made of us in the current one-second window, and whether the log
     /// was told that the excess is ignored.
     pub(super) asks: (f64, u32),
@@ -108,9 +110,9 @@ impl McpSession {
             phase: Phase::Idle,
             outputs: VecDeque::new(),
             next_id: 1,
-            pending: HashMap::new(),
+            pending: SmallMap::new(),
             queued: Vec::new(),
-            lists: HashMap::new(),
+            lists: KindMap::default(),
             era: None,
             version: None,
             tried_modern: false,
@@ -118,8 +120,8 @@ impl McpSession {
             probe_versions: Vec::new(),
             expiries_in_handshake: 0,
             next_health_ms: None,
-            list_started: HashMap::new(),
-            relist_at: HashMap::new(),
+            list_started: KindMap::default(),
+            relist_at: KindMap::default(),
             asks: (f64::NEG_INFINITY, 0),
             asks_limited: false,
             elicits: Vec::new(),

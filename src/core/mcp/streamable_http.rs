@@ -17,7 +17,8 @@
 //! It never performs IO and never retries a POST by itself: whether a request may be sent again
 //! is the session's call.
 
-use std::collections::{HashMap, VecDeque};
+use crate::small_map::SmallMap;
+use std::collections::VecDeque;
 
 use crate::http::{HttpRequest, Method};
 use crate::sse::SseDecoder;
@@ -87,7 +88,7 @@ pub struct StreamableHttp {
     /// A POST has succeeded: the endpoint is a Streamable HTTP one, no more legacy fallback.
     established: bool,
     next_token: Token,
-    exchanges: HashMap<Token, Exchange>,
+    exchanges: SmallMap<Token, Exchange>,
     resumes: Vec<ResumeWait>,
     get_stream: Option<Token>,
     get_unsupported: bool,
@@ -106,7 +107,7 @@ impl StreamableHttp {
             session_id: None,
             established: false,
             next_token: 1,
-            exchanges: HashMap::new(),
+            exchanges: SmallMap::new(),
             resumes: Vec::new(),
             get_stream: None,
             get_unsupported: false,

@@ -14,6 +14,7 @@
 //! reads a clock, and never re-sends a tool call: a call in flight when a connection is lost
 //! fails with an error that says whether it may have run.
 
+use crate::small_map::SmallMap;
 use std::collections::{HashMap, VecDeque};
 
 use super::backoff::{Backoff, ConnectStep, Decision, HealthStatus};
@@ -89,7 +90,7 @@ pub struct Supervisor {
     /// The browser said it is offline and has not said it is back: a lost connection waits
     /// for `online` instead of counting failed attempts against the schedule.
     offline: bool,
-    calls: HashMap<RequestId, Slot>,
+    calls: SmallMap<RequestId, Slot>,
     keys: HashMap<CallKey, RequestId>,
     /// Requests made while the WebSocket handshake is still running (the WebSocket handshake
     /// queue); sent in order once it opens.
@@ -121,7 +122,7 @@ impl Supervisor {
             timers: Timers::default(),
             wanted: false,
             offline: false,
-            calls: HashMap::new(),
+            calls: SmallMap::new(),
             keys: HashMap::new(),
             waiting: Vec::new(),
             listing_tools: false,

@@ -9,7 +9,7 @@
 //! messages. It must never decide anything itself (reconnects, health, which error a call
 //! gets): that belongs in the supervisor, where native tests reach it.
 
-use std::collections::HashMap;
+use skiff_core::small_map::SmallMap;
 
 use futures::channel::{mpsc, oneshot};
 use futures::future::{join_all, select};
@@ -93,9 +93,9 @@ pub(super) struct Driver {
     sup: Supervisor,
     /// The configuration last handed to the supervisor (a removed server keeps its last one).
     config: ServerConfig,
-    callers: HashMap<CallKey, (Reply, Option<Progress>)>,
-    aborts: HashMap<(LinkId, Token), AbortHandle>,
-    sockets: HashMap<LinkId, WebSocket>,
+    callers: SmallMap<CallKey, (Reply, Option<Progress>)>,
+    aborts: SmallMap<(LinkId, Token), AbortHandle>,
+    sockets: SmallMap<LinkId, WebSocket>,
     /// Session DELETEs sent by the current batch of actions (awaited by `Disconnect`).
     goodbyes: Vec<oneshot::Receiver<()>>,
     timer: Option<Timeout>,
@@ -133,9 +133,9 @@ impl Driver {
             in_page,
             sup: Supervisor::new(kind, setup),
             config,
-            callers: HashMap::new(),
-            aborts: HashMap::new(),
-            sockets: HashMap::new(),
+            callers: SmallMap::new(),
+            aborts: SmallMap::new(),
+            sockets: SmallMap::new(),
             goodbyes: Vec::new(),
             timer: None,
             timer_at: None,

@@ -321,10 +321,8 @@ fn seconds(text: &str) -> Result<Option<u64>, ()> {
     if t.is_empty() {
         return Ok(None);
     }
-    match t.parse::<f64>() {
-        Ok(s) if s.is_finite() && (1.0..=MAX_TIMEOUT_S).contains(&s) => {
-            Ok(Some((s * 1000.0).round() as u64))
-        }
+    match crate::number::parse_finite(t) {
+        Some(s) if (1.0..=MAX_TIMEOUT_S).contains(&s) => Ok(Some((s * 1000.0).round() as u64)),
         _ => Err(()),
     }
 }

@@ -362,10 +362,7 @@ fn value_of(field: &Field, input: Option<&FieldInput>) -> Result<Option<Value>, 
                 }
                 FieldKind::Number { integer, min, max } => {
                     let t = text.trim();
-                    let n: f64 = t
-                        .parse()
-                        .ok()
-                        .filter(|n: &f64| n.is_finite())
+                    let n = crate::number::parse_finite(t)
                         .ok_or_else(|| format!("{label} must be a number."))?;
                     if *integer && n.fract() != 0.0 {
                         return Err(format!("{label} must be a whole number."));
