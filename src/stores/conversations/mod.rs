@@ -107,7 +107,10 @@ pub struct ConversationsStore {
     /// The newest body write issued per id: a write waiting for the database to open is
     /// dropped when a newer one exists (it holds everything the older one did).
     write_seq: StoredValue<HashMap<String, u64>>,
-    /// Ids whose last body write failed: owed until a write succeeds.
+    /// Ids whose newest body write has not committed: in flight, or failed. Owed until a
+    /// write succeeds, so `pagehide` rescues them too: a document being unloaded has its
+    /// unfinished IndexedDB transactions aborted, and an error shown a moment before a reload
+    /// was otherwise lost (the reload showed the answer as interrupted).
     retry: StoredValue<HashSet<String>>,
     /// Evicted ids whose owed write is in flight; released once it has committed.
     evicting: StoredValue<HashSet<String>>,
@@ -334,16 +337,21 @@ impl ConversationsStore {
             .unwrap_or(0);
         let store = *self;
         let id = id.to_string();
+        self.retry.update_value(|r| {
+            r.insert(id.clone());
+        });
         let issued = self
             .bodies
             .with_value(|b| b.as_ref().map(|b| b.put(&id, &raw)));
+        // Only the newest write's commit settles what is owed.
+        let newest = move |id: &str| store.write_seq.with_value(|m| m.get(id) == Some(&seq));
         spawn_local(async move {
             let result = match issued {
                 Some(write) => write.await,
                 None => {
                     let bodies = store.bodies().await;
                     // A newer snapshot was asked for meanwhile: it carries all of this one.
-                    if store.write_seq.with_value(|m| m.get(&id) != Some(&seq)) {
+                    if !newest(&id) {
                         return done(true);
                     }
                     bodies.put(&id, &raw).await
@@ -359,9 +367,11 @@ impl ConversationsStore {
                     done(false);
                 }
                 Ok(true) => {
-                    store.retry.update_value(|r| {
-                        r.remove(&id);
-                    });
+                    if newest(&id) {
+                        store.retry.update_value(|r| {
+                            r.remove(&id);
+                        });
+                    }
                     store.notices.clear_key(FULL_KEY);
                     store.channel.with_value(|c| {
                         if let Some(c) = c {
@@ -393,7 +403,7 @@ impl ConversationsStore {
         });
     }
 
-    /// Whether conversation `id` owes a write (throttled, or the last one failed).
+    /// Whether conversation `id` owes a write (throttled, or the newest one not committed).
     fn owes_write(&self, id: &str) -> bool {
         self.throttles
             .with_value(|t| t.get(id).is_some_and(WriteThrottle::is_pending))
