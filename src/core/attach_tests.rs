@@ -1,0 +1,271 @@
+use serde_json::{json, Value};
+
+use super::*;
+use crate::agent::record::ToolMode;
+use crate::chat::Message;
+use crate::profiles::caps::Flag;
+use crate::provider::{ChatParams, StepContext};
+
+fn att(kind: Kind, name: &str, mime: &str, data: &[u8]) -> Attachment {
+    Attachment {
+        kind,
+        name: name.into(),
+        mime: mime.into(),
+        size: data.len() as u64,
+        hash: "h".into(),
+        dims: if kind == Kind::Image {
+            [2, 1, 4000, 2000]
+        } else {
+            [0; 4]
+        },
+        data: Some(data.into()),
+    }
+}
+
+fn question(attachments: Vec<Attachment>) -> Vec<Message> {
+    let mut m = Message::new("u".into(), Role::User, "What is this?".into(), 0.0);
+    m.attachments = attachments;
+    vec![m]
+}
+
+fn ctx(history: &[Message]) -> StepContext<'_> {
+    StepContext {
+        system_template: "",
+        system_prompt: "",
+        recap: "",
+        history,
+        tools: &[],
+        mode: ToolMode::Off,
+        result_char_limit: 1000,
+        vision: true,
+    }
+}
+
+/// The three request bodies (OpenAI-compatible, Anthropic, Gemini) for `history`.
+fn bodies(history: &[Message]) -> [Value; 3] {
+    let p = ChatParams {
+        model: "m".into(),
+        ..ChatParams::default()
+    };
+    let c = ctx(history);
+    [
+        crate::agent::wire_openai::step_request("http://x", None, &p, &c),
+        crate::anthropic::step_request("http://x", None, &p, &c),
+        crate::gemini::step_request("http://x", None, &p, &c),
+    ]
+    .map(|r| serde_json::from_str(r.body.as_deref().unwrap()).unwrap())
+}
+
+fn all(png: bool, text: bool, pdf: bool) -> Vec<Attachment> {
+    let mut v = Vec::new();
+    if png {
+        v.push(att(Kind::Image, "dot.png", "image/png", b"PNG!"));
+    }
+    if text {
+        v.push(att(Kind::Text, "a.rs", "text/plain", b"fn main() {}\n"));
+    }
+    if pdf {
+        v.push(att(Kind::Pdf, "doc.pdf", "application/pdf", b"%PDF"));
+    }
+    v
+}
+
+#[test]
+fn image_question_per_provider() {
+    let [o, a, g] = bodies(&question(all(true, false, false)));
+    assert_eq!(
+        o,
+        json!({"model":"m","messages":[{"role":"user","content":[
+            {"type":"image_url","image_url":{"url":"data:image/png;base64,UE5HIQ=="}},
+            {"type":"text","text":"What is this?"}]}],"stream":true,
+            "stream_options":{"include_usage":true}})
+    );
+    assert_eq!(
+        a,
+        json!({"model":"m","max_tokens":a["max_tokens"],"messages":[{"role":"user","content":[
+            {"type":"image","source":{"type":"base64","media_type":"image/png","data":"UE5HIQ=="}},
+            {"type":"text","text":"What is this?"}]}],"stream":true})
+    );
+    assert_eq!(
+        g,
+        json!({"contents":[{"role":"user","parts":[
+            {"inlineData":{"mimeType":"image/png","data":"UE5HIQ=="}},
+            {"text":"What is this?"}]}]})
+    );
+}
+
+#[test]
+fn text_file_and_pdf_per_provider() {
+    let file = "File: a.rs\n```\nfn main() {}\n```";
+    let [o, a, g] = bodies(&question(all(false, true, true)));
+    assert_eq!(
+        o["messages"],
+        json!([{"role":"user","content":[
+            {"type":"text","text":file},
+            {"type":"file","file":{"filename":"doc.pdf","file_data":"data:application/pdf;base64,JVBERg=="}},
+            {"type":"text","text":"What is this?"}]}])
+    );
+    assert_eq!(
+        a["messages"],
+        json!([{"role":"user","content":[
+            {"type":"text","text":file},
+            {"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERg=="}},
+            {"type":"text","text":"What is this?"}]}])
+    );
+    assert_eq!(
+        g["contents"],
+        json!([{"role":"user","parts":[
+            {"text":file},
+            {"inlineData":{"mimeType":"application/pdf","data":"JVBERg=="}},
+            {"text":"What is this?"}]}])
+    );
+}
+
+#[test]
+fn a_missing_blob_leaves_the_words() {
+    let mut atts = all(true, true, true);
+    for a in &mut atts {
+        a.data = None;
+    }
+    let [o, a, g] = bodies(&question(atts));
+    assert_eq!(
+        o["messages"],
+        json!([{"role":"user","content":[{"type":"text","text":"What is this?"}]}])
+    );
+    assert_eq!(
+        a["messages"],
+        json!([{"role":"user","content":[{"type":"text","text":"What is this?"}]}])
+    );
+    assert_eq!(
+        g["contents"],
+        json!([{"role":"user","parts":[{"text":"What is this?"}]}])
+    );
+    // Nothing left at all: the turn is skipped as a blank one is.
+    let mut h = question(vec![att(Kind::Image, "x.png", "image/png", b"")]);
+    h[0].content.clear();
+    h[0].attachments[0].data = None;
+    assert_eq!(bodies(&h)[1]["messages"], json!([]));
+}
+
+#[test]
+fn records_never_hold_bytes_and_old_records_load() {
+    let m = &question(all(true, false, false))[0];
+    let s = serde_json::to_string(m).unwrap();
+    assert!(s.contains(
+        r#""attachments":[{"kind":"image","name":"dot.png","mime":"image/png","size":4,"hash":"h","dims":[2,1,4000,2000]}]"#
+    ), "{s}");
+    let back: Message = serde_json::from_str(&s).unwrap();
+    assert_eq!(back.attachments[0].data, None);
+    let old: Message = serde_json::from_str(
+        r#"{"id":"u","role":"user","content":"hi","created_ms":0,"status":{"kind":"done"}}"#,
+    )
+    .unwrap();
+    assert!(old.attachments.is_empty());
+    assert!(!serde_json::to_string(&old).unwrap().contains("attachments"));
+}
+
+#[test]
+fn what_is_accepted() {
+    assert_eq!(classify("a.png", "image/png", 10), Ok(Kind::Image));
+    assert_eq!(classify("main.rs", "", 10), Ok(Kind::Text));
+    assert_eq!(classify("x.json", "application/json", 10), Ok(Kind::Text));
+    assert_eq!(classify("Report.PDF", "", 10), Ok(Kind::Pdf));
+    assert_eq!(
+        classify("a.exe", "application/octet-stream", 10),
+        Err(Refusal::Unsupported("a.exe".into()))
+    );
+    assert_eq!(
+        classify("big.txt", "text/plain", MAX_TEXT_BYTES + 1),
+        Err(Refusal::TooLarge("big.txt".into(), MAX_TEXT_BYTES))
+    );
+    assert_eq!(
+        Refusal::TooLarge("big.txt".into(), MAX_TEXT_BYTES).to_string(),
+        "big.txt is too large to attach (at most 200 KB)."
+    );
+    assert!(check_text("a.txt", b"ok").is_ok());
+    assert_eq!(
+        check_text("a.txt", &[0xff, 0xfe]),
+        Err(Refusal::NotText("a.txt".into()))
+    );
+}
+
+#[test]
+fn images_scale_to_the_longest_edge() {
+    assert_eq!(scale_plan("image/jpeg", 1568, 800), None);
+    assert_eq!(
+        scale_plan("image/jpeg", 4032, 3024),
+        Some((1568, 1176, "image/jpeg"))
+    );
+    assert_eq!(
+        scale_plan("image/png", 1000, 6000),
+        Some((261, 1568, "image/png"))
+    );
+    assert_eq!(
+        scale_plan("image/webp", 100_000, 1),
+        Some((1568, 1, "image/jpeg"))
+    );
+}
+
+#[test]
+fn text_fences_outlast_the_file() {
+    assert_eq!(inline_text("a.md", b"x\n"), "File: a.md\n```\nx\n```");
+    assert_eq!(
+        inline_text("b.md", b"```rust\n````\n"),
+        "File: b.md\n`````\n```rust\n````\n`````"
+    );
+}
+
+#[test]
+fn base64_matches_the_standard() {
+    for (i, o) in [
+        ("", ""),
+        ("f", "Zg=="),
+        ("fo", "Zm8="),
+        ("foo", "Zm9v"),
+        ("foobar", "Zm9vYmFy"),
+    ] {
+        assert_eq!(base64(i.as_bytes()), o);
+    }
+    assert_eq!(base64(&[0xff, 0xfe, 0xfd]), "//79");
+}
+
+#[test]
+fn refusals_name_the_model_and_provider() {
+    let mut t = Target {
+        profile_name: "Local".into(),
+        model: "llama".into(),
+        base_url: "http://127.0.0.1:8080/v1".into(),
+        ..Target::default()
+    };
+    let image = all(true, false, false);
+    let pdf = all(false, false, true);
+    assert!(check_target(&t, &image).is_ok());
+    t.caps.vision = Flag::User(false);
+    assert_eq!(
+        check_target(&t, &image).unwrap_err().to_string(),
+        "llama (Local) does not take images; choose a vision model or remove the image."
+    );
+    assert_eq!(
+        check_target(&t, &pdf).unwrap_err().to_string(),
+        "llama (Local) does not take PDF files; attach the text instead, or mark the model as taking PDF input."
+    );
+    t.caps.pdf = Flag::User(true);
+    assert!(check_target(&t, &pdf).is_ok());
+    t.caps.pdf = Flag::Unknown;
+    t.base_url = "https://api.openai.com/v1".into();
+    assert!(check_target(&t, &pdf).is_ok());
+    t.kind = ProviderKind::Anthropic;
+    t.caps.pdf = Flag::Reported(false);
+    assert!(check_target(&t, &pdf).is_err());
+    assert!(check_target(&t, &all(false, true, false)).is_ok());
+}
+
+#[test]
+fn chip_label_shows_the_original_size() {
+    let a = att(Kind::Image, "p.jpg", "image/jpeg", &[0; 1500]);
+    assert_eq!(a.label(), "p.jpg · 1.5 KB · 4000×2000");
+    assert_eq!(
+        att(Kind::Text, "a.rs", "text/plain", b"x").label(),
+        "a.rs · 1 byte"
+    );
+}
