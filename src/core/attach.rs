@@ -7,7 +7,7 @@
 //! [`pieces`]. A blob that is gone (cleared storage) leaves `data` empty: the message still
 //! sends its text, and the page shows a placeholder. This module never reads a file or a clock.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -50,20 +50,41 @@ pub struct Attachment {
     pub dims: [u32; 4],
     /// The stored bytes, loaded by the runner for one request; never saved.
     #[serde(skip)]
-    pub data: Option<Rc<[u8]>>,
+    pub data: Option<Arc<[u8]>>,
 }
 
 fn no_dims(d: &[u32; 4]) -> bool {
     *d == [0; 4]
 }
 
+impl Kind {
+    /// The stored name, also the chip's `data-kind`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Image => "image",
+            Kind::Text => "text",
+            Kind::Pdf => "pdf",
+        }
+    }
+}
+
 impl Attachment {
-    /// What a chip says: "photo.png · 1.2 MB · 4032×3024" (the original size for images).
-    pub fn label(&self) -> String {
+    /// What a chip says: "photo.png · 1.2 MB · 4032×3024" (the original size for images), or
+    /// when the bytes are `gone` from storage, "photo.png · image no longer stored".
+    pub fn label(&self, gone: bool) -> String {
         let [_, _, ow, oh] = self.dims;
-        let mut s = format!("{} · {}", self.name, human_bytes(self.size));
-        if ow > 0 {
-            s += &format!(" · {ow}×{oh}");
+        let mut s = format!("{} · ", self.name);
+        if gone {
+            s += if self.kind == Kind::Image {
+                "image no longer stored"
+            } else {
+                "file no longer stored"
+            };
+        } else {
+            s += &human_bytes(self.size);
+            if ow > 0 {
+                s += &format!(" · {ow}×{oh}");
+            }
         }
         s
     }
@@ -190,12 +211,14 @@ pub fn classify(name: &str, mime: &str, size: u64) -> Result<Kind, Refusal> {
 
 /// How to store an image of `w`×`h`: `None` keeps the file's bytes as they are (small enough);
 /// otherwise the size to draw it at and the type to encode it as. PNG and GIF may be
-/// transparent, so they become PNG; everything else JPEG.
+/// transparent, so they become PNG; everything else JPEG. A GIF is always redrawn (its first
+/// frame), because Gemini does not read GIFs.
 pub fn scale_plan(mime: &str, w: u32, h: u32) -> Option<(u32, u32, &'static str)> {
     let edge = w.max(h);
-    if edge <= MAX_EDGE {
+    if edge <= MAX_EDGE && mime != "image/gif" {
         return None;
     }
+    let edge = edge.max(MAX_EDGE);
     let scale = |v: u32| {
         ((u64::from(v) * u64::from(MAX_EDGE) + u64::from(edge) / 2) / u64::from(edge)).max(1) as u32
     };

@@ -192,6 +192,7 @@ fn what_is_accepted() {
 #[test]
 fn images_scale_to_the_longest_edge() {
     assert_eq!(scale_plan("image/jpeg", 1568, 800), None);
+    assert_eq!(scale_plan("image/gif", 30, 20), Some((30, 20, "image/png")));
     assert_eq!(
         scale_plan("image/jpeg", 4032, 3024),
         Some((1568, 1176, "image/jpeg"))
@@ -263,9 +264,9 @@ fn refusals_name_the_model_and_provider() {
 #[test]
 fn chip_label_shows_the_original_size() {
     let a = att(Kind::Image, "p.jpg", "image/jpeg", &[0; 1500]);
-    assert_eq!(a.label(), "p.jpg · 1.5 KB · 4000×2000");
-    assert_eq!(
-        att(Kind::Text, "a.rs", "text/plain", b"x").label(),
-        "a.rs · 1 byte"
-    );
+    assert_eq!(a.label(false), "p.jpg · 1.5 KB · 4000×2000");
+    assert_eq!(a.label(true), "p.jpg · image no longer stored");
+    let t = att(Kind::Text, "a.rs", "text/plain", b"x");
+    assert_eq!(t.label(false), "a.rs · 1 byte");
+    assert_eq!(t.label(true), "a.rs · file no longer stored");
 }

@@ -1,0 +1,60 @@
+//! One attached file as a chip: a thumbnail for images, the name, the size (an image's
+//! original size), and × while it is still pending in the composer. A sent message's chip
+//! reads its bytes back from the blob store; when they are gone it says so instead, and the
+//! conversation goes on.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use skiff_core::attach::{Attachment, Kind};
+
+use crate::platform::files;
+use crate::runner::attach::load;
+
+/// The chip for `a`; `pending` is the composer's list, which × removes it from.
+pub fn chip(a: Attachment, pending: Option<RwSignal<Vec<Attachment>>>) -> impl IntoView {
+    let url = RwSignal::new(None::<String>);
+    let gone = RwSignal::new(false);
+    let image = a.kind == Kind::Image;
+    let (hash, mime, data) = (a.hash.clone(), a.mime.clone(), a.data.clone());
+    spawn_local(async move {
+        let bytes = match data {
+            Some(d) => Some(d.to_vec()),
+            None => load(&hash).await,
+        };
+        match bytes {
+            Some(b) if image => {
+                if let Some(u) = files::object_url(&b, &mime) {
+                    // The chip may be gone already (conversation switched while loading).
+                    if url.try_set(Some(u.clone())).is_some() {
+                        files::revoke(&u);
+                    }
+                }
+            }
+            Some(_) => {}
+            None => {
+                gone.try_set(true);
+            }
+        }
+    });
+    on_cleanup(move || {
+        if let Some(u) = url.try_get_untracked().flatten() {
+            files::revoke(&u);
+        }
+    });
+    let name = a.name.clone();
+    let remove = pending.map(|p| {
+        let hash = a.hash.clone();
+        view! {
+            <button type="button" class="attachment-remove" aria-label=format!("Remove {name}")
+                on:click=move |_| p.update(|v| v.retain(|x| x.hash != hash))>"×"</button>
+        }
+    });
+    let kind = a.kind.as_str();
+    view! {
+        <span class="attachment" data-kind=kind data-missing=move || gone.get().then_some("")>
+            {move || url.get().map(|u| view! { <img src=u alt="" /> })}
+            <span>{move || a.label(gone.get())}</span>
+            {remove}
+        </span>
+    }
+}
