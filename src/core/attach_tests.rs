@@ -270,3 +270,17 @@ fn chip_label_shows_the_original_size() {
     assert_eq!(t.label(false), "a.rs · 1 byte");
     assert_eq!(t.label(true), "a.rs · file no longer stored");
 }
+
+#[test]
+fn attachments_count_in_the_budget() {
+    use crate::pipeline::tokens;
+    let plain = &question(Vec::new())[0];
+    let with = &question(vec![
+        att(Kind::Image, "a.png", "image/png", b"x"),
+        att(Kind::Text, "a.rs", "text/plain", &[b'a'; 400]),
+    ])[0];
+    assert_eq!(
+        tokens::message(with, 100) - tokens::message(plain, 100),
+        tokens::IMAGE + 100 + tokens::PER_MESSAGE
+    );
+}
