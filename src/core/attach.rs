@@ -26,8 +26,9 @@ pub const MAX_PDF_BYTES: u64 = 20_000_000;
 /// Largest text file inlined: about 50,000 tokens.
 pub const MAX_TEXT_BYTES: u64 = 200_000;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+/// What a file is to the model. Not stored: it follows from the stored `mime`
+/// ([`Attachment::kind`]), which spares the page a deserializer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Image,
     Text,
@@ -37,24 +38,31 @@ pub enum Kind {
 /// One attached file as the conversation stores it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Attachment {
-    pub kind: Kind,
     pub name: String,
-    /// The stored bytes' type (a scaled image may be JPEG where the file was PNG).
+    /// The stored bytes' type (a scaled image may be JPEG where the file was PNG): `image/…`,
+    /// `application/pdf`, or `text/plain` for every text file.
     pub mime: String,
     /// Length of the stored bytes.
     pub size: u64,
     /// SHA-256 (lowercase hex) of the stored bytes: the blob store's key.
     pub hash: String,
-    /// Images: stored width and height, then the original's; zeros otherwise.
-    #[serde(default, skip_serializing_if = "no_dims")]
-    pub dims: [u32; 4],
+    /// Images: stored width and height, then the original's (what the chip shows); zeros
+    /// otherwise. Four plain fields: an array would cost the page a sequence deserializer.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub w: u32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub h: u32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ow: u32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub oh: u32,
     /// The stored bytes, loaded by the runner for one request; never saved.
     #[serde(skip)]
     pub data: Option<Arc<[u8]>>,
 }
 
-fn no_dims(d: &[u32; 4]) -> bool {
-    *d == [0; 4]
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 impl Kind {
@@ -69,13 +77,23 @@ impl Kind {
 }
 
 impl Attachment {
+    pub fn kind(&self) -> Kind {
+        if self.mime.starts_with("image/") {
+            Kind::Image
+        } else if self.mime == PDF {
+            Kind::Pdf
+        } else {
+            Kind::Text
+        }
+    }
+
     /// What a chip says: "photo.png · 1.2 MB · 4032×3024" (the original size for images), or
     /// when the bytes are `gone` from storage, "photo.png · image no longer stored".
     pub fn label(&self, gone: bool) -> String {
-        let [_, _, ow, oh] = self.dims;
+        let (ow, oh) = (self.ow, self.oh);
         let mut s = format!("{} · ", self.name);
         if gone {
-            s += if self.kind == Kind::Image {
+            s += if self.kind() == Kind::Image {
                 "image no longer stored"
             } else {
                 "file no longer stored"
@@ -181,6 +199,11 @@ const TEXT_ENDINGS: &[&str] = &[
     "makefile",
 ];
 
+/// The type every stored PDF has.
+pub const PDF: &str = "application/pdf";
+/// The type every stored text file has (whatever the browser called it).
+pub const TEXT: &str = "text/plain";
+
 const IMAGE_TYPES: &[&str] = &["image/png", "image/jpeg", "image/gif", "image/webp"];
 
 /// Which kind a picked, pasted or dropped file is, and whether its size is allowed.
@@ -188,7 +211,7 @@ pub fn classify(name: &str, mime: &str, size: u64) -> Result<Kind, Refusal> {
     let ending = name.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
     let kind = if IMAGE_TYPES.contains(&mime) {
         Kind::Image
-    } else if mime == "application/pdf" || ending == "pdf" {
+    } else if mime == PDF || ending == "pdf" {
         Kind::Pdf
     } else if mime.starts_with("text/")
         || matches!(mime, "application/json" | "application/xml")
@@ -260,14 +283,14 @@ pub fn check_text(name: &str, bytes: &[u8]) -> Result<(), Refusal> {
 /// server: only OpenAI and OpenRouter are known to take `file` parts.
 pub fn check_target(target: &Target, attachments: &[Attachment]) -> Result<(), Refusal> {
     let who = format!("{} ({})", target.model, target.profile_name);
-    if attachments.iter().any(|a| a.kind == Kind::Image)
+    if attachments.iter().any(|a| a.kind() == Kind::Image)
         && target.caps.vision.value() == Some(false)
     {
         return Err(Refusal::Provider(format!(
             "{who} does not take images; choose a vision model or remove the image."
         )));
     }
-    if attachments.iter().any(|a| a.kind == Kind::Pdf) {
+    if attachments.iter().any(|a| a.kind() == Kind::Pdf) {
         let known = match target.kind {
             ProviderKind::Anthropic | ProviderKind::Gemini => true,
             ProviderKind::OpenAiCompatible => {
@@ -305,7 +328,7 @@ pub fn pieces(m: &Message) -> Option<Vec<Piece<'_>>> {
         .iter()
         .filter_map(|a| {
             let d = a.data.as_deref()?;
-            Some(match a.kind {
+            Some(match a.kind() {
                 Kind::Image => Piece::Image {
                     mime: &a.mime,
                     base64: base64(d),

@@ -7,19 +7,20 @@ use crate::profiles::caps::Flag;
 use crate::provider::{ChatParams, StepContext};
 
 fn att(kind: Kind, name: &str, mime: &str, data: &[u8]) -> Attachment {
-    Attachment {
-        kind,
+    let image = u32::from(kind == Kind::Image);
+    let a = Attachment {
         name: name.into(),
         mime: mime.into(),
         size: data.len() as u64,
         hash: "h".into(),
-        dims: if kind == Kind::Image {
-            [2, 1, 4000, 2000]
-        } else {
-            [0; 4]
-        },
+        w: 2 * image,
+        h: image,
+        ow: 4000 * image,
+        oh: 2000 * image,
         data: Some(data.into()),
-    }
+    };
+    assert_eq!(a.kind(), kind);
+    a
 }
 
 fn question(attachments: Vec<Attachment>) -> Vec<Message> {
@@ -152,7 +153,7 @@ fn records_never_hold_bytes_and_old_records_load() {
     let m = &question(all(true, false, false))[0];
     let s = serde_json::to_string(m).unwrap();
     assert!(s.contains(
-        r#""attachments":[{"kind":"image","name":"dot.png","mime":"image/png","size":4,"hash":"h","dims":[2,1,4000,2000]}]"#
+        r#""attachments":[{"name":"dot.png","mime":"image/png","size":4,"hash":"h","w":2,"h":1,"ow":4000,"oh":2000}]"#
     ), "{s}");
     let back: Message = serde_json::from_str(&s).unwrap();
     assert_eq!(back.attachments[0].data, None);

@@ -253,7 +253,7 @@ async fn send_step(
 ) -> Result<(), End> {
     let provider = Provider::from_settings(settings).map_err(End::Failed)?;
     let mut history = history_before(conv, &live.id());
-    super::attach::fill(&mut history).await;
+    super::attach::fill(deps.store, &mut history).await;
     let (cleared_after, memory) = conv
         .meta
         .with_untracked(|m| (m.cleared_after.clone(), m.memory.clone()));

@@ -6,35 +6,20 @@
 //! decisions; this only performs them. A blob that is gone is `None`, never an error that
 //! stops a conversation.
 
-use std::cell::RefCell;
-
 use skiff_core::attach::{self, Attachment, Kind};
 use skiff_core::chat::Message;
 
 use crate::platform::files;
-use crate::platform::idb::{Db, IdbError};
-
-thread_local! {
-    static DB: RefCell<Option<Db>> = const { RefCell::new(None) };
-}
-
-/// The database, opened once per page.
-async fn db() -> Result<Db, IdbError> {
-    if let Some(db) = DB.with(|d| d.borrow().clone()) {
-        return Ok(db);
-    }
-    let db = Db::open().await?;
-    DB.with(|d| *d.borrow_mut() = Some(db.clone()));
-    Ok(db)
-}
+use crate::platform::idb::IdbError;
+use crate::stores::conversations::ConversationsStore;
 
 /// Check, read, scale (images), hash and store one file. The record comes back with its bytes
 /// in `data` for the pending chip's thumbnail; every refusal is a sentence naming the file.
-pub async fn prepare(file: web_sys::File) -> Result<Attachment, String> {
+pub async fn prepare(store: ConversationsStore, file: web_sys::File) -> Result<Attachment, String> {
     let name = file.name();
     let mut mime = file.type_();
     let kind = attach::classify(&name, &mime, file.size() as u64).map_err(|e| e.to_string())?;
-    let mut dims = [0; 4];
+    let mut dims = [0u32; 4];
     let bytes = match kind {
         Kind::Image => {
             let image = files::bitmap(&file, &name).await?;
@@ -55,51 +40,64 @@ pub async fn prepare(file: web_sys::File) -> Result<Attachment, String> {
             }
         }
         Kind::Pdf => {
-            mime = "application/pdf".into();
+            mime = attach::PDF.into();
             files::bytes(&file, &name).await?
         }
         Kind::Text => {
             let b = files::bytes(&file, &name).await?;
             attach::check_text(&name, &b).map_err(|e| e.to_string())?;
-            mime = "text/plain".into();
+            mime = attach::TEXT.into();
             b
         }
     };
     let hash = files::sha256_hex(&bytes, &name).await?;
-    let stored = match db().await {
-        Ok(db) => db.put_blob(&hash, &mime, &bytes).await.map(drop),
-        Err(e) => Err(e),
+    let Some(db) = store.idb().await else {
+        return Err(format!(
+            "{name} could not be stored: files need the browser's database (IndexedDB), which \
+             is not available here."
+        ));
     };
-    stored.map_err(|e| match e {
-        IdbError::QuotaExceeded => format!(
-            "Browser storage is full: {name} could not be stored. Delete or export old \
+    db.put_blob(&hash, &mime, &bytes)
+        .await
+        .map_err(|e| match e {
+            IdbError::QuotaExceeded => format!(
+                "Browser storage is full: {name} could not be stored. Delete or export old \
              conversations to make room."
-        ),
-        e => format!("{name} could not be stored: {e}"),
-    })?;
+            ),
+            e => format!("{name} could not be stored: {e}"),
+        })?;
+    let [w, h, ow, oh] = dims;
     Ok(Attachment {
-        kind,
         name,
         mime,
         size: bytes.len() as u64,
         hash,
-        dims,
+        w,
+        h,
+        ow,
+        oh,
         data: Some(bytes.into()),
     })
 }
 
 /// The stored bytes of `hash`, or `None` when they are gone (cleared storage) or unreadable.
-pub async fn load(hash: &str) -> Option<Vec<u8>> {
-    db().await.ok()?.get_blob(hash).await.ok()?.map(|b| b.bytes)
+pub async fn load(store: ConversationsStore, hash: &str) -> Option<Vec<u8>> {
+    store
+        .idb()
+        .await?
+        .get_blob(hash)
+        .await
+        .ok()?
+        .map(|b| b.bytes)
 }
 
 /// Give every attachment in `history` its bytes for one request; missing ones stay empty
 /// (core then sends the words without them).
-pub async fn fill(history: &mut [Message]) {
+pub async fn fill(store: ConversationsStore, history: &mut [Message]) {
     for m in history {
         for a in &mut m.attachments {
             if a.data.is_none() {
-                a.data = load(&a.hash).await.map(Into::into);
+                a.data = load(store, &a.hash).await.map(Into::into);
             }
         }
     }

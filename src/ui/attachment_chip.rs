@@ -14,12 +14,13 @@ use crate::runner::attach::load;
 pub fn chip(a: Attachment, pending: Option<RwSignal<Vec<Attachment>>>) -> impl IntoView {
     let url = RwSignal::new(None::<String>);
     let gone = RwSignal::new(false);
-    let image = a.kind == Kind::Image;
+    let image = a.kind() == Kind::Image;
+    let store = super::context::ctx().convs;
     let (hash, mime, data) = (a.hash.clone(), a.mime.clone(), a.data.clone());
     spawn_local(async move {
         let bytes = match data {
             Some(d) => Some(d.to_vec()),
-            None => load(&hash).await,
+            None => load(store, &hash).await,
         };
         match bytes {
             Some(b) if image => {
@@ -49,7 +50,7 @@ pub fn chip(a: Attachment, pending: Option<RwSignal<Vec<Attachment>>>) -> impl I
                 on:click=move |_| p.update(|v| v.retain(|x| x.hash != hash))>"×"</button>
         }
     });
-    let kind = a.kind.as_str();
+    let kind = a.kind().as_str();
     view! {
         <span class="attachment" data-kind=kind data-missing=move || gone.get().then_some("")>
             {move || url.get().map(|u| view! { <img src=u alt="" /> })}

@@ -51,20 +51,20 @@ pub fn Composer() -> impl IntoView {
     let draft = RwSignal::new(String::new());
     let queue = RwSignal::new(SendQueue::default());
     // Why queued text came back instead of being sent; cleared by the next edit or send.
-    let hint = RwSignal::new(None::<&'static str>);
+    // Also a file or a send refused (too large, unsupported, storage full, a provider that
+    // cannot take it): one line for both, so the page holds one such view.
+    let hint = RwSignal::new(None::<String>);
     let input = NodeRef::<html::Textarea>::new();
-    // Files attached to the next message (stored already; `data` kept for the thumbnails),
-    // and the last file or send refused, as a sentence.
+    // Files attached to the next message (stored already; `data` kept for the thumbnails).
     let pending = RwSignal::new(Vec::<Attachment>::new());
-    let refused = RwSignal::new(None::<String>);
     let add = move |list: Option<web_sys::FileList>| {
         let files: Vec<web_sys::File> = list
             .map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect())
             .unwrap_or_default();
-        refused.set(None);
+        hint.set(None);
         spawn_local(async move {
             for f in files {
-                match crate::runner::attach::prepare(f).await {
+                match crate::runner::attach::prepare(ctx.convs, f).await {
                     Ok(a) => {
                         pending.try_update(|v| {
                             if !v.iter().any(|x| x.hash == a.hash) {
@@ -73,7 +73,7 @@ pub fn Composer() -> impl IntoView {
                         });
                     }
                     Err(e) => {
-                        refused.try_set(Some(e));
+                        hint.try_set(Some(e));
                     }
                 }
             }
@@ -105,7 +105,9 @@ pub fn Composer() -> impl IntoView {
         }
         hint.set(None);
         if sending() && !files.is_empty() {
-            hint.set(Some("Files wait for this answer to end: send them then."));
+            hint.set(Some(
+                "Files wait for this answer to end: send them then.".into(),
+            ));
             return;
         }
         if sending() {
@@ -125,9 +127,8 @@ pub fn Composer() -> impl IntoView {
             Ok(()) => {
                 draft.set(String::new());
                 pending.set(Vec::new());
-                refused.set(None);
             }
-            Err(e) => refused.set(Some(e)),
+            Err(e) => hint.set(Some(e)),
         }
         focus_composer();
     };
@@ -169,7 +170,7 @@ pub fn Composer() -> impl IntoView {
             }
             QueueOutcome::BackToDraft { text, reason } => {
                 draft.update(|d| *d = back_into_draft(&text, d));
-                hint.set(Some(reason));
+                hint.set(Some(reason.into()));
                 focus_composer();
             }
         });
@@ -234,7 +235,6 @@ pub fn Composer() -> impl IntoView {
                 </div>
             })}
             {move || hint.get().map(|h| view! { <div class="composer-hint" role="status">{h}</div> })}
-            {move || refused.get().map(|e| view! { <div class="composer-hint attach-error" role="alert">{e}</div> })}
             {move || {
                 let files = pending.get();
                 (!files.is_empty()).then(|| view! {

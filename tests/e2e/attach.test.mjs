@@ -186,7 +186,7 @@ test('a dropped large image is scaled to 1568 px, a pasted text file is inlined,
   await p.locator('form.composer .attachment', { hasText: 'doc.pdf' }).waitFor({ timeout: WAIT_MS });
   await p.fill('textarea[aria-label="Message"]', 'Describe');
   await p.keyboard.press('Enter');
-  const alert = p.locator('.attach-error');
+  const alert = p.locator('form.composer .composer-hint');
   await alert.waitFor({ timeout: WAIT_MS });
   assert.match(await alert.innerText(), /skiff-test-small \(.*\) does not take PDF files/);
   assert.equal((await openai.requests()).filter((r) => r.path.includes('/chat/completions')).length, 0);

@@ -46,7 +46,7 @@ pub fn message(m: &Message, result_char_limit: usize) -> u32 {
     // Attached files, from their stored size (the bytes are not loaded when the gauge runs):
     // text at four bytes a token, a PDF at about fifty (pages are read as text and images).
     for a in &m.attachments {
-        n += match a.kind {
+        n += match a.kind() {
             Kind::Image => IMAGE,
             Kind::Text => a.size.div_ceil(4) as u32 + PER_MESSAGE,
             Kind::Pdf => (a.size / 50) as u32 + IMAGE,

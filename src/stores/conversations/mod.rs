@@ -189,6 +189,15 @@ impl ConversationsStore {
     /// The bodies, once the database has opened and the migration has run (both settle:
     /// opening fails rather than waits when blocked). Polled, because a shared future cost
     /// more page bytes than these few milliseconds at start are worth.
+    /// The database the bodies live in, for the attachments' blob store; `None` when the
+    /// bodies fell back to localStorage (no IndexedDB).
+    pub async fn idb(&self) -> Option<Db> {
+        match self.bodies().await {
+            Bodies::Idb(db) => Some(db),
+            Bodies::Local => None,
+        }
+    }
+
     async fn bodies(&self) -> Bodies {
         loop {
             if let Some(b) = self.bodies.get_value() {
