@@ -10,8 +10,22 @@ use skiff_core::attach::{Attachment, Kind};
 use crate::platform::files;
 use crate::runner::attach::load;
 
+/// The chips of `files` in one row, or nothing; `pending` as for [`chip`]. Erased to
+/// `AnyView`, so the composer and every message share one rendering of the row.
+pub fn chips(
+    files: Vec<Attachment>,
+    pending: Option<RwSignal<Vec<Attachment>>>,
+) -> Option<AnyView> {
+    (!files.is_empty()).then(|| {
+        view! {
+            <div class="attachments">{files.into_iter().map(|a| chip(a, pending)).collect_view()}</div>
+        }
+        .into_any()
+    })
+}
+
 /// The chip for `a`; `pending` is the composer's list, which × removes it from.
-pub fn chip(a: Attachment, pending: Option<RwSignal<Vec<Attachment>>>) -> impl IntoView {
+fn chip(a: Attachment, pending: Option<RwSignal<Vec<Attachment>>>) -> impl IntoView {
     let url = RwSignal::new(None::<String>);
     let gone = RwSignal::new(false);
     let image = a.kind() == Kind::Image;

@@ -14,7 +14,7 @@ use skiff_core::attach::Attachment;
 use skiff_core::send_queue::{back_into_draft, QueueOutcome, SendQueue};
 use wasm_bindgen::JsCast;
 
-use super::attachment_chip::chip;
+use super::attachment_chip::chips;
 use super::context::ctx;
 use super::context_gauge::ContextGauge;
 use super::when::When;
@@ -235,12 +235,7 @@ pub fn Composer() -> impl IntoView {
                 </div>
             })}
             {move || hint.get().map(|h| view! { <div class="composer-hint" role="status">{h}</div> })}
-            {move || {
-                let files = pending.get();
-                (!files.is_empty()).then(|| view! {
-                    <div class="attachments">{files.into_iter().map(|a| chip(a, Some(pending))).collect_view()}</div>
-                })
-            }}
+            {move || chips(pending.get(), Some(pending))}
             <label class="attach-button" title="Attach images, PDFs or text files">
                 <span class="visually-hidden">"Attach files"</span>
                 "📎"
