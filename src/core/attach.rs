@@ -108,19 +108,6 @@ impl Attachment {
     }
 }
 
-/// A message's attachment records as stored. A record that does not read (written by a later
-/// version, or damaged) is left out rather than failing the whole conversation: the message
-/// keeps its words. (Reading through `Value` also spares the page a sequence deserializer.)
-pub fn read_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Attachment>, D::Error> {
-    Ok(match serde_json::Value::deserialize(d)? {
-        serde_json::Value::Array(items) => items
-            .into_iter()
-            .filter_map(|v| serde_json::from_value(v).ok())
-            .collect(),
-        _ => Vec::new(),
-    })
-}
-
 /// Why a file cannot be attached or sent; each is a sentence for the user.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {

@@ -100,11 +100,7 @@ pub struct Message {
     pub tool_mode: Option<ToolMode>,
     /// Files the user attached (`crate::attach`): records only, the bytes live in the blob
     /// store. Absent in records written before attachments, which therefore load unchanged.
-    #[serde(
-        default,
-        skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "crate::attach::read_list"
-    )]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attachments: Vec<Attachment>,
 }
 
