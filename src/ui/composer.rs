@@ -236,10 +236,11 @@ pub fn Composer() -> impl IntoView {
             })}
             {move || hint.get().map(|h| view! { <div class="composer-hint" role="status">{h}</div> })}
             {move || chips(pending.get(), Some(pending))}
+            // The input is visually hidden, not `hidden`: it keeps keyboard focus and the
+            // picker opens with Space or Enter; the label draws the ring.
             <label class="attach-button" title="Attach images, PDFs or text files">
-                <span class="visually-hidden">"Attach files"</span>
                 "📎"
-                <input type="file" multiple hidden
+                <input type="file" multiple class="visually-hidden" aria-label="Attach files"
                     on:change=move |ev| {
                         let el: web_sys::HtmlInputElement = event_target(&ev);
                         add(el.files());
