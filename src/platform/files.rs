@@ -1,13 +1,13 @@
 //! The browser's file and image primitives that attachments need: a file's bytes, SHA-256, an
-//! image's size, drawing it smaller, and an object URL to show stored bytes.
+//! image's size, drawing it smaller.
 //!
 //! Decides nothing (what is accepted and at what size is `skiff_core::attach`); every failure
 //! is a sentence naming the file, never a panic.
 
-use js_sys::{Array, Uint8Array};
+use js_sys::Uint8Array;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Blob, ImageBitmap, ImageEncodeOptions, OffscreenCanvas, Url};
+use web_sys::{Blob, ImageBitmap, ImageEncodeOptions, OffscreenCanvas};
 
 fn failed(what: &str) -> impl Fn(wasm_bindgen::JsValue) -> String + '_ {
     move |e| format!("The browser could not read {what}: {e:?}")
@@ -79,17 +79,4 @@ pub async fn encode(
     .map_err(failed(what))?
     .unchecked_into();
     bytes(&blob, what).await
-}
-
-/// An object URL showing `bytes` as `mime`; revoke it with [`revoke`] when its view goes.
-pub fn object_url(bytes: &[u8], mime: &str) -> Option<String> {
-    let parts = Array::of1(&Uint8Array::from(bytes));
-    let opts = web_sys::BlobPropertyBag::new();
-    opts.set_type(mime);
-    let blob = Blob::new_with_u8_array_sequence_and_options(&parts, &opts).ok()?;
-    Url::create_object_url_with_blob(&blob).ok()
-}
-
-pub fn revoke(url: &str) {
-    let _ = Url::revoke_object_url(url);
 }

@@ -5,9 +5,8 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::attach::{Attachment, Kind};
+use skiff_core::attach::{base64, Attachment, Kind};
 
-use crate::platform::files;
 use crate::runner::attach::load;
 
 /// The chips of `files` in one row, or nothing; `pending` as for [`chip`]. Erased to
@@ -31,6 +30,8 @@ fn chip(a: Attachment, pending: Option<RwSignal<Vec<Attachment>>>) -> impl IntoV
     let image = a.kind() == Kind::Image;
     let store = super::context::ctx().convs;
     let (hash, mime, data) = (a.hash.clone(), a.mime.clone(), a.data.clone());
+    // The thumbnail is a `data:` URL (the page's policy allows them): nothing to revoke, and
+    // no second copy of the bytes in a browser blob.
     spawn_local(async move {
         let bytes = match data {
             Some(d) => Some(d.to_vec()),
@@ -38,22 +39,13 @@ fn chip(a: Attachment, pending: Option<RwSignal<Vec<Attachment>>>) -> impl IntoV
         };
         match bytes {
             Some(b) if image => {
-                if let Some(u) = files::object_url(&b, &mime) {
-                    // The chip may be gone already (conversation switched while loading).
-                    if url.try_set(Some(u.clone())).is_some() {
-                        files::revoke(&u);
-                    }
-                }
+                // The chip may be gone already (conversation switched while loading).
+                url.try_set(Some(format!("data:{mime};base64,{}", base64(&b))));
             }
             Some(_) => {}
             None => {
                 gone.try_set(true);
             }
-        }
-    });
-    on_cleanup(move || {
-        if let Some(u) = url.try_get_untracked().flatten() {
-            files::revoke(&u);
         }
     });
     let name = a.name.clone();
