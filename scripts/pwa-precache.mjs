@@ -40,5 +40,17 @@ if (out.includes('__SKIFF_')) {
   console.error('pwa-precache: a placeholder was left in sw.js; the template and this script disagree');
   process.exit(1);
 }
-writeFileSync(path.join(dist, 'sw.js'), out);
+// Minified when terser is installed (an npm devDependency, as for the JS glue): the template's
+// comments are for readers of pwa/, and every visit fetches sw.js (1 KiB gzip of the page).
+let shipped = out;
+try {
+  const { minify } = await import('terser');
+  const min = await minify(out, { compress: true, mangle: true });
+  if (min.code) shipped = `${min.code}\n`;
+} catch (e) {
+  if (e?.code !== 'ERR_MODULE_NOT_FOUND') {
+    console.error(`pwa-precache: terser failed (${e.message}); sw.js ships as written`);
+  }
+}
+writeFileSync(path.join(dist, 'sw.js'), shipped);
 console.log(`pwa-precache: sw.js for build ${build}, ${files.length} files precached`);

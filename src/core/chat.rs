@@ -154,6 +154,13 @@ pub struct Conversation {
     /// records written before profiles, which means "the last used", so they open unchanged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<ModelChoice>,
+    /// Pinned conversations head the sidebar and are never offered for pruning.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub pinned: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn is_first_line(s: &TitleSource) -> bool {
@@ -166,6 +173,8 @@ pub struct ConversationSummary {
     pub id: String,
     pub title: String,
     pub updated_ms: f64,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub pinned: bool,
 }
 
 impl Conversation {
@@ -182,6 +191,7 @@ impl Conversation {
             memory: None,
             branches: Vec::new(),
             model: None,
+            pinned: false,
         }
     }
 
@@ -190,6 +200,7 @@ impl Conversation {
             id: self.id.clone(),
             title: self.title.clone(),
             updated_ms: self.updated_ms,
+            pinned: self.pinned,
         }
     }
 
@@ -263,6 +274,7 @@ pub fn merge_conversations(
     if remote.updated_ms > local.updated_ms {
         merged.title = remote.title.clone();
         merged.title_source = remote.title_source;
+        merged.pinned = remote.pinned;
         merged.tool_overrides = remote.tool_overrides.clone();
         merged.cleared_after = remote.cleared_after.clone();
         merged.memory = remote.memory.clone();

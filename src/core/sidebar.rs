@@ -83,12 +83,20 @@ fn local_ms(ms: f64, offset_minutes: i32) -> i64 {
     (ms.floor() as i64).saturating_add(i64::from(clamp_offset(offset_minutes)) * 60_000)
 }
 
-/// The sidebar's rows for an index sorted newest first: a heading wherever the group changes.
+/// The heading over pinned conversations (the index sorts them first).
+pub const PINNED: &str = "Pinned";
+
+/// The sidebar's rows for an index in `persist::sort_index` order: a heading wherever the
+/// group changes, "Pinned" for the pinned ones, then the date groups.
 pub fn rows(items: &[ConversationSummary], now_ms: f64, offset_minutes: i32) -> Vec<Row> {
     let mut out = Vec::with_capacity(items.len() + 8);
     let mut last: Option<String> = None;
     for (index, item) in items.iter().enumerate() {
-        let label = group_label(item.updated_ms, now_ms, offset_minutes);
+        let label = if item.pinned {
+            PINNED.to_string()
+        } else {
+            group_label(item.updated_ms, now_ms, offset_minutes)
+        };
         if last.as_deref() != Some(label.as_str()) {
             out.push(Row::Group(label.clone()));
             last = Some(label);
@@ -187,7 +195,35 @@ mod tests {
             id: id.into(),
             title: id.into(),
             updated_ms,
+            pinned: false,
         }
+    }
+
+    #[test]
+    fn pinned_conversations_come_first_under_their_own_heading() {
+        let mut items = vec![
+            item("new", NOW - 1000.0),
+            ConversationSummary {
+                pinned: true,
+                ..item("old-pinned", NOW - 40.0 * DAY)
+            },
+            item("yesterday", NOW - DAY),
+            ConversationSummary {
+                pinned: true,
+                ..item("pinned", NOW - 2000.0)
+            },
+        ];
+        crate::persist::sort_index(&mut items);
+        let order: Vec<&str> = items.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(order, ["pinned", "old-pinned", "new", "yesterday"]);
+        let labels: Vec<String> = rows(&items, NOW, 0)
+            .into_iter()
+            .filter_map(|r| match r {
+                Row::Group(l) => Some(l),
+                Row::Conversation { .. } => None,
+            })
+            .collect();
+        assert_eq!(labels, [PINNED, "Today", "Yesterday"]);
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! The chat header's "⋯" menu for the open conversation: a new title from the model, and
-//! export as Markdown, JSON, or llama.cpp web UI's format (`pipeline::export` and
+//! The chat header's "⋯" menu for the open conversation: a new title from the model, compact,
+//! pin to the top of the sidebar, and export as Markdown, JSON, or llama.cpp web UI's format (`pipeline::export` and
 //! `pipeline::llamacpp` write the files).
 
 use leptos::prelude::*;
@@ -42,6 +42,11 @@ pub fn ConversationMenu() -> impl IntoView {
         ctx.runner
             .compact_failure
             .with(|f| f.as_ref().filter(|(c, _)| *c == id).map(|(_, e)| e.clone()))
+    };
+    let pinned = move || {
+        current()
+            .and_then(|c| c.meta.try_with(|m| m.pinned))
+            .unwrap_or(false)
     };
     // The menu closes once an item is chosen, and on Escape.
     let menu = NodeRef::<leptos::html::Details>::new();
@@ -115,6 +120,16 @@ pub fn ConversationMenu() -> impl IntoView {
                             ctx.runner.compact(ctx.convs, ctx.settings.settings.get_untracked());
                         }
                     >{move || if compacting() { "Summarizing…" } else { "Compact now" }}</button>
+                    <button
+                        type="button"
+                        class="pin-conversation"
+                        on:click=move |_| {
+                            close();
+                            if let Some(c) = current() {
+                                ctx.convs.set_pinned(&c.id(), !pinned());
+                            }
+                        }
+                    >{move || if pinned() { "Unpin" } else { "Pin to the top" }}</button>
                     <button type="button" class="export-markdown" on:click=move |_| save(Format::Markdown)>"Export as Markdown"</button>
                     <button type="button" class="export-json" on:click=move |_| save(Format::Json)>"Export as JSON"</button>
                     <button type="button" class="export-llamacpp" on:click=move |_| save(Format::LlamaCpp)>"Export for llama.cpp web UI"</button>

@@ -4,7 +4,7 @@
 // busy while streaming from 25 % to 46 %. Checked here: how many rows exist in the DOM, that
 // the row heights the stylesheet gives are the ones core::sidebar computes with (a mismatch
 // would make the list jump or leave gaps), scrolling to the oldest one and opening it, and a
-// conversation opened from search being scrolled into view.
+// conversation opened from search being scrolled into view, and pinning.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -172,6 +172,42 @@ test('a phone-sized sidebar scrolls its thousand rows and renames one far down, 
     const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('skiff:conversations')).data.items.find((i) => i.id === 'side0700').title);
     assert.equal(stored, 'Renamed far down');
     await screenshot(page, 'sidebar-phone-renamed');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a conversation pinned from the ⋯ menu heads the list under "Pinned", stays there after a reload, and unpins', async () => {
+  const { context, page, errors } = await openSeeded();
+  try {
+    await page.evaluate(() => { const ul = document.querySelector('.conversation-list'); ul.scrollTop = 300 * 36; });
+    await page.getByRole('button', { name: 'Conversation number 300', exact: true }).click();
+    await page.waitForFunction(() => document.querySelector('.chat-title')?.textContent === 'Conversation number 300');
+    await page.locator('.conversation-menu summary').click();
+    await page.getByRole('button', { name: 'Pin to the top' }).click();
+    await page.evaluate(() => { document.querySelector('.conversation-list').scrollTop = 0; });
+    await page.waitForFunction(() => document.querySelector('.conversation-list li.conversation-group')?.textContent === 'Pinned');
+    let s = await listState(page);
+    assert.deepEqual(s.groups.slice(0, 2), ['Pinned', 'Today']);
+    assert.equal(s.titles[0], 'Conversation number 300');
+    assert.deepEqual(s.heights, [36]);
+    const stored = () => page.evaluate(() => JSON.parse(localStorage.getItem('skiff:conversations')).data.items.find((i) => i.id === 'side0300'));
+    assert.equal((await stored()).pinned, true);
+    await screenshot(page, 'sidebar-pinned');
+
+    await page.reload();
+    await page.waitForSelector('.conversation-list li.conversation');
+    s = await listState(page);
+    assert.deepEqual(s.groups.slice(0, 2), ['Pinned', 'Today'], 'still pinned after a reload');
+    assert.equal(s.titles[0], 'Conversation number 300');
+
+    await page.getByRole('button', { name: 'Conversation number 300', exact: true }).click();
+    await page.waitForFunction(() => document.querySelector('.chat-title')?.textContent === 'Conversation number 300');
+    await page.locator('.conversation-menu summary').click();
+    await page.getByRole('button', { name: 'Unpin' }).click();
+    await page.waitForFunction(() => document.querySelector('.conversation-list li.conversation-group')?.textContent !== 'Pinned');
+    assert.equal((await stored()).pinned, undefined, 'an unpinned summary stores no flag');
     assert.deepEqual(errors, []);
   } finally {
     await context.close();

@@ -208,11 +208,12 @@ pub fn decode_settings(raw: &str) -> Result<ChatSettings, PersistError> {
     payload(data, WHAT)
 }
 
-/// Sort summaries newest first, the order the sidebar shows.
+/// Sort summaries in the order the sidebar shows: pinned first, each part newest first.
 pub fn sort_index(items: &mut [ConversationSummary]) {
     crate::order::sort_by(items, |a, b| {
-        b.updated_ms
-            .total_cmp(&a.updated_ms)
+        b.pinned
+            .cmp(&a.pinned)
+            .then_with(|| b.updated_ms.total_cmp(&a.updated_ms))
             .then_with(|| a.id.cmp(&b.id))
     });
 }
@@ -314,17 +315,32 @@ mod tests {
     }
 
     #[test]
+    fn pinned_is_stored_only_when_set_and_older_records_read_as_unpinned() {
+        let c = sample();
+        let raw = encode_conversation(&c);
+        assert!(!raw.contains("pinned"), "{raw}");
+        assert!(!decode_conversation(&raw).unwrap().pinned);
+        let mut p = sample();
+        p.pinned = true;
+        let back = decode_conversation(&encode_conversation(&p)).unwrap();
+        assert!(back.pinned);
+        assert!(back.summary().pinned);
+    }
+
+    #[test]
     fn index_sorted_newest_first() {
         let mut v = vec![
             ConversationSummary {
                 id: "a".into(),
                 title: String::new(),
                 updated_ms: 1.0,
+                pinned: false,
             },
             ConversationSummary {
                 id: "b".into(),
                 title: String::new(),
                 updated_ms: 3.0,
+                pinned: false,
             },
         ];
         sort_index(&mut v);

@@ -10,7 +10,8 @@ const DAY_MS: f64 = 86_400_000.0;
 pub const WARN_SHARE: f64 = 0.9;
 
 /// Ids of conversations last changed more than `days` days before `now_ms`, in the index's
-/// order (newest first). `keep` (the open conversation, any a turn streams into) is never named.
+/// order (newest first). `keep` (the open conversation, any a turn streams into) and pinned
+/// conversations are never named.
 pub fn older_than(
     index: &[ConversationSummary],
     now_ms: f64,
@@ -20,7 +21,7 @@ pub fn older_than(
     let cutoff = now_ms - f64::from(days) * DAY_MS;
     index
         .iter()
-        .filter(|s| s.updated_ms < cutoff && !keep.contains(&s.id.as_str()))
+        .filter(|s| s.updated_ms < cutoff && !s.pinned && !keep.contains(&s.id.as_str()))
         .map(|s| s.id.clone())
         .collect()
 }
@@ -40,7 +41,21 @@ mod tests {
             id: id.into(),
             title: String::new(),
             updated_ms,
+            pinned: false,
         }
+    }
+
+    #[test]
+    fn never_names_a_pinned_conversation() {
+        let now = 100.0 * DAY_MS;
+        let index = [
+            ConversationSummary {
+                pinned: true,
+                ..s("kept", 1.0)
+            },
+            s("old", 2.0),
+        ];
+        assert_eq!(older_than(&index, now, 30, &[]), ["old"]);
     }
 
     #[test]

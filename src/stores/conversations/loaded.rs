@@ -37,6 +37,8 @@ pub struct Meta {
     pub memory: Option<Memory>,
     /// The provider profile and model this conversation uses (`None`: the last used).
     pub model: Option<ModelChoice>,
+    /// Heads the sidebar; never offered for pruning.
+    pub pinned: bool,
 }
 
 /// A conversation held in memory: its metadata and its messages, each a [`LiveMessage`].
@@ -85,6 +87,7 @@ impl Loaded {
             cleared_after: meta.cleared_after,
             memory: meta.memory,
             model: meta.model,
+            pinned: meta.pinned,
             messages: self
                 .messages
                 .with_untracked(|ms| ms.iter().map(LiveMessage::snapshot).collect()),
@@ -156,6 +159,7 @@ impl Owners {
                     cleared_after: c.cleared_after.clone(),
                     memory: c.memory.clone(),
                     model: c.model.clone(),
+                    pinned: c.pinned,
                 }),
                 messages,
                 write_messages,

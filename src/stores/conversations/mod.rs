@@ -127,6 +127,9 @@ pub struct ConversationsStore {
     live: StoredValue<HashSet<String>>,
     /// Tool switches chosen in the empty "new chat" view, given to the conversation it becomes.
     pub draft_overrides: RwSignal<ToolOverrides>,
+    /// Search text of stored conversations as last read, with the index's `updated_ms` at that
+    /// read: opening the search again reads and decodes only bodies that changed since.
+    search_cache: StoredValue<HashMap<String, (f64, SearchEntry)>>,
     notices: Notices,
 }
 
@@ -152,6 +155,7 @@ impl ConversationsStore {
             timers_armed: StoredValue::new(HashSet::new()),
             live: StoredValue::new(HashSet::new()),
             draft_overrides: RwSignal::new(ToolOverrides::default()),
+            search_cache: StoredValue::new(HashMap::new()),
             notices,
         };
         store.load_index();
@@ -974,27 +978,49 @@ impl ConversationsStore {
     /// where one is loaded (it may be ahead of storage while an answer streams), else the
     /// stored one. Unreadable values are left out; Settings → Storage lists them.
     pub async fn search_corpus(&self) -> Corpus {
-        // Sorted by id (IndexedDB's key order), searched by binary search.
-        let stored = self.bodies().await.all().await.unwrap_or_default();
         let items = self.index.get_untracked();
+        let loaded = |id: &str| self.loaded.with_value(|m| m.get(id).copied());
+        let fresh = |s: &ConversationSummary| {
+            self.search_cache
+                .with_value(|c| c.get(&s.id).is_some_and(|(at, _)| *at == s.updated_ms))
+        };
+        // Reading every body is the slow part (a thousand conversations: a quarter second), so
+        // it happens only when a stored conversation changed since the last search.
+        let stored = if items.iter().any(|s| loaded(&s.id).is_none() && !fresh(s)) {
+            // Sorted by id (IndexedDB's key order), searched by binary search.
+            self.bodies().await.all().await.unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let entry = |c: Conversation| SearchEntry {
+            id: c.id,
+            title: c.title,
+            updated_ms: c.updated_ms,
+            messages: c.messages.into_iter().map(|m| (m.id, m.content)).collect(),
+        };
+        let mut cache = self
+            .search_cache
+            .try_update_value(std::mem::take)
+            .unwrap_or_default();
+        cache.retain(|id, _| items.iter().any(|s| s.id == *id));
         let entries = items
             .iter()
             .filter_map(|s| {
-                let c = match self.loaded.with_value(|m| m.get(&s.id).copied()) {
-                    Some(l) => l.try_snapshot()?,
-                    None => {
-                        let at = stored.binary_search_by(|(id, _)| id.cmp(&s.id)).ok()?;
-                        persist::decode_conversation(&stored[at].1).ok()?
+                if let Some(l) = loaded(&s.id) {
+                    return l.try_snapshot().map(entry);
+                }
+                if let Some((at, e)) = cache.get(&s.id) {
+                    if *at == s.updated_ms {
+                        return Some(e.clone());
                     }
-                };
-                Some(SearchEntry {
-                    id: c.id,
-                    title: c.title,
-                    updated_ms: c.updated_ms,
-                    messages: c.messages.into_iter().map(|m| (m.id, m.content)).collect(),
-                })
+                }
+                let at = stored.binary_search_by(|(id, _)| id.cmp(&s.id)).ok()?;
+                let e = entry(persist::decode_conversation(&stored[at].1).ok()?);
+                cache.insert(s.id.clone(), (s.updated_ms, e.clone()));
+                Some(e)
             })
             .collect();
+        self.search_cache.set_value(cache);
         Corpus::new(entries)
     }
 
@@ -1015,6 +1041,21 @@ impl ConversationsStore {
                     m.title_source = source;
                 });
                 store.save(&l);
+            }
+        });
+    }
+
+    /// Pin a conversation to the top of the sidebar, or unpin it. Saved like any change (the
+    /// newer copy wins between tabs), so it also counts as the conversation's latest change.
+    pub fn set_pinned(&self, id: &str, pinned: bool) {
+        let store = *self;
+        let id = id.to_string();
+        spawn_local(async move {
+            if let Some(l) = store.read_in(&id).await {
+                if l.meta.with_untracked(|m| m.pinned != pinned) {
+                    l.meta.update(|m| m.pinned = pinned);
+                    store.save(&l);
+                }
             }
         });
     }

@@ -160,6 +160,7 @@ impl ConversationsStore {
             meta.cleared_after = merged.cleared_after.clone();
             meta.memory = merged.memory.clone();
             meta.model = merged.model.clone();
+            meta.pinned = merged.pinned;
             meta.updated_ms = merged.updated_ms;
         });
         if l.branches.with_untracked(|b| *b != merged.branches) {
