@@ -650,10 +650,78 @@ async fn idb_put_get_delete_keys_round_trip() {
         ]
     );
     db.put_all(&[("c", "3"), ("d", "4")]).await.unwrap();
-    db.delete("a").await.unwrap();
-    db.delete("never-there").await.unwrap();
+    db.delete("a", 1.0).await.unwrap();
+    db.delete("never-there", 1.0).await.unwrap();
     assert_eq!(db.get("a").await, Ok(None));
     assert_eq!(db.keys().await.unwrap(), ["b", "c", "d"]);
+    drop_db(db, name).await;
+}
+
+#[wasm_bindgen_test]
+async fn idb_a_deleted_id_refuses_later_writes_until_revived() {
+    // Another tab that has not heard of the delete yet writes the body back: refused.
+    let name = "skiff-test-deleted";
+    let db = fresh_db(name).await;
+    assert_eq!(db.put("gone", "v1").await, Ok(true));
+    assert_eq!(db.is_deleted("gone").await, Ok(false));
+    db.delete("gone", 1_000.0).await.unwrap();
+    assert_eq!(db.is_deleted("gone").await, Ok(true));
+    assert_eq!(db.put("gone", "late write").await, Ok(false));
+    assert_eq!(db.get("gone").await, Ok(None));
+    // In a batch, only the deleted id is skipped and named.
+    assert_eq!(
+        db.put_all(&[("kept", "k"), ("gone", "again")]).await,
+        Ok(vec!["gone".to_string()])
+    );
+    assert_eq!(db.keys().await.unwrap(), ["kept"]);
+    // An import brings it back, and writes are accepted again.
+    db.revive("gone", "imported").await.unwrap();
+    assert_eq!(db.is_deleted("gone").await, Ok(false));
+    assert_eq!(db.put("gone", "edited").await, Ok(true));
+    assert_eq!(db.get("gone").await.unwrap().as_deref(), Some("edited"));
+    // Old marks are forgotten, recent ones kept.
+    db.delete("old", 1_000.0).await.unwrap();
+    db.delete("recent", 9_000.0).await.unwrap();
+    db.forget_deleted_before(5_000.0).await.unwrap();
+    assert_eq!(db.is_deleted("old").await, Ok(false));
+    assert_eq!(db.is_deleted("recent").await, Ok(true));
+    drop_db(db, name).await;
+}
+
+#[wasm_bindgen_test]
+async fn idb_a_version_1_database_upgrades_keeping_its_bodies() {
+    use wasm_bindgen::JsCast;
+    let name = "skiff-test-v1";
+    idb::delete_database(name).await.unwrap();
+    // Version 1 as an older Skiff made it: `conversations` and `blobs` only, one body.
+    let factory = web_sys::window().unwrap().indexed_db().unwrap().unwrap();
+    let req = factory.open_with_u32(name, 1).unwrap();
+    let done = js_sys::Promise::new(&mut |resolve, _| {
+        let r = req.clone();
+        let upgrade = wasm_bindgen::closure::Closure::once_into_js(move || {
+            let db: web_sys::IdbDatabase = r.result().unwrap().unchecked_into();
+            db.create_object_store("conversations").unwrap();
+            db.create_object_store("blobs").unwrap();
+            let tx = r.transaction().unwrap();
+            tx.object_store("conversations")
+                .unwrap()
+                .put_with_key(&"old body".into(), &"c1".into())
+                .unwrap();
+        });
+        req.set_onupgradeneeded(Some(upgrade.unchecked_ref()));
+        let r = req.clone();
+        let opened = wasm_bindgen::closure::Closure::once_into_js(move || {
+            let db: web_sys::IdbDatabase = r.result().unwrap().unchecked_into();
+            db.close();
+            resolve.call0(&wasm_bindgen::JsValue::NULL).unwrap();
+        });
+        req.set_onsuccess(Some(opened.unchecked_ref()));
+    });
+    wasm_bindgen_futures::JsFuture::from(done).await.unwrap();
+    let db = Db::open_named(name).await.unwrap();
+    assert_eq!(db.get("c1").await.unwrap().as_deref(), Some("old body"));
+    db.delete("c1", 1.0).await.unwrap();
+    assert_eq!(db.put("c1", "late").await, Ok(false));
     drop_db(db, name).await;
 }
 

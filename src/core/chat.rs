@@ -157,6 +157,16 @@ pub struct Conversation {
     /// Pinned conversations head the sidebar and are never offered for pruning.
     #[serde(default, skip_serializing_if = "is_false")]
     pub pinned: bool,
+    /// When a setting of the conversation itself last changed (title, pin, model, tool
+    /// switches, branches, summary, clear mark), as opposed to `updated_ms`, which every
+    /// streamed save moves on. Between tabs the later settings win as a whole
+    /// ([`merge_conversations`]); 0 in records written before it existed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub meta_ms: f64,
+}
+
+fn is_zero(ms: &f64) -> bool {
+    *ms == 0.0
 }
 
 fn is_false(b: &bool) -> bool {
@@ -192,6 +202,7 @@ impl Conversation {
             branches: Vec::new(),
             model: None,
             pinned: false,
+            meta_ms: 0.0,
         }
     }
 
@@ -245,6 +256,11 @@ pub fn settle_calls(calls: &mut [ToolCallRecord]) -> bool {
 /// messages. Messages are matched by id; `local_live` names the messages this tab is streaming
 /// right now, whose local copy is always newer. Otherwise the copy further along wins (longer
 /// text, or final over streaming). Order follows creation time, ties keeping the local order.
+///
+/// The conversation's own settings come whole from the copy whose settings changed last
+/// (`meta_ms`): a rename in one tab survives the other tab streaming into the conversation,
+/// which saves often and so always has the later `updated_ms`. Records from before `meta_ms`
+/// (0 on both sides) fall back to `updated_ms`.
 pub fn merge_conversations(
     local: &Conversation,
     remote: &Conversation,
@@ -271,7 +287,13 @@ pub fn merge_conversations(
     crate::order::sort_by(&mut merged.messages, |a, b| {
         a.created_ms.total_cmp(&b.created_ms)
     });
-    if remote.updated_ms > local.updated_ms {
+    let theirs_newer = if local.meta_ms == 0.0 && remote.meta_ms == 0.0 {
+        remote.updated_ms > local.updated_ms
+    } else {
+        remote.meta_ms > local.meta_ms
+    };
+    if theirs_newer {
+        merged.meta_ms = remote.meta_ms;
         merged.title = remote.title.clone();
         merged.title_source = remote.title_source;
         merged.pinned = remote.pinned;
@@ -396,6 +418,58 @@ mod tests {
         assert_eq!(ids, ["u1", "u2a", "u2b"]);
         assert_eq!(m.title, "B title");
         assert_eq!(m.updated_ms, 3.0);
+    }
+
+    #[test]
+    fn a_rename_elsewhere_survives_a_tab_streaming_into_the_conversation() {
+        // Tab B renames at t=10; tab A keeps streaming and saving until t=20.
+        let mut a = Conversation::new("c".into(), 0.0);
+        a.title = "first question".into();
+        a.messages.push(msg("r", Role::Assistant, "streaming", 1.0));
+        let mut b = a.clone();
+        b.title = "Renamed in B".into();
+        b.title_source = TitleSource::User;
+        b.pinned = true;
+        b.meta_ms = 10.0;
+        b.updated_ms = 10.0;
+        a.messages[0].content = "streaming, much further along".into();
+        a.updated_ms = 20.0;
+        // A hears of B's save: B's settings win, A's streamed text stays.
+        let in_a = merge_conversations(&a, &b, &["r"]);
+        assert_eq!(in_a.title, "Renamed in B");
+        assert_eq!(in_a.title_source, TitleSource::User);
+        assert!(in_a.pinned);
+        assert_eq!(in_a.meta_ms, 10.0);
+        assert_eq!(in_a.updated_ms, 20.0);
+        assert_eq!(in_a.messages[0].content, "streaming, much further along");
+        // B hears of A's later streamed save (which carries the rename by now, or not): B
+        // keeps its settings either way, and takes the text.
+        let in_b = merge_conversations(&b, &a, &[]);
+        assert_eq!(in_b.title, "Renamed in B");
+        assert!(in_b.pinned);
+        assert_eq!(in_b.messages[0].content, "streaming, much further along");
+        // A later setting in A (it unpins at t=30) wins in B.
+        let mut a2 = in_a.clone();
+        a2.pinned = false;
+        a2.meta_ms = 30.0;
+        assert!(!merge_conversations(&in_b, &a2, &[]).pinned);
+        // Records from before `meta_ms`: the later save wins, as before.
+        let (mut old_a, mut old_b) = (a.clone(), b.clone());
+        old_a.meta_ms = 0.0;
+        old_b.meta_ms = 0.0;
+        assert_eq!(
+            merge_conversations(&old_a, &old_b, &[]).title,
+            "first question"
+        );
+        assert_eq!(
+            merge_conversations(&old_b, &old_a, &[]).title,
+            "first question"
+        );
+        // Stored only when set.
+        assert!(!serde_json::to_string(&old_a).unwrap().contains("meta_ms"));
+        assert!(serde_json::to_string(&b)
+            .unwrap()
+            .contains("\"meta_ms\":10"));
     }
 
     #[test]

@@ -7,14 +7,21 @@
 //!   kept as it is.
 //! - [`BLOBS`]: key = a content hash the caller computed, value = `{ mime, bytes }`. Stored
 //!   once per hash (attachments and the MCP resource cache will share it).
+//! - [`DELETED`]: key = a deleted conversation's id, value = when (ms). Deleting writes this
+//!   mark in the same transaction that removes the body, and every write of a body checks it in
+//!   its own transaction, so a tab that had not yet heard of a delete in another tab cannot
+//!   bring the conversation back: IndexedDB runs the two transactions one after the other,
+//!   whichever order they arrive in. Ids are never reused; importing a file revives one.
 //!
 //! Like `storage.rs`, this module must never parse, migrate or drop what it stores, and never
 //! panic when IndexedDB is missing, full or blocked: those are [`IdbError`]s with sentences.
 //! Writes are issued when the function is called (not when its future is first polled), so a
 //! write started in a `pagehide` handler reaches the database before the page goes.
 
+use std::cell::RefCell;
 use std::fmt;
 use std::future::Future;
+use std::rc::Rc;
 
 use js_sys::{Array, Function, Object, Promise, Reflect, Uint8Array};
 use wasm_bindgen::closure::Closure;
@@ -25,10 +32,11 @@ use web_sys::{Event, IdbDatabase, IdbObjectStore, IdbRequest, IdbTransaction, Id
 use super::{js_error_name, js_error_text};
 
 pub const DB_NAME: &str = "skiff";
-/// 1: `conversations` and `blobs`. A later version adds its stores in `upgrade`.
-pub const DB_VERSION: u32 = 1;
+/// 1: `conversations` and `blobs`; 2: `deleted`. A later version adds its stores in `upgrade`.
+pub const DB_VERSION: u32 = 2;
 pub const CONVERSATIONS: &str = "conversations";
 pub const BLOBS: &str = "blobs";
+pub const DELETED: &str = "deleted";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IdbError {
@@ -266,29 +274,98 @@ impl Db {
         Ok(as_text(request(req).await?))
     }
 
-    /// Store `text` under `id` (replacing it). Issued now; the future says whether it committed.
-    pub fn put(&self, id: &str, text: &str) -> impl Future<Output = Result<(), IdbError>> {
-        self.put_all(&[(id, text)])
+    /// Store `text` under `id` (replacing it), unless `id` was deleted: `Ok(false)` then, and
+    /// nothing is written. Issued now; the future says whether it committed.
+    pub fn put(&self, id: &str, text: &str) -> impl Future<Output = Result<bool, IdbError>> {
+        let all = self.put_all(&[(id, text)]);
+        async move { Ok(all.await?.is_empty()) }
     }
 
-    /// Store several in one transaction: all of them or, on any failure, none.
-    pub fn put_all(&self, items: &[(&str, &str)]) -> impl Future<Output = Result<(), IdbError>> {
-        let issued = self
-            .store(CONVERSATIONS, IdbTransactionMode::Readwrite)
-            .and_then(|(tx, store)| {
-                for (id, text) in items {
-                    store
-                        .put_with_key(&(*text).into(), &(*id).into())
-                        .map_err(js_err)?;
-                }
-                Ok(committed(tx))
-            });
+    /// Store several in one transaction: all of them or, on any failure, none. Ids that were
+    /// deleted are skipped and returned (the check and the write share the transaction).
+    pub fn put_all(
+        &self,
+        items: &[(&str, &str)],
+    ) -> impl Future<Output = Result<Vec<String>, IdbError>> {
+        let refused = Rc::new(RefCell::new(Vec::new()));
+        let issued = self.both().and_then(|(tx, bodies, deleted)| {
+            for (id, text) in items {
+                let check = deleted.count_with_key(&(*id).into()).map_err(js_err)?;
+                let (req, bodies, tx) = (check.clone(), bodies.clone(), tx.clone());
+                let (id, text) = (id.to_string(), JsValue::from_str(text));
+                let refused = refused.clone();
+                let on_checked = Closure::once_into_js(move |_: Event| {
+                    let marked = req.result().ok().and_then(|v| v.as_f64()).unwrap_or(0.0);
+                    if marked > 0.0 {
+                        refused.borrow_mut().push(id);
+                    } else if bodies.put_with_key(&text, &id.into()).is_err() {
+                        let _ = tx.abort();
+                    }
+                });
+                check.set_onsuccess(Some(on_checked.unchecked_ref()));
+            }
+            Ok(committed(tx))
+        });
+        async move {
+            issued?.await?;
+            Ok(refused.take())
+        }
+    }
+
+    /// Store `text` under `id` even if `id` was deleted, and forget the deletion (an import
+    /// brings back a conversation the user exported before deleting it).
+    pub fn revive(&self, id: &str, text: &str) -> impl Future<Output = Result<(), IdbError>> {
+        let issued = self.both().and_then(|(tx, bodies, deleted)| {
+            deleted.delete(&id.into()).map_err(js_err)?;
+            bodies
+                .put_with_key(&text.into(), &id.into())
+                .map_err(js_err)?;
+            Ok(committed(tx))
+        });
         async move { issued?.await }
     }
 
-    /// Remove `id` (nothing happens when it is absent).
-    pub fn delete(&self, id: &str) -> impl Future<Output = Result<(), IdbError>> {
-        self.delete_in(CONVERSATIONS, id)
+    /// Remove `id` and mark it deleted at `at_ms`, so no later write brings it back.
+    pub fn delete(&self, id: &str, at_ms: f64) -> impl Future<Output = Result<(), IdbError>> {
+        let issued = self.both().and_then(|(tx, bodies, deleted)| {
+            bodies.delete(&id.into()).map_err(js_err)?;
+            deleted
+                .put_with_key(&at_ms.into(), &id.into())
+                .map_err(js_err)?;
+            Ok(committed(tx))
+        });
+        async move { issued?.await }
+    }
+
+    /// Whether `id` was deleted.
+    pub async fn is_deleted(&self, id: &str) -> Result<bool, IdbError> {
+        let req = self
+            .read(DELETED)?
+            .count_with_key(&id.into())
+            .map_err(js_err)?;
+        Ok(request(req).await?.as_f64().unwrap_or(0.0) > 0.0)
+    }
+
+    /// Forget deletion marks made before `before_ms` (a tab that old has long heard of them).
+    pub async fn forget_deleted_before(&self, before_ms: f64) -> Result<(), IdbError> {
+        let store = self.read(DELETED)?;
+        let keys = request(store.get_all_keys().map_err(js_err)?);
+        let values = request(store.get_all().map_err(js_err)?);
+        let (keys, values) = (Array::from(&keys.await?), Array::from(&values.await?));
+        let old: Vec<JsValue> = keys
+            .iter()
+            .zip(values.iter())
+            .filter(|(_, at)| at.as_f64().is_some_and(|at| at < before_ms))
+            .map(|(key, _)| key)
+            .collect();
+        if old.is_empty() {
+            return Ok(());
+        }
+        let (tx, store) = self.store(DELETED, IdbTransactionMode::Readwrite)?;
+        for key in &old {
+            store.delete(key).map_err(js_err)?;
+        }
+        committed(tx).await
     }
 
     fn delete_in(&self, name: &str, key: &str) -> impl Future<Output = Result<(), IdbError>> {
@@ -299,6 +376,18 @@ impl Db {
                 Ok(committed(tx))
             });
         async move { issued?.await }
+    }
+
+    /// A read-write transaction over the bodies and the deletion marks.
+    fn both(&self) -> Result<(IdbTransaction, IdbObjectStore, IdbObjectStore), IdbError> {
+        let names = Array::of2(&CONVERSATIONS.into(), &DELETED.into());
+        let tx = self
+            .db
+            .transaction_with_str_sequence_and_mode(&names, IdbTransactionMode::Readwrite)
+            .map_err(js_err)?;
+        let bodies = tx.object_store(CONVERSATIONS).map_err(js_err)?;
+        let deleted = tx.object_store(DELETED).map_err(js_err)?;
+        Ok((tx, bodies, deleted))
     }
 
     /// Every stored id, sorted.
@@ -377,7 +466,7 @@ impl Db {
 /// Create the stores a fresh or older database lacks (runs inside `upgradeneeded`).
 fn upgrade(db: &IdbDatabase) {
     let names = db.object_store_names();
-    for name in [CONVERSATIONS, BLOBS] {
+    for name in [CONVERSATIONS, BLOBS, DELETED] {
         if !names.contains(name) {
             if let Err(e) = db.create_object_store(name) {
                 leptos::logging::warn!("could not create store {name}: {}", js_error_text(&e));

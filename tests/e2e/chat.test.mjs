@@ -1,29 +1,13 @@
 // End-to-end: the release build in headless Chromium against the OpenAI-compatible test server.
 // Every assertion is about what a user sees (or what the page sent), never about internals.
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startOpenAiServer, startStaticServer, launchBrowser, newPage, screenshot, collectConsoleErrors, chatSettings,
-  waitStored,
+  newPage, screenshot, collectConsoleErrors, chatSettings, waitStored, openAiSuite,
 } from './harness.mjs';
 
 let api, site, browser;
-
-before(async () => {
-  api = await startOpenAiServer({ models: ['skiff-test-small', 'skiff-test-large'] });
-  site = await startStaticServer(process.env.SKIFF_DIST || 'dist');
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await site?.stop();
-  await api?.stop();
-});
-
-beforeEach(async () => {
-  await api.reset();
-});
+openAiSuite((s) => ({ api, site, browser } = s), { models: ['skiff-test-small', 'skiff-test-large'] });
 
 const BASE = () => `${api.url}/v1`;
 const SETTINGS = (extra = {}) => chatSettings(api.url, extra);

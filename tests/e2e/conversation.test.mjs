@@ -3,33 +3,17 @@
 // page sent and what the user sees: the system template with the user's date, time and zone,
 // the input template, a model-written title, a context budget that leaves old messages out,
 // clear context (and Undo), a request refused for length, and export as Markdown and JSON.
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
-  startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, chatSettings, screenshot, repoRoot,
-  waitStored,
+  collectConsoleErrors, chatSettings, screenshot, repoRoot, waitStored, openAiSuite,
 } from './harness.mjs';
 
 let api, site, browser;
-
-before(async () => {
-  api = await startOpenAiServer({ models: ['skiff-test-small'] });
-  site = await startStaticServer(process.env.SKIFF_DIST || 'dist');
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await site?.stop();
-  await api?.stop();
-});
-
-beforeEach(async () => {
-  await api.reset();
-});
+openAiSuite((s) => ({ api, site, browser } = s));
 
 const SUMMARY_PROMPT = 'Summarize the discussion briefly in 200 words or less to use as a prompt for future context.';
 const TITLE_PROMPT = 'Please generate a four to five word title summarizing our conversation without any lead-in, punctuation, quotation marks, periods, symbols, bold text, or additional text. Remove enclosing quotation marks.';

@@ -16,6 +16,7 @@ import { createServer } from 'node:http';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { after, before, beforeEach } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -273,14 +274,18 @@ export function chatSettings(apiUrl, extra = {}) {
 /**
  * Conversation bodies as the page stores them: IndexedDB database `skiff`, object store
  * `conversations`, key = conversation id, value = the versioned JSON text. Returns
- * `{ id: text }`. Opening at version 1 creates the stores exactly as the app does, so a helper
- * running before the app never leaves it a database without them; the connection is closed
- * after, so it never holds up the app's own.
+ * `{ id: text }`. Opening at the app's version (`platform::idb::DB_VERSION`) creates the stores
+ * exactly as the app does, so a helper running before the app never leaves it a database
+ * without them; the connection is closed after, so it never holds up the app's own.
  */
 export async function storedBodies(page) {
   return page.evaluate(() => new Promise((resolve, reject) => {
-    const open = indexedDB.open('skiff', 1);
-    open.onupgradeneeded = () => { for (const s of ['conversations', 'blobs']) open.result.createObjectStore(s); };
+    const open = indexedDB.open('skiff', 2);
+    open.onupgradeneeded = () => {
+      for (const s of ['conversations', 'blobs', 'deleted']) {
+        if (!open.result.objectStoreNames.contains(s)) open.result.createObjectStore(s);
+      }
+    };
     open.onerror = () => reject(open.error);
     open.onsuccess = () => {
       const db = open.result;
@@ -323,8 +328,12 @@ export async function waitStored(page, check, { timeout = 5000 } = {}) {
  */
 export async function seedBodies(page, entries) {
   await page.evaluate((entries) => new Promise((resolve, reject) => {
-    const open = indexedDB.open('skiff', 1);
-    open.onupgradeneeded = () => { for (const s of ['conversations', 'blobs']) open.result.createObjectStore(s); };
+    const open = indexedDB.open('skiff', 2);
+    open.onupgradeneeded = () => {
+      for (const s of ['conversations', 'blobs', 'deleted']) {
+        if (!open.result.objectStoreNames.contains(s)) open.result.createObjectStore(s);
+      }
+    };
     open.onerror = () => reject(open.error);
     open.onsuccess = () => {
       const db = open.result;
@@ -335,4 +344,28 @@ export async function seedBodies(page, entries) {
       tx.onabort = () => { db.close(); reject(tx.error); };
     };
   }), entries);
+}
+
+/**
+ * The usual suite around a test file: the scripted OpenAI-compatible server, the built page
+ * served, one browser; the server's script reset before each test (unless `reset: false`), and
+ * all three stopped after the file, even when a test failed. `bind` receives `{ api, site,
+ * browser }` once they run, so a file keeps using plain variables:
+ *   let api, site, browser;
+ *   openAiSuite((s) => ({ api, site, browser } = s));
+ */
+export function openAiSuite(bind, { models = ['skiff-test-small'], reset = true } = {}) {
+  const s = {};
+  before(async () => {
+    s.api = await startOpenAiServer({ models });
+    s.site = await startStaticServer();
+    s.browser = await launchBrowser();
+    bind(s);
+  });
+  after(async () => {
+    await s.browser?.close();
+    await s.site?.stop();
+    await s.api?.stop();
+  });
+  if (reset) beforeEach(async () => { await s.api.reset(); });
 }

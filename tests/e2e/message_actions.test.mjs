@@ -3,29 +3,14 @@
 // its place) and Continue on an answer that was stopped (the next request ends with the
 // answer's own words, which the model carries on from). Against the scripted OpenAI-compatible
 // server, which records each request body.
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, chatSettings, screenshot,
+  collectConsoleErrors, chatSettings, screenshot, openAiSuite,
 } from './harness.mjs';
 
 let api, site, browser;
-
-before(async () => {
-  api = await startOpenAiServer({ models: ['skiff-test-small'] });
-  site = await startStaticServer(process.env.SKIFF_DIST || 'dist');
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await site?.stop();
-  await api?.stop();
-});
-
-beforeEach(async () => {
-  await api.reset();
-});
+openAiSuite((s) => ({ api, site, browser } = s));
 
 async function openPage() {
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });

@@ -2,29 +2,14 @@
 // new user would. Release build in headless Chromium against the scripted OpenAI-compatible
 // server; assertions are about what the user sees: where the list is scrolled, where the caret
 // is, what the composer and Settings say, whether a button is inside its sidebar.
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startOpenAiServer, startStaticServer, launchBrowser, screenshot, collectConsoleErrors, chatSettings,
+  screenshot, collectConsoleErrors, chatSettings, openAiSuite,
 } from './harness.mjs';
 
 let api, site, browser;
-
-before(async () => {
-  api = await startOpenAiServer({ models: ['skiff-test-small'] });
-  site = await startStaticServer(process.env.SKIFF_DIST || 'dist');
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await site?.stop();
-  await api?.stop();
-});
-
-beforeEach(async () => {
-  await api.reset();
-});
+openAiSuite((s) => ({ api, site, browser } = s));
 
 const SETTINGS = () => chatSettings(api.url);
 

@@ -3,29 +3,14 @@
 // its Rename or Delete disposed the conversation's signals under the sidebar row and the page
 // panicked ("tried to access a reactive value … already disposed") and stayed dead. Each test
 // here is what a user does, with no reload between the steps, and fails on any console error.
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, chatSettings, storedBodies, waitStored,
+  collectConsoleErrors, chatSettings, storedBodies, waitStored, openAiSuite,
 } from './harness.mjs';
 
 let api, site, browser;
-
-before(async () => {
-  api = await startOpenAiServer({ models: ['skiff-test-small'] });
-  site = await startStaticServer(process.env.SKIFF_DIST || 'dist');
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await site?.stop();
-  await api?.stop();
-});
-
-beforeEach(async () => {
-  await api.reset();
-});
+openAiSuite((s) => ({ api, site, browser } = s));
 
 const SETTINGS = () => chatSettings(api.url);
 
@@ -186,6 +171,39 @@ test('a rename and a delete in a second tab while the first streams into that co
   await stillAlive(first.page, 'first tab after the stream');
   assert.deepEqual(first.errors, [], 'the streaming tab');
   assert.deepEqual(second.errors, [], 'the tab that deleted');
+  await context.close();
+});
+
+test('a rename in a second tab survives the first tab streaming on into that conversation', async () => {
+  // The streaming tab saves every moment, so its copy is always the later one; the rename
+  // must still win (settings carry their own time, `meta_ms`), in both tabs and in storage.
+  const context = await newContext();
+  const first = await open(context);
+  await api.script([{ reply: 'slow '.repeat(300), chunk_chars: 5, delay_ms: 20 }]);
+  await send(first.page, 'Stream on');
+  await first.page.waitForFunction(() => {
+    const all = document.querySelectorAll('article.message-assistant .markdown');
+    return all.length && all[all.length - 1].innerText.length > 30;
+  });
+  const second = await open(context);
+  await rename(second.page, 'Stream on', 'Renamed while streaming');
+  await row(first.page, 'Renamed while streaming').waitFor();
+  await waitLastDone(first.page, 30000);
+  // Let the last streamed saves reach the other tab.
+  await first.page.waitForTimeout(800);
+  for (const [name, page] of [['streaming tab', first.page], ['renaming tab', second.page]]) {
+    assert.equal(await row(page, 'Renamed while streaming').count(), 1, name);
+    assert.equal(await row(page, 'Stream on').count(), 0, name);
+  }
+  const bodies = await storedBodies(second.page);
+  const [body] = Object.values(bodies).map((raw) => JSON.parse(raw).data);
+  assert.equal(body.title, 'Renamed while streaming');
+  assert.equal(body.title_source, 'user');
+  assert.match(body.messages.at(-1).content, /^(slow ){300}$/);
+  const reloaded = await open(context);
+  await row(reloaded.page, 'Renamed while streaming').waitFor();
+  assert.deepEqual(first.errors, []);
+  assert.deepEqual(second.errors, []);
   await context.close();
 });
 

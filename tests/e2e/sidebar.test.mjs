@@ -5,25 +5,14 @@
 // the row heights the stylesheet gives are the ones core::sidebar computes with (a mismatch
 // would make the list jump or leave gaps), scrolling to the oldest one and opening it, and a
 // conversation opened from search being scrolled into view, and pinning.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, chatSettings, screenshot,
+  collectConsoleErrors, chatSettings, screenshot, openAiSuite,
 } from './harness.mjs';
 
 let api, site, browser;
-
-before(async () => {
-  api = await startOpenAiServer({ models: ['skiff-test-small'] });
-  site = await startStaticServer(process.env.SKIFF_DIST || 'dist');
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await site?.stop();
-  await api?.stop();
-});
+openAiSuite((s) => ({ api, site, browser } = s), { reset: false });
 
 const N = 1000;
 const HOUR = 3_600_000;

@@ -5,30 +5,14 @@
 // localStorage holds), two tabs in sync, Settings → Storage, and a full quota that loses
 // nothing. The quota is made small with the DevTools protocol's
 // `Storage.overrideQuotaForOrigin`, so "full" is the browser's own QuotaExceededError.
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, chatSettings,
-  storedBodies, waitStored, seedBodies,
+  collectConsoleErrors, chatSettings, storedBodies, waitStored, seedBodies, openAiSuite,
 } from './harness.mjs';
 
 let api, site, browser;
-
-before(async () => {
-  api = await startOpenAiServer({ models: ['skiff-test-small'] });
-  site = await startStaticServer(process.env.SKIFF_DIST || 'dist');
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await site?.stop();
-  await api?.stop();
-});
-
-beforeEach(async () => {
-  await api.reset();
-});
+openAiSuite((s) => ({ api, site, browser } = s));
 
 const DAY = 86_400_000;
 

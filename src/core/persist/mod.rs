@@ -40,6 +40,11 @@ pub const INDEX_VERSION: u32 = 1;
 /// version 1 refuses a version-2 record instead of saving over its branches.
 pub const CONVERSATION_VERSION: u32 = 2;
 
+/// How long a deleted conversation's mark is kept (it refuses a late write of the body from a
+/// tab that has not yet heard of the delete). A write in flight takes seconds; a week also
+/// covers a tab left asleep over a long weekend.
+pub const DELETED_MARK_KEEP_MS: f64 = 7.0 * 24.0 * 3_600_000.0;
+
 pub fn conversation_key(id: &str) -> String {
     format!("{CONVERSATION_PREFIX}{id}")
 }

@@ -53,6 +53,13 @@ impl Bodies {
     pub(super) async fn get(&self, id: &str) -> Result<Option<String>, String> {
         let key = persist::conversation_key(id);
         if let Some(raw) = storage::get(&key).map_err(|e| e.to_string())? {
+            // A `pagehide` copy of a conversation another tab deleted meanwhile.
+            if let Bodies::Idb(db) = self {
+                if db.is_deleted(id).await.unwrap_or(false) {
+                    let _ = storage::remove(&key);
+                    return Ok(None);
+                }
+            }
             return Ok(Some(raw));
         }
         match self {
@@ -61,13 +68,14 @@ impl Bodies {
         }
     }
 
-    /// Store `raw` as `id`'s body. The IndexedDB request is issued before this returns (a
-    /// write from `pagehide` must not wait for a later poll); the future says how it ended.
+    /// Store `raw` as `id`'s body: `Ok(false)` when `id` was deleted (in any tab), and then
+    /// nothing is stored. The IndexedDB request is issued before this returns (a write from
+    /// `pagehide` must not wait for a later poll); the future says how it ended.
     pub(super) fn put(
         &self,
         id: &str,
         raw: &str,
-    ) -> impl std::future::Future<Output = Result<(), WriteError>> {
+    ) -> impl std::future::Future<Output = Result<bool, WriteError>> {
         let issued = match self {
             Bodies::Idb(db) => Ok(db.put(id, raw)),
             Bodies::Local => Err(storage::set(&persist::conversation_key(id), raw)),
@@ -76,21 +84,32 @@ impl Bodies {
         async move {
             match issued {
                 Ok(write) => {
-                    write.await?;
+                    let stored = write.await?;
+                    // Behind from now on (or deleted).
                     if let Some(key) = old_key(&id) {
                         let _ = storage::remove(&key);
                     }
-                    Ok(())
+                    Ok(stored)
                 }
-                Err(local) => Ok(local?),
+                Err(local) => Ok(local.map(|()| true)?),
             }
         }
     }
 
-    pub(super) async fn delete(&self, id: &str) -> Result<(), String> {
+    /// Store an imported body, even under the id of a conversation deleted before.
+    pub(super) async fn revive(&self, id: &str, raw: &str) -> Result<(), WriteError> {
+        match self {
+            Bodies::Idb(db) => Ok(db.revive(id, raw).await?),
+            Bodies::Local => Ok(storage::set(&persist::conversation_key(id), raw)?),
+        }
+    }
+
+    /// Delete `id`'s body for good: IndexedDB keeps a mark (made at `at_ms`) that refuses
+    /// any later write of it from a tab that has not heard yet.
+    pub(super) async fn delete(&self, id: &str, at_ms: f64) -> Result<(), String> {
         storage::remove(&persist::conversation_key(id)).map_err(|e| e.to_string())?;
         match self {
-            Bodies::Idb(db) => db.delete(id).await.map_err(|e| e.to_string()),
+            Bodies::Idb(db) => db.delete(id, at_ms).await.map_err(|e| e.to_string()),
             Bodies::Local => Ok(()),
         }
     }

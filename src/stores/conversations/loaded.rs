@@ -39,6 +39,10 @@ pub struct Meta {
     pub model: Option<ModelChoice>,
     /// Heads the sidebar; never offered for pruning.
     pub pinned: bool,
+    /// When the settings above (or tool switches, branches) last changed: the newer settings
+    /// win between tabs (`skiff_core::chat::merge_conversations`). Set by
+    /// `ConversationsStore::settings_changed`.
+    pub meta_ms: f64,
 }
 
 /// A conversation held in memory: its metadata and its messages, each a [`LiveMessage`].
@@ -88,6 +92,7 @@ impl Loaded {
             memory: meta.memory,
             model: meta.model,
             pinned: meta.pinned,
+            meta_ms: meta.meta_ms,
             messages: self
                 .messages
                 .with_untracked(|ms| ms.iter().map(LiveMessage::snapshot).collect()),
@@ -160,6 +165,7 @@ impl Owners {
                     memory: c.memory.clone(),
                     model: c.model.clone(),
                     pinned: c.pinned,
+                    meta_ms: c.meta_ms,
                 }),
                 messages,
                 write_messages,

@@ -85,14 +85,22 @@ pub(super) async fn run(db: &Db) -> Report {
             .iter()
             .map(|(_, id, text)| (id.as_str(), text.as_str()))
             .collect();
-        if let Err(e) = db.put_all(&items).await {
-            for _ in batch {
-                fail(&mut report, e.to_string());
+        let refused = match db.put_all(&items).await {
+            Ok(refused) => refused,
+            Err(e) => {
+                for _ in batch {
+                    fail(&mut report, e.to_string());
+                }
+                continue;
             }
-            continue;
-        }
+        };
         // Read back and compare before anything old is removed.
         for (key, id, text) in batch {
+            // Deleted in another tab after it was left here: the old copy goes too.
+            if refused.contains(id) {
+                let _ = storage::remove(key);
+                continue;
+            }
             match db.get(id).await {
                 Ok(Some(back)) if back == *text => match storage::remove(key) {
                     Ok(()) => report.moved += 1,

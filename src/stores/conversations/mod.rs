@@ -163,6 +163,10 @@ impl ConversationsStore {
             let bodies = match Db::open().await {
                 Ok(db) => {
                     let report = migrate::run(&db).await;
+                    let stale = clock::now_ms() - persist::DELETED_MARK_KEEP_MS;
+                    if let Err(e) = db.forget_deleted_before(stale).await {
+                        leptos::logging::warn!("could not forget old deletion marks: {e}");
+                    }
                     store.storage.update(|s| {
                         s.backend = Some(Backend::IndexedDb);
                         s.migration = report.problem();
@@ -355,7 +359,15 @@ impl ConversationsStore {
                 }
             };
             match result {
-                Ok(()) => {
+                // Deleted in another tab before this tab heard of it: follow that delete.
+                Ok(false) => {
+                    store.retry.update_value(|r| {
+                        r.remove(&id);
+                    });
+                    store.apply_remote_conversation(&id, None);
+                    done(false);
+                }
+                Ok(true) => {
                     store.retry.update_value(|r| {
                         r.remove(&id);
                     });
@@ -648,6 +660,14 @@ impl ConversationsStore {
         Some(live)
     }
 
+    /// Stamp a change to `conv`'s own settings (title, pin, model, tool switches, branches,
+    /// summary, clear mark) so that, between tabs, the later settings win rather than the
+    /// copy saved last (a tab streaming saves every moment).
+    fn settings_changed(&self, conv: &Loaded) {
+        let now = clock::now_ms();
+        conv.meta.update_untracked(|m| m.meta_ms = now);
+    }
+
     /// Keep the messages from index `at` on as a branch (`skiff_core::branches`) and take them
     /// off the screen: before an edited question is sent again or an answer is regenerated.
     pub fn fork_at(&self, conv: &Loaded, at: usize) {
@@ -660,6 +680,7 @@ impl ConversationsStore {
         }
         self.replace_from(conv, at, &[]);
         conv.branches.set(branches);
+        self.settings_changed(conv);
         self.save(conv);
     }
 
@@ -674,6 +695,7 @@ impl ConversationsStore {
         }
         self.replace_from(conv, at, &messages[at..]);
         conv.branches.set(branches);
+        self.settings_changed(conv);
         self.save(conv);
     }
 
@@ -689,6 +711,7 @@ impl ConversationsStore {
         }
         self.replace_from(conv, at, &messages[at.min(messages.len())..]);
         conv.branches.set(branches);
+        self.settings_changed(conv);
         self.save(conv);
     }
 
@@ -950,7 +973,7 @@ impl ConversationsStore {
         let bodies = self.bodies().await;
         let mut stored = Vec::new();
         for c in &report.added {
-            if let Err(e) = bodies.put(&c.id, &persist::encode_conversation(c)).await {
+            if let Err(e) = bodies.revive(&c.id, &persist::encode_conversation(c)).await {
                 self.notices
                     .push_keyed(Level::Error, e.sentence, Some(FULL_KEY));
                 break;
@@ -1040,6 +1063,7 @@ impl ConversationsStore {
                     m.title = title;
                     m.title_source = source;
                 });
+                store.settings_changed(&l);
                 store.save(&l);
             }
         });
@@ -1054,6 +1078,7 @@ impl ConversationsStore {
             if let Some(l) = store.read_in(&id).await {
                 if l.meta.with_untracked(|m| m.pinned != pinned) {
                     l.meta.update(|m| m.pinned = pinned);
+                    store.settings_changed(&l);
                     store.save(&l);
                 }
             }
@@ -1066,6 +1091,7 @@ impl ConversationsStore {
             return;
         }
         conv.meta.update(|m| m.memory = memory);
+        self.settings_changed(conv);
         self.save(conv);
     }
 
@@ -1076,6 +1102,7 @@ impl ConversationsStore {
             return;
         }
         conv.meta.update(|m| m.cleared_after = after);
+        self.settings_changed(conv);
         self.save(conv);
     }
 
@@ -1085,6 +1112,7 @@ impl ConversationsStore {
             return;
         }
         conv.meta.update(|m| m.model = model);
+        self.settings_changed(conv);
         // A conversation with no message yet is saved with its first one.
         if !conv.messages.with_untracked(Vec::is_empty) {
             self.save(conv);
@@ -1119,7 +1147,7 @@ impl ConversationsStore {
         let store = *self;
         let id = id.to_string();
         spawn_local(async move {
-            match store.bodies().await.delete(&id).await {
+            match store.bodies().await.delete(&id, clock::now_ms()).await {
                 Ok(()) => store.channel.with_value(|c| {
                     if let Some(c) = c {
                         let rev = clock::now_ms();
@@ -1151,7 +1179,7 @@ impl ConversationsStore {
         let key = key.to_string();
         spawn_local(async move {
             let gone = match persist::conversation_id_from_key(&key) {
-                Some(id) => store.bodies().await.delete(id).await,
+                Some(id) => store.bodies().await.delete(id, clock::now_ms()).await,
                 None => storage::remove(&key).map_err(|e| e.to_string()),
             };
             match gone {
@@ -1171,6 +1199,7 @@ impl ConversationsStore {
         match self.current.get_untracked() {
             Some(l) => {
                 l.tool_overrides.update(apply);
+                self.settings_changed(&l);
                 // A conversation with no message yet is not stored; it will be with its first.
                 if l.messages.with_untracked(|m| !m.is_empty()) {
                     self.save(&l);

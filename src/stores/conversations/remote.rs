@@ -72,7 +72,7 @@ impl ConversationsStore {
         });
     }
 
-    fn apply_remote_conversation(&self, id: &str, new_value: Option<&str>) {
+    pub(super) fn apply_remote_conversation(&self, id: &str, new_value: Option<&str>) {
         let Some(raw) = new_value else {
             // Deleted in another tab.
             if self.current_id().as_deref() == Some(id) {
@@ -161,6 +161,7 @@ impl ConversationsStore {
             meta.memory = merged.memory.clone();
             meta.model = merged.model.clone();
             meta.pinned = merged.pinned;
+            meta.meta_ms = merged.meta_ms;
             meta.updated_ms = merged.updated_ms;
         });
         if l.branches.with_untracked(|b| *b != merged.branches) {
