@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::chat::{Message, Role};
+use crate::chat::{Conversation, Message, Role};
 use crate::format::human_bytes;
 use crate::profiles::Target;
 use crate::provider::ProviderKind;
@@ -286,6 +286,43 @@ pub fn pieces(m: &Message) -> Option<Vec<Piece<'_>>> {
         out.push(Piece::Text(m.content.clone()));
     }
     (!out.is_empty()).then_some(out)
+}
+
+/// Every blob `c` names: in the messages on screen and in the branches kept aside.
+pub fn hashes(c: &Conversation) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let messages = c
+        .messages
+        .iter()
+        .chain(c.branches.iter().flat_map(|b| b.messages.iter()));
+    for a in messages.flat_map(|m| m.attachments.iter()) {
+        if !out.contains(&a.hash) {
+            out.push(a.hash.clone());
+        }
+    }
+    out
+}
+
+/// Of the blobs a delete may have freed (`candidates`), those nothing else names: neither a
+/// conversation held in memory (`held`) nor the text of a stored body (`stored`, searched as
+/// text, so an unreadable body that names a blob still keeps it). Those are deleted.
+pub fn unreferenced<'a>(
+    candidates: &[String],
+    held: &[Conversation],
+    stored: impl Iterator<Item = &'a str>,
+) -> Vec<String> {
+    let mut free: Vec<String> = candidates
+        .iter()
+        .filter(|h| !held.iter().any(|c| hashes(c).contains(h)))
+        .cloned()
+        .collect();
+    for text in stored {
+        free.retain(|h| !text.contains(h.as_str()));
+        if free.is_empty() {
+            break;
+        }
+    }
+    free
 }
 
 /// Standard base64 with padding (what every provider's inline data takes).

@@ -285,3 +285,40 @@ fn attachments_count_in_the_budget() {
         tokens::IMAGE + 100 + tokens::PER_MESSAGE
     );
 }
+
+#[test]
+fn a_delete_frees_only_the_blobs_nothing_else_names() {
+    use crate::branches::Branch;
+    use crate::chat::Conversation;
+    let with = |id: &str, hashes: &[&str]| {
+        let mut m = Message::new(id.into(), Role::User, "q".into(), 1.0);
+        for h in hashes {
+            let mut a = att(Kind::Image, "a.png", "image/png", b"x");
+            a.hash = (*h).into();
+            m.attachments.push(a);
+        }
+        m
+    };
+    let mut gone = Conversation::new("gone".into(), 0.0);
+    gone.messages.push(with("m1", &["aaa", "bbb"]));
+    gone.branches.push(Branch {
+        after: None,
+        messages: vec![with("m2", &["ccc", "aaa"])],
+    });
+    let freed = hashes(&gone);
+    assert_eq!(freed, ["aaa", "bbb", "ccc"]);
+
+    let mut held = Conversation::new("held".into(), 0.0);
+    held.messages.push(with("m3", &["bbb"]));
+    // A stored body names "ccc" (an unreadable one would too: it is searched as text).
+    let stored = ["{\"v\":2,\"data\":{\"hash\":\"ccc\"}}", "not json, no hash"];
+    assert_eq!(
+        unreferenced(&freed, std::slice::from_ref(&held), stored.iter().copied()),
+        ["aaa"]
+    );
+    assert_eq!(
+        unreferenced(&freed, &[], std::iter::empty()),
+        ["aaa", "bbb", "ccc"]
+    );
+    assert!(unreferenced(&[], &[held], stored.iter().copied()).is_empty());
+}

@@ -216,7 +216,7 @@ test('a chip survives a reload; a blob that is gone shows a placeholder and the 
   assert.match(await sentChip.innerText(), /dot\.png/);
   // Clear the blob store, as cleared site data would.
   await p.evaluate(() => new Promise((resolve, reject) => {
-    const open = indexedDB.open('skiff', 1);
+    const open = indexedDB.open('skiff');
     open.onsuccess = () => {
       const tx = open.result.transaction('blobs', 'readwrite');
       tx.objectStore('blobs').clear();
@@ -233,6 +233,54 @@ test('a chip survives a reload; a blob that is gone shows a placeholder and the 
   const body = await lastBody(openai, '/chat/completions');
   const users = body.messages.filter((m) => m.role === 'user');
   assert.deepEqual(users[0].content, [{ type: 'text', text: 'What is this?' }], 'the words still go');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+/** Hashes in the page's blob store. */
+const storedBlobs = (p) => p.evaluate(() => new Promise((resolve, reject) => {
+  const open = indexedDB.open('skiff');
+  open.onsuccess = () => {
+    const req = open.result.transaction('blobs').objectStore('blobs').getAllKeys();
+    req.onsuccess = () => { open.result.close(); resolve(req.result); };
+    req.onerror = () => reject(req.error);
+  };
+  open.onerror = () => reject(open.error);
+}));
+
+async function deleteConversation(p, title) {
+  const row = p.locator('li.conversation', { has: p.locator('.conversation-select', { hasText: title }) });
+  await row.locator('button[aria-label="Delete"]').click();
+  await p.locator('.confirm-delete button.danger').click();
+  await row.waitFor({ state: 'detached' });
+}
+
+async function waitBlobs(p, n) {
+  const end = Date.now() + WAIT_MS;
+  let blobs = await storedBlobs(p);
+  while (blobs.length !== n && Date.now() < end) {
+    await p.waitForTimeout(50);
+    blobs = await storedBlobs(p);
+  }
+  assert.equal(blobs.length, n, `blobs stored: ${JSON.stringify(blobs)}`);
+}
+
+test("a file's bytes are deleted with the last conversation naming it, not before", async () => {
+  const { context, page: p, errors } = await page('openai');
+  await attachPng(p);
+  await sendAndWait(p, 'First with the dot');
+  await p.click('.new-chat');
+  await attachPng(p);
+  await sendAndWait(p, 'Second with the same dot');
+  await waitBlobs(p, 1); // one file, stored once
+  await deleteConversation(p, 'First with the dot');
+  await p.waitForTimeout(300);
+  await waitBlobs(p, 1); // the second still names it
+  await p.reload();
+  await p.locator('.conversation-select', { hasText: 'Second with the same dot' }).click();
+  await p.locator('article.message-user .attachment img').waitFor({ timeout: WAIT_MS });
+  await deleteConversation(p, 'Second with the same dot');
+  await waitBlobs(p, 0);
   assert.deepEqual(errors, []);
   await context.close();
 });
