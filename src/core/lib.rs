@@ -25,6 +25,7 @@ pub mod gemini;
 pub mod http;
 pub mod markdown;
 pub mod mcp;
+pub mod oauth;
 pub mod openai;
 pub mod order;
 pub mod persist;

@@ -1030,11 +1030,17 @@ impl ConversationsStore {
             updated_ms: c.updated_ms,
             messages: c.messages.into_iter().map(|m| (m.id, m.content)).collect(),
         };
-        let mut cache = self
+        // Keep only the entries of conversations still listed (one pass over the index).
+        let mut old = self
             .search_cache
             .try_update_value(std::mem::take)
             .unwrap_or_default();
-        cache.retain(|id, _| items.iter().any(|s| s.id == *id));
+        let mut cache = HashMap::with_capacity(items.len());
+        for s in &items {
+            if let Some(kept) = old.remove(&s.id) {
+                cache.insert(s.id.clone(), kept);
+            }
+        }
         let entries = items
             .iter()
             .filter_map(|s| {

@@ -1,0 +1,497 @@
+//! `AuthMachine`: signing in to one MCP server, over its whole life, as a sans-IO machine in
+//! the shape of the MCP `Supervisor` (`handle_*` in, `poll_command` out, `poll_timeout` for the
+//! one timer, time always an argument).
+//!
+//! It decides: when a 401 means "refresh" and when "sign in"; which metadata address comes
+//! next; which client identity to use; what the authorization URL says; whether a callback
+//! may be trusted; when to refresh (a little before expiry, and on a 401 for the current
+//! token, one refresh at a time with requests waiting on it); how far to step up on a 403
+//! `insufficient_scope`; what sign-out revokes. It never performs IO, never reads a clock,
+//! never draws randomness, and never hands a token out for a URL outside the resource it was
+//! issued for.
+//!
+//! Requests wait only for a refresh, which needs no one. A request that needs the user (a
+//! first sign-in, a step-up) fails at once with `OAuthError::SignInRequired`, so an agent
+//! turn never hangs on a popup nobody opens; the card offers Sign in.
+
+use std::collections::VecDeque;
+
+use super::credentials::Credentials;
+use super::error::OAuthError;
+use super::machine_steps::{Flow, Phase};
+use super::machine_types::{
+    Access, AuthCommand, AuthSetup, AuthStatus, FetchFailure, FetchId, PendingAuthorization,
+    WaiterId,
+};
+use super::pkce::Pkce;
+use super::token;
+use super::url::HttpUrl;
+use super::www_authenticate::BearerChallenge;
+use crate::http::HttpRequest;
+use crate::mcp::http_common::HttpTarget;
+
+/// After a refresh failed for want of a network, try again this much later.
+pub const REFRESH_RETRY_MS: f64 = 30_000.0;
+
+/// How many step-ups for the same scope set before a 403 is final (MCP "Step-Up Authorization
+/// Flow": retry "no more than a few times").
+pub const MAX_STEP_UPS: u32 = 2;
+
+pub struct AuthMachine {
+    pub(super) setup: AuthSetup,
+    pub(super) server: Option<HttpUrl>,
+    pub(super) phase: Phase,
+    pub(super) creds: Option<Credentials>,
+    /// What discovery found, kept so a step-up goes straight to the authorization page.
+    pub(super) flow: Option<Flow>,
+    /// Discovery fell back to the 2025-03-26 rules (no resource metadata).
+    pub(super) legacy: bool,
+    /// Scopes the next authorization asks for (from a challenge or a step-up); `None` means
+    /// the scope selection strategy's fallback (`scopes_supported`).
+    pub(super) wanted: Option<Vec<String>>,
+    /// The scope set of the last step-up and how often it was tried.
+    pub(super) step_ups: (Vec<String>, u32),
+    /// The user pressed Sign in before everything was ready: open as soon as it is.
+    pub(super) open_when_ready: bool,
+    /// The refresh in flight (one at a time) and the requests waiting for it.
+    pub(super) refreshing: Option<FetchId>,
+    pub(super) waiters: Vec<WaiterId>,
+    pub(super) refresh_retry_at: Option<f64>,
+    /// The running refresh was caused by a 401 for the current token...
+    pub(super) refresh_after_401: bool,
+    /// ...and this `Authorization` value is what it gave: a 401 for it ends the credentials.
+    pub(super) fresh_after_401: Option<String>,
+    pub(super) revokes: Vec<FetchId>,
+    pub(super) next_fetch: FetchId,
+    pub(super) shown: Option<AuthStatus>,
+    pub(super) commands: VecDeque<AuthCommand>,
+}
+
+impl AuthMachine {
+    pub fn new(setup: AuthSetup) -> AuthMachine {
+        let server = HttpUrl::parse(&setup.server_url);
+        let creds = setup.stored.clone();
+        let mut m = AuthMachine {
+            server,
+            phase: Phase::Idle,
+            wanted: creds.as_ref().map(|c| c.scopes.clone()),
+            creds,
+            flow: None,
+            legacy: false,
+            step_ups: (Vec::new(), 0),
+            open_when_ready: false,
+            refreshing: None,
+            waiters: Vec::new(),
+            refresh_retry_at: None,
+            refresh_after_401: false,
+            fresh_after_401: None,
+            revokes: Vec::new(),
+            next_fetch: 0,
+            shown: None,
+            commands: VecDeque::new(),
+            setup,
+        };
+        if let Some(p) = m.setup.pending.take() {
+            m.set_status(AuthStatus::WaitingForUser {
+                issuer: p.issuer.clone(),
+            });
+            m.phase = Phase::Callback(p);
+        } else {
+            m.show_settled();
+        }
+        m
+    }
+
+    /// The next thing the page must do.
+    pub fn poll_command(&mut self) -> Option<AuthCommand> {
+        self.commands.pop_front()
+    }
+
+    /// When to call `handle_timeout` next: the refresh time of the current token.
+    pub fn poll_timeout(&self) -> Option<f64> {
+        if self.refreshing.is_some() {
+            return None;
+        }
+        let c = self.creds.as_ref()?;
+        match (c.refresh_at_ms(), self.refresh_retry_at) {
+            (Some(at), Some(retry)) => Some(at.max(retry)),
+            (at, _) => at,
+        }
+    }
+
+    pub fn credentials(&self) -> Option<&Credentials> {
+        self.creds.as_ref()
+    }
+
+    /// Why the last sign-in attempt stopped, while it is the last word.
+    pub fn failure(&self) -> Option<&OAuthError> {
+        match &self.phase {
+            Phase::Failed(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    pub fn status(&self) -> Option<&AuthStatus> {
+        self.shown.as_ref()
+    }
+
+    /// What an MCP request to `url` may carry. A token only ever goes to a URL inside the
+    /// resource it was issued for; a token due for refresh makes the request wait for it.
+    pub fn access(&mut self, now_ms: f64, waiter: WaiterId, url: &str) -> Access {
+        let Some(c) = self.creds.as_ref().filter(|c| c.covers(url)) else {
+            return Access::Anonymous;
+        };
+        let due = c.refresh_at_ms().is_some_and(|at| now_ms >= at)
+            && self.refresh_retry_at.is_none_or(|at| now_ms >= at);
+        if self.refreshing.is_some() || due {
+            self.start_refresh();
+            if self.refreshing.is_some() {
+                self.waiters.push(waiter);
+                return Access::Wait;
+            }
+        }
+        match self.creds.as_ref() {
+            Some(c) => Access::Bearer(c.authorization_header()),
+            None => Access::Anonymous,
+        }
+    }
+
+    /// The MCP server answered 401 to request `waiter`, which carried `sent` as its
+    /// `Authorization` (or nothing). A stale token is swapped for the current one; a current
+    /// token is refreshed (the request waits); otherwise the credentials are dropped, the
+    /// request fails with `SignInRequired`, and sign-in is prepared from the challenge.
+    pub fn handle_unauthorized(
+        &mut self,
+        now_ms: f64,
+        waiter: WaiterId,
+        sent: Option<&str>,
+        www_authenticate: &[&str],
+    ) {
+        let _ = now_ms;
+        let challenge = BearerChallenge::from_headers(www_authenticate)
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        if let Some(c) = &self.creds {
+            if sent.is_none() {
+                // The request went without a token because its URL is outside the resource
+                // (`access` said `Anonymous`); a new sign-in would give the same resource, so
+                // the credentials stay and only this request fails.
+                self.commands.push_back(AuthCommand::Fail {
+                    waiter,
+                    error: OAuthError::NotCovered,
+                });
+                return;
+            }
+            let current = c.authorization_header();
+            if sent.is_some_and(|s| s != current) {
+                self.commands.push_back(AuthCommand::Resume {
+                    waiter,
+                    authorization: current,
+                });
+                return;
+            }
+            // A token fresh from a refresh that a 401 caused is refused too: refreshing again
+            // would loop; the grant itself is no good for this server.
+            let refused_fresh = self.fresh_after_401.as_deref() == Some(current.as_str());
+            if self.refreshing.is_some() || c.refresh_token.is_some() && !refused_fresh {
+                if self.refreshing.is_none() {
+                    self.refresh_after_401 = true;
+                }
+                self.start_refresh();
+                if self.refreshing.is_some() {
+                    self.waiters.push(waiter);
+                    return;
+                }
+            }
+            // Refused with no way to refresh: these credentials are done.
+            self.drop_credentials();
+        }
+        self.commands.push_back(AuthCommand::Fail {
+            waiter,
+            error: OAuthError::SignInRequired,
+        });
+        if !challenge.scope.is_empty() {
+            self.wanted = Some(challenge.scope.clone());
+        }
+        self.prepare_sign_in(challenge.resource_metadata.as_deref());
+    }
+
+    /// The MCP server answered 403 to request `waiter`. Returns `false` when its challenge does
+    /// not ask for scope (`BearerChallenge::asks_for_scope`: an ordinary refusal, the caller's
+    /// to report). Otherwise
+    /// prepares a step-up to the union of the scopes asked before and the challenge's, and
+    /// fails the request with `SignInRequired`, or with `StepUpExhausted` once the same set
+    /// was tried `MAX_STEP_UPS` times.
+    pub fn handle_forbidden(
+        &mut self,
+        now_ms: f64,
+        waiter: WaiterId,
+        www_authenticate: &[&str],
+    ) -> bool {
+        let _ = now_ms;
+        let Some(challenge) = BearerChallenge::from_headers(www_authenticate)
+            .ok()
+            .flatten()
+        else {
+            return false;
+        };
+        if !challenge.asks_for_scope() {
+            return false;
+        }
+        let mut scopes = self
+            .wanted
+            .clone()
+            .or_else(|| self.creds.as_ref().map(|c| c.scopes.clone()))
+            .unwrap_or_default();
+        for s in &challenge.scope {
+            if !scopes.contains(s) {
+                scopes.push(s.clone());
+            }
+        }
+        if self.step_ups.0 == scopes {
+            self.step_ups.1 += 1;
+        } else {
+            self.step_ups = (scopes.clone(), 1);
+        }
+        if self.step_ups.1 > MAX_STEP_UPS {
+            self.commands.push_back(AuthCommand::Fail {
+                waiter,
+                error: OAuthError::StepUpExhausted { scopes },
+            });
+            return true;
+        }
+        self.wanted = Some(scopes);
+        self.commands.push_back(AuthCommand::Fail {
+            waiter,
+            error: OAuthError::SignInRequired,
+        });
+        // A step-up restarts the authorization even when one is ready, since its scopes grew.
+        if matches!(self.phase, Phase::Ready(_)) {
+            self.phase = Phase::Idle;
+        }
+        self.prepare_sign_in(challenge.resource_metadata.as_deref());
+        true
+    }
+
+    /// The user pressed Sign in. Opens the authorization page when it is ready; otherwise
+    /// prepares it and opens it as soon as it is (the runner opened a blank popup already).
+    pub fn sign_in(&mut self, now_ms: f64) {
+        let _ = now_ms;
+        if let Phase::Ready(p) = &self.phase {
+            let p = p.clone();
+            self.open(p);
+            return;
+        }
+        self.open_when_ready = true;
+        if matches!(self.phase, Phase::Failed(_)) {
+            self.phase = Phase::Idle;
+        }
+        self.prepare_sign_in(None);
+    }
+
+    /// Sign out: forget the credentials, revoke them where the server offers RFC 7009, and
+    /// fail whatever waited on a refresh.
+    pub fn sign_out(&mut self, now_ms: f64) {
+        let _ = now_ms;
+        if let Some(c) = self.creds.clone() {
+            if let Some(endpoint) = c.revocation_endpoint.as_deref() {
+                if let Some(rt) = &c.refresh_token {
+                    let id = self.fetch(token::revoke_request(
+                        endpoint,
+                        &c.client,
+                        rt,
+                        "refresh_token",
+                    ));
+                    self.revokes.push(id);
+                }
+                let id = self.fetch(token::revoke_request(
+                    endpoint,
+                    &c.client,
+                    &c.access_token,
+                    "access_token",
+                ));
+                self.revokes.push(id);
+            }
+            self.drop_credentials();
+        }
+        if matches!(self.phase, Phase::Callback(_)) {
+            self.commands.push_back(AuthCommand::CloseAuthorization);
+        }
+        self.phase = Phase::Idle;
+        self.open_when_ready = false;
+        self.wanted = None;
+        self.step_ups = (Vec::new(), 0);
+        self.show_settled();
+    }
+
+    /// Time passed: refresh when the token is due.
+    pub fn handle_timeout(&mut self, now_ms: f64) {
+        if self.poll_timeout().is_some_and(|at| now_ms >= at) {
+            self.start_refresh();
+        }
+    }
+
+    /// The page drew the PKCE verifier, digested it and drew a state.
+    pub fn handle_pkce(&mut self, now_ms: f64, pkce: Pkce, state: String) {
+        let _ = now_ms;
+        let Phase::Pkce(flow) = std::mem::replace(&mut self.phase, Phase::Idle) else {
+            return;
+        };
+        let pending = self.pending_for(&flow, pkce, state);
+        self.flow = Some(flow);
+        self.phase = Phase::Ready(pending.clone());
+        if self.open_when_ready {
+            self.open(pending);
+        } else {
+            self.set_status(AuthStatus::SignInRequired {
+                issuer: pending.issuer,
+                scopes: pending.scopes,
+            });
+        }
+    }
+
+    /// The redirect URI was loaded with the authorization response.
+    pub fn handle_callback(&mut self, now_ms: f64, url: &str) {
+        let _ = now_ms;
+        // Nothing waits for it (a stale popup, a second tab): ignore it.
+        if !matches!(self.phase, Phase::Callback(_)) {
+            return;
+        }
+        let Phase::Callback(p) = std::mem::replace(&mut self.phase, Phase::Idle) else {
+            return;
+        };
+        self.commands.push_back(AuthCommand::CloseAuthorization);
+        let expected = super::authorize::Expected {
+            state: &p.state,
+            issuer: &p.issuer,
+            iss_required: p.iss_required,
+        };
+        match super::authorize::parse_callback(url, &expected) {
+            Ok(code) => {
+                let request = token::code_request(
+                    &p.token_endpoint,
+                    &p.client,
+                    &code,
+                    &p.redirect_uri,
+                    &p.verifier,
+                    &p.resource,
+                );
+                let id = self.fetch(request);
+                self.phase = Phase::Exchanging {
+                    pending: p,
+                    fetch: id,
+                };
+                self.set_status(AuthStatus::Exchanging);
+            }
+            Err(e) => self.fail(e),
+        }
+    }
+
+    /// A fetch answered with an HTTP status and body.
+    pub fn handle_response(&mut self, now_ms: f64, id: FetchId, status: u16, body: &str) {
+        self.on_fetch(now_ms, id, Ok((status, body)));
+    }
+
+    /// A fetch got no HTTP answer.
+    pub fn handle_fetch_failed(&mut self, now_ms: f64, id: FetchId, failure: FetchFailure) {
+        self.on_fetch(now_ms, id, Err(failure));
+    }
+
+    // ----- helpers shared with machine_steps -----
+
+    pub(super) fn fetch(&mut self, mut request: HttpRequest) -> FetchId {
+        self.next_fetch += 1;
+        let id = self.next_fetch;
+        if let Some(proxy) = self.setup.proxy.as_deref() {
+            let target = HttpTarget {
+                proxy: Some(proxy.to_string()),
+                ..HttpTarget::default()
+            };
+            request.url = target.fetch_url(&request.url);
+        }
+        self.commands.push_back(AuthCommand::Fetch { id, request });
+        id
+    }
+
+    pub(super) fn set_status(&mut self, status: AuthStatus) {
+        if self.shown.as_ref() != Some(&status) {
+            self.shown = Some(status.clone());
+            self.commands.push_back(AuthCommand::Status(status));
+        }
+    }
+
+    /// The status when no sign-in step is running.
+    pub(super) fn show_settled(&mut self) {
+        let status = match &self.creds {
+            Some(c) => AuthStatus::SignedIn {
+                issuer: c.issuer.clone(),
+                scopes: c.scopes.clone(),
+                expires_at_ms: c.expires_at_ms,
+            },
+            None => AuthStatus::SignedOut,
+        };
+        self.set_status(status);
+    }
+
+    pub(super) fn fail(&mut self, error: OAuthError) {
+        self.open_when_ready = false;
+        self.phase = Phase::Failed(error.clone());
+        self.set_status(AuthStatus::Failed(error));
+    }
+
+    fn open(&mut self, pending: PendingAuthorization) {
+        self.open_when_ready = false;
+        self.set_status(AuthStatus::WaitingForUser {
+            issuer: pending.issuer.clone(),
+        });
+        self.commands.push_back(AuthCommand::OpenAuthorization {
+            url: pending.authorization_url.clone(),
+            pending: pending.clone(),
+        });
+        self.phase = Phase::Callback(pending);
+    }
+
+    pub(super) fn drop_credentials(&mut self) {
+        if let Some(c) = self.creds.take() {
+            self.commands.push_back(AuthCommand::Delete {
+                issuer: c.issuer,
+                resource: c.resource,
+            });
+        }
+        self.refresh_retry_at = None;
+        self.refresh_after_401 = false;
+        self.fresh_after_401 = None;
+        for waiter in std::mem::take(&mut self.waiters) {
+            self.commands.push_back(AuthCommand::Fail {
+                waiter,
+                error: OAuthError::SignInRequired,
+            });
+        }
+        self.refreshing = None;
+    }
+
+    /// Start a refresh unless one runs or there is nothing to refresh with.
+    pub(super) fn start_refresh(&mut self) {
+        if self.refreshing.is_some() {
+            return;
+        }
+        let Some(c) = &self.creds else { return };
+        let Some(rt) = &c.refresh_token else { return };
+        let request = token::refresh_request(&c.token_endpoint, &c.client, rt, &c.resource);
+        self.refresh_retry_at = None;
+        let id = self.fetch(request);
+        self.refreshing = Some(id);
+    }
+
+    pub(super) fn resume_waiters(&mut self) {
+        let Some(c) = &self.creds else { return };
+        let authorization = c.authorization_header();
+        for waiter in std::mem::take(&mut self.waiters) {
+            self.commands.push_back(AuthCommand::Resume {
+                waiter,
+                authorization: authorization.clone(),
+            });
+        }
+    }
+}
