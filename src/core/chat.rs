@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::record::{ToolCallRecord, ToolMode};
 use crate::agent::turn_end::FinishReason;
+use crate::attach::Attachment;
 use crate::branches::Branch;
 use crate::mcp::tool_index::ToolOverrides;
 use crate::pipeline::memory::Memory;
@@ -97,6 +98,10 @@ pub struct Message {
     /// and results are replayed to the model. `None` for answers made without tools.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_mode: Option<ToolMode>,
+    /// Files the user attached (`crate::attach`): records only, the bytes live in the blob
+    /// store. Absent in records written before attachments, which therefore load unchanged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<Attachment>,
 }
 
 impl Message {
@@ -113,6 +118,7 @@ impl Message {
             finish_reason: None,
             tool_calls: Vec::new(),
             tool_mode: None,
+            attachments: Vec::new(),
         }
     }
 }

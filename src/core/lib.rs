@@ -13,6 +13,7 @@
 pub mod agent;
 pub mod announce;
 pub mod anthropic;
+pub mod attach;
 pub mod branches;
 pub mod builtin;
 pub mod chat;

@@ -15,6 +15,7 @@ pub mod debug;
 pub mod download;
 pub mod fetch;
 pub mod file_read;
+pub mod files;
 pub mod focus;
 pub mod idb;
 pub mod ids;

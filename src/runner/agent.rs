@@ -254,7 +254,8 @@ async fn send_step(
     run: &RefCell<AgentRun>,
 ) -> Result<(), End> {
     let provider = Provider::from_settings(settings).map_err(End::Failed)?;
-    let history = history_before(conv, &live.id());
+    let mut history = history_before(conv, &live.id());
+    super::attach::fill(deps.store, &mut history).await;
     let (cleared_after, memory) = conv
         .meta
         .with_untracked(|m| (m.cleared_after.clone(), m.memory.clone()));

@@ -13,6 +13,7 @@ use std::rc::Rc;
 use futures::channel::mpsc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use skiff_core::attach::{check_target, Attachment};
 use skiff_core::chat::{title_from_text, Message, Role};
 use skiff_core::pipeline::title::{self, TitleSource};
 use skiff_core::settings::ChatSettings;
@@ -87,30 +88,52 @@ impl ChatRunner {
     }
 
     /// The user sent `text`: add it (creating the conversation if needed) and run a turn.
-    pub fn send(&self, store: ConversationsStore, settings: ChatSettings, text: String) {
+    ///
+    /// Attachments the target cannot take (`attach::check_target`) refuse the whole message
+    /// before anything is sent or stored; the sentence comes back for the composer to show.
+    pub fn send(
+        &self,
+        store: ConversationsStore,
+        settings: ChatSettings,
+        text: String,
+        mut attachments: Vec<Attachment>,
+    ) -> Result<(), String> {
         let text = text.trim_end().to_string();
-        if text.trim().is_empty() {
-            return;
+        if text.trim().is_empty() && attachments.is_empty() {
+            return Ok(());
         }
-        let conv = store
-            .current
-            .get_untracked()
-            .unwrap_or_else(|| store.create());
+        let current = store.current.get_untracked();
+        let choice = current
+            .and_then(|c| c.meta.try_with_untracked(|m| m.model.clone()))
+            .flatten();
+        check_target(
+            &settings.for_conversation(choice.as_ref()).target,
+            &attachments,
+        )
+        .map_err(|e| e.to_string())?;
+        let conv = current.unwrap_or_else(|| store.create());
         if self.is_sending(&conv.id()) {
-            return;
+            return Ok(());
         }
         let now = clock::now_ms();
         if conv.meta.with_untracked(|m| m.title.is_empty()) {
-            conv.meta
-                .update(|m| m.title = title_from_text(&text, TITLE_CHARS));
+            let first = attachments.first().map_or("", |a| a.name.as_str());
+            let title = title_from_text(
+                if text.trim().is_empty() { first } else { &text },
+                TITLE_CHARS,
+            );
+            conv.meta.update(|m| m.title = title);
         }
-        if store
-            .push_message(&conv, &Message::new(ids::new_id(), Role::User, text, now))
-            .is_none()
-        {
-            return;
+        // The record keeps only references; the bytes are in the blob store.
+        for a in &mut attachments {
+            a.data = None;
         }
-        self.start_reply(store, conv, settings);
+        let mut m = Message::new(ids::new_id(), Role::User, text, now);
+        m.attachments = attachments;
+        if store.push_message(&conv, &m).is_some() {
+            self.start_reply(store, conv, settings);
+        }
+        Ok(())
     }
 
     /// "Regenerate" a finished answer: the answer (every step of its turn) is kept as a branch
@@ -165,10 +188,9 @@ impl ChatRunner {
         };
         store.fork_at(&conv, at);
         let now = clock::now_ms();
-        if store
-            .push_message(&conv, &Message::new(ids::new_id(), Role::User, text, now))
-            .is_none()
-        {
+        let mut m = Message::new(ids::new_id(), Role::User, text, now);
+        m.attachments = message.attachments.get_value();
+        if store.push_message(&conv, &m).is_none() {
             return;
         }
         self.start_reply(store, conv, settings);

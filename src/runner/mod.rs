@@ -4,6 +4,7 @@
 //! decision belongs in core.
 
 pub mod agent;
+pub mod attach;
 pub mod builtin;
 pub mod chat;
 pub mod compact;

@@ -5,6 +5,7 @@ use std::cell::Cell;
 
 use leptos::prelude::*;
 use skiff_core::agent::{FinishReason, ToolCallRecord, ToolMode};
+use skiff_core::attach::Attachment;
 use skiff_core::chat::{Message, MessageStatus, Role, Usage};
 
 use crate::platform::debug;
@@ -55,6 +56,8 @@ pub struct LiveMessage {
     /// (a step has a handful of calls, and they change a few times a second at most).
     pub tool_calls: RwSignal<Vec<ToolCallRecord>>,
     pub tool_mode: RwSignal<Option<ToolMode>>,
+    /// Files the user attached; set when the message is made and never changed.
+    pub attachments: StoredValue<Vec<Attachment>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -80,6 +83,7 @@ impl LiveMessage {
             stats: RwSignal::new(None),
             tool_calls: RwSignal::new(m.tool_calls.clone()),
             tool_mode: RwSignal::new(m.tool_mode),
+            attachments: StoredValue::new(m.attachments.clone()),
         }
     }
 
@@ -101,6 +105,7 @@ impl LiveMessage {
             finish_reason: self.finish_reason.get_untracked(),
             tool_calls: self.tool_calls.get_untracked(),
             tool_mode: self.tool_mode.get_untracked(),
+            attachments: self.attachments.get_value(),
         }
     }
 

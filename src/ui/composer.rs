@@ -9,9 +9,12 @@
 use crate::stores::reactive::{effect, memo};
 use leptos::html;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
+use skiff_core::attach::Attachment;
 use skiff_core::send_queue::{back_into_draft, QueueOutcome, SendQueue};
 use wasm_bindgen::JsCast;
 
+use super::attachment_chip::chips;
 use super::context::ctx;
 use super::context_gauge::ContextGauge;
 use super::when::When;
@@ -48,8 +51,34 @@ pub fn Composer() -> impl IntoView {
     let draft = RwSignal::new(String::new());
     let queue = RwSignal::new(SendQueue::default());
     // Why queued text came back instead of being sent; cleared by the next edit or send.
-    let hint = RwSignal::new(None::<&'static str>);
+    // Also a file or a send refused (too large, unsupported, storage full, a provider that
+    // cannot take it): one line for both, so the page holds one such view.
+    let hint = RwSignal::new(None::<String>);
     let input = NodeRef::<html::Textarea>::new();
+    // Files attached to the next message (stored already; `data` kept for the thumbnails).
+    let pending = RwSignal::new(Vec::<Attachment>::new());
+    let add = move |list: Option<web_sys::FileList>| {
+        let files: Vec<web_sys::File> = list
+            .map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect())
+            .unwrap_or_default();
+        hint.set(None);
+        spawn_local(async move {
+            for f in files {
+                match crate::runner::attach::prepare(ctx.convs, f).await {
+                    Ok(a) => {
+                        pending.try_update(|v| {
+                            if !v.iter().any(|x| x.hash == a.hash) {
+                                v.push(a)
+                            }
+                        });
+                    }
+                    Err(e) => {
+                        hint.try_set(Some(e));
+                    }
+                }
+            }
+        });
+    };
     let owner = Owner::current();
     let configured = move || ctx.settings.settings.with(|s| s.is_configured());
     let current_id = memo(move || ctx.convs.current.get().map(|l| l.id()));
@@ -70,10 +99,17 @@ pub fn Composer() -> impl IntoView {
             return;
         }
         let text = draft.get_untracked();
-        if text.trim().is_empty() {
+        let files = pending.get_untracked();
+        if text.trim().is_empty() && files.is_empty() {
             return;
         }
         hint.set(None);
+        if sending() && !files.is_empty() {
+            hint.set(Some(
+                "Files wait for this answer to end: send them then.".into(),
+            ));
+            return;
+        }
         if sending() {
             // An answer is arriving: hold the message until it ends (see send_queue).
             if let Some(id) = current_id.get_untracked() {
@@ -82,9 +118,18 @@ pub fn Composer() -> impl IntoView {
             }
             return;
         }
-        draft.set(String::new());
-        ctx.runner
-            .send(ctx.convs, ctx.settings.settings.get_untracked(), text);
+        match ctx.runner.send(
+            ctx.convs,
+            ctx.settings.settings.get_untracked(),
+            text,
+            files,
+        ) {
+            Ok(()) => {
+                draft.set(String::new());
+                pending.set(Vec::new());
+            }
+            Err(e) => hint.set(Some(e)),
+        }
         focus_composer();
     };
 
@@ -111,8 +156,12 @@ pub fn Composer() -> impl IntoView {
                 // under it and disposed when the effect re-runs (sending changes at once),
                 // which panicked on the next read. The composer lives as long as the page.
                 let send = || {
-                    ctx.runner
-                        .send(ctx.convs, ctx.settings.settings.get_untracked(), text)
+                    let _ = ctx.runner.send(
+                        ctx.convs,
+                        ctx.settings.settings.get_untracked(),
+                        text,
+                        Vec::new(),
+                    );
                 };
                 match &owner {
                     Some(o) => o.with(send),
@@ -121,7 +170,7 @@ pub fn Composer() -> impl IntoView {
             }
             QueueOutcome::BackToDraft { text, reason } => {
                 draft.update(|d| *d = back_into_draft(&text, d));
-                hint.set(Some(reason));
+                hint.set(Some(reason.into()));
                 focus_composer();
             }
         });
@@ -171,7 +220,13 @@ pub fn Composer() -> impl IntoView {
         <form class="composer" on:submit=move |ev| {
             ev.prevent_default();
             send();
-        }>
+        }
+            on:dragover=move |ev: leptos::ev::DragEvent| ev.prevent_default()
+            on:drop=move |ev: leptos::ev::DragEvent| {
+                ev.prevent_default();
+                add(ev.data_transfer().and_then(|d| d.files()));
+            }
+        >
             {move || queued().map(|text| view! {
                 <div class="queued" role="status">
                     <div class="queued-label">"Queued: sends when this answer ends"</div>
@@ -180,6 +235,18 @@ pub fn Composer() -> impl IntoView {
                 </div>
             })}
             {move || hint.get().map(|h| view! { <div class="composer-hint" role="status">{h}</div> })}
+            {move || chips(pending.get(), Some(pending))}
+            // The input is visually hidden, not `hidden`: it keeps keyboard focus and the
+            // picker opens with Space or Enter; the label draws the ring.
+            <label class="attach-button" title="Attach images, PDFs or text files">
+                "📎"
+                <input type="file" multiple class="visually-hidden" aria-label="Attach files"
+                    on:change=move |ev| {
+                        let el: web_sys::HtmlInputElement = event_target(&ev);
+                        add(el.files());
+                        el.set_value("");
+                    } />
+            </label>
             <textarea
                 id=INPUT_ID
                 node_ref=input
@@ -190,6 +257,14 @@ pub fn Composer() -> impl IntoView {
                 on:input=move |ev| {
                     hint.set(None);
                     draft.set(event_target_value(&ev));
+                }
+                on:paste=move |ev: leptos::ev::ClipboardEvent| {
+                    let files = ev.clipboard_data().and_then(|d| d.files());
+                    // Pasted text stays the textarea's; only files become attachments.
+                    if files.as_ref().is_some_and(|f| f.length() > 0) {
+                        ev.prevent_default();
+                        add(files);
+                    }
                 }
                 on:keydown=move |ev: leptos::ev::KeyboardEvent| {
                     if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
@@ -204,7 +279,10 @@ pub fn Composer() -> impl IntoView {
                     <button
                         type="submit"
                         class="primary send"
-                        disabled=move || !configured() || draft.with(|d| d.trim().is_empty())
+                        disabled=move || {
+                            !configured()
+                                || (draft.with(|d| d.trim().is_empty()) && pending.with(Vec::is_empty))
+                        }
                     >
                         "Send"
                     </button>

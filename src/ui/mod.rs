@@ -3,6 +3,7 @@
 
 pub mod announcer;
 pub mod app;
+pub mod attachment_chip;
 pub mod chat_view;
 pub mod check_field;
 pub mod clock_hook;

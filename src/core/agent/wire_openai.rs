@@ -12,6 +12,7 @@ use super::prompt;
 use super::record::{ToolCallRecord, ToolMode};
 use super::result;
 use super::tools::ToolSpec;
+use crate::attach::Piece;
 use crate::chat::Message;
 use crate::http::HttpRequest;
 use crate::openai::request::chat_request_with_tools;
@@ -110,8 +111,16 @@ enum Content {
 #[derive(Debug, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Part {
-    Text { text: String },
-    ImageUrl { image_url: ImageUrl },
+    Text {
+        text: String,
+    },
+    ImageUrl {
+        image_url: ImageUrl,
+    },
+    /// A PDF (OpenAI's `file` part; OpenRouter reads the same shape).
+    File {
+        file: Value,
+    },
 }
 
 #[derive(Debug, Serialize)]
@@ -171,7 +180,15 @@ fn messages(ctx: &StepContext<'_>) -> Vec<WireMessage> {
         out.push(WireMessage::text("system", system));
     }
     for m in ctx.history {
-        if m.tool_calls.is_empty() {
+        if let Some(pieces) = crate::attach::pieces(m) {
+            let parts = pieces.into_iter().map(part).collect();
+            out.push(WireMessage {
+                role: "user",
+                tool_call_id: None,
+                content: Content::Parts(parts),
+                tool_calls: Vec::new(),
+            });
+        } else if m.tool_calls.is_empty() {
             // Reasoning never goes back; a blank turn (a failed answer) says nothing.
             if !m.content.trim().is_empty() {
                 out.push(WireMessage::text(m.role.as_str(), m.content.clone()));
@@ -183,6 +200,23 @@ fn messages(ctx: &StepContext<'_>) -> Vec<WireMessage> {
         }
     }
     out
+}
+
+fn part(p: Piece<'_>) -> Part {
+    match p {
+        Piece::Text(text) => Part::Text { text },
+        Piece::Image { mime, base64 } => Part::ImageUrl {
+            image_url: ImageUrl {
+                url: format!("data:{mime};base64,{base64}"),
+            },
+        },
+        Piece::Pdf { name, base64 } => Part::File {
+            file: serde_json::json!({
+                "filename": name,
+                "file_data": format!("data:application/pdf;base64,{base64}"),
+            }),
+        },
+    }
 }
 
 fn system_prompt(ctx: &StepContext<'_>) -> String {

@@ -21,6 +21,7 @@ use crate::agent::prompt;
 use crate::agent::record::{ToolCallRecord, ToolMode};
 use crate::agent::result;
 use crate::agent::tools::ToolSpec;
+use crate::attach::Piece;
 use crate::chat::{Message, Role};
 use crate::http::{join_url, HttpRequest, Method};
 use crate::provider::{ChatParams, StepContext};
@@ -109,6 +110,10 @@ enum Block {
     Image {
         source: ImageSource,
     },
+    /// A PDF, read by the model page by page.
+    Document {
+        source: ImageSource,
+    },
     ToolUse {
         id: String,
         name: String,
@@ -154,7 +159,9 @@ fn messages(ctx: &StepContext<'_>) -> Vec<WireMessage> {
             Role::User => "user",
             Role::Assistant => "assistant",
         };
-        if m.tool_calls.is_empty() {
+        if let Some(pieces) = crate::attach::pieces(m) {
+            push(&mut out, role, pieces.into_iter().map(block).collect());
+        } else if m.tool_calls.is_empty() {
             // Reasoning never goes back; a blank turn (a failed answer) says nothing, and the
             // API rejects empty text blocks.
             push(&mut out, role, text_blocks(&m.content));
@@ -173,6 +180,23 @@ fn messages(ctx: &StepContext<'_>) -> Vec<WireMessage> {
         }
     }
     out
+}
+
+fn block(p: Piece<'_>) -> Block {
+    let source = |media_type: &str, data| ImageSource {
+        kind: "base64",
+        media_type: media_type.to_string(),
+        data,
+    };
+    match p {
+        Piece::Text(text) => Block::Text { text },
+        Piece::Image { mime, base64 } => Block::Image {
+            source: source(mime, base64),
+        },
+        Piece::Pdf { base64, .. } => Block::Document {
+            source: source("application/pdf", base64),
+        },
+    }
 }
 
 /// Append blocks as a `role` turn, joining the previous turn when it has the same role.

@@ -25,6 +25,7 @@ use crate::agent::prompt;
 use crate::agent::record::ToolMode;
 use crate::agent::result;
 use crate::agent::tools::ToolSpec;
+use crate::attach::Piece;
 use crate::chat::{Message, Role};
 use crate::http::{join_url, HttpRequest, Method};
 use crate::provider::{ChatParams, StepContext};
@@ -251,7 +252,9 @@ fn contents(ctx: &StepContext<'_>) -> Vec<Content> {
             Role::User => "user",
             Role::Assistant => "model",
         };
-        if m.tool_calls.is_empty() {
+        if let Some(pieces) = crate::attach::pieces(m) {
+            push(&mut out, role, pieces.into_iter().map(part).collect());
+        } else if m.tool_calls.is_empty() {
             // Reasoning never goes back; a blank turn (a failed answer) says nothing.
             push(&mut out, role, text_parts(&m.content));
         } else if ctx.mode == ToolMode::Native && m.tool_mode == Some(ToolMode::Native) {
@@ -262,6 +265,21 @@ fn contents(ctx: &StepContext<'_>) -> Vec<Content> {
         }
     }
     out
+}
+
+fn part(p: Piece<'_>) -> Part {
+    let inline = |mime: &str, data| Part {
+        inline_data: Some(Blob {
+            mime_type: mime.to_string(),
+            data,
+        }),
+        ..Part::default()
+    };
+    match p {
+        Piece::Text(text) => Part::text(text),
+        Piece::Image { mime, base64 } => inline(mime, base64),
+        Piece::Pdf { base64, .. } => inline("application/pdf", base64),
+    }
 }
 
 /// Append parts as a `role` turn, joining the previous turn when it has the same role.

@@ -8,6 +8,7 @@
 
 use crate::agent::result;
 use crate::agent::tools::ToolSpec;
+use crate::attach::Kind;
 use crate::chat::Message;
 
 /// What every message costs beyond its text (role markers and separators in chat templates).
@@ -41,6 +42,15 @@ pub fn message(m: &Message, result_char_limit: usize) -> u32 {
         n += PER_MESSAGE + estimate(&call.name) + estimate(&call.arguments);
         let r = result::for_model(call, result_char_limit);
         n += PER_MESSAGE + estimate(&r.text) + IMAGE * r.images.len() as u32;
+    }
+    // Attached files, from their stored size (the bytes are not loaded when the gauge runs):
+    // text at four bytes a token, a PDF at about fifty (pages are read as text and images).
+    for a in &m.attachments {
+        n += match a.kind() {
+            Kind::Image => IMAGE,
+            Kind::Text => a.size.div_ceil(4) as u32 + PER_MESSAGE,
+            Kind::Pdf => (a.size / 50) as u32 + IMAGE,
+        };
     }
     n
 }

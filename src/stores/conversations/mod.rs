@@ -26,6 +26,7 @@ use std::collections::{HashMap, HashSet};
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use skiff_core::attach;
 use skiff_core::branches;
 use skiff_core::chat::{settle_calls, Conversation, ConversationSummary, Message, MessageStatus};
 use skiff_core::mcp::tool_index::ToolOverrides;
@@ -45,6 +46,7 @@ use crate::platform::broadcast::Channel;
 use crate::platform::idb::Db;
 use crate::platform::{clock, ids, storage};
 
+mod blobs;
 mod bodies;
 mod loaded;
 mod migrate;
@@ -200,6 +202,15 @@ impl ConversationsStore {
     /// The bodies, once the database has opened and the migration has run (both settle:
     /// opening fails rather than waits when blocked). Polled, because a shared future cost
     /// more page bytes than these few milliseconds at start are worth.
+    /// The database the bodies live in, for the attachments' blob store; `None` when the
+    /// bodies fell back to localStorage (no IndexedDB).
+    pub async fn idb(&self) -> Option<Db> {
+        match self.bodies().await {
+            Bodies::Idb(db) => Some(db),
+            Bodies::Local => None,
+        }
+    }
+
     async fn bodies(&self) -> Bodies {
         loop {
             if let Some(b) = self.bodies.get_value() {
@@ -707,6 +718,7 @@ impl ConversationsStore {
             .messages
             .with_untracked(|ms| ms.iter().map(LiveMessage::snapshot).collect());
         let mut branches = conv.branches.get_untracked();
+        let before = conv.try_snapshot().map(|c| attach::hashes(&c));
         if branches::delete_from(&mut messages, &mut branches, at) == 0 {
             return;
         }
@@ -714,6 +726,12 @@ impl ConversationsStore {
         conv.branches.set(branches);
         self.settings_changed(conv);
         self.save(conv);
+        // The deleted messages' files go when nothing else names them (this conversation in
+        // memory, which no longer does, is what the sweep reads instead of its stored copy).
+        if let Some(freed) = before.filter(|h| !h.is_empty()) {
+            let store = *self;
+            spawn_local(async move { store.sweep_blobs(freed).await });
+        }
     }
 
     /// Replace the messages from index `at` with `incoming`: the old ones' signals are
@@ -1133,17 +1151,43 @@ impl ConversationsStore {
         self.delete_many(&[id.to_string()]);
     }
 
-    /// Delete several (one index write for all of them).
+    /// Delete several (one index write for all of them). The attachments' bytes go with the
+    /// last conversation naming them (`blobs.rs`).
     pub fn delete_many(&self, ids: &[String]) {
+        let mut freed: Vec<String> = Vec::new();
         for id in ids {
-            self.delete_body(id);
+            if let Some(l) = self.loaded.with_value(|m| m.get(id).copied()) {
+                if let Some(c) = l.try_snapshot() {
+                    freed.extend(attach::hashes(&c));
+                }
+            }
+            self.forget(id);
         }
         self.index
             .update(|items| items.retain(|s| !ids.contains(&s.id)));
         self.write_index();
+        let store = *self;
+        let ids = ids.to_vec();
+        spawn_local(async move {
+            let bodies = store.bodies().await;
+            for id in ids {
+                // What the stored copy names, read before it goes.
+                if let Ok(Some(raw)) = bodies.get(&id).await {
+                    if let Ok(c) = persist::decode_conversation(&raw) {
+                        freed.extend(attach::hashes(&c));
+                    }
+                }
+                match bodies.delete(&id, clock::now_ms()).await {
+                    Ok(()) => store.announce_deleted(id),
+                    Err(e) => store.notices.push(Level::Error, e),
+                }
+            }
+            store.sweep_blobs(freed).await;
+        });
     }
 
-    fn delete_body(&self, id: &str) {
+    /// Take a conversation off the screen and out of memory (its body is deleted after).
+    fn forget(&self, id: &str) {
         if self.current_id().as_deref() == Some(id) {
             self.current.set(None);
         }
@@ -1151,24 +1195,20 @@ impl ConversationsStore {
         self.retry.update_value(|r| {
             r.remove(id);
         });
-        let store = *self;
-        let id = id.to_string();
-        spawn_local(async move {
-            match store.bodies().await.delete(&id, clock::now_ms()).await {
-                Ok(()) => store.channel.with_value(|c| {
-                    if let Some(c) = c {
-                        let rev = clock::now_ms();
-                        c.post(
-                            &BodyChange {
-                                id,
-                                rev,
-                                deleted: true,
-                            }
-                            .encode(),
-                        );
+    }
+
+    fn announce_deleted(&self, id: String) {
+        self.channel.with_value(|c| {
+            if let Some(c) = c {
+                let rev = clock::now_ms();
+                c.post(
+                    &BodyChange {
+                        id,
+                        rev,
+                        deleted: true,
                     }
-                }),
-                Err(e) => store.notices.push(Level::Error, e),
+                    .encode(),
+                );
             }
         });
     }

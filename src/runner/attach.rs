@@ -1,0 +1,104 @@
+//! Attachments between the page and the blob store: a picked, pasted or dropped file becomes
+//! an `Attachment` record whose bytes are stored once under their SHA-256; a request's history
+//! gets its bytes back; a chip gets an object URL.
+//!
+//! What is accepted, at what size, and how an image is scaled are `skiff_core::attach`'s
+//! decisions; this only performs them. A blob that is gone is `None`, never an error that
+//! stops a conversation.
+
+use skiff_core::attach::{self, Attachment, Kind};
+use skiff_core::chat::Message;
+
+use crate::platform::files;
+use crate::platform::idb::IdbError;
+use crate::stores::conversations::ConversationsStore;
+
+/// Check, read, scale (images), hash and store one file. The record comes back with its bytes
+/// in `data` for the pending chip's thumbnail; every refusal is a sentence naming the file.
+pub async fn prepare(store: ConversationsStore, file: web_sys::File) -> Result<Attachment, String> {
+    let name = file.name();
+    let mut mime = file.type_();
+    let kind = attach::classify(&name, &mime, file.size() as u64).map_err(|e| e.to_string())?;
+    let mut dims = [0u32; 4];
+    let bytes = match kind {
+        Kind::Image => {
+            let image = files::bitmap(&file, &name).await?;
+            let (w, h) = (image.width(), image.height());
+            dims = [w, h, w, h];
+            let scaled = match attach::scale_plan(&mime, w, h) {
+                Some((sw, sh, out)) => {
+                    dims[..2].copy_from_slice(&[sw, sh]);
+                    mime = out.into();
+                    Some(files::encode(&image, sw, sh, out, &name).await)
+                }
+                None => None,
+            };
+            image.close();
+            match scaled {
+                Some(b) => b?,
+                None => files::bytes(&file, &name).await?,
+            }
+        }
+        Kind::Pdf => {
+            mime = attach::PDF.into();
+            files::bytes(&file, &name).await?
+        }
+        Kind::Text => {
+            let b = files::bytes(&file, &name).await?;
+            attach::check_text(&name, &b).map_err(|e| e.to_string())?;
+            mime = attach::TEXT.into();
+            b
+        }
+    };
+    let hash = files::sha256_hex(&bytes, &name).await?;
+    let Some(db) = store.idb().await else {
+        return Err(format!(
+            "{name} could not be stored: files need the browser's database (IndexedDB), which \
+             is not available here."
+        ));
+    };
+    db.put_blob(&hash, &mime, &bytes)
+        .await
+        .map_err(|e| match e {
+            IdbError::QuotaExceeded => format!(
+                "Browser storage is full: {name} could not be stored. Delete or export old \
+             conversations to make room."
+            ),
+            e => format!("{name} could not be stored: {e}"),
+        })?;
+    let [w, h, ow, oh] = dims;
+    Ok(Attachment {
+        name,
+        mime,
+        size: bytes.len() as u64,
+        hash,
+        w,
+        h,
+        ow,
+        oh,
+        data: Some(bytes.into()),
+    })
+}
+
+/// The stored bytes of `hash`, or `None` when they are gone (cleared storage) or unreadable.
+pub async fn load(store: ConversationsStore, hash: &str) -> Option<Vec<u8>> {
+    store
+        .idb()
+        .await?
+        .get_blob(hash)
+        .await
+        .ok()?
+        .map(|b| b.bytes)
+}
+
+/// Give every attachment in `history` its bytes for one request; missing ones stay empty
+/// (core then sends the words without them).
+pub async fn fill(store: ConversationsStore, history: &mut [Message]) {
+    for m in history {
+        for a in &mut m.attachments {
+            if a.data.is_none() {
+                a.data = load(store, &a.hash).await.map(Into::into);
+            }
+        }
+    }
+}
