@@ -307,6 +307,14 @@ pub fn merge_conversations(
     merged
 }
 
+/// Whether the tab that merged `remote` into its own copy (giving `merged`) must write the
+/// result back: it held messages the other tab lacked, or newer settings. Otherwise the other
+/// tab's next save would overwrite them in storage (a rename lost to a tab streaming on). When
+/// both copies agree nothing is written, so two tabs never write each other back and forth.
+pub fn merge_needs_write_back(merged: &Conversation, remote: &Conversation) -> bool {
+    merged.messages != remote.messages || merged.meta_ms != remote.meta_ms
+}
+
 /// How far a message's tool calls have got: calls made, plus calls finished.
 fn settled_calls(m: &Message) -> usize {
     m.tool_calls.len()
@@ -465,6 +473,14 @@ mod tests {
             merge_conversations(&old_b, &old_a, &[]).title,
             "first question"
         );
+        // A holds B's settings and more text: A writes back, B's copy of A's then agrees on
+        // settings; B, with nothing A lacks, writes nothing.
+        assert!(merge_needs_write_back(&in_a, &b));
+        let in_b_after = merge_conversations(&b, &in_a, &[]);
+        assert!(!merge_needs_write_back(&in_b_after, &in_a));
+        // B heard A's older-settings copy before A heard of the rename: B writes back its
+        // newer settings, or A's next save would bury the rename in storage.
+        assert!(merge_needs_write_back(&in_b, &a));
         // Stored only when set.
         assert!(!serde_json::to_string(&old_a).unwrap().contains("meta_ms"));
         assert!(serde_json::to_string(&b)

@@ -10,7 +10,9 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::chat::{merge_conversations, Conversation};
+use skiff_core::chat::{
+    merge_conversations, merge_needs_write_back, Conversation, ConversationSummary,
+};
 use skiff_core::persist::{self, INDEX_KEY};
 
 use super::super::live_message::LiveMessage;
@@ -91,7 +93,27 @@ impl ConversationsStore {
                 return;
             }
         };
-        let summary = remote.summary();
+        let Some(l) = self.loaded.with_value(|m| m.get(id).copied()) else {
+            self.set_summary(remote.summary());
+            return;
+        };
+        let local = l.snapshot();
+        let live: Vec<String> = self.live.with_value(|s| s.iter().cloned().collect());
+        let live_refs: Vec<&str> = live.iter().map(String::as_str).collect();
+        let merged = merge_conversations(&local, &remote, &live_refs);
+        // The sidebar names what this tab now holds (a rename made here stays shown while the
+        // other tab, which has not heard of it yet, keeps saving its older title).
+        self.set_summary(merged.summary());
+        self.apply_merged(&l, &merged);
+        // We held something the other tab lacked (messages, or newer settings): write the
+        // union so both converge. The other tab's next copy then carries it, and no more is
+        // written.
+        if merge_needs_write_back(&merged, &remote) {
+            self.write_conversation_only(&l);
+        }
+    }
+
+    fn set_summary(&self, summary: ConversationSummary) {
         self.index.update(|items| {
             match items.iter_mut().find(|s| s.id == summary.id) {
                 Some(s) => *s = summary,
@@ -99,18 +121,6 @@ impl ConversationsStore {
             }
             persist::sort_index(items);
         });
-        let Some(l) = self.loaded.with_value(|m| m.get(id).copied()) else {
-            return;
-        };
-        let local = l.snapshot();
-        let live: Vec<String> = self.live.with_value(|s| s.iter().cloned().collect());
-        let live_refs: Vec<&str> = live.iter().map(String::as_str).collect();
-        let merged = merge_conversations(&local, &remote, &live_refs);
-        self.apply_merged(&l, &merged);
-        // We held something the other tab lacked: write the union so both converge.
-        if merged.messages != remote.messages {
-            self.write_conversation_only(&l);
-        }
     }
 
     fn apply_merged(&self, l: &Loaded, merged: &Conversation) {
