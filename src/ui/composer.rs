@@ -239,7 +239,7 @@ pub fn Composer() -> impl IntoView {
             // The input is visually hidden, not `hidden`: it keeps keyboard focus and the
             // picker opens with Space or Enter; the label draws the ring.
             <label class="attach-button" title="Attach images, PDFs or text files">
-                "📎"
+                {super::icons::paperclip()}
                 <input type="file" multiple class="visually-hidden" aria-label="Attach files"
                     on:change=move |ev| {
                         let el: web_sys::HtmlInputElement = event_target(&ev);

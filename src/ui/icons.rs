@@ -30,3 +30,7 @@ pub fn menu() -> impl IntoView {
 pub fn close() -> impl IntoView {
     icon("M18 6 6 18M6 6l12 12")
 }
+
+pub fn paperclip() -> impl IntoView {
+    icon("M21.4 11.1l-9.2 9.2a6 6 0 0 1-8.5-8.5l9.2-9.2a4 4 0 0 1 5.7 5.7l-9.2 9.2a2 2 0 0 1-2.8-2.8l8.5-8.5")
+}
