@@ -77,12 +77,21 @@ async function openPage() {
 }
 
 async function waitForTool(page) {
-  // The tool exists only because Skiff declares the elicitation capability.
-  await page.waitForFunction(
-    () => Number((document.querySelector('.tool-picker-toggle')?.innerText || '').replace(/\D+/g, '')) >= 14,
-    null,
-    { timeout: WAIT_MS },
-  );
+  // The tool exists only because Skiff declares the elicitation capability. server-everything
+  // registers it after `initialized` and announces it with list_changed, after its first
+  // tools/list: counting tools passed on that first list (12 tools + 4 built-in) and the model
+  // then called a tool Skiff had not heard of yet. Wait for the tool itself, in the picker.
+  const end = Date.now() + WAIT_MS;
+  const toggle = page.locator('.tool-picker-toggle');
+  await toggle.waitFor({ timeout: WAIT_MS });
+  for (;;) {
+    await toggle.click();
+    const found = await page.locator('.tool-switch', { hasText: TOOL }).count();
+    await page.keyboard.press('Escape');
+    if (found > 0) return;
+    if (Date.now() > end) throw new Error(`${TOOL} never reached the tool picker`);
+    await page.waitForTimeout(200);
+  }
 }
 
 /** axe-core on the question cards only: every violation, whatever its impact, fails. */
