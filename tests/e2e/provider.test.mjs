@@ -4,48 +4,15 @@
 // OpenAI-compatible path is what chat.test.mjs and agent.test.mjs cover.
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { startStaticServer, launchBrowser, collectConsoleErrors } from './harness.mjs';
+import { startReplayServer, startStaticServer, launchBrowser, collectConsoleErrors } from './harness.mjs';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const KEY = 'sk-ant-test';
 
-/** tests/servers/anthropic_replay.py on a free port. */
-async function startAnthropicReplay() {
-  const script = path.join(repoRoot, 'tests', 'servers', 'anthropic_replay.py');
-  const child = spawn(process.env.SKIFF_PYTHON || 'python3', [script, '--port', '0', '--api-key', KEY], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
-  const port = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no port within 10 s; stderr:\n${stderr}`)), 10_000);
-    createInterface({ input: child.stdout }).once('line', (line) => {
-      clearTimeout(timer);
-      resolve(Number.parseInt(line.trim(), 10));
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`anthropic_replay.py exited (${code}); stderr:\n${stderr}`));
-    });
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const control = async (method, route) => (await fetch(url + route, { method })).json();
-  return {
-    url,
-    requests: () => control('GET', '/__control/requests'),
-    reset: () => control('POST', '/__control/reset'),
-    stop: () => child.kill('SIGTERM'),
-  };
-}
 
 let api, site, browser;
 
 before(async () => {
-  api = await startAnthropicReplay();
+  api = await startReplayServer('anthropic_replay.py', KEY);
   site = await startStaticServer(process.env.SKIFF_DIST || 'dist');
   browser = await launchBrowser();
 });
