@@ -42,6 +42,58 @@ export function distDir() {
 }
 
 /**
+ * A Python test server (`args[0]` is its script) that prints its port on its first line:
+ * started, that port read (10 s at most, with stderr in the error), and its exit awaited.
+ */
+async function startPython(args, name, { verbose = false } = {}) {
+  const child = spawn(process.env.SKIFF_PYTHON || 'python3', args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => {
+    stderr += d;
+    if (verbose) process.stderr.write(d);
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const port = await new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${name} printed no port within 10 s; stderr:\n${stderr}`));
+    }, 10_000);
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      const n = Number.parseInt(line.trim(), 10);
+      if (Number.isInteger(n) && n > 0) resolve(n);
+      else reject(new Error(`${name} printed "${line}" instead of a port`));
+    });
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(new Error(`could not start python3 for ${name}: ${err.message}`));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited (${code}) before printing its port; stderr:\n${stderr}`));
+    });
+  });
+  return { child, port, exited };
+}
+
+/** Calls a scripted server's `/__control/*` routes: JSON in and out, a non-2xx throws. */
+function controlRoutes(url) {
+  return async (method, route, body) => {
+    const res = await fetch(url + route, {
+      method,
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${route} answered ${res.status}: ${text}`);
+    return JSON.parse(text);
+  };
+}
+
+/**
  * Starts tests/servers/openai_compat.py on a free port.
  * opts: { apiKey, models: string[], delayMs, protectModels, verbose }
  */
@@ -54,49 +106,10 @@ export async function startOpenAiServer(opts = {}) {
   if (opts.protectModels) args.push('--protect-models');
   if (opts.verbose) args.push('--verbose');
 
-  const child = spawn(process.env.SKIFF_PYTHON || 'python3', args, {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (d) => {
-    stderr += d;
-    if (opts.verbose) process.stderr.write(d);
-  });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-
-  const port = await new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`openai_compat.py printed no port within 10 s; stderr:\n${stderr}`));
-    }, 10_000);
-    lines.once('line', (line) => {
-      clearTimeout(timer);
-      const n = Number.parseInt(line.trim(), 10);
-      if (Number.isInteger(n) && n > 0) resolve(n);
-      else reject(new Error(`openai_compat.py printed "${line}" instead of a port`));
-    });
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      reject(new Error(`could not start python3 for openai_compat.py: ${err.message}`));
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`openai_compat.py exited (${code}) before printing its port; stderr:\n${stderr}`));
-    });
-  });
+  const { child, port, exited } = await startPython(args, 'openai_compat.py', opts);
 
   const url = `http://127.0.0.1:${port}`;
-  const control = async (method, route, body) => {
-    const res = await fetch(url + route, {
-      method,
-      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${route} answered ${res.status}: ${text}`);
-    return JSON.parse(text);
-  };
+  const control = controlRoutes(url);
 
   return {
     url,
@@ -156,34 +169,9 @@ async function fileAt(p) {
  */
 export async function startReplayServer(name, apiKey) {
   const file = path.join(repoRoot, 'tests', 'servers', name);
-  const child = spawn(process.env.SKIFF_PYTHON || 'python3', [file, '--port', '0', '--api-key', apiKey], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const port = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name}: no port within 10 s; stderr:\n${stderr}`)), 10_000);
-    createInterface({ input: child.stdout }).once('line', (line) => {
-      clearTimeout(timer);
-      resolve(Number.parseInt(line.trim(), 10));
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} exited (${code}); stderr:\n${stderr}`));
-    });
-  });
+  const { child, port, exited } = await startPython([file, '--port', '0', '--api-key', apiKey], name);
   const url = `http://127.0.0.1:${port}`;
-  const control = async (method, route, body) => {
-    const res = await fetch(url + route, {
-      method,
-      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${route} answered ${res.status}: ${text}`);
-    return JSON.parse(text);
-  };
+  const control = controlRoutes(url);
   return {
     url,
     script: (steps) => control('POST', '/__control/script', steps),
