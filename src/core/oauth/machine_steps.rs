@@ -71,6 +71,15 @@ fn get_json(url: &str) -> HttpRequest {
     }
 }
 
+/// A metadata address that answered neither a document nor "not here" (4xx).
+fn status_error(status: u16, url: &str, endpoint: Endpoint) -> OAuthError {
+    OAuthError::Http {
+        url: url.to_string(),
+        status,
+        endpoint,
+    }
+}
+
 fn failure_error(failure: FetchFailure, url: &str, endpoint: Endpoint) -> OAuthError {
     match failure {
         FetchFailure::Cors => OAuthError::BlockedByCors {
@@ -189,11 +198,9 @@ impl AuthMachine {
             }
             // 404 and other client errors mean "not here": try the next address.
             Ok((status, _)) if (400..500).contains(&status) => failure,
-            Ok((status, _)) => failure.or(Some(OAuthError::Http {
-                url: url.clone(),
-                status,
-                endpoint: Endpoint::ResourceMetadata,
-            })),
+            Ok((status, _)) => {
+                failure.or(Some(status_error(status, &url, Endpoint::ResourceMetadata)))
+            }
             Err(f) => failure.or(Some(failure_error(f, &url, Endpoint::ResourceMetadata))),
         };
         if let Some(u) = urls.get(next).cloned() {
@@ -321,11 +328,9 @@ impl AuthMachine {
                 return;
             }
             Ok((status, _)) if (400..500).contains(&status) => failure,
-            Ok((status, _)) => failure.or(Some(OAuthError::Http {
-                url: url.clone(),
-                status,
-                endpoint: Endpoint::ServerMetadata,
-            })),
+            Ok((status, _)) => {
+                failure.or(Some(status_error(status, &url, Endpoint::ServerMetadata)))
+            }
             Err(f) => failure.or(Some(failure_error(f, &url, Endpoint::ServerMetadata))),
         };
         if let Some(u) = urls.get(next).cloned() {
