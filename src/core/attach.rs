@@ -218,35 +218,89 @@ pub fn check_text(name: &str, bytes: &[u8]) -> Result<(), Refusal> {
         .map_err(|_| Refusal::NotText(name.into()))
 }
 
-/// Whether `target` may receive these attachments; refused before anything is sent, with a
-/// sentence naming the provider and model. An unknown capability is given the benefit of the
-/// doubt (the provider's own error then says more), except PDFs to an OpenAI-compatible
-/// server: only OpenAI and OpenRouter are known to take `file` parts.
-pub fn check_target(target: &Target, attachments: &[Attachment]) -> Result<(), Refusal> {
+/// Why `target` cannot take a file of `kind`, as a sentence naming the provider and model, or
+/// `None` when it can. An unknown capability is given the benefit of the doubt (the provider's
+/// own error then says more), except PDFs to an OpenAI-compatible server: only OpenAI and
+/// OpenRouter are known to take `file` parts.
+fn refusal(target: &Target, kind: Kind) -> Option<String> {
     let who = format!("{} ({})", target.model, target.profile_name);
-    if attachments.iter().any(|a| a.kind() == Kind::Image)
-        && target.caps.vision.value() == Some(false)
-    {
-        return Err(Refusal::Provider(format!(
+    match kind {
+        Kind::Image if target.caps.vision.value() == Some(false) => Some(format!(
             "{who} does not take images; choose a vision model or remove the image."
-        )));
-    }
-    if attachments.iter().any(|a| a.kind() == Kind::Pdf) {
-        let known = match target.kind {
-            ProviderKind::Anthropic | ProviderKind::Gemini => true,
-            ProviderKind::OpenAiCompatible => {
-                target.base_url.contains("api.openai.com")
-                    || target.base_url.contains("openrouter.ai")
-            }
-        };
-        let pdf = target.caps.pdf.value().unwrap_or(known);
-        if !pdf {
-            return Err(Refusal::Provider(format!(
+        )),
+        Kind::Pdf => {
+            let known = match target.kind {
+                ProviderKind::Anthropic | ProviderKind::Gemini => true,
+                ProviderKind::OpenAiCompatible => {
+                    target.base_url.contains("api.openai.com")
+                        || target.base_url.contains("openrouter.ai")
+                }
+            };
+            (!target.caps.pdf.value().unwrap_or(known)).then(|| format!(
                 "{who} does not take PDF files; attach the text instead, or mark the model as taking PDF input."
-            )));
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// Whether `target` may receive these attachments; refused before anything is sent, with a
+/// sentence naming the provider and model.
+pub fn check_target(target: &Target, attachments: &[Attachment]) -> Result<(), Refusal> {
+    for kind in [Kind::Image, Kind::Pdf] {
+        if attachments.iter().any(|a| a.kind() == kind) {
+            if let Some(s) = refusal(target, kind) {
+                return Err(Refusal::Provider(s));
+            }
         }
     }
     Ok(())
+}
+
+/// Files in `history` that `target` cannot take: they were attached while the conversation
+/// used another model. Refusing the next message for them would leave the user stuck, and
+/// sending them fails the whole request, so a request leaves them out instead and says so in
+/// the words of their message (the model knows a file was there); this copy of the history
+/// is the request's own. Returns the names left out, for the sentence the user sees
+/// ([`left_out_note`]).
+pub fn withhold(target: &Target, history: &mut [Message]) -> Vec<String> {
+    let mut all = Vec::new();
+    for m in history.iter_mut().filter(|m| m.role == Role::User) {
+        let mut names = Vec::new();
+        for a in &mut m.attachments {
+            if refusal(target, a.kind()).is_some() {
+                a.data = None;
+                names.push(a.name.clone());
+            }
+        }
+        if !names.is_empty() {
+            let note = format!(
+                "[Attached here but left out of this request, because {} cannot read it: {}]",
+                target.model,
+                names.join(", ")
+            );
+            m.content = if m.content.trim().is_empty() {
+                note
+            } else {
+                format!("{}\n\n{note}", m.content)
+            };
+            all.extend(names);
+        }
+    }
+    all
+}
+
+/// What the user is told when a request leaves earlier files out ([`withhold`]).
+pub fn left_out_note(target: &Target, names: &[String]) -> Option<String> {
+    let first = names.first()?;
+    let what = match names.len() {
+        1 => first.clone(),
+        n => format!("{first} and {} more", n - 1),
+    };
+    Some(format!(
+        "{what}, attached earlier in this conversation, cannot go to {} ({}), so the model is told it was left out.",
+        target.model, target.profile_name
+    ))
 }
 
 /// One piece of a user turn with attachments, in the order sent: the files, then the words.

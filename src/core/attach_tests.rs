@@ -322,3 +322,57 @@ fn a_delete_frees_only_the_blobs_nothing_else_names() {
     );
     assert!(unreferenced(&[], &[held], stored.iter().copied()).is_empty());
 }
+
+#[test]
+fn earlier_files_a_new_model_cannot_take_are_left_out_and_named() {
+    let mut history = question(all(true, true, true));
+    history.push(Message::new(
+        "a".into(),
+        Role::Assistant,
+        "A dot.".into(),
+        1.0,
+    ));
+    history.push(Message::new(
+        "u2".into(),
+        Role::User,
+        "And now?".into(),
+        2.0,
+    ));
+    let mut t = Target {
+        profile_name: "Local".into(),
+        model: "llama".into(),
+        base_url: "http://127.0.0.1:8080/v1".into(),
+        ..Target::default()
+    };
+    // A model whose vision is unknown gets the image; a local server never gets the PDF.
+    let mut copy = history.clone();
+    assert_eq!(withhold(&t, &mut copy), ["doc.pdf"]);
+    assert!(copy[0].attachments[0].data.is_some());
+    t.caps.vision = Flag::User(false);
+    let mut copy = history.clone();
+    let left = withhold(&t, &mut copy);
+    assert_eq!(left, ["dot.png", "doc.pdf"]);
+    assert_eq!(
+        copy[0].content,
+        "What is this?\n\n[Attached here but left out of this request, because llama cannot read it: dot.png, doc.pdf]"
+    );
+    // The text file still goes; the others carry no bytes into any request.
+    let [openai, anthropic, gemini] = bodies(&copy);
+    for body in [&openai, &anthropic, &gemini] {
+        let s = body.to_string();
+        assert!(s.contains("File: a.rs"), "{s}");
+        assert!(!s.contains(&base64(b"PNG!")), "{s}");
+        assert!(!s.contains("application/pdf"), "{s}");
+    }
+    assert_eq!(copy[2].content, "And now?");
+    assert_eq!(
+        left_out_note(&t, &left).as_deref(),
+        Some("dot.png and 1 more, attached earlier in this conversation, cannot go to llama (Local), so the model is told it was left out.")
+    );
+    assert_eq!(left_out_note(&t, &[]), None);
+    // A message with only a file it cannot take still says something.
+    let mut lone = question(all(true, false, false));
+    lone[0].content.clear();
+    withhold(&t, &mut lone);
+    assert!(lone[0].content.starts_with("[Attached here"));
+}

@@ -256,6 +256,8 @@ async fn send_step(
     let provider = Provider::from_settings(settings).map_err(End::Failed)?;
     let mut history = history_before(conv, &live.id());
     super::attach::fill(deps.store, &mut history).await;
+    // Files attached while the conversation used another model, which this one cannot take.
+    skiff_core::attach::withhold(&settings.target, &mut history);
     let (cleared_after, memory) = conv
         .meta
         .with_untracked(|m| (m.cleared_after.clone(), m.memory.clone()));

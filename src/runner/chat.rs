@@ -13,7 +13,7 @@ use std::rc::Rc;
 use futures::channel::mpsc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::attach::{check_target, Attachment};
+use skiff_core::attach::{check_target, left_out_note, withhold, Attachment};
 use skiff_core::chat::{title_from_text, Message, Role};
 use skiff_core::pipeline::title::{self, TitleSource};
 use skiff_core::settings::ChatSettings;
@@ -91,30 +91,33 @@ impl ChatRunner {
     ///
     /// Attachments the target cannot take (`attach::check_target`) refuse the whole message
     /// before anything is sent or stored; the sentence comes back for the composer to show.
+    /// Earlier files it cannot take are left out of the request (`attach::withhold`); the
+    /// sentence saying so comes back as `Ok(Some(_))`.
     pub fn send(
         &self,
         store: ConversationsStore,
         settings: ChatSettings,
         text: String,
         mut attachments: Vec<Attachment>,
-    ) -> Result<(), String> {
+    ) -> Result<Option<String>, String> {
         let text = text.trim_end().to_string();
         if text.trim().is_empty() && attachments.is_empty() {
-            return Ok(());
+            return Ok(None);
         }
         let current = store.current.get_untracked();
         let choice = current
             .and_then(|c| c.meta.try_with_untracked(|m| m.model.clone()))
             .flatten();
-        check_target(
-            &settings.for_conversation(choice.as_ref()).target,
-            &attachments,
-        )
-        .map_err(|e| e.to_string())?;
+        let target = settings.for_conversation(choice.as_ref()).target;
+        check_target(&target, &attachments).map_err(|e| e.to_string())?;
         let conv = current.unwrap_or_else(|| store.create());
         if self.is_sending(&conv.id()) {
-            return Ok(());
+            return Ok(None);
         }
+        let mut earlier: Vec<Message> = conv
+            .messages
+            .with_untracked(|ms| ms.iter().map(LiveMessage::snapshot).collect());
+        let note = left_out_note(&target, &withhold(&target, &mut earlier));
         let now = clock::now_ms();
         if conv.meta.with_untracked(|m| m.title.is_empty()) {
             let first = attachments.first().map_or("", |a| a.name.as_str());
@@ -133,7 +136,7 @@ impl ChatRunner {
         if store.push_message(&conv, &m).is_some() {
             self.start_reply(store, conv, settings);
         }
-        Ok(())
+        Ok(note)
     }
 
     /// "Regenerate" a finished answer: the answer (every step of its turn) is kept as a branch

@@ -11,7 +11,7 @@ use leptos::html;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::attach::Attachment;
-use skiff_core::send_queue::{back_into_draft, QueueOutcome, SendQueue};
+use skiff_core::send_queue::{back_beside_draft, back_into_draft, QueueOutcome, Queued, SendQueue};
 use wasm_bindgen::JsCast;
 
 use super::attachment_chip::chips;
@@ -91,7 +91,13 @@ pub fn Composer() -> impl IntoView {
     let queued = move || {
         current_id
             .get()
-            .and_then(|id| queue.with(|q| q.get(&id).map(str::to_string)))
+            .and_then(|id| queue.with(|q| q.get(&id).map(Queued::shown)))
+    };
+    // Queued words and files back in the box (Cancel, a stopped answer, a refused send).
+    let restore = move |q: Queued| {
+        draft.update(|d| *d = back_into_draft(&q.text, d));
+        pending.update(|p| back_beside_draft(p, q.files));
+        focus_composer();
     };
 
     let send = move || {
@@ -104,17 +110,13 @@ pub fn Composer() -> impl IntoView {
             return;
         }
         hint.set(None);
-        if sending() && !files.is_empty() {
-            hint.set(Some(
-                "Files wait for this answer to end: send them then.".into(),
-            ));
-            return;
-        }
         if sending() {
-            // An answer is arriving: hold the message until it ends (see send_queue).
+            // An answer is arriving: hold the message and its files until it ends (see
+            // send_queue).
             if let Some(id) = current_id.get_untracked() {
-                queue.update(|q| q.push(&id, &text));
+                queue.update(|q| q.push(&id, &text, files));
                 draft.set(String::new());
+                pending.set(Vec::new());
             }
             return;
         }
@@ -124,9 +126,10 @@ pub fn Composer() -> impl IntoView {
             text,
             files,
         ) {
-            Ok(()) => {
+            Ok(note) => {
                 draft.set(String::new());
                 pending.set(Vec::new());
+                hint.set(note);
             }
             Err(e) => hint.set(Some(e)),
         }
@@ -151,27 +154,31 @@ pub fn Composer() -> impl IntoView {
             return;
         };
         untrack(|| match outcome {
-            QueueOutcome::Send(text) => {
+            QueueOutcome::Send(q) => {
                 // Not under this effect's owner: the new messages' signals would be created
                 // under it and disposed when the effect re-runs (sending changes at once),
                 // which panicked on the next read. The composer lives as long as the page.
                 let send = || {
-                    let _ = ctx.runner.send(
+                    ctx.runner.send(
                         ctx.convs,
                         ctx.settings.settings.get_untracked(),
-                        text,
-                        Vec::new(),
-                    );
+                        q.text.clone(),
+                        q.files.clone(),
+                    )
                 };
-                match &owner {
+                let sent = match &owner {
                     Some(o) => o.with(send),
                     None => send(),
+                };
+                // A refusal (the model cannot take a queued file) loses nothing.
+                if sent.is_err() {
+                    restore(q);
                 }
+                hint.set(sent.unwrap_or_else(Some));
             }
-            QueueOutcome::BackToDraft { text, reason } => {
-                draft.update(|d| *d = back_into_draft(&text, d));
+            QueueOutcome::BackToDraft { queued, reason } => {
+                restore(queued);
                 hint.set(Some(reason.into()));
-                focus_composer();
             }
         });
     });
@@ -188,10 +195,10 @@ pub fn Composer() -> impl IntoView {
         let Some(id) = current_id.get_untracked() else {
             return;
         };
-        if let Some(text) = queue.try_update(|q| q.cancel(&id)).flatten() {
-            draft.update(|d| *d = back_into_draft(&text, d));
+        match queue.try_update(|q| q.cancel(&id)).flatten() {
+            Some(q) => restore(q),
+            None => focus_composer(),
         }
-        focus_composer();
     };
     let stop = move |_| {
         if let Some(id) = ctx.convs.current_id() {
