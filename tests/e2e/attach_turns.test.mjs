@@ -15,7 +15,7 @@
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors,
+  startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, screenshot,
 } from './harness.mjs';
 
 const WAIT_MS = 15_000;
@@ -99,6 +99,7 @@ test('(a) a file attached while an answer streams waits with the queued words an
   await queued.waitFor({ timeout: WAIT_MS });
   assert.equal(await queued.innerText(), 'And this?\n+ dot.png');
   assert.equal(await pendingChips(p).count(), 0, 'queued files leave the composer');
+  await screenshot(p, 'attach-queued');
   await waitAnswers(p, 2);
   assert.equal(await queued.count(), 0, 'the queued bar goes once sent');
   const bodies = await chatBodies();
@@ -155,6 +156,7 @@ test('(c) a model without vision gets earlier images left out, in words, and ref
 
   await type(p, 'And now?');
   await waitAnswers(p, 2);
+  await screenshot(p, 'attach-left-out');
   assert.equal(
     await hint(p).innerText(),
     'dot.png, attached earlier in this conversation, cannot go to text-only (Local), so the model is told it was left out.',
