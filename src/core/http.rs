@@ -54,6 +54,31 @@ impl HttpRequest {
             .iter()
             .any(|(k, _)| !HARMLESS.iter().any(|h| k.eq_ignore_ascii_case(h)))
     }
+
+    /// The headers a server must allow by name (`Access-Control-Allow-Headers`) before a
+    /// browser sends this request cross-origin: all but the CORS-safelisted ones (Fetch
+    /// standard), lower-cased, in order. `Content-Type` is safelisted only for the three
+    /// form and text types.
+    pub fn cors_headers(&self) -> Vec<String> {
+        self.headers
+            .iter()
+            .filter(|(k, v)| {
+                let k = k.to_ascii_lowercase();
+                let form = [
+                    "application/x-www-form-urlencoded",
+                    "multipart/form-data",
+                    "text/plain",
+                ]
+                .iter()
+                .any(|t| v.trim().to_ascii_lowercase().starts_with(t));
+                !(matches!(
+                    k.as_str(),
+                    "accept" | "accept-language" | "content-language"
+                ) || (k == "content-type" && form))
+            })
+            .map(|(k, _)| k.to_ascii_lowercase())
+            .collect()
+    }
 }
 
 /// The origin (`scheme://host[:port]`, lower-cased) of an absolute http(s) URL, or `None`

@@ -215,6 +215,32 @@ impl Drop for StreamingResponse {
     }
 }
 
+/// Whether the server at `url` answers a request that needs no CORS (`mode: "no-cors"`, a
+/// plain GET without credentials, whose answer the page cannot read). Asked after a request
+/// failed with no answer: a server that answers this is up, so CORS refused the other.
+/// Mixed content and a dead server fail this too. Stop (`abort`) ends it like the request.
+pub async fn reachable(url: &str, abort: Option<&AbortHandle>) -> bool {
+    let Some(window) = web_sys::window() else {
+        return false;
+    };
+    let init = RequestInit::new();
+    init.set_mode(RequestMode::NoCors);
+    init.set_credentials(web_sys::RequestCredentials::Omit);
+    if let Some(abort) = abort {
+        init.set_signal(Some(&abort.signal()));
+    }
+    JsFuture::from(window.fetch_with_str_and_init(url, &init))
+        .await
+        .is_ok()
+}
+
+/// This page's origin (`https://host[:port]`), for sentences about what a server must allow.
+pub fn page_origin() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().origin().ok())
+        .unwrap_or_default()
+}
+
 /// Performs `req`. Resolves once the status line and headers arrived; the body is then
 /// pulled with [`StreamingResponse::next_chunk`]. HTTP error statuses resolve `Ok`.
 pub async fn send(

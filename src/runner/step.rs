@@ -15,7 +15,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::agent::AgentRun;
 use skiff_core::http::{blocked_as_mixed_content, HttpRequest};
-use skiff_core::provider::{Provider, ProviderError, StreamEvent};
+use skiff_core::provider::{unanswered, Provider, ProviderError, StreamEvent};
 
 use crate::platform::abort::AbortHandle;
 use crate::platform::fetch::{self, FetchError};
@@ -204,6 +204,18 @@ pub async fn stream_step(
         {
             return Err(End::Failed(ProviderError::Network(
                 "this page is served over https and the provider over plain http, which the browser blocks as mixed content; use an https base URL".into(),
+            )));
+        }
+        Err(FetchError::Network(detail)) => {
+            let reached = fetch::reachable(&req.url, Some(abort)).await;
+            if abort.is_aborted() {
+                return Err(End::Stopped);
+            }
+            return Err(End::Failed(unanswered(
+                req,
+                &fetch::page_origin(),
+                reached,
+                detail,
             )));
         }
         Err(e) => return Err(fetch_end(e)),

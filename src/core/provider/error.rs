@@ -37,8 +37,18 @@ pub enum ProviderError {
     ContextTooLong { status: u16, detail: String },
     /// Any other non-success status (400, 413, 422, ...).
     Http { status: u16, detail: String },
-    /// The request never got an HTTP answer (DNS, refused, CORS, aborted).
+    /// The request never got an HTTP answer (DNS, refused, aborted).
     Network(String),
+    /// The server answered, but its CORS headers do not let this page read the answer (the
+    /// runner tells this from [`ProviderError::Network`] by reaching the server without
+    /// CORS). `server` is its origin, `page` this page's, `headers` the request headers the
+    /// server must list in `Access-Control-Allow-Headers` ([`crate::http::HttpRequest::
+    /// cors_headers`]). Retrying cannot help until the server's settings change.
+    CorsRefused {
+        server: String,
+        page: String,
+        headers: Vec<String>,
+    },
     /// An answer had started and then nothing arrived for this many seconds; the request was
     /// given up (what arrived is kept).
     Stalled { after_s: u32 },
@@ -89,6 +99,26 @@ impl ProviderError {
                 | ProviderError::StreamCut
                 | ProviderError::InStream(_)
         )
+    }
+}
+
+/// A request that got no HTTP answer, as the user reads it. `detail` is the browser's words;
+/// `reached` whether the server answered a request that needs no CORS (the runner's probe).
+/// When it did, the server is up and its CORS settings are what refused this page, so the
+/// sentence names what it must allow instead of listing every possible cause.
+pub fn unanswered(
+    req: &crate::http::HttpRequest,
+    page_origin: &str,
+    reached: bool,
+    detail: String,
+) -> ProviderError {
+    match crate::http::origin_of(&req.url) {
+        Some(server) if reached => ProviderError::CorsRefused {
+            server,
+            page: page_origin.to_string(),
+            headers: req.cors_headers(),
+        },
+        _ => ProviderError::Network(detail),
     }
 }
 
@@ -335,6 +365,21 @@ impl fmt::Display for ProviderError {
                 f.write_str(
                     " Check the base URL, your connection, and that the server allows requests from this page (CORS).",
                 )
+            }
+            ProviderError::CorsRefused {
+                server,
+                page,
+                headers,
+            } => {
+                write!(f, "The provider at {server} answered, but its CORS settings do not let this page read the answer. The server must send Access-Control-Allow-Origin: {page} (or *)")?;
+                if !headers.is_empty() {
+                    write!(
+                        f,
+                        " and allow the headers {} (Access-Control-Allow-Headers), answering the OPTIONS preflight",
+                        headers.join(", ")
+                    )?;
+                }
+                f.write_str(". For Ollama set OLLAMA_ORIGINS; a proxy in front of the server must pass these headers on.")
             }
             ProviderError::RedirectRefused { to } => {
                 f.write_str("The provider tried to redirect the request elsewhere")?;

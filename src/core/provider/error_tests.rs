@@ -326,3 +326,49 @@ fn a_refused_redirect_says_the_key_stayed_home_and_is_not_retried() {
     );
     assert!(!e.is_retryable());
 }
+
+#[test]
+fn a_server_reached_without_cors_is_named_with_what_it_must_allow() {
+    let anthropic = crate::anthropic::step_request(
+        "https://api.anthropic.com/v1",
+        Some("sk-ant"),
+        &crate::provider::ChatParams::default(),
+        &crate::provider::StepContext {
+            system_template: "",
+            system_prompt: "",
+            recap: "",
+            history: &[],
+            tools: &[],
+            mode: crate::agent::record::ToolMode::Off,
+            result_char_limit: 1,
+            vision: false,
+        },
+    );
+    let page = "https://skiff.example";
+    let e = unanswered(&anthropic, page, true, "Failed to fetch".into());
+    assert!(!e.is_retryable());
+    assert_eq!(
+        e.to_string(),
+        "The provider at https://api.anthropic.com answered, but its CORS settings do not let this page read the answer. The server must send Access-Control-Allow-Origin: https://skiff.example (or *) and allow the headers x-api-key, anthropic-version, content-type, anthropic-dangerous-direct-browser-access (Access-Control-Allow-Headers), answering the OPTIONS preflight. For Ollama set OLLAMA_ORIGINS; a proxy in front of the server must pass these headers on."
+    );
+    // Not reached: the network, the browser's words.
+    assert_eq!(
+        unanswered(&anthropic, page, false, "Failed to fetch".into()),
+        ProviderError::Network("Failed to fetch".into())
+    );
+    // A request with only safelisted headers needs only the origin allowed.
+    let plain = crate::http::HttpRequest {
+        method: crate::http::Method::Get,
+        url: "http://127.0.0.1:11434/v1/models".into(),
+        headers: vec![
+            ("Accept".into(), "application/json".into()),
+            ("Content-Type".into(), "text/plain;charset=UTF-8".into()),
+        ],
+        body: None,
+    };
+    assert!(plain.cors_headers().is_empty());
+    assert_eq!(
+        unanswered(&plain, page, true, String::new()).to_string(),
+        "The provider at http://127.0.0.1:11434 answered, but its CORS settings do not let this page read the answer. The server must send Access-Control-Allow-Origin: https://skiff.example (or *). For Ollama set OLLAMA_ORIGINS; a proxy in front of the server must pass these headers on."
+    );
+}

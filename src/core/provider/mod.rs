@@ -32,8 +32,8 @@ use crate::settings::ChatSettings;
 pub use decoder::Decoder;
 pub(crate) use error::{detail_from_json, shorten};
 pub use error::{
-    error_from_response, is_context_too_long_sentence, parse_retry_after, ProviderError,
-    CONTEXT_TOO_LONG_LEAD,
+    error_from_response, is_context_too_long_sentence, parse_retry_after, unanswered,
+    ProviderError, CONTEXT_TOO_LONG_LEAD,
 };
 pub use event::{StreamEvent, ToolCallDelta};
 pub use step::{ChatParams, StepContext};
