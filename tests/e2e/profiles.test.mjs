@@ -8,6 +8,8 @@
 // (b) Two profiles; a conversation switches model mid-way: the next request goes to the other
 //     server in its own wire format, the conversation remembers its choice after a reload, and
 //     a new conversation starts with the last used.
+// (d) One conversation goes OpenAI-compatible → Gemini → Anthropic: each request in its own
+//     wire format carries the whole history, and each key goes to its own origin only.
 // (c) With an MCP server and two providers configured, every request the page makes is
 //     recorded: each key appears only in requests to its own profile's origin.
 import { test, before, after, beforeEach } from 'node:test';
@@ -21,18 +23,20 @@ import { startServer } from '../servers/mcp/servers.mjs';
 
 const KEY_OPENAI = 'sk-openai-profile-key-1111';
 const KEY_ANTHROPIC = 'sk-ant-profile-key-2222';
+const KEY_GEMINI = 'AIza-profile-key-3333';
 const WAIT_MS = 20_000;
 const SERVERS_VERSION = Number(
   /pub const SERVERS_VERSION: u32 = (\d+);/.exec(readFileSync(path.join(repoRoot, 'src/core/mcp/config.rs'), 'utf8'))[1],
 );
 
 
-let openai, anthropic, site, browser, mcp;
+let openai, anthropic, gemini, site, browser, mcp;
 
 before(async () => {
   assert.ok(existsSync(path.join(distDir(), 'index.html')), `no build in ${distDir()}: run scripts/build.sh first`);
   openai = await startOpenAiServer({ apiKey: KEY_OPENAI, models: ['gpt-a', 'gpt-b'] });
   anthropic = await startReplayServer('anthropic_replay.py', KEY_ANTHROPIC);
+  gemini = await startReplayServer('gemini_replay.py', KEY_GEMINI);
   site = await startStaticServer();
   browser = await launchBrowser();
   mcp = await startServer('everything-http');
@@ -43,12 +47,14 @@ after(async () => {
   await site?.stop();
   await openai?.stop();
   anthropic?.stop();
+  gemini?.stop();
   await mcp?.stop();
 });
 
 beforeEach(async () => {
   await openai.reset();
   await anthropic.reset();
+  await gemini.reset();
 });
 
 /** A page whose storage starts with `settings` (and `servers`, the MCP list), recording every request. */
@@ -235,6 +241,57 @@ test('(b) a conversation switches model mid-way, remembers it after a reload, an
     assert.deepEqual(errors, []);
   } catch (err) {
     await screenshot(page, 'profiles-switch-failure').catch(() => {});
+    throw err;
+  } finally {
+    await context.close();
+  }
+});
+
+test('(d) one conversation through all three: OpenAI-compatible, then Gemini, then Anthropic, each in its own format with the whole history', async () => {
+  const settings = JSON.parse(twoProfiles());
+  settings.data.profiles.push({
+    id: 'p-gemini', name: 'Gemini test', kind: 'gemini', base_url: `${gemini.url}/v1beta`, api_key: KEY_GEMINI, default_model: '',
+  });
+  const { context, page, errors, wire } = await openPage(JSON.stringify(settings));
+  try {
+    await send(page, 'first');
+    await waitAnswers(page, 1);
+    assert.equal(await lastAnswer(page), 'You said: first');
+
+    await gemini.script([{ text: 'Bonjour from Gemini.' }]);
+    await choose(page, 'p-gemini', 'gemini-2.5-flash');
+    await send(page, 'second');
+    await waitAnswers(page, 2);
+    assert.equal(await lastAnswer(page), 'Bonjour from Gemini.');
+    const [g] = (await gemini.requests()).filter((r) => r.path.endsWith(':streamGenerateContent'));
+    assert.equal(g.path, '/v1beta/models/gemini-2.5-flash:streamGenerateContent');
+    assert.equal(g.headers['x-goog-api-key'], KEY_GEMINI);
+    assert.deepEqual(g.body.contents.map((c) => [c.role, c.parts.map((p) => p.text).join('')]), [
+      ['user', 'first'], ['model', 'You said: first'], ['user', 'second'],
+    ]);
+
+    await choose(page, 'p-anthropic', 'claude-test');
+    await send(page, 'third');
+    await waitAnswers(page, 3);
+    const [a] = await messagesRequests();
+    assert.deepEqual(JSON.parse(a.body).messages.map((m) => [m.role, m.content.map((c) => c.text).join('')]), [
+      ['user', 'first'], ['assistant', 'You said: first'], ['user', 'second'], ['assistant', 'Bonjour from Gemini.'], ['user', 'third'],
+    ]);
+
+    // Remembered after a reload; each key went to its own origin only.
+    await page.reload();
+    await waitAnswers(page, 3);
+    assert.equal(await pickerLabel(page), 'claude-test · Anthropic test');
+    const own = { [KEY_OPENAI]: openai.url, [KEY_ANTHROPIC]: anthropic.url, [KEY_GEMINI]: gemini.url };
+    for (const r of wire) {
+      for (const [key, origin] of Object.entries(own)) {
+        const carried = Object.values(r.headers).some((v) => String(v).includes(key)) || r.url.includes(key) || r.body.includes(key);
+        if (carried) assert.ok(r.url.startsWith(origin), `${key} sent to ${r.url}`);
+      }
+    }
+    assert.deepEqual(errors, []);
+  } catch (err) {
+    await screenshot(page, 'profiles-three-failure').catch(() => {});
     throw err;
   } finally {
     await context.close();
