@@ -261,18 +261,19 @@ pub fn check_target(target: &Target, attachments: &[Attachment]) -> Result<(), R
 /// used another model. Refusing the next message for them would leave the user stuck, and
 /// sending them fails the whole request, so a request leaves them out instead and says so in
 /// the words of their message (the model knows a file was there); this copy of the history
-/// is the request's own. Returns the names left out, for the sentence the user sees
+/// is the request's own (and the context gauge's, which then does not count them). Returns the names left out, for the sentence the user sees
 /// ([`left_out_note`]).
 pub fn withhold(target: &Target, history: &mut [Message]) -> Vec<String> {
     let mut all = Vec::new();
     for m in history.iter_mut().filter(|m| m.role == Role::User) {
         let mut names = Vec::new();
-        for a in &mut m.attachments {
-            if refusal(target, a.kind()).is_some() {
-                a.data = None;
+        m.attachments.retain(|a| {
+            let keep = refusal(target, a.kind()).is_none();
+            if !keep {
                 names.push(a.name.clone());
             }
-        }
+            keep
+        });
         if !names.is_empty() {
             let note = format!(
                 "[Attached here but left out of this request, because {} cannot read it: {}]",

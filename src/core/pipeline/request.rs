@@ -190,6 +190,8 @@ pub fn next_plan(
     clock: &UserClock<'_>,
 ) -> Plan {
     let mut next = history.to_vec();
+    // What the request will leave out (files this model cannot take) does not fill it.
+    crate::attach::withhold(&settings.target, &mut next);
     next.push(Message::new(
         String::new(),
         Role::User,

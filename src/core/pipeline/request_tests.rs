@@ -376,3 +376,39 @@ fn a_summary_replaces_the_messages_it_covers_and_comes_after_the_tools() {
     let b = body_with(&s, &history(), None, Some(&memory), ToolMode::Off, &[]);
     assert!(b["system"].as_str().unwrap_or("").ends_with("Be brief.\n\nThis is a summary of the chat history as a recap: They discussed questions 0 to 2."));
 }
+
+#[test]
+fn the_gauge_does_not_count_files_the_model_cannot_take() {
+    let mut s = settings(ProviderKind::OpenAiCompatible);
+    let mut m = Message::new("u".into(), Role::User, "Look".into(), 0.0);
+    m.attachments.push(crate::attach::Attachment {
+        name: "dot.png".into(),
+        mime: "image/png".into(),
+        size: 70,
+        hash: "h".into(),
+        w: 1,
+        h: 1,
+        ow: 1,
+        oh: 1,
+        data: None,
+    });
+    let history = [m];
+    let plan = |s: &ChatSettings| {
+        super::request::next_plan(
+            &history,
+            None,
+            None,
+            s,
+            &offer(&[], ToolMode::Off, &[]),
+            &CLOCK,
+        )
+        .message_tokens
+    };
+    let seeing = plan(&s);
+    s.target.caps.vision = crate::profiles::Flag::User(false);
+    let blind = plan(&s);
+    assert!(
+        blind + 500 < seeing,
+        "an image left out costs nothing: {blind} vs {seeing}"
+    );
+}
