@@ -37,6 +37,7 @@ mod supervisor_reports;
 pub mod supervisor_types;
 pub mod tool_index;
 pub mod types_2026;
+pub mod uri_template;
 
 pub use era::{Era, EraCache};
 pub use error::McpError;
