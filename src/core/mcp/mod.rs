@@ -24,6 +24,7 @@ pub mod legacy_sse;
 pub mod messages;
 pub mod model;
 pub mod resource_cache;
+pub mod sampling;
 pub mod session;
 mod session_elicit;
 mod session_lists;
