@@ -25,6 +25,7 @@ pub mod messages;
 pub mod model;
 pub mod prompt_result;
 pub mod resource_cache;
+pub mod roots;
 pub mod sampling;
 pub mod session;
 mod session_elicit;
