@@ -23,6 +23,7 @@ mod kind_map;
 pub mod legacy_sse;
 pub mod messages;
 pub mod model;
+pub mod param_headers;
 pub mod prompt_result;
 pub mod resource_cache;
 pub mod roots;
