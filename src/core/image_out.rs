@@ -53,7 +53,7 @@ impl std::fmt::Display for NotShown {
 pub fn from_base64(mime: &str, data: &str) -> StreamEvent {
     match decode(mime, data) {
         Ok(image) => StreamEvent::Image(image),
-        Err(e) => note(&e),
+        Err(e) => StreamEvent::Content(note(&e)),
     }
 }
 
@@ -66,13 +66,13 @@ pub fn from_data_url(url: &str) -> StreamEvent {
         .and_then(|(head, data)| Some((head.strip_suffix(";base64")?, data)));
     match parsed {
         Some((mime, data)) => from_base64(mime, data),
-        None => note(&NotShown::NotData),
+        None => StreamEvent::Content(note(&NotShown::NotData)),
     }
 }
 
 /// A note in the answer's text, set apart from the words around it.
-pub fn note(e: &impl std::fmt::Display) -> StreamEvent {
-    StreamEvent::Content(format!("\n\n*{e}*\n\n"))
+pub fn note(e: &impl std::fmt::Display) -> String {
+    format!("\n\n*{e}*\n\n")
 }
 
 fn decode(mime: &str, data: &str) -> Result<ImageOut, NotShown> {

@@ -59,7 +59,10 @@ fn a_png_is_decoded_and_its_bytes_decide_the_type() {
     assert!(png.bytes.starts_with(b"\x89PNG"));
     // Called a JPEG, still a PNG.
     assert_eq!(image(from_base64("image/jpg", RED)).mime, "image/png");
-    assert_eq!(image(from_base64("IMAGE/PNG; charset=x", RED)).mime, "image/png");
+    assert_eq!(
+        image(from_base64("IMAGE/PNG; charset=x", RED)).mime,
+        "image/png"
+    );
     let jpeg = base64(b"\xff\xd8\xff\xe0rest");
     assert_eq!(image(from_base64("image/jpeg", &jpeg)).mime, "image/jpeg");
     let gif = base64(b"GIF89a....");
@@ -71,7 +74,10 @@ fn a_png_is_decoded_and_its_bytes_decide_the_type() {
 #[test]
 fn what_cannot_be_shown_is_a_note_saying_why() {
     let t = note_of(from_base64("image/tiff", RED));
-    assert!(t.contains("“image/tiff”") && t.contains("only PNG, JPEG, GIF and WebP"), "{t}");
+    assert!(
+        t.contains("“image/tiff”") && t.contains("only PNG, JPEG, GIF and WebP"),
+        "{t}"
+    );
     assert!(t.starts_with("\n\n*") && t.ends_with("*\n\n"), "{t}");
     let t = note_of(from_base64("audio/L16;codec=pcm;rate=24000", "AAAA"));
     assert!(t.contains("“audio/l16”"), "{t}");

@@ -1,17 +1,49 @@
 //! Attachments between the page and the blob store: a picked, pasted or dropped file becomes
 //! an `Attachment` record whose bytes are stored once under their SHA-256; a request's history
-//! gets its bytes back; a chip gets an object URL.
+//! gets its bytes back; a chip gets its bytes. An image the model returned is stored the same
+//! way and added to the answer's attachments ([`keep_returned`]).
 //!
 //! What is accepted, at what size, and how an image is scaled are `skiff_core::attach`'s
 //! decisions; this only performs them. A blob that is gone is `None`, never an error that
 //! stops a conversation.
 
+use leptos::prelude::*;
 use skiff_core::attach::{self, Attachment, Kind};
 use skiff_core::chat::Message;
+use skiff_core::image_out::{self, ImageOut};
 
 use crate::platform::files;
 use crate::platform::idb::IdbError;
-use crate::stores::conversations::ConversationsStore;
+use crate::stores::conversations::{ConversationsStore, Loaded};
+use crate::stores::live_message::LiveMessage;
+
+/// Why bytes could not be stored: a full storage, or the browser's own words.
+enum PutError {
+    Quota,
+    Other(String),
+}
+
+/// Hash `bytes` and store them once under that hash; the hash comes back.
+async fn put(
+    store: ConversationsStore,
+    name: &str,
+    mime: &str,
+    bytes: &[u8],
+) -> Result<String, PutError> {
+    let hash = files::sha256_hex(bytes, name)
+        .await
+        .map_err(PutError::Other)?;
+    let Some(db) = store.idb().await else {
+        return Err(PutError::Other(
+            "files need the browser's database (IndexedDB), which is not available here.".into(),
+        ));
+    };
+    db.put_blob(&hash, mime, bytes).await.map_err(|e| match e {
+        IdbError::QuotaExceeded => PutError::Quota,
+        e => PutError::Other(e.to_string()),
+    })?;
+    Ok(hash)
+}
 
 /// Check, read, scale (images), hash and store one file. The record comes back with its bytes
 /// in `data` for the pending chip's thumbnail; every refusal is a sentence naming the file.
@@ -50,21 +82,14 @@ pub async fn prepare(store: ConversationsStore, file: web_sys::File) -> Result<A
             b
         }
     };
-    let hash = files::sha256_hex(&bytes, &name).await?;
-    let Some(db) = store.idb().await else {
-        return Err(format!(
-            "{name} could not be stored: files need the browser's database (IndexedDB), which \
-             is not available here."
-        ));
-    };
-    db.put_blob(&hash, &mime, &bytes)
+    let hash = put(store, &name, &mime, &bytes)
         .await
         .map_err(|e| match e {
-            IdbError::QuotaExceeded => format!(
+            PutError::Quota => format!(
                 "Browser storage is full: {name} could not be stored. Delete or export old \
              conversations to make room."
             ),
-            e => format!("{name} could not be stored: {e}"),
+            PutError::Other(e) => format!("{name} could not be stored: {e}"),
         })?;
     let [w, h, ow, oh] = dims;
     Ok(Attachment {
@@ -91,10 +116,58 @@ pub async fn load(store: ConversationsStore, hash: &str) -> Option<Vec<u8>> {
         .map(|b| b.bytes)
 }
 
-/// Give every attachment in `history` its bytes for one request; missing ones stay empty
-/// (core then sends the words without them).
+/// Store an image the model returned and add it to `live`'s attachments, so it is shown and
+/// saved with the conversation. When it cannot be stored, a sentence says so in the answer,
+/// whose text stays as it is.
+pub async fn keep_returned(
+    store: ConversationsStore,
+    conv: Loaded,
+    live: LiveMessage,
+    image: ImageOut,
+) {
+    let ImageOut { mime, bytes } = image;
+    let name = live
+        .attachments
+        .with_untracked(|a| image_out::name(a, mime));
+    // The size is read from the decoded image when the browser can; zeros otherwise (the
+    // chip then leaves it out).
+    let mut dims = (0, 0);
+    if let Ok(b) = files::blob(&bytes, mime) {
+        if let Ok(image) = files::bitmap(&b, &name).await {
+            dims = (image.width(), image.height());
+            image.close();
+        }
+    }
+    match put(store, &name, mime, &bytes).await {
+        Ok(hash) => live.attachments.update(|a| {
+            a.push(Attachment {
+                name,
+                mime: mime.into(),
+                size: bytes.len() as u64,
+                hash,
+                w: dims.0,
+                h: dims.1,
+                ow: dims.0,
+                oh: dims.1,
+                data: None,
+            })
+        }),
+        Err(e) => {
+            let (quota, detail) = match e {
+                PutError::Quota => (true, String::new()),
+                PutError::Other(d) => (false, d),
+            };
+            let note = image_out::note(&image_out::not_stored(&name, quota, &detail));
+            live.content.update(|c| c.push_str(&note));
+        }
+    }
+    store.save_throttled(&conv);
+}
+
+/// Give every attachment in `history` that travels (`attach::travels`) its bytes for one
+/// request; missing ones stay empty (core then sends the words without them).
 pub async fn fill(store: ConversationsStore, history: &mut [Message]) {
-    for m in history {
+    for m in history.iter_mut().filter(|m| attach::travels(m)) {
         for a in &mut m.attachments {
             if a.data.is_none() {
                 a.data = load(store, &a.hash).await.map(Into::into);

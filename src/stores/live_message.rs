@@ -56,8 +56,9 @@ pub struct LiveMessage {
     /// (a step has a handful of calls, and they change a few times a second at most).
     pub tool_calls: RwSignal<Vec<ToolCallRecord>>,
     pub tool_mode: RwSignal<Option<ToolMode>>,
-    /// Files the user attached; set when the message is made and never changed.
-    pub attachments: StoredValue<Vec<Attachment>>,
+    /// Files the user attached (set when the message is made), or images the model returned
+    /// (appended as they arrive).
+    pub attachments: RwSignal<Vec<Attachment>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -83,7 +84,7 @@ impl LiveMessage {
             stats: RwSignal::new(None),
             tool_calls: RwSignal::new(m.tool_calls.clone()),
             tool_mode: RwSignal::new(m.tool_mode),
-            attachments: StoredValue::new(m.attachments.clone()),
+            attachments: RwSignal::new(m.attachments.clone()),
         }
     }
 
@@ -105,7 +106,7 @@ impl LiveMessage {
             finish_reason: self.finish_reason.get_untracked(),
             tool_calls: self.tool_calls.get_untracked(),
             tool_mode: self.tool_mode.get_untracked(),
-            attachments: self.attachments.get_value(),
+            attachments: self.attachments.get_untracked(),
         }
     }
 
@@ -142,6 +143,9 @@ impl LiveMessage {
         if self.tool_mode.get_untracked() != m.tool_mode {
             self.tool_mode.set(m.tool_mode);
         }
+        if self.attachments.with_untracked(|x| *x != m.attachments) {
+            self.attachments.set(m.attachments.clone());
+        }
     }
 
     /// Start this (assistant) message over, for a retry.
@@ -153,6 +157,7 @@ impl LiveMessage {
         self.stats.set(None);
         self.tool_calls.set(Vec::new());
         self.tool_mode.set(None);
+        self.attachments.set(Vec::new());
         self.model.set(model);
         self.status.set(MessageStatus::Streaming);
         self.revision.update(|r| *r += 1);

@@ -195,7 +195,10 @@ fn an_inline_image_part_is_one_image_event_at_every_split() {
     };
     let whole = run(&[body]);
     assert_eq!(whole.len(), 5, "{whole:?}");
-    assert_eq!(whole[0], StreamEvent::Content("Here is a red square".into()));
+    assert_eq!(
+        whole[0],
+        StreamEvent::Content("Here is a red square".into())
+    );
     match &whole[1] {
         StreamEvent::Image(i) => {
             assert_eq!(i.mime, "image/png");

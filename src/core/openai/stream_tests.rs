@@ -432,9 +432,21 @@ fn whole_answer_message_images_and_bad_entries() {
     );
     let ev = parse_completion_body(body).expect("body");
     assert_eq!(ev[0], content("Done"));
-    assert!(matches!(&ev[1], StreamEvent::Image(i) if i.mime == "image/gif"), "{ev:?}");
-    assert!(matches!(&ev[2], StreamEvent::Content(t) if t.contains("by address")), "{ev:?}");
-    assert!(matches!(&ev[3], StreamEvent::Content(t) if t.contains("could not be read")), "{ev:?}");
-    assert!(matches!(&ev[4], StreamEvent::Content(t) if t.contains("by address")), "{ev:?}");
+    assert!(
+        matches!(&ev[1], StreamEvent::Image(i) if i.mime == "image/gif"),
+        "{ev:?}"
+    );
+    assert!(
+        matches!(&ev[2], StreamEvent::Content(t) if t.contains("by address")),
+        "{ev:?}"
+    );
+    assert!(
+        matches!(&ev[3], StreamEvent::Content(t) if t.contains("could not be read")),
+        "{ev:?}"
+    );
+    assert!(
+        matches!(&ev[4], StreamEvent::Content(t) if t.contains("by address")),
+        "{ev:?}"
+    );
     assert_eq!(ev[5], StreamEvent::Finish("stop".into()));
 }
