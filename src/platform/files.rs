@@ -37,14 +37,6 @@ pub async fn sha256_hex(bytes: &[u8], what: &str) -> Result<String, String> {
     Ok(digest.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// `bytes` as a browser `Blob` of type `mime` (to decode, or to show by object URL).
-pub fn blob(bytes: &[u8], mime: &str) -> Result<Blob, String> {
-    let parts = js_sys::Array::of1(&Uint8Array::from(bytes));
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type(mime);
-    Blob::new_with_u8_array_sequence_and_options(&parts, &options).map_err(failed(mime))
-}
-
 /// The decoded image, for its size and for [`encode`]; the caller closes it.
 pub async fn bitmap(blob: &Blob, what: &str) -> Result<ImageBitmap, String> {
     let promise = web_sys::window()

@@ -126,31 +126,19 @@ pub async fn keep_returned(
     image: ImageOut,
 ) {
     let ImageOut { mime, bytes } = image;
-    let name = live
-        .attachments
-        .with_untracked(|a| image_out::name(a, mime));
-    // The size is read from the decoded image when the browser can; zeros otherwise (the
-    // chip then leaves it out).
-    let mut dims = (0, 0);
-    if let Ok(b) = files::blob(&bytes, mime) {
-        if let Ok(image) = files::bitmap(&b, &name).await {
-            dims = (image.width(), image.height());
-            image.close();
-        }
-    }
+    let name = live.attachments.with_value(|a| image_out::name(a, mime));
+    let (w, h) = image_out::size(&bytes);
     match put(store, &name, mime, &bytes).await {
-        Ok(hash) => live.attachments.update(|a| {
-            a.push(Attachment {
-                name,
-                mime: mime.into(),
-                size: bytes.len() as u64,
-                hash,
-                w: dims.0,
-                h: dims.1,
-                ow: dims.0,
-                oh: dims.1,
-                data: None,
-            })
+        Ok(hash) => live.add_attachment(Attachment {
+            name,
+            mime: mime.into(),
+            size: bytes.len() as u64,
+            hash,
+            w,
+            h,
+            ow: w,
+            oh: h,
+            data: None,
         }),
         Err(e) => {
             let (quota, detail) = match e {

@@ -189,7 +189,7 @@ impl ChatRunner {
         store.fork_at(&conv, at);
         let now = clock::now_ms();
         let mut m = Message::new(ids::new_id(), Role::User, text, now);
-        m.attachments = message.attachments.get_untracked();
+        m.attachments = message.attachments.get_value();
         if store.push_message(&conv, &m).is_none() {
             return;
         }

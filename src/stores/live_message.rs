@@ -57,8 +57,11 @@ pub struct LiveMessage {
     pub tool_calls: RwSignal<Vec<ToolCallRecord>>,
     pub tool_mode: RwSignal<Option<ToolMode>>,
     /// Files the user attached (set when the message is made), or images the model returned
-    /// (appended as they arrive).
-    pub attachments: RwSignal<Vec<Attachment>>,
+    /// (appended as they arrive, through [`LiveMessage::add_attachment`]).
+    pub attachments: StoredValue<Vec<Attachment>>,
+    /// Bumped when `attachments` changes; what a view of them tracks. A counter beside a stored
+    /// value costs the page less than a signal of its own type.
+    pub attachments_rev: RwSignal<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -84,7 +87,8 @@ impl LiveMessage {
             stats: RwSignal::new(None),
             tool_calls: RwSignal::new(m.tool_calls.clone()),
             tool_mode: RwSignal::new(m.tool_mode),
-            attachments: RwSignal::new(m.attachments.clone()),
+            attachments: StoredValue::new(m.attachments.clone()),
+            attachments_rev: RwSignal::new(0),
         }
     }
 
@@ -106,7 +110,7 @@ impl LiveMessage {
             finish_reason: self.finish_reason.get_untracked(),
             tool_calls: self.tool_calls.get_untracked(),
             tool_mode: self.tool_mode.get_untracked(),
-            attachments: self.attachments.get_untracked(),
+            attachments: self.attachments.get_value(),
         }
     }
 
@@ -143,9 +147,20 @@ impl LiveMessage {
         if self.tool_mode.get_untracked() != m.tool_mode {
             self.tool_mode.set(m.tool_mode);
         }
-        if self.attachments.with_untracked(|x| *x != m.attachments) {
-            self.attachments.set(m.attachments.clone());
+        if self.attachments.with_value(|x| *x != m.attachments) {
+            self.set_attachments(m.attachments.clone());
         }
+    }
+
+    /// Add an image the model returned.
+    pub fn add_attachment(&self, a: Attachment) {
+        self.attachments.update_value(|v| v.push(a));
+        self.attachments_rev.update(|r| *r += 1);
+    }
+
+    fn set_attachments(&self, v: Vec<Attachment>) {
+        self.attachments.set_value(v);
+        self.attachments_rev.update(|r| *r += 1);
     }
 
     /// Start this (assistant) message over, for a retry.
@@ -157,7 +172,7 @@ impl LiveMessage {
         self.stats.set(None);
         self.tool_calls.set(Vec::new());
         self.tool_mode.set(None);
-        self.attachments.set(Vec::new());
+        self.set_attachments(Vec::new());
         self.model.set(model);
         self.status.set(MessageStatus::Streaming);
         self.revision.update(|r| *r += 1);

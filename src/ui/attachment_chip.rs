@@ -35,21 +35,14 @@ pub fn figures(files: Vec<Attachment>) -> Option<AnyView> {
 fn figure(a: Attachment) -> impl IntoView {
     let (url, gone) = read(&a);
     let full = RwSignal::new(false);
+    let name = a.name.clone();
     view! {
-        <figure class="returned-image" class:full=full>
-            {move || match url.get() {
-                Some(u) => view! {
-                    <button type="button" aria-pressed=move || full.get().to_string()
-                        on:click=move |_| full.update(|f| *f = !*f)><img src=u alt=a.name.clone() /></button>
-                }
-                .into_any(),
-                None => view! {
-                    <span class="attachment" data-kind="image" data-missing=gone.get().then_some("")>
-                        {a.label(gone.get())}
-                    </span>
-                }
-                .into_any(),
-            }}
+        <figure class="returned-image" class:full=full data-missing=move || gone.get().then_some("")>
+            {move || url.get().map(|u| view! {
+                <button type="button" aria-pressed=move || full.get().to_string()
+                    on:click=move |_| full.update(|f| *f = !*f)><img src=u alt=name.clone() /></button>
+            })}
+            {move || url.with(Option::is_none).then(|| a.label(gone.get()))}
         </figure>
     }
 }

@@ -228,7 +228,8 @@ pub fn MessageView(
                 body_view()
             }}
             {move || {
-                let files = msg.attachments.get();
+                msg.attachments_rev.track();
+                let files = msg.attachments.get_value();
                 if msg.role == Role::User { chips(files, None) } else { figures(files) }
             }}
             {move || (msg.role == Role::User && !editing.get() && !busy()).then(|| view! {
