@@ -133,6 +133,18 @@ impl std::fmt::Display for Refusal {
     }
 }
 
+/// Why a file (or an image the model returned) could not be stored: a full storage says what
+/// to do about it; anything else is the browser's own words.
+pub fn not_stored(name: &str, quota: bool, detail: &str) -> String {
+    if quota {
+        format!(
+            "Browser storage is full: {name} could not be stored. Delete or export old conversations to make room."
+        )
+    } else {
+        format!("{name} could not be stored: {detail}")
+    }
+}
+
 /// File name endings read as text whatever type the browser reports (often none for code),
 /// space-separated: one string costs the page less than a table of them.
 const TEXT_ENDINGS: &str =

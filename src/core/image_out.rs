@@ -91,10 +91,14 @@ fn decode(mime: &str, data: &str) -> Result<ImageOut, NotShown> {
         declared.as_str(),
         "image/png" | "image/jpeg" | "image/gif" | "image/webp"
     ) {
-        let shown: String = declared.chars().take(60).collect();
-        return Err(NotShown::Type(
-            crate::display::text::name(&shown).into_owned(),
-        ));
+        // Only what a type name is made of, so the note stays one plain line of text (no
+        // markdown, no bidi or invisible characters from the server).
+        let shown = declared
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || "/+.-".contains(*c))
+            .take(60)
+            .collect();
+        return Err(NotShown::Type(shown));
     }
     // Refused before decoding: base64 is four characters for three bytes.
     if data.len() as u64 / 4 * 3 > MAX_IMAGE_BYTES + 3 {
@@ -171,18 +175,6 @@ pub fn name(existing: &[Attachment], mime: &str) -> String {
         m => m.strip_prefix("image/").unwrap_or("bin"),
     };
     format!("image-{}.{ending}", existing.len() + 1)
-}
-
-/// The sentence left in the answer when a returned image could not be stored; the answer's
-/// text stays as it is.
-pub fn not_stored(name: &str, quota: bool, detail: &str) -> String {
-    if quota {
-        format!(
-            "Browser storage is full: {name}, an image the model returned, could not be kept. Delete or export old conversations to make room."
-        )
-    } else {
-        format!("{name}, an image the model returned, could not be kept: {detail}")
-    }
 }
 
 #[cfg(test)]

@@ -81,9 +81,10 @@ fn what_cannot_be_shown_is_a_note_saying_why() {
     assert!(t.starts_with("\n\n*") && t.ends_with("*\n\n"), "{t}");
     let t = note_of(from_base64("audio/L16;codec=pcm;rate=24000", "AAAA"));
     assert!(t.contains("“audio/l16”"), "{t}");
-    // A type named with a bidi override shows it, and a long one is cut.
-    let t = note_of(from_base64("image/\u{202e}gnp", RED));
-    assert!(t.contains("<U+202E>"), "{t}");
+    // Only a type name's characters are repeated (no bidi control, no markdown), and a long
+    // one is cut.
+    let t = note_of(from_base64("image/\u{202e}g*n](x)p", RED));
+    assert!(t.contains("“image/gnxp”"), "{t}");
     let t = note_of(from_base64(&"x".repeat(5000), RED));
     assert!(t.len() < 300, "{t}");
     for (mime, data) in [
@@ -141,10 +142,11 @@ fn names_count_the_message_images() {
     assert_eq!(name(&[], "image/png"), "image-1.png");
     assert_eq!(name(std::slice::from_ref(&a), "image/jpeg"), "image-2.jpg");
     assert_eq!(name(&[a.clone(), a], "image/webp"), "image-3.webp");
+    use crate::attach::not_stored;
     assert!(not_stored("image-1.png", true, "").starts_with("Browser storage is full: image-1.png"));
     assert_eq!(
         not_stored("image-2.gif", false, "the database is closed"),
-        "image-2.gif, an image the model returned, could not be kept: the database is closed"
+        "image-2.gif could not be stored: the database is closed"
     );
 }
 

@@ -17,30 +17,27 @@ use crate::platform::idb::IdbError;
 use crate::stores::conversations::{ConversationsStore, Loaded};
 use crate::stores::live_message::LiveMessage;
 
-/// Why bytes could not be stored: a full storage, or the browser's own words.
-enum PutError {
-    Quota,
-    Other(String),
-}
-
-/// Hash `bytes` and store them once under that hash; the hash comes back.
+/// Hash `bytes` and store them once under that hash; the hash comes back, or a sentence
+/// naming `name` (`attach::not_stored`).
 async fn put(
     store: ConversationsStore,
     name: &str,
     mime: &str,
     bytes: &[u8],
-) -> Result<String, PutError> {
+) -> Result<String, String> {
+    let failed = |quota, detail: &str| attach::not_stored(name, quota, detail);
     let hash = files::sha256_hex(bytes, name)
         .await
-        .map_err(PutError::Other)?;
+        .map_err(|e| failed(false, &e))?;
     let Some(db) = store.idb().await else {
-        return Err(PutError::Other(
-            "files need the browser's database (IndexedDB), which is not available here.".into(),
+        return Err(failed(
+            false,
+            "files need the browser's database (IndexedDB), which is not available here.",
         ));
     };
     db.put_blob(&hash, mime, bytes).await.map_err(|e| match e {
-        IdbError::QuotaExceeded => PutError::Quota,
-        e => PutError::Other(e.to_string()),
+        IdbError::QuotaExceeded => failed(true, ""),
+        e => failed(false, &e.to_string()),
     })?;
     Ok(hash)
 }
@@ -82,15 +79,7 @@ pub async fn prepare(store: ConversationsStore, file: web_sys::File) -> Result<A
             b
         }
     };
-    let hash = put(store, &name, &mime, &bytes)
-        .await
-        .map_err(|e| match e {
-            PutError::Quota => format!(
-                "Browser storage is full: {name} could not be stored. Delete or export old \
-             conversations to make room."
-            ),
-            PutError::Other(e) => format!("{name} could not be stored: {e}"),
-        })?;
+    let hash = put(store, &name, &mime, &bytes).await?;
     let [w, h, ow, oh] = dims;
     Ok(Attachment {
         name,
@@ -140,14 +129,7 @@ pub async fn keep_returned(
             oh: h,
             data: None,
         }),
-        Err(e) => {
-            let (quota, detail) = match e {
-                PutError::Quota => (true, String::new()),
-                PutError::Other(d) => (false, d),
-            };
-            let note = image_out::note(&image_out::not_stored(&name, quota, &detail));
-            live.content.update(|c| c.push_str(&note));
-        }
+        Err(e) => live.content.update(|c| c.push_str(&image_out::note(&e))),
     }
     store.save_throttled(&conv);
 }
