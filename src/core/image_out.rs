@@ -36,15 +36,15 @@ impl std::fmt::Display for NotShown {
         match self {
             NotShown::Type(t) => write!(
                 f,
-                "a file of type “{t}”, which Skiff does not show (only PNG, JPEG, GIF and WebP images)."
+                "a file of type “{t}”, not shown (only PNG, JPEG, GIF and WebP are)."
             ),
-            NotShown::Malformed => f.write_str("an image that could not be read (its data is damaged)."),
+            NotShown::Malformed => f.write_str("an image whose data is damaged."),
             NotShown::TooLarge => write!(
                 f,
-                "an image larger than {}, which Skiff does not keep.",
+                "an image over {}, not kept.",
                 human_bytes(MAX_IMAGE_BYTES)
             ),
-            NotShown::NotData => f.write_str("an image by address rather than inline, which Skiff does not load."),
+            NotShown::NotData => f.write_str("an image by address, which Skiff does not load."),
         }
     }
 }

@@ -75,7 +75,7 @@ fn a_png_is_decoded_and_its_bytes_decide_the_type() {
 fn what_cannot_be_shown_is_a_note_saying_why() {
     let t = note_of(from_base64("image/tiff", RED));
     assert!(
-        t.contains("“image/tiff”") && t.contains("only PNG, JPEG, GIF and WebP"),
+        t.contains("“image/tiff”") && t.contains("only PNG, JPEG, GIF and WebP are"),
         "{t}"
     );
     assert!(t.starts_with("\n\n*") && t.ends_with("*\n\n"), "{t}");
@@ -94,7 +94,7 @@ fn what_cannot_be_shown_is_a_note_saying_why() {
     ] {
         assert_eq!(
             note_of(from_base64(mime, data)),
-            "\n\n*The model returned an image that could not be read (its data is damaged).*\n\n"
+            "\n\n*The model returned an image whose data is damaged.*\n\n"
         );
     }
 }
@@ -102,7 +102,7 @@ fn what_cannot_be_shown_is_a_note_saying_why() {
 #[test]
 fn an_image_over_the_cap_is_refused_before_decoding() {
     let big = "A".repeat((MAX_IMAGE_BYTES as usize / 3 + 2) * 4);
-    assert!(note_of(from_base64("image/png", &big)).contains("larger than 20 MB"));
+    assert!(note_of(from_base64("image/png", &big)).contains("an image over 20 MB, not kept"));
 }
 
 #[test]
@@ -119,7 +119,7 @@ fn data_urls_only() {
     ] {
         assert_eq!(
             note_of(from_data_url(&url)),
-            "\n\n*The model returned an image by address rather than inline, which Skiff does not load.*\n\n",
+            "\n\n*The model returned an image by address, which Skiff does not load.*\n\n",
             "{url}"
         );
     }

@@ -106,32 +106,31 @@ pub async fn load(store: ConversationsStore, hash: &str) -> Option<Vec<u8>> {
 }
 
 /// Store an image the model returned and add it to `live`'s attachments, so it is shown and
-/// saved with the conversation. When it cannot be stored, a sentence says so in the answer,
-/// whose text stays as it is.
+/// saved with the conversation. When it cannot be stored, the sentence saying so comes back,
+/// for the caller to put in the answer after the text before it.
 pub async fn keep_returned(
     store: ConversationsStore,
     conv: Loaded,
     live: LiveMessage,
     image: ImageOut,
-) {
+) -> Result<(), String> {
     let ImageOut { mime, bytes } = image;
     let name = live.attachments.with_value(|a| image_out::name(a, mime));
     let (w, h) = image_out::size(&bytes);
-    match put(store, &name, mime, &bytes).await {
-        Ok(hash) => live.add_attachment(Attachment {
-            name,
-            mime: mime.into(),
-            size: bytes.len() as u64,
-            hash,
-            w,
-            h,
-            ow: w,
-            oh: h,
-            data: None,
-        }),
-        Err(e) => live.content.update(|c| c.push_str(&image_out::note(&e))),
-    }
+    let hash = put(store, &name, mime, &bytes).await?;
+    live.add_attachment(Attachment {
+        name,
+        mime: mime.into(),
+        size: bytes.len() as u64,
+        hash,
+        w,
+        h,
+        ow: w,
+        oh: h,
+        data: None,
+    });
     store.save_throttled(&conv);
+    Ok(())
 }
 
 /// Give every attachment in `history` that travels (`attach::travels`) its bytes for one

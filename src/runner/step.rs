@@ -15,7 +15,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::agent::AgentRun;
 use skiff_core::http::{blocked_as_mixed_content, HttpRequest};
-use skiff_core::image_out::ImageOut;
+use skiff_core::image_out::{self, ImageOut};
 use skiff_core::provider::{Provider, ProviderError, StreamEvent};
 
 use crate::platform::abort::AbortHandle;
@@ -191,7 +191,8 @@ fn apply_events(
     images
 }
 
-/// Store the images a chunk brought, after the text before them is shown.
+/// Store the images a chunk brought; one that cannot be stored is a sentence in the answer,
+/// after the text before it (it joins the batch).
 async fn keep_images(
     images: Vec<ImageOut>,
     batch: &Rc<RefCell<Batch>>,
@@ -200,8 +201,9 @@ async fn keep_images(
     conv: &Loaded,
 ) {
     for image in images {
-        flush(batch, live, store, conv);
-        attach::keep_returned(*store, *conv, live, image).await;
+        if let Err(e) = attach::keep_returned(*store, *conv, live, image).await {
+            batch.borrow_mut().content += &image_out::note(&e);
+        }
     }
 }
 

@@ -169,7 +169,7 @@ test('OpenAI-compatible: delta.images data URLs are shown and kept; a bad one is
   await sendAndWait(p, 'Draw a blue strip', 1);
   const answer = p.locator('article.message-assistant').first();
   assert.match(await answer.innerText(), /A blue strip\./);
-  assert.match(await answer.innerText(), /The model returned a file of type “image\/tiff”, which Skiff does not show/);
+  assert.match(await answer.innerText(), /The model returned a file of type “image\/tiff”, not shown \(only PNG, JPEG, GIF and WebP are\)/);
   assert.equal(await p.locator('figure.returned-image').count(), 1);
   await checkLifecycle(p, BLUE, { w: 3, h: 2 }, errors, async () => {
     await sendAndWait(p, 'Which colour?', 2);

@@ -226,7 +226,7 @@ fn thought_images_are_drafts_and_other_inline_data_is_a_note() {
         "{events:?}"
     );
     assert!(
-        matches!(&events[1], StreamEvent::Content(t) if t.contains("could not be read")),
+        matches!(&events[1], StreamEvent::Content(t) if t.contains("data is damaged")),
         "{events:?}"
     );
 }

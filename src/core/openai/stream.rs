@@ -288,11 +288,8 @@ impl Chunk {
                 }
                 if let Some(Value::Array(images)) = &d.images {
                     for entry in images {
-                        // The SDKs' `imageUrl` spelling costs nothing to accept.
-                        let url = ["image_url", "imageUrl"]
-                            .iter()
-                            .find_map(|k| entry.get(k))
-                            .map(|u| u.get("url").unwrap_or(u))
+                        let url = entry
+                            .pointer("/image_url/url")
                             .and_then(Value::as_str)
                             .unwrap_or("");
                         out.push(image_out::from_data_url(url));

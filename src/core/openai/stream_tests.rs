@@ -425,7 +425,7 @@ fn whole_answer_message_images_and_bad_entries() {
     let body = concat!(
         r#"{"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"Done","images":["#,
         r#"{"type":"image_url","image_url":{"url":"data:image/gif;base64,R0lGODlhAQABAAAAACw="}},"#,
-        r#"{"type":"image_url","imageUrl":{"url":"https://cdn.example/x.png"}},"#,
+        r#"{"type":"image_url","image_url":{"url":"https://cdn.example/x.png"}},"#,
         r#"{"type":"image_url","image_url":{"url":"data:image/png;base64,###"}},"#,
         r#"{"type":"image_url"}"#,
         r#"]}}]}"#
@@ -441,7 +441,7 @@ fn whole_answer_message_images_and_bad_entries() {
         "{ev:?}"
     );
     assert!(
-        matches!(&ev[3], StreamEvent::Content(t) if t.contains("could not be read")),
+        matches!(&ev[3], StreamEvent::Content(t) if t.contains("data is damaged")),
         "{ev:?}"
     );
     assert!(
