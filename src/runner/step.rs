@@ -272,26 +272,28 @@ pub async fn stream_step(
         } else {
             resp.next_chunk().await
         };
-        match next {
+        // One place applies what a chunk (or the end) decoded: the images are stored from
+        // one await point, not one per arm.
+        let (events, last) = match next {
             Ok(Some(bytes)) => match decoder.feed(&bytes) {
                 Ok(events) => {
                     started = true;
-                    let images = apply_events(events, &batch, live, run);
-                    keep_images(images, &batch, live, store, conv).await;
-                    schedule_flush(&batch, live, *store, *conv);
+                    (events, false)
                 }
                 Err(e) => break Err(End::Failed(e)),
             },
             Ok(None) => match decoder.finish() {
-                Ok(events) => {
-                    let images = apply_events(events, &batch, live, run);
-                    keep_images(images, &batch, live, store, conv).await;
-                    break Ok(());
-                }
+                Ok(events) => (events, true),
                 Err(e) => break Err(End::Failed(e)),
             },
             Err(e) => break Err(fetch_end(e)),
+        };
+        let images = apply_events(events, &batch, live, run);
+        keep_images(images, &batch, live, store, conv).await;
+        if last {
+            break Ok(());
         }
+        schedule_flush(&batch, live, *store, *conv);
     };
     // Whatever arrived is shown and kept, however the stream ended.
     flush(&batch, live, store, conv);
