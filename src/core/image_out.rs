@@ -129,45 +129,6 @@ pub fn sniff(b: &[u8]) -> Option<&'static str> {
     }
 }
 
-/// Width and height from an image's header (PNG, GIF, WebP, JPEG), or zeros when it does not
-/// say: cheaper for the page than decoding the image in the browser, and the size is only shown.
-pub fn size(b: &[u8]) -> (u32, u32) {
-    let be16 = |i: usize| {
-        b.get(i..i + 2)
-            .map_or(0, |x| u32::from(u16::from_be_bytes([x[0], x[1]])))
-    };
-    let le = |i: usize, n: usize| {
-        b.get(i..i + n).map_or(0, |x| {
-            x.iter().rev().fold(0u32, |v, &y| (v << 8) | u32::from(y))
-        })
-    };
-    match sniff(b) {
-        Some("image/png") => (le(16, 4).swap_bytes(), le(20, 4).swap_bytes()),
-        Some("image/gif") => (le(6, 2), le(8, 2)),
-        Some("image/webp") => match b.get(12..16) {
-            Some(b"VP8X") => (le(24, 3) + 1, le(27, 3) + 1),
-            Some(b"VP8L") => {
-                let v = le(21, 4);
-                ((v & 0x3fff) + 1, ((v >> 14) & 0x3fff) + 1)
-            }
-            Some(b"VP8 ") => (le(26, 2) & 0x3fff, le(28, 2) & 0x3fff),
-            _ => (0, 0),
-        },
-        // JPEG: walk the segments to the first start-of-frame, which holds height then width.
-        _ => {
-            let mut i = 2;
-            while b.get(i) == Some(&0xff) {
-                let marker = b.get(i + 1).copied().unwrap_or(0);
-                if (0xc0..=0xcf).contains(&marker) && !matches!(marker, 0xc4 | 0xc8 | 0xcc) {
-                    return (be16(i + 7), be16(i + 5));
-                }
-                i += 2 + be16(i + 2) as usize;
-            }
-            (0, 0)
-        }
-    }
-}
-
 /// The name of the next returned image of a message holding `existing`: `image-1.png`, …
 pub fn name(existing: &[Attachment], mime: &str) -> String {
     let ending = match mime {

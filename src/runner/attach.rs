@@ -116,17 +116,18 @@ pub async fn keep_returned(
 ) -> Result<(), String> {
     let ImageOut { mime, bytes } = image;
     let name = live.attachments.with_value(|a| image_out::name(a, mime));
-    let (w, h) = image_out::size(&bytes);
     let hash = put(store, &name, mime, &bytes).await?;
     live.add_attachment(Attachment {
         name,
         mime: mime.into(),
         size: bytes.len() as u64,
         hash,
-        w,
-        h,
-        ow: w,
-        oh: h,
+        // Its size is left out: only a chip's label shows it, and decoding the image for it
+        // costs the page more than it gives.
+        w: 0,
+        h: 0,
+        ow: 0,
+        oh: 0,
         data: None,
     });
     store.save_throttled(&conv);
