@@ -133,6 +133,18 @@ impl std::fmt::Display for Refusal {
     }
 }
 
+/// Why a file (or an image the model returned) could not be stored: a full storage says what
+/// to do about it; anything else is the browser's own words.
+pub fn not_stored(name: &str, quota: bool, detail: &str) -> String {
+    if quota {
+        format!(
+            "Browser storage is full: {name} could not be stored. Delete or export old conversations to make room."
+        )
+    } else {
+        format!("{name} could not be stored: {detail}")
+    }
+}
+
 /// File name endings read as text whatever type the browser reports (often none for code),
 /// space-separated: one string costs the page less than a table of them.
 const TEXT_ENDINGS: &str =
@@ -316,7 +328,7 @@ pub enum Piece<'a> {
 /// send plain text, as before). Files whose bytes are gone are left out (and `None` when
 /// nothing is left, so a blank turn is skipped as any other).
 pub fn pieces(m: &Message) -> Option<Vec<Piece<'_>>> {
-    if m.role != Role::User || m.attachments.is_empty() {
+    if !travels(m) || m.attachments.is_empty() {
         return None;
     }
     let mut out: Vec<Piece> = m
@@ -397,6 +409,50 @@ pub fn base64(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+/// Standard or URL-safe base64, padded or not, ASCII whitespace ignored (data URLs and JSON
+/// `bytes` fields come in each form); `None` for any other character, text after padding, or a
+/// length no encoder writes. The inverse of [`base64`].
+pub fn unbase64(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() / 4 * 3 + 2);
+    let (mut acc, mut bits, mut pad) = (0u32, 0u32, 0u32);
+    for c in text.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            b'=' => {
+                pad += 1;
+                continue;
+            }
+            b' ' | b'\t' | b'\r' | b'\n' => continue,
+            _ => return None,
+        };
+        if pad > 0 {
+            return None;
+        }
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    // Six bits left means one lone character: no encoder ends a text that way.
+    (bits != 6 && pad <= 2).then_some(out)
+}
+
+/// Whether `m`'s attachments travel with later requests: only a user's. Images a model
+/// returned stay on the page and in storage but are not sent back: OpenAI-compatible servers
+/// and Anthropic take no images in an assistant turn, and Gemini wants its own signature
+/// with each returned image, which Skiff does not keep. To work on one, attach it to a new
+/// question. The runner loads no bytes for messages that do not travel.
+pub fn travels(m: &Message) -> bool {
+    m.role == Role::User
 }
 
 #[cfg(test)]

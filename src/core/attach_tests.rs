@@ -376,3 +376,21 @@ fn earlier_files_a_new_model_cannot_take_are_left_out_and_named() {
     withhold(&t, &mut lone);
     assert!(lone[0].content.starts_with("[Attached here"));
 }
+
+#[test]
+fn images_a_model_returned_stay_out_of_every_request_and_the_budget() {
+    use crate::pipeline::tokens;
+    let mut history = question(Vec::new());
+    let mut answer = Message::new("a".into(), Role::Assistant, "Here it is".into(), 1.0);
+    answer.attachments = vec![att(Kind::Image, "image-1.png", "image/png", b"\x89PNG")];
+    let mut plain = answer.clone();
+    plain.attachments.clear();
+    assert!(!travels(&answer) && travels(&history[0]));
+    assert_eq!(pieces(&answer), None);
+    assert_eq!(tokens::message(&answer, 100), tokens::message(&plain, 100));
+    history.push(answer);
+    history.push(Message::new("u2".into(), Role::User, "Bluer".into(), 2.0));
+    let with = bodies(&history);
+    history[1].attachments.clear();
+    assert_eq!(with, bodies(&history), "byte for byte as without the image");
+}

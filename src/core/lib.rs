@@ -23,6 +23,7 @@ pub mod follow;
 pub mod format;
 pub mod gemini;
 pub mod http;
+pub mod image_out;
 pub mod markdown;
 pub mod mcp;
 pub mod number;

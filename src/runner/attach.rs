@@ -1,17 +1,46 @@
 //! Attachments between the page and the blob store: a picked, pasted or dropped file becomes
 //! an `Attachment` record whose bytes are stored once under their SHA-256; a request's history
-//! gets its bytes back; a chip gets an object URL.
+//! gets its bytes back; a chip gets its bytes. An image the model returned is stored the same
+//! way and added to the answer's attachments ([`keep_returned`]).
 //!
 //! What is accepted, at what size, and how an image is scaled are `skiff_core::attach`'s
 //! decisions; this only performs them. A blob that is gone is `None`, never an error that
 //! stops a conversation.
 
+use leptos::prelude::*;
 use skiff_core::attach::{self, Attachment, Kind};
 use skiff_core::chat::Message;
+use skiff_core::image_out::{self, ImageOut};
 
 use crate::platform::files;
 use crate::platform::idb::IdbError;
-use crate::stores::conversations::ConversationsStore;
+use crate::stores::conversations::{ConversationsStore, Loaded};
+use crate::stores::live_message::LiveMessage;
+
+/// Hash `bytes` and store them once under that hash; the hash comes back, or a sentence
+/// naming `name` (`attach::not_stored`).
+async fn put(
+    store: ConversationsStore,
+    name: &str,
+    mime: &str,
+    bytes: &[u8],
+) -> Result<String, String> {
+    let failed = |quota, detail: &str| attach::not_stored(name, quota, detail);
+    let hash = files::sha256_hex(bytes, name)
+        .await
+        .map_err(|e| failed(false, &e))?;
+    let Some(db) = store.idb().await else {
+        return Err(failed(
+            false,
+            "files need the browser's database (IndexedDB), which is not available here.",
+        ));
+    };
+    db.put_blob(&hash, mime, bytes).await.map_err(|e| match e {
+        IdbError::QuotaExceeded => failed(true, ""),
+        e => failed(false, &e.to_string()),
+    })?;
+    Ok(hash)
+}
 
 /// Check, read, scale (images), hash and store one file. The record comes back with its bytes
 /// in `data` for the pending chip's thumbnail; every refusal is a sentence naming the file.
@@ -50,22 +79,7 @@ pub async fn prepare(store: ConversationsStore, file: web_sys::File) -> Result<A
             b
         }
     };
-    let hash = files::sha256_hex(&bytes, &name).await?;
-    let Some(db) = store.idb().await else {
-        return Err(format!(
-            "{name} could not be stored: files need the browser's database (IndexedDB), which \
-             is not available here."
-        ));
-    };
-    db.put_blob(&hash, &mime, &bytes)
-        .await
-        .map_err(|e| match e {
-            IdbError::QuotaExceeded => format!(
-                "Browser storage is full: {name} could not be stored. Delete or export old \
-             conversations to make room."
-            ),
-            e => format!("{name} could not be stored: {e}"),
-        })?;
+    let hash = put(store, &name, &mime, &bytes).await?;
     let [w, h, ow, oh] = dims;
     Ok(Attachment {
         name,
@@ -91,10 +105,39 @@ pub async fn load(store: ConversationsStore, hash: &str) -> Option<Vec<u8>> {
         .map(|b| b.bytes)
 }
 
-/// Give every attachment in `history` its bytes for one request; missing ones stay empty
-/// (core then sends the words without them).
+/// Store an image the model returned and add it to `live`'s attachments, so it is shown and
+/// saved with the conversation. When it cannot be stored, the sentence saying so comes back,
+/// for the caller to put in the answer after the text before it.
+pub async fn keep_returned(
+    store: ConversationsStore,
+    conv: Loaded,
+    live: LiveMessage,
+    image: ImageOut,
+) -> Result<(), String> {
+    let ImageOut { mime, bytes } = image;
+    let name = live.attachments.with_value(|a| image_out::name(a, mime));
+    let hash = put(store, &name, mime, &bytes).await?;
+    live.add_attachment(Attachment {
+        name,
+        mime: mime.into(),
+        size: bytes.len() as u64,
+        hash,
+        // Its size is left out: only a chip's label shows it, and decoding the image for it
+        // costs the page more than it gives.
+        w: 0,
+        h: 0,
+        ow: 0,
+        oh: 0,
+        data: None,
+    });
+    store.save_throttled(&conv);
+    Ok(())
+}
+
+/// Give every attachment in `history` that travels (`attach::travels`) its bytes for one
+/// request; missing ones stay empty (core then sends the words without them).
 pub async fn fill(store: ConversationsStore, history: &mut [Message]) {
-    for m in history {
+    for m in history.iter_mut().filter(|m| attach::travels(m)) {
         for a in &mut m.attachments {
             if a.data.is_none() {
                 a.data = load(store, &a.hash).await.map(Into::into);

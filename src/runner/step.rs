@@ -15,11 +15,13 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::agent::AgentRun;
 use skiff_core::http::{blocked_as_mixed_content, HttpRequest};
+use skiff_core::image_out::{self, ImageOut};
 use skiff_core::provider::{unanswered, Provider, ProviderError, StreamEvent};
 
 use crate::platform::abort::AbortHandle;
 use crate::platform::fetch::{self, FetchError};
 use crate::platform::{clock, online};
+use crate::runner::attach;
 use crate::stores::conversations::{ConversationsStore, Loaded};
 use crate::stores::live_message::{LiveMessage, StreamStats};
 
@@ -150,12 +152,15 @@ fn schedule_flush(
     }
 }
 
+/// Apply `events` to the batch, the message and the agent machine; the images among them come
+/// back, for the caller to store (which is async).
 fn apply_events(
     events: Vec<StreamEvent>,
     batch: &Rc<RefCell<Batch>>,
     live: LiveMessage,
     run: &RefCell<AgentRun>,
-) {
+) -> Vec<ImageOut> {
+    let mut images = Vec::new();
     let mut b = batch.borrow_mut();
     for ev in events {
         match ev {
@@ -176,7 +181,28 @@ fn apply_events(
                 b.tokens += 1;
                 run.borrow_mut().on_event(&ev);
             }
+            StreamEvent::Image(image) => {
+                b.first_token_ms.get_or_insert_with(clock::now_ms);
+                images.push(image);
+            }
             StreamEvent::Done => {}
+        }
+    }
+    images
+}
+
+/// Store the images a chunk brought; one that cannot be stored is a sentence in the answer,
+/// after the text before it (it joins the batch).
+async fn keep_images(
+    images: Vec<ImageOut>,
+    batch: &Rc<RefCell<Batch>>,
+    live: LiveMessage,
+    store: &ConversationsStore,
+    conv: &Loaded,
+) {
+    for image in images {
+        if let Err(e) = attach::keep_returned(*store, *conv, live, image).await {
+            batch.borrow_mut().content += &image_out::note(&e);
         }
     }
 }
@@ -258,24 +284,28 @@ pub async fn stream_step(
         } else {
             resp.next_chunk().await
         };
-        match next {
+        // One place applies what a chunk (or the end) decoded: the images are stored from
+        // one await point, not one per arm.
+        let (events, last) = match next {
             Ok(Some(bytes)) => match decoder.feed(&bytes) {
                 Ok(events) => {
                     started = true;
-                    apply_events(events, &batch, live, run);
-                    schedule_flush(&batch, live, *store, *conv);
+                    (events, false)
                 }
                 Err(e) => break Err(End::Failed(e)),
             },
             Ok(None) => match decoder.finish() {
-                Ok(events) => {
-                    apply_events(events, &batch, live, run);
-                    break Ok(());
-                }
+                Ok(events) => (events, true),
                 Err(e) => break Err(End::Failed(e)),
             },
             Err(e) => break Err(fetch_end(e)),
+        };
+        let images = apply_events(events, &batch, live, run);
+        keep_images(images, &batch, live, store, conv).await;
+        if last {
+            break Ok(());
         }
+        schedule_flush(&batch, live, *store, *conv);
     };
     // Whatever arrived is shown and kept, however the stream ended.
     flush(&batch, live, store, conv);

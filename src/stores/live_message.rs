@@ -56,8 +56,12 @@ pub struct LiveMessage {
     /// (a step has a handful of calls, and they change a few times a second at most).
     pub tool_calls: RwSignal<Vec<ToolCallRecord>>,
     pub tool_mode: RwSignal<Option<ToolMode>>,
-    /// Files the user attached; set when the message is made and never changed.
+    /// Files the user attached (set when the message is made), or images the model returned
+    /// (appended as they arrive, through [`LiveMessage::add_attachment`]).
     pub attachments: StoredValue<Vec<Attachment>>,
+    /// Bumped when `attachments` changes; what a view of them tracks. A counter beside a stored
+    /// value costs the page less than a signal of its own type.
+    pub attachments_rev: RwSignal<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -84,6 +88,7 @@ impl LiveMessage {
             tool_calls: RwSignal::new(m.tool_calls.clone()),
             tool_mode: RwSignal::new(m.tool_mode),
             attachments: StoredValue::new(m.attachments.clone()),
+            attachments_rev: RwSignal::new(0),
         }
     }
 
@@ -142,6 +147,20 @@ impl LiveMessage {
         if self.tool_mode.get_untracked() != m.tool_mode {
             self.tool_mode.set(m.tool_mode);
         }
+        if self.attachments.with_value(|x| *x != m.attachments) {
+            self.set_attachments(m.attachments.clone());
+        }
+    }
+
+    /// Add an image the model returned.
+    pub fn add_attachment(&self, a: Attachment) {
+        self.attachments.update_value(|v| v.push(a));
+        self.attachments_rev.update(|r| *r += 1);
+    }
+
+    fn set_attachments(&self, v: Vec<Attachment>) {
+        self.attachments.set_value(v);
+        self.attachments_rev.update(|r| *r += 1);
     }
 
     /// Start this (assistant) message over, for a retry.
@@ -153,6 +172,7 @@ impl LiveMessage {
         self.stats.set(None);
         self.tool_calls.set(Vec::new());
         self.tool_mode.set(None);
+        self.set_attachments(Vec::new());
         self.model.set(model);
         self.status.set(MessageStatus::Streaming);
         self.revision.update(|r| *r += 1);

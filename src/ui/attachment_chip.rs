@@ -1,7 +1,8 @@
 //! One attached file as a chip: a thumbnail for images, the name, the size (an image's
 //! original size), and × while it is still pending in the composer. A sent message's chip
 //! reads its bytes back from the blob store; when they are gone it says so instead, and the
-//! conversation goes on.
+//! conversation goes on. Images a model returned use the same loading and placeholder, shown
+//! as the image itself under the answer ([`figures`]).
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -23,8 +24,31 @@ pub fn chips(
     })
 }
 
-/// The chip for `a`; `pending` is the composer's list, which × removes it from.
-fn chip(a: Attachment, pending: Option<RwSignal<Vec<Attachment>>>) -> impl IntoView {
+/// The images a model returned, each under the answer's text, or nothing.
+pub fn figures(files: Vec<Attachment>) -> Option<AnyView> {
+    (!files.is_empty()).then(|| files.into_iter().map(figure).collect_view().into_any())
+}
+
+/// One returned image fitted to the column; a click shows it at full size (the answer scrolls
+/// sideways) and another fits it again. Its alt text is its name. Until its bytes are read, and
+/// when they are gone, it is the chip's label, and the placeholder the same.
+fn figure(a: Attachment) -> impl IntoView {
+    let (url, gone) = read(&a);
+    let full = RwSignal::new(false);
+    let name = a.name.clone();
+    view! {
+        <figure class="returned-image" class:full=full data-missing=move || gone.get().then_some("")>
+            {move || url.get().map(|u| view! {
+                <button type="button" aria-pressed=move || full.get().to_string()
+                    on:click=move |_| full.update(|f| *f = !*f)><img src=u alt=name.clone() /></button>
+            })}
+            {move || url.with(Option::is_none).then(|| a.label(gone.get()))}
+        </figure>
+    }
+}
+
+/// `a`'s bytes as a `data:` URL once read (images only), and whether they are gone.
+fn read(a: &Attachment) -> (RwSignal<Option<String>>, RwSignal<bool>) {
     let url = RwSignal::new(None::<String>);
     let gone = RwSignal::new(false);
     let image = a.kind() == Kind::Image;
@@ -48,6 +72,12 @@ fn chip(a: Attachment, pending: Option<RwSignal<Vec<Attachment>>>) -> impl IntoV
             }
         }
     });
+    (url, gone)
+}
+
+/// The chip for `a`; `pending` is the composer's list, which × removes it from.
+fn chip(a: Attachment, pending: Option<RwSignal<Vec<Attachment>>>) -> impl IntoView {
+    let (url, gone) = read(&a);
     let name = a.name.clone();
     let remove = pending.map(|p| {
         let hash = a.hash.clone();

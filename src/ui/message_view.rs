@@ -9,7 +9,7 @@ use skiff_core::chat::{MessageStatus, Role};
 use skiff_core::pipeline::context::mark_before_question;
 use skiff_core::provider::is_context_too_long_sentence;
 
-use super::attachment_chip::chips;
+use super::attachment_chip::{chips, figures};
 use super::context::ctx;
 use super::delete_message::DeleteMessage;
 use super::markdown_body::MarkdownBody;
@@ -227,7 +227,11 @@ pub fn MessageView(
             } else {
                 body_view()
             }}
-            {chips(msg.attachments.get_value(), None)}
+            {move || {
+                msg.attachments_rev.track();
+                let files = msg.attachments.get_value();
+                if msg.role == Role::User { chips(files, None) } else { figures(files) }
+            }}
             {move || (msg.role == Role::User && !editing.get() && !busy()).then(|| view! {
                 <div class="message-status user-actions">
                     <button class="link-button edit-question" on:click=move |_| editing.set(true)>"Edit"</button>

@@ -38,7 +38,7 @@ the key; CORS like everything else):
   error_message, usage (true = always send the usage event, false = never,
   absent/null = only when the request asked for it, as llama.cpp does),
   finish_reason, tool_calls, arguments_chunk_chars, repeat_tool_ids,
-  reject_tools, stall_after_chars, stall_ms. Unknown keys are refused with 400 so a typo fails loudly.
+  reject_tools, stall_after_chars, stall_ms, images. Unknown keys are refused with 400 so a typo fails loudly.
   The *_after_chars triggers count reply characters (not reasoning):
   cut = drop the connection without the final chunk, [DONE] or the chunked
   terminator (a browser's reader throws); malformed = one `data: {not json`
@@ -74,6 +74,11 @@ the key; CORS like everything else):
   servers answer) with the same message. The rejection CONSUMES the step, so
   a test scripts the retry as the next step. A request without `tools` that
   meets a `reject_tools` step is served by that step normally.
+  Images (OpenRouter's image output, docs "Image Generation"): `images` is a
+  list of URL strings (normally `data:image/png;base64,…`); the streamed answer
+  sends, after the reply text, one delta
+  `{"role":"assistant","content":"","images":[{"type":"image_url","image_url":{"url":…}}]}`
+  per image; with `stream: false` they come in `message.images` (same entries).
 * `GET /__control/requests` — JSON list of the chat requests received, each
   {"method", "path", "headers", "body", "status", "completed",
   "client_aborted"}; "body" is the whole parsed request body (messages with
@@ -116,6 +121,7 @@ STEP_KEYS = {
     "arguments_chunk_chars",
     "repeat_tool_ids",
     "reject_tools",
+    "images",
 }
 JINJA_REQUIRED = "tools param requires --jinja flag"
 # llama.cpp's error types for the statuses a test is likely to ask for.
@@ -167,6 +173,11 @@ def random_string() -> str:
 
 def gen_chatcmplid() -> str:
     return "chatcmpl-" + random_string()
+
+
+def image_entry(url: str) -> dict:
+    """One entry of OpenRouter's `images` list."""
+    return {"type": "image_url", "image_url": {"url": url}}
 
 
 def scripted_tool_calls(step: dict) -> list[dict]:
@@ -249,6 +260,11 @@ def validate_step(step: Any) -> dict:
                 raise ValueError("a tool call id must be a non-empty string")
             if "arguments" in call and not isinstance(call["arguments"], (str, dict, list)):
                 raise ValueError("tool call arguments must be a string or a JSON object")
+    images = step.get("images")
+    if images is not None and (
+        not isinstance(images, list) or not all(isinstance(u, str) for u in images)
+    ):
+        raise ValueError("images must be a list of URL strings")
     args_chars = step.get("arguments_chunk_chars")
     if args_chars is not None and (not isinstance(args_chars, int) or args_chars < 1):
         raise ValueError("arguments_chunk_chars must be a positive integer")
@@ -558,6 +574,8 @@ class Handler(BaseHTTPRequestHandler):
         message: dict = {"role": "assistant", "content": reply if reply or not calls else None}
         if reasoning:
             message["reasoning_content"] = reasoning
+        if step.get("images"):
+            message["images"] = [image_entry(u) for u in step["images"]]
         if calls:
             message["tool_calls"] = [
                 {
@@ -647,6 +665,7 @@ class Handler(BaseHTTPRequestHandler):
             ("reasoning_content", piece) for piece in split_chunks(reasoning, size)
         ]
         deltas += [("content", piece) for piece in split_chunks(reply, size)]
+        deltas += [("images", [image_entry(u)]) for u in step.get("images") or []]
         deltas += [
             ("tool_calls", [call])
             for call in self.tool_call_deltas(
@@ -670,7 +689,11 @@ class Handler(BaseHTTPRequestHandler):
                     time.sleep((step.get("stall_ms") or 600_000) / 1000)
             if delay_ms:
                 time.sleep(delay_ms / 1000)
-            self.write_chunk(sse(chunk({field: piece})))
+            if field == "images":
+                # OpenRouter repeats the role and an empty content beside each image.
+                self.write_chunk(sse(chunk({"role": "assistant", "content": "", field: piece})))
+            else:
+                self.write_chunk(sse(chunk({field: piece})))
             if field == "content":
                 sent_chars += len(piece)
         if cut is not None:

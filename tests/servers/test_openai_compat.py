@@ -178,6 +178,26 @@ class StreamFormatTest(ServerCase):
         for key in ("cache_n", "prompt_n", "prompt_ms", "predicted_ms", "predicted_per_second"):
             self.assertIn(key, timings)
 
+    def test_images_come_after_the_text_as_openrouter_sends_them(self) -> None:
+        url = "data:image/png;base64,iVBORw0KGgo="
+        self.script([{"reply": "ab", "chunk_chars": 2, "images": [url]}])
+        payload, _ = dechunk(split_response(self.raw_exchange(self.chat_body()))[2])
+        chunks = [json.loads(e[6:]) for e in events(payload)[:-1]]
+        deltas = [c["choices"][0]["delta"] for c in chunks]
+        self.assertEqual(deltas[1], {"content": "ab"})
+        self.assertEqual(
+            deltas[2],
+            {"role": "assistant", "content": "", "images": [{"type": "image_url", "image_url": {"url": url}}]},
+        )
+        self.assertEqual(chunks[3]["choices"][0]["finish_reason"], "stop")
+        self.script([{"reply": "ab", "images": [url]}])
+        status, _, body = self.request("POST", "/v1/chat/completions", self.chat_body(stream=False))
+        self.assertEqual(status, 200)
+        message = json.loads(body)["choices"][0]["message"]
+        self.assertEqual(message["images"], [{"type": "image_url", "image_url": {"url": url}}])
+        status, _, _ = self.request("POST", "/__control/script", json.dumps([{"images": "x"}]).encode())
+        self.assertEqual(status, 400)
+
     def test_key_order_matches_a_real_llama_cpp_capture(self) -> None:
         with open(FIXTURE, encoding="utf-8") as f:
             real = [json.loads(line[6:]) for line in f if line.startswith("data: {")]

@@ -87,6 +87,7 @@ fn summarize(events: &[StreamEvent]) -> Summary {
             }
             StreamEvent::Done => s.done = true,
             StreamEvent::ToolCall(d) => assembler.push(d),
+            StreamEvent::Image(_) => panic!("no recording here holds an image"),
         }
     }
     s.calls = assembler.finish();

@@ -10,8 +10,11 @@
 //!
 //! Calls arrive whole, so each becomes one `ToolCall` delta with a fresh index in stream
 //! order; `agent::assemble` then gives calls without an id `call_<index>`, which the request
-//! builder knows not to send back as an id. Other parts (`inlineData` images the model made,
-//! `executableCode`, bare `thoughtSignature`s) are not shown yet and are skipped.
+//! builder knows not to send back as an id. An `inlineData` part (an image the model made)
+//! becomes one `Image` event, or a note when it is not an image the page shows
+//! (`image_out`); one marked `thought` is a draft the model made while thinking and is skipped,
+//! as the final image follows. Other parts (`executableCode`, bare `thoughtSignature`s) are not
+//! shown yet and are skipped.
 //!
 //! Gemini has no end marker: only a `finishReason` makes an answer whole, and only `STOP` and
 //! `MAX_TOKENS` make it one to keep as finished (`finish::Outcome`); any other reason is a
@@ -22,6 +25,7 @@ use serde_json::Value;
 
 use super::finish::{BlockReason, FinishReason, Outcome};
 use crate::chat::Usage;
+use crate::image_out;
 use crate::provider::{detail_from_json, ProviderError, StreamEvent, ToolCallDelta};
 use crate::sse::SseDecoder;
 
@@ -174,6 +178,14 @@ impl GeminiStream {
             self.next_call += 1;
             return;
         }
+        let thought = part.get("thought").and_then(Value::as_bool) == Some(true);
+        if let Some(blob) = part.get("inlineData") {
+            if !thought {
+                let field = |k| blob.get(k).and_then(Value::as_str).unwrap_or("");
+                out.push(image_out::from_base64(field("mimeType"), field("data")));
+            }
+            return;
+        }
         let Some(text) = part
             .get("text")
             .and_then(Value::as_str)
@@ -181,7 +193,7 @@ impl GeminiStream {
         else {
             return;
         };
-        if part.get("thought").and_then(Value::as_bool) == Some(true) {
+        if thought {
             out.push(StreamEvent::Reasoning(text.to_string()));
         } else {
             out.push(StreamEvent::Content(text.to_string()));

@@ -177,3 +177,56 @@ fn an_unknown_finish_reason_is_kept_verbatim_in_the_sentence() {
         ))
     );
 }
+
+#[test]
+fn an_inline_image_part_is_one_image_event_at_every_split() {
+    let body: &[u8] = include_bytes!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/gemini/image_inline_png.written.sse"
+    ));
+    let run = |chunks: &[&[u8]]| {
+        let mut s = GeminiStream::new();
+        let mut out = Vec::new();
+        for c in chunks {
+            out.extend(s.feed(c).expect("feed"));
+        }
+        out.extend(s.finish().expect("finish"));
+        out
+    };
+    let whole = run(&[body]);
+    assert_eq!(whole.len(), 5, "{whole:?}");
+    assert_eq!(
+        whole[0],
+        StreamEvent::Content("Here is a red square".into())
+    );
+    match &whole[1] {
+        StreamEvent::Image(i) => {
+            assert_eq!(i.mime, "image/png");
+            assert_eq!(i.bytes.len(), 73);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(whole[2], StreamEvent::Finish("STOP".into()));
+    assert_eq!(whole[4], StreamEvent::Done);
+    for i in 0..=body.len() {
+        assert_eq!(run(&[&body[..i], &body[i..]]), whole, "split at {i}");
+    }
+}
+
+#[test]
+fn thought_images_are_drafts_and_other_inline_data_is_a_note() {
+    let mut s = GeminiStream::new();
+    let body = ev(
+        r#"{"candidates":[{"content":{"parts":[{"inlineData":{"mimeType":"image/png","data":"iVBORw0KGgo="},"thought":true},{"inlineData":{"mimeType":"audio/L16;codec=pcm;rate=24000","data":"AAAA"}},{"inlineData":{"mimeType":"image/png","data":"%%"}}],"role":"model"},"index":0}]}"#,
+    );
+    let events = s.feed(body.as_bytes()).expect("feed");
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(
+        matches!(&events[0], StreamEvent::Content(t) if t.contains("“audio/l16”")),
+        "{events:?}"
+    );
+    assert!(
+        matches!(&events[1], StreamEvent::Content(t) if t.contains("data is damaged")),
+        "{events:?}"
+    );
+}

@@ -83,6 +83,7 @@ fn summarize(r: Run) -> Summary {
             }
             StreamEvent::Done => s.done = true,
             StreamEvent::ToolCall(_) => panic!("no tool calls in a plain-text fixture"),
+            StreamEvent::Image(_) => panic!("no image in a plain-text fixture"),
         }
     }
     s
@@ -298,6 +299,7 @@ fn calls_every_way(bytes: &[u8]) -> Calls {
             StreamEvent::Usage(u) => out.usage = Some(u),
             StreamEvent::Finish(f) => out.finish = Some(f),
             StreamEvent::Done => out.done = true,
+            StreamEvent::Image(_) => panic!("no recording here holds an image"),
         }
     }
     out.calls = assembler.finish();

@@ -11,7 +11,10 @@
 //!   llama.cpp, vLLM's `{"object":"error"}`), or an `event: error` SSE event;
 //! - native tool calls arrive as `delta.tool_calls[]` fragments keyed by `index`, which
 //!   Gemini's OpenAI endpoint leaves out, and whose `arguments` a few servers send as a JSON
-//!   object rather than a string (see `ToolIndexer`).
+//!   object rather than a string (see `ToolIndexer`);
+//! - images the model made arrive whole as `delta.images[]` (or `message.images[]` in a whole
+//!   answer) entries `{"type":"image_url","image_url":{"url":"data:image/png;base64,…"}}`
+//!   (OpenRouter); each becomes an `Image` event or a note (`image_out`).
 //!
 //! Every chunk is parsed exactly once, so the cost is linear in the stream. This module must
 //! never mistake a cut stream for a finished one: only `[DONE]` or a `finish_reason` marks an
@@ -21,6 +24,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::chat::Usage;
+use crate::image_out;
 use crate::provider::{detail_from_json, ProviderError, StreamEvent, ToolCallDelta};
 use crate::sse::{SseDecoder, SseEvent};
 
@@ -235,6 +239,7 @@ struct Delta {
     reasoning: Option<Value>,
     /// Kept loose: entries with missing or null fields, or object `arguments`, are real.
     tool_calls: Option<Value>,
+    images: Option<Value>,
 }
 
 impl Chunk {
@@ -280,6 +285,15 @@ impl Chunk {
                 let content = d.content.as_ref().map(text_of).unwrap_or_default();
                 if !content.is_empty() {
                     out.push(StreamEvent::Content(content));
+                }
+                if let Some(Value::Array(images)) = &d.images {
+                    for entry in images {
+                        let url = entry
+                            .pointer("/image_url/url")
+                            .and_then(Value::as_str)
+                            .unwrap_or("");
+                        out.push(image_out::from_data_url(url));
+                    }
                 }
                 if let Some(Value::Array(entries)) = &d.tool_calls {
                     for (position, entry) in entries.iter().enumerate() {

@@ -388,3 +388,65 @@ fn whole_answer_with_tool_calls() {
     assert_eq!(s.feed(body.as_bytes()).unwrap(), vec![]);
     assert_eq!(s.finish().unwrap(), expected);
 }
+
+#[test]
+fn openrouter_delta_images_are_image_events_at_every_split() {
+    let body: &[u8] = include_bytes!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/openai/openrouter_image_delta.written.sse"
+    ));
+    let run = |chunks: &[&[u8]]| {
+        let mut s = ChatStream::new();
+        let mut out = Vec::new();
+        for c in chunks {
+            out.extend(s.feed(c).expect("feed"));
+        }
+        out.extend(s.finish().expect("finish"));
+        out
+    };
+    let whole = run(&[body]);
+    assert_eq!(whole[0], content("A blue strip"));
+    match &whole[1] {
+        StreamEvent::Image(i) => {
+            assert_eq!(i.mime, "image/png");
+            assert!(i.bytes.starts_with(b"\x89PNG"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(whole[2], StreamEvent::Finish("stop".into()));
+    assert_eq!(whole.len(), 5, "{whole:?}");
+    for i in 0..=body.len() {
+        assert_eq!(run(&[&body[..i], &body[i..]]), whole, "split at {i}");
+    }
+}
+
+#[test]
+fn whole_answer_message_images_and_bad_entries() {
+    let body = concat!(
+        r#"{"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"Done","images":["#,
+        r#"{"type":"image_url","image_url":{"url":"data:image/gif;base64,R0lGODlhAQABAAAAACw="}},"#,
+        r#"{"type":"image_url","image_url":{"url":"https://cdn.example/x.png"}},"#,
+        r#"{"type":"image_url","image_url":{"url":"data:image/png;base64,###"}},"#,
+        r#"{"type":"image_url"}"#,
+        r#"]}}]}"#
+    );
+    let ev = parse_completion_body(body).expect("body");
+    assert_eq!(ev[0], content("Done"));
+    assert!(
+        matches!(&ev[1], StreamEvent::Image(i) if i.mime == "image/gif"),
+        "{ev:?}"
+    );
+    assert!(
+        matches!(&ev[2], StreamEvent::Content(t) if t.contains("by address")),
+        "{ev:?}"
+    );
+    assert!(
+        matches!(&ev[3], StreamEvent::Content(t) if t.contains("data is damaged")),
+        "{ev:?}"
+    );
+    assert!(
+        matches!(&ev[4], StreamEvent::Content(t) if t.contains("by address")),
+        "{ev:?}"
+    );
+    assert_eq!(ev[5], StreamEvent::Finish("stop".into()));
+}

@@ -1,11 +1,12 @@
 //! What a stream decoder hands the rest of Skiff, whatever the provider's wire format: text,
-//! thinking, usage, the end, and native tool-call fragments.
+//! thinking, usage, the end, native tool-call fragments, and whole images the model made.
 //!
 //! It exists so the agent machine, the tool-call assembler and the runner's batching never
 //! name a provider. A decoder must translate its wire into exactly these; nothing here may
 //! grow a variant that only one provider could send.
 
 use crate::chat::Usage;
+use crate::image_out::ImageOut;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StreamEvent {
@@ -18,6 +19,9 @@ pub enum StreamEvent {
     /// Why generation ended, in the provider's words (`stop`, `length`, `tool_calls`,
     /// `end_turn`, `tool_use`, ...).
     Finish(String),
+    /// A whole image the model returned (Gemini `inlineData`, OpenAI-compatible `images`),
+    /// already checked by `image_out`; what fails the check arrives as a `Content` note.
+    Image(ImageOut),
     /// A fragment of a native tool call.
     ToolCall(ToolCallDelta),
     /// The provider said the answer is whole (`data: [DONE]`, `message_stop`).
