@@ -16,6 +16,7 @@ use leptos::task::spawn_local;
 use skiff_core::agent::AgentRun;
 use skiff_core::http::{blocked_as_mixed_content, HttpRequest};
 use skiff_core::provider::{Provider, ProviderError, StreamEvent};
+use skiff_core::thinking::ThoughtLog;
 
 use crate::platform::abort::AbortHandle;
 use crate::platform::fetch::{self, FetchError};
@@ -70,6 +71,8 @@ pub(crate) fn provider_error(e: FetchError) -> ProviderError {
 struct Batch {
     content: String,
     reasoning: String,
+    /// Follows thinking to its seal; not flushed, since a seal may come many batches later.
+    thoughts: ThoughtLog,
     tokens: u32,
     total_tokens: u32,
     first_token_ms: Option<f64>,
@@ -158,6 +161,9 @@ fn apply_events(
 ) {
     let mut b = batch.borrow_mut();
     for ev in events {
+        if let Some(thought) = b.thoughts.on_event(&ev) {
+            live.thinking.update(|t| t.push(thought));
+        }
         match ev {
             StreamEvent::Content(t) => {
                 b.first_token_ms.get_or_insert_with(clock::now_ms);
@@ -176,7 +182,9 @@ fn apply_events(
                 b.tokens += 1;
                 run.borrow_mut().on_event(&ev);
             }
-            StreamEvent::Done => {}
+            StreamEvent::Done
+            | StreamEvent::ReasoningSignature(_)
+            | StreamEvent::RedactedReasoning(_) => {}
         }
     }
 }

@@ -61,6 +61,7 @@ fn headers_url_and_defaults() {
             temperature: Some(1.7),
             top_p: Some(0.5),
             max_tokens: Some(0),
+            ..ChatParams::default()
         },
         &ctx(&[msg(Role::User, "hi")], &[], ToolMode::Off),
     );

@@ -66,6 +66,7 @@ fn url_key_header_and_generation_config() {
             temperature: Some(1.5),
             top_p: Some(0.9),
             max_tokens: Some(512),
+            ..ChatParams::default()
         },
         &ctx(&[msg(Role::User, "hi")], &[], ToolMode::Off),
     );

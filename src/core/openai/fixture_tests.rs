@@ -82,6 +82,7 @@ fn summarize(r: Run) -> Summary {
                 s.finish = Some(f);
             }
             StreamEvent::Done => s.done = true,
+            StreamEvent::ReasoningSignature(_) | StreamEvent::RedactedReasoning(_) => {}
             StreamEvent::ToolCall(_) => panic!("no tool calls in a plain-text fixture"),
         }
     }
@@ -298,6 +299,7 @@ fn calls_every_way(bytes: &[u8]) -> Calls {
             StreamEvent::Usage(u) => out.usage = Some(u),
             StreamEvent::Finish(f) => out.finish = Some(f),
             StreamEvent::Done => out.done = true,
+            StreamEvent::ReasoningSignature(_) | StreamEvent::RedactedReasoning(_) => {}
         }
     }
     out.calls = assembler.finish();

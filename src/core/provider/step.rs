@@ -8,6 +8,7 @@ use crate::agent::prompt;
 use crate::agent::record::ToolMode;
 use crate::agent::tools::ToolSpec;
 use crate::chat::{Message, Role};
+use serde::{Deserialize, Serialize};
 
 /// Sampling parameters. `None` means "let the server decide" and is left out of the body
 /// (unless the provider requires the field, as Anthropic requires `max_tokens`).
@@ -18,7 +19,31 @@ pub struct ChatParams {
     pub temperature: Option<f32>,
     pub top_p: Option<f32>,
     pub max_tokens: Option<u32>,
+    /// Tokens the model may think before answering (Anthropic's `budget_tokens`, Gemini's
+    /// `thinkingBudget`); `None` leaves thinking as the provider has it by default.
+    pub thinking_budget: Option<u32>,
+    /// How hard an OpenAI-compatible reasoning model thinks (`reasoning_effort`).
+    pub reasoning_effort: Option<ReasoningEffort>,
+    /// The profile knows this model reasons (its `reasoning` capability is true): Gemini then
+    /// asks for thought summaries even without a budget, which a model that cannot think may
+    /// refuse, so it is never asked of a model not known to think.
+    pub reasoning_model: bool,
 }
+
+/// OpenAI's `reasoning_effort` words: the ones every server that takes the field accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReasoningEffort {
+    Low,
+    Medium,
+    High,
+}
+
+crate::display::names::named_enum!(ReasoningEffort, "reasoning effort", {
+    Low => "low",
+    Medium => "medium",
+    High => "high",
+});
 
 /// Everything one step's request is built from.
 #[derive(Debug, Clone, Copy)]
