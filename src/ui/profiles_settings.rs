@@ -172,7 +172,15 @@ fn ProfileForm(id: String) -> impl IntoView {
                 .unwrap_or_default()
         });
         if reasoning_kind.get() {
-            number_input("Thinking budget", (0.0, 1_000_000.0, true), budget.map(|v| v.to_string()), Callback::new(move |v: Option<f64>| edit(&|p| p.thinking_budget = v.map(|v| v as u32)))).into_any()
+            number_input(
+                "Thinking budget",
+                (0.0, 1_000_000.0, true),
+                budget.map(|v| v.to_string()),
+                Callback::new(move |v: Option<f64>| {
+                    edit(&|p| p.thinking_budget = v.map(|v| v as u32))
+                }),
+            )
+            .into_any()
         } else {
             view! {
                 <label class="field">

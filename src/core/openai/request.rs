@@ -207,6 +207,30 @@ mod tests {
     }
 
     #[test]
+    fn reasoning_effort_goes_only_when_set() {
+        let body = |effort| {
+            let params = ChatParams {
+                model: "o4-mini".into(),
+                reasoning_effort: effort,
+                // A thinking budget is another kind's setting: never in this body.
+                thinking_budget: Some(4096),
+                ..ChatParams::default()
+            };
+            chat_request("http://h/v1", None, &params, &msgs()[1..])
+                .body
+                .unwrap()
+        };
+        assert_eq!(
+            body(Some(crate::provider::ReasoningEffort::High)),
+            concat!(
+                r#"{"model":"o4-mini","messages":[{"role":"user","content":"Say \"hi\"\nplease"}],"#,
+                r#""stream":true,"stream_options":{"include_usage":true},"reasoning_effort":"high"}"#
+            )
+        );
+        assert!(!body(None).contains("reasoning"));
+    }
+
+    #[test]
     fn chat_request_minimal_omits_model_params_and_auth() {
         let params = ChatParams::default();
         for key in [None, Some(""), Some("   ")] {
