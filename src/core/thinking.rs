@@ -12,14 +12,37 @@ use serde::{Deserialize, Serialize};
 
 use crate::provider::StreamEvent;
 
-/// One piece of thinking as the provider must receive it again.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase")]
-pub enum Thought {
-    /// Thinking text and the signature the provider sealed it with.
-    Signed { text: String, signature: String },
+/// One piece of thinking as the provider must receive it again: thinking text and the
+/// signature that sealed it, or encrypted thinking (`redacted`, the other two then empty).
+///
+/// A plain struct rather than a tagged enum on purpose: every message record deserializes
+/// through it, and serde's tagged-enum path costs the page several KiB of wasm.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Thought {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub signature: String,
     /// Encrypted thinking: opaque data, never shown.
-    Redacted { data: String },
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub redacted: String,
+}
+
+impl Thought {
+    pub fn signed(text: String, signature: String) -> Self {
+        Thought {
+            text,
+            signature,
+            redacted: String::new(),
+        }
+    }
+
+    pub fn redacted(data: String) -> Self {
+        Thought {
+            redacted: data,
+            ..Thought::default()
+        }
+    }
 }
 
 /// Follows one answer's stream events and hands out each thought as it is sealed.
@@ -40,11 +63,11 @@ impl ThoughtLog {
                 self.pending.push_str(t);
                 None
             }
-            StreamEvent::ReasoningSignature(signature) => Some(Thought::Signed {
-                text: std::mem::take(&mut self.pending),
-                signature: signature.clone(),
-            }),
-            StreamEvent::RedactedReasoning(data) => Some(Thought::Redacted { data: data.clone() }),
+            StreamEvent::ReasoningSignature(signature) => Some(Thought::signed(
+                std::mem::take(&mut self.pending),
+                signature.clone(),
+            )),
+            StreamEvent::RedactedReasoning(data) => Some(Thought::redacted(data.clone())),
             StreamEvent::Content(_) | StreamEvent::ToolCall(_) => {
                 self.pending.clear();
                 None
@@ -76,20 +99,14 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                Thought::Signed {
-                    text: "Let me think.".into(),
-                    signature: "sig-1".into()
-                },
-                Thought::Redacted { data: "ENC".into() },
-                Thought::Signed {
-                    text: "more".into(),
-                    signature: "sig-2".into()
-                },
+                Thought::signed("Let me think.".into(), "sig-1".into()),
+                Thought::redacted("ENC".into()),
+                Thought::signed("more".into(), "sig-2".into()),
             ]
         );
         assert_eq!(
             serde_json::to_string(&got[..2]).unwrap(),
-            r#"[{"type":"signed","text":"Let me think.","signature":"sig-1"},{"type":"redacted","data":"ENC"}]"#
+            r#"[{"text":"Let me think.","signature":"sig-1"},{"redacted":"ENC"}]"#
         );
     }
 }

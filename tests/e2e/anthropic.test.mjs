@@ -193,7 +193,7 @@ test('(a) the budget set in Settings reaches the request; thinking is shown coll
     assert.equal('temperature' in req.body, false, 'thinking refuses a temperature (the profile has 0.4)');
     // The signed thinking is kept on the saved answer, to give back in a tool loop.
     const saved = await savedAnswer(page, (m) => m.status?.kind === 'done');
-    assert.deepEqual(saved?.thinking, [{ type: 'signed', text: 'The user greets me; a short greeting back.', signature: SIGNATURE }]);
+    assert.deepEqual(saved?.thinking, [{ text: 'The user greets me; a short greeting back.', signature: SIGNATURE }]);
     assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
   } catch (err) {
     await screenshot(page, 'anthropic-thinking-failure').catch(() => {});

@@ -164,10 +164,10 @@ fn docs_extended_thinking_stream_has_reasoning_and_no_usage() {
             done: true,
             calls: vec![],
             // The signature closes the thinking block, so the whole text is sealed by it.
-            thoughts: vec![Thought::Signed {
-                text: REASONING.into(),
-                signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds...".into(),
-            }],
+            thoughts: vec![Thought::signed(
+                REASONING.into(),
+                "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds...".into(),
+            )],
         }
     );
 }

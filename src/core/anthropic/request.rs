@@ -282,7 +282,7 @@ fn push_native_exchange(
 ) {
     let same_model = thinking_model.is_some_and(|t| !t.is_empty() && m.model.as_deref() == Some(t));
     let mut blocks: Vec<Block> = if same_model {
-        m.thinking.iter().map(thinking_block).collect()
+        m.thinking.iter().filter_map(thinking_block).collect()
     } else {
         Vec::new()
     };
@@ -297,13 +297,18 @@ fn push_native_exchange(
     push(out, "user", results);
 }
 
-fn thinking_block(t: &Thought) -> Block {
-    match t {
-        Thought::Signed { text, signature } => Block::Thinking {
-            thinking: text.clone(),
-            signature: signature.clone(),
-        },
-        Thought::Redacted { data } => Block::RedactedThinking { data: data.clone() },
+fn thinking_block(t: &Thought) -> Option<Block> {
+    if !t.redacted.is_empty() {
+        Some(Block::RedactedThinking {
+            data: t.redacted.clone(),
+        })
+    } else if !t.signature.is_empty() {
+        Some(Block::Thinking {
+            thinking: t.text.clone(),
+            signature: t.signature.clone(),
+        })
+    } else {
+        None // nothing signed it: the API would refuse it
     }
 }
 

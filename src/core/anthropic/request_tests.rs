@@ -283,13 +283,8 @@ fn signed(model: &str) -> Message {
     m.model = Some(model.into());
     m.reasoning = "I should echo.".into();
     m.thinking = vec![
-        Thought::Signed {
-            text: "I should echo.".into(),
-            signature: "EqQBsig==".into(),
-        },
-        Thought::Redacted {
-            data: "EmwKAhgBEgy3va3pzix/LafPsn4a".into(),
-        },
+        Thought::signed("I should echo.".into(), "EqQBsig==".into()),
+        Thought::redacted("EmwKAhgBEgy3va3pzix/LafPsn4a".into()),
     ];
     m
 }

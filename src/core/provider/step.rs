@@ -31,8 +31,11 @@ pub struct ChatParams {
 }
 
 /// OpenAI's `reasoning_effort` words: the ones every server that takes the field accepts.
+///
+/// Read through its name (`try_from = "String"`, the `FromStr` below): serde's derived enum
+/// visitor would add wasm for what `FromStr` already does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "lowercase", try_from = "String")]
 pub enum ReasoningEffort {
     Low,
     Medium,
@@ -44,6 +47,14 @@ crate::display::names::named_enum!(ReasoningEffort, "reasoning effort", {
     Medium => "medium",
     High => "high",
 });
+
+impl TryFrom<String> for ReasoningEffort {
+    type Error = crate::display::names::UnknownName;
+
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        s.parse()
+    }
+}
 
 /// Everything one step's request is built from.
 #[derive(Debug, Clone, Copy)]
