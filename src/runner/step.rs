@@ -162,7 +162,7 @@ fn apply_events(
     let mut b = batch.borrow_mut();
     for ev in events {
         if let Some(thought) = b.thoughts.on_event(&ev) {
-            live.thinking.update(|t| t.push(thought));
+            live.thinking.update_value(|t| t.push(thought));
         }
         match ev {
             StreamEvent::Content(t) => {

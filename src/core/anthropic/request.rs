@@ -213,8 +213,8 @@ fn messages(ctx: &StepContext<'_>, thinking_model: Option<&str>) -> Vec<WireMess
         if let Some(pieces) = crate::attach::pieces(m) {
             push(&mut out, role, pieces.into_iter().map(block).collect());
         } else if m.tool_calls.is_empty() {
-            // Thinking goes back only before `tool_use`; a blank turn (a failed answer) says nothing, and the
-            // API rejects empty text blocks.
+            // Thinking goes back only before `tool_use`; a blank turn (a failed answer) says
+            // nothing, and the API rejects empty text blocks.
             push(&mut out, role, text_blocks(&m.content));
         } else if ctx.mode == ToolMode::Native && m.tool_mode == Some(ToolMode::Native) {
             push_native_exchange(&mut out, m, ctx, thinking_model);
