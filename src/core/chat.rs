@@ -14,6 +14,7 @@ use crate::mcp::tool_index::ToolOverrides;
 use crate::pipeline::memory::Memory;
 use crate::pipeline::title::TitleSource;
 use crate::profiles::ModelChoice;
+use crate::thinking::Thought;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -79,9 +80,14 @@ pub struct Message {
     pub id: String,
     pub role: Role,
     pub content: String,
-    /// Model "thinking" (`reasoning_content`), shown collapsed; never sent back to the model.
+    /// Model "thinking" (`reasoning_content`), shown collapsed; never sent back as text.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reasoning: String,
+    /// The thinking the provider signed (or encrypted), in order, as it must go back when a
+    /// tool loop continues (`crate::thinking`). Absent in records without any, so they load
+    /// and save byte for byte as before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thinking: Vec<Thought>,
     pub created_ms: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
@@ -111,6 +117,7 @@ impl Message {
             role,
             content,
             reasoning: String::new(),
+            thinking: Vec::new(),
             created_ms: now_ms,
             model: None,
             status: MessageStatus::Done,

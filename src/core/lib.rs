@@ -44,4 +44,5 @@ pub mod small_map;
 #[cfg(test)]
 mod split_points;
 pub mod sse;
+pub mod thinking;
 pub mod throttle;

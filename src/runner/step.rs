@@ -17,6 +17,7 @@ use skiff_core::agent::AgentRun;
 use skiff_core::http::{blocked_as_mixed_content, HttpRequest};
 use skiff_core::image_out::{self, ImageOut};
 use skiff_core::provider::{unanswered, Provider, ProviderError, StreamEvent};
+use skiff_core::thinking::ThoughtLog;
 
 use crate::platform::abort::AbortHandle;
 use crate::platform::fetch::{self, FetchError};
@@ -72,6 +73,8 @@ pub(crate) fn provider_error(e: FetchError) -> ProviderError {
 struct Batch {
     content: String,
     reasoning: String,
+    /// Follows thinking to its seal; not flushed, since a seal may come many batches later.
+    thoughts: ThoughtLog,
     tokens: u32,
     total_tokens: u32,
     first_token_ms: Option<f64>,
@@ -163,6 +166,9 @@ fn apply_events(
     let mut images = Vec::new();
     let mut b = batch.borrow_mut();
     for ev in events {
+        if let Some(thought) = b.thoughts.on_event(&ev) {
+            live.thinking.update_value(|t| t.push(thought));
+        }
         match ev {
             StreamEvent::Content(t) => {
                 b.first_token_ms.get_or_insert_with(clock::now_ms);
@@ -185,7 +191,9 @@ fn apply_events(
                 b.first_token_ms.get_or_insert_with(clock::now_ms);
                 images.push(image);
             }
-            StreamEvent::Done => {}
+            StreamEvent::Done
+            | StreamEvent::ReasoningSignature(_)
+            | StreamEvent::RedactedReasoning(_) => {}
         }
     }
     images

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use skiff_core::agent::{FinishReason, ToolCallRecord, ToolMode};
 use skiff_core::attach::Attachment;
 use skiff_core::chat::{Message, MessageStatus, Role, Usage};
+use skiff_core::thinking::Thought;
 
 use crate::platform::debug;
 
@@ -43,6 +44,9 @@ pub struct LiveMessage {
     pub created_ms: f64,
     pub content: RwSignal<String>,
     pub reasoning: RwSignal<String>,
+    /// The thinking the provider sealed, kept to replay (`skiff_core::thinking`). Never shown,
+    /// so nothing subscribes: a stored value, not a signal.
+    pub thinking: StoredValue<Vec<Thought>>,
     pub status: RwSignal<MessageStatus>,
     pub model: RwSignal<Option<String>>,
     pub usage: RwSignal<Option<Usage>>,
@@ -79,6 +83,7 @@ impl LiveMessage {
             created_ms: m.created_ms,
             content: RwSignal::new(m.content.clone()),
             reasoning: RwSignal::new(m.reasoning.clone()),
+            thinking: StoredValue::new(m.thinking.clone()),
             status: RwSignal::new(m.status.clone()),
             model: RwSignal::new(m.model.clone()),
             usage: RwSignal::new(m.usage),
@@ -103,6 +108,7 @@ impl LiveMessage {
             role: self.role,
             content: self.content.get_untracked(),
             reasoning: self.reasoning.get_untracked(),
+            thinking: self.thinking.get_value(),
             created_ms: self.created_ms,
             model: self.model.get_untracked(),
             status: self.status.get_untracked(),
@@ -128,6 +134,9 @@ impl LiveMessage {
         }
         if self.reasoning.with_untracked(|r| *r != m.reasoning) {
             self.reasoning.set(m.reasoning.clone());
+        }
+        if self.thinking.with_value(|t| *t != m.thinking) {
+            self.thinking.set_value(m.thinking.clone());
         }
         if self.status.with_untracked(|s| *s != m.status) {
             self.status.set(m.status.clone());
@@ -167,6 +176,7 @@ impl LiveMessage {
     pub fn reset_for_retry(&self, model: Option<String>) {
         self.content.set(String::new());
         self.reasoning.set(String::new());
+        self.thinking.set_value(Vec::new());
         self.usage.set(None);
         self.finish_reason.set(None);
         self.stats.set(None);

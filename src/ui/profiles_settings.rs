@@ -11,7 +11,7 @@ use crate::stores::reactive::memo;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::profiles::ProviderProfile;
-use skiff_core::provider::ProviderKind;
+use skiff_core::provider::{ProviderKind, ReasoningEffort};
 
 use super::context::ctx;
 use super::settings_panel::number_input;
@@ -161,6 +161,39 @@ fn ProfileForm(id: String) -> impl IntoView {
         })
     };
     let list_id = move || format!("models-{}", id.get_value());
+    // Only a change of kind swaps the reasoning field, so typing in it keeps the cursor.
+    let reasoning_kind = memo(move || kind().takes_thinking_budget());
+    let reasoning_field = move || {
+        let (budget, effort) = settings.with_untracked(|s| {
+            s.profiles
+                .iter()
+                .find(|p| p.id == id.get_value())
+                .map(|p| (p.thinking_budget, p.reasoning_effort))
+                .unwrap_or_default()
+        });
+        if reasoning_kind.get() {
+            number_input(
+                "Thinking budget",
+                (0.0, 1_000_000.0, true),
+                budget.map(|v| v.to_string()),
+                Callback::new(move |v: Option<f64>| {
+                    edit(&|p| p.thinking_budget = v.map(|v| v as u32))
+                }),
+            )
+            .into_any()
+        } else {
+            view! {
+                <label class="field">
+                    <span>"Reasoning effort"</span>
+                    <select class="reasoning-effort" on:change=move |ev| { let v = event_target_value(&ev).parse::<ReasoningEffort>().ok(); edit(&|p| p.reasoning_effort = v) }>
+                        <option value="">"default"</option>
+                        {ReasoningEffort::ALL.iter().map(|&e| view! { <option value=e.as_str() selected=effort == Some(e)>{e.as_str()}</option> }).collect_view()}
+                    </select>
+                </label>
+            }
+            .into_any()
+        }
+    };
     view! {
         <div class="profile-form">
             {text_field("Name", "text", |p| p.name.clone(), |p, v| p.name = v)}
@@ -217,6 +250,7 @@ fn ProfileForm(id: String) -> impl IntoView {
                 {number_input("Temperature", (0.0, 2.0, false), initial.0.map(|v| v.to_string()), Callback::new(move |v: Option<f64>| edit(&|p| p.temperature = v.map(|v| v as f32))))}
                 {number_input("Top p", (0.0, 1.0, false), initial.1.map(|v| v.to_string()), Callback::new(move |v: Option<f64>| edit(&|p| p.top_p = v.map(|v| v as f32))))}
                 {number_input("Max tokens", (1.0, 1_000_000.0, true), initial.2.map(|v| v.to_string()), Callback::new(move |v: Option<f64>| edit(&|p| p.max_tokens = v.map(|v| v as u32))))}
+                {reasoning_field}
             </div>
         </div>
     }

@@ -93,6 +93,7 @@ fn native_request_whole_body_and_headers() {
         temperature: Some(0.5),
         top_p: None,
         max_tokens: Some(100),
+        ..ChatParams::default()
     };
     let c = ctx("Be brief.", &history, &tools, ToolMode::Native);
     let req = step_request("https://api.openai.com/v1/", Some("sk-1"), &params, &c);

@@ -12,6 +12,7 @@ use crate::agent::{
 };
 use crate::chat::{Message, Role, Usage};
 use crate::provider::{error_from_response, ChatParams, ProviderError, StepContext, StreamEvent};
+use crate::thinking::{Thought, ThoughtLog};
 
 macro_rules! fixture {
     ($name:literal) => {
@@ -67,12 +68,15 @@ struct Summary {
     finish: Option<String>,
     done: bool,
     calls: Vec<AssembledCall>,
+    thoughts: Vec<Thought>,
 }
 
 fn summarize(events: &[StreamEvent]) -> Summary {
     let mut s = Summary::default();
     let mut assembler = ToolCallAssembler::new();
+    let mut log = ThoughtLog::default();
     for e in events {
+        s.thoughts.extend(log.on_event(e));
         match e {
             StreamEvent::Content(t) => s.content.push_str(t),
             StreamEvent::Reasoning(t) => s.reasoning.push_str(t),
@@ -84,6 +88,7 @@ fn summarize(events: &[StreamEvent]) -> Summary {
             StreamEvent::Done => s.done = true,
             StreamEvent::ToolCall(d) => assembler.push(d),
             StreamEvent::Image(_) => panic!("no recording here holds an image"),
+            StreamEvent::ReasoningSignature(_) | StreamEvent::RedactedReasoning(_) => {}
         }
     }
     s.calls = assembler.finish();
@@ -135,9 +140,16 @@ fn docs_tool_use_stream_assembles_one_call() {
                 name: "get_weather".into(),
                 arguments: r#"{"location": "San Francisco, CA", "unit": "fahrenheit"}"#.into(),
             }],
+            thoughts: vec![],
         }
     );
 }
+
+const REASONING: &str = concat!(
+    "I need to find the GCD of 1071 and 462 using the Euclidean algorithm.\n\n",
+    "1071 = 2 × 462 + 147\n462 = 3 × 147 + 21\n147 = 7 × 21 + 0\n",
+    "The remainder is 0, so GCD(1071, 462) = 21."
+);
 
 #[test]
 fn docs_extended_thinking_stream_has_reasoning_and_no_usage() {
@@ -147,16 +159,16 @@ fn docs_extended_thinking_stream_has_reasoning_and_no_usage() {
         summarize(&r.events),
         Summary {
             content: "The greatest common divisor of 1071 and 462 is **21**.".into(),
-            reasoning: concat!(
-                "I need to find the GCD of 1071 and 462 using the Euclidean algorithm.\n\n",
-                "1071 = 2 × 462 + 147\n462 = 3 × 147 + 21\n147 = 7 × 21 + 0\n",
-                "The remainder is 0, so GCD(1071, 462) = 21."
-            )
-            .into(),
+            reasoning: REASONING.into(),
             usage: None,
             finish: Some("end_turn".into()),
             done: true,
             calls: vec![],
+            // The signature closes the thinking block, so the whole text is sealed by it.
+            thoughts: vec![Thought::signed(
+                REASONING.into(),
+                "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds...".into(),
+            )],
         }
     );
 }

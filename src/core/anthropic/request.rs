@@ -10,6 +10,16 @@
 //!   order, before any text of that turn;
 //! - `max_tokens` is required.
 //!
+//! Extended thinking (`ChatParams::thinking_budget`) adds `thinking: {"type":"enabled",
+//! "budget_tokens": N}`, and the API then adds rules of its own, each a 400 when broken:
+//! `budget_tokens` is at least 1024 and below `max_tokens` (so a small `max_tokens` is
+//! raised: the answer room the user chose comes on top of the budget), `temperature` and
+//! `top_k` must be left out, and `top_p` must lie in 0.95–1. A tool loop that continues with
+//! thinking on must give back the thinking of the assistant turn that holds the `tool_use`,
+//! first in that turn and exactly as signed, so those turns replay their `Message::thinking`,
+//! but only when this request thinks and the message came from this request's model (the
+//! API refuses another model's signature); a message without signed thinking replays none.
+//!
 //! History is replayed in the mode of the request being built, as `wire_openai` does: calls
 //! made in prompt mode (or any calls when tools are off) go back as text blocks.
 
@@ -25,6 +35,7 @@ use crate::attach::Piece;
 use crate::chat::{Message, Role};
 use crate::http::{join_url, HttpRequest, Method};
 use crate::provider::{ChatParams, StepContext};
+use crate::thinking::Thought;
 
 /// Image types the API accepts in an `image` block; others would fail the whole request.
 const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
@@ -41,22 +52,42 @@ pub fn step_request(
         ToolMode::Native => ctx.tools.iter().map(wire_tool).collect(),
         ToolMode::Prompt | ToolMode::Off => Vec::new(),
     };
+    let answer_room = params
+        .max_tokens
+        .filter(|n| *n > 0)
+        .unwrap_or(DEFAULT_MAX_TOKENS);
+    let budget = params
+        .thinking_budget
+        .filter(|n| *n > 0)
+        .map(|n| n.max(MIN_THINKING_BUDGET));
+    let model = params.model.trim();
     let body = StepBody {
-        model: params.model.trim(),
-        max_tokens: params
-            .max_tokens
-            .filter(|n| *n > 0)
-            .unwrap_or(DEFAULT_MAX_TOKENS),
+        model,
+        max_tokens: match budget {
+            Some(b) if answer_room <= b => b.saturating_add(answer_room),
+            _ => answer_room,
+        },
+        thinking: budget.map(|budget_tokens| Thinking {
+            kind: "enabled",
+            budget_tokens,
+        }),
         system: ctx.joined_system_prompt(),
-        messages: messages(ctx),
+        messages: messages(ctx, budget.is_some().then_some(model)),
         tools,
         stream: true,
         // Anthropic takes 0–1 (OpenAI 0–2) and answers 400 outside it; a NaN would be `null`.
+        // Thinking refuses any temperature.
         temperature: params
             .temperature
-            .filter(|t| t.is_finite())
+            .filter(|t| t.is_finite() && budget.is_none())
             .map(|t| t.clamp(0.0, 1.0)),
-        top_p: params.top_p.filter(|t| t.is_finite()),
+        top_p: params
+            .top_p
+            .filter(|t| t.is_finite())
+            .map(|t| match budget {
+                Some(_) => t.clamp(0.95, 1.0),
+                None => t,
+            }),
     };
     let mut headers = Vec::new();
     // A blank key sends no header, so the error says "missing key" rather than "invalid key".
@@ -79,10 +110,15 @@ pub fn step_request(
     }
 }
 
+/// The smallest `budget_tokens` the API takes.
+const MIN_THINKING_BUDGET: u32 = 1024;
+
 #[derive(Serialize)]
 struct StepBody<'a> {
     model: &'a str,
     max_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking: Option<Thinking>,
     #[serde(skip_serializing_if = "String::is_empty")]
     system: String,
     messages: Vec<WireMessage>,
@@ -93,6 +129,13 @@ struct StepBody<'a> {
     temperature: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     top_p: Option<f32>,
+}
+
+#[derive(Serialize)]
+struct Thinking {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    budget_tokens: u32,
 }
 
 #[derive(Debug, Serialize)]
@@ -124,6 +167,13 @@ enum Block {
         content: Vec<Block>,
         is_error: bool,
     },
+    Thinking {
+        thinking: String,
+        signature: String,
+    },
+    RedactedThinking {
+        data: String,
+    },
 }
 
 #[derive(Debug, Serialize)]
@@ -151,7 +201,8 @@ fn wire_tool(spec: &ToolSpec) -> WireTool {
     }
 }
 
-fn messages(ctx: &StepContext<'_>) -> Vec<WireMessage> {
+/// `thinking_model`: the model of a request that thinks, whose own signed thinking goes back.
+fn messages(ctx: &StepContext<'_>, thinking_model: Option<&str>) -> Vec<WireMessage> {
     let mut out = Vec::new();
     for m in ctx.history {
         let role = match m.role {
@@ -162,11 +213,11 @@ fn messages(ctx: &StepContext<'_>) -> Vec<WireMessage> {
         if let Some(pieces) = crate::attach::pieces(m) {
             push(&mut out, role, pieces.into_iter().map(block).collect());
         } else if m.tool_calls.is_empty() {
-            // Reasoning never goes back; a blank turn (a failed answer) says nothing, and the
-            // API rejects empty text blocks.
+            // Thinking goes back only before `tool_use`; a blank turn (a failed answer) says
+            // nothing, and the API rejects empty text blocks.
             push(&mut out, role, text_blocks(&m.content));
         } else if ctx.mode == ToolMode::Native && m.tool_mode == Some(ToolMode::Native) {
-            push_native_exchange(&mut out, m, ctx);
+            push_native_exchange(&mut out, m, ctx, thinking_model);
         } else {
             push_prompt_exchange(&mut out, m, ctx);
         }
@@ -223,8 +274,19 @@ fn text_blocks(text: &str) -> Vec<Block> {
     }
 }
 
-fn push_native_exchange(out: &mut Vec<WireMessage>, m: &Message, ctx: &StepContext<'_>) {
-    let mut blocks = text_blocks(&m.content);
+fn push_native_exchange(
+    out: &mut Vec<WireMessage>,
+    m: &Message,
+    ctx: &StepContext<'_>,
+    thinking_model: Option<&str>,
+) {
+    let same_model = thinking_model.is_some_and(|t| !t.is_empty() && m.model.as_deref() == Some(t));
+    let mut blocks: Vec<Block> = if same_model {
+        m.thinking.iter().filter_map(thinking_block).collect()
+    } else {
+        Vec::new()
+    };
+    blocks.extend(text_blocks(&m.content));
     blocks.extend(m.tool_calls.iter().map(tool_use));
     push(out, "assistant", blocks);
     let results = m
@@ -233,6 +295,21 @@ fn push_native_exchange(out: &mut Vec<WireMessage>, m: &Message, ctx: &StepConte
         .map(|record| tool_result(record, ctx))
         .collect();
     push(out, "user", results);
+}
+
+fn thinking_block(t: &Thought) -> Option<Block> {
+    if !t.redacted.is_empty() {
+        Some(Block::RedactedThinking {
+            data: t.redacted.clone(),
+        })
+    } else if !t.signature.is_empty() {
+        Some(Block::Thinking {
+            thinking: t.text.clone(),
+            signature: t.signature.clone(),
+        })
+    } else {
+        None // nothing signed it: the API would refuse it
+    }
 }
 
 fn tool_use(record: &ToolCallRecord) -> Block {

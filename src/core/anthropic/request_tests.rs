@@ -61,6 +61,7 @@ fn headers_url_and_defaults() {
             temperature: Some(1.7),
             top_p: Some(0.5),
             max_tokens: Some(0),
+            ..ChatParams::default()
         },
         &ctx(&[msg(Role::User, "hi")], &[], ToolMode::Off),
     );
@@ -217,4 +218,166 @@ fn a_stopped_answer_to_continue_ends_the_request_without_trailing_whitespace() {
     );
     let body: Value = serde_json::from_str(req.body.as_deref().unwrap_or("")).unwrap();
     assert_eq!(body["messages"][1]["content"][0]["text"], "b \n");
+}
+
+fn thinking(budget: u32) -> ChatParams {
+    ChatParams {
+        model: "claude-t".into(),
+        thinking_budget: Some(budget),
+        ..ChatParams::default()
+    }
+}
+
+#[test]
+fn thinking_on_sends_its_budget_no_temperature_and_room_above_the_budget() {
+    let history = [msg(Role::User, "hi")];
+    let body = |p: &ChatParams| {
+        step_request("http://h/v1", None, p, &ctx(&history, &[], ToolMode::Off))
+            .body
+            .unwrap()
+    };
+    // The default answer room (4096) is above a 2000 budget: unchanged. Temperature is left
+    // out, top_p raised into 0.95–1.
+    let p = ChatParams {
+        temperature: Some(0.3),
+        top_p: Some(0.5),
+        ..thinking(2000)
+    };
+    assert_eq!(
+        body(&p),
+        r#"{"model":"claude-t","max_tokens":4096,"thinking":{"type":"enabled","budget_tokens":2000},"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],"stream":true,"top_p":0.95}"#
+    );
+    // A budget at or above max_tokens: the answer room comes on top of it.
+    let p = ChatParams {
+        max_tokens: Some(1000),
+        ..thinking(16000)
+    };
+    assert!(body(&p).starts_with(
+        r#"{"model":"claude-t","max_tokens":17000,"thinking":{"type":"enabled","budget_tokens":16000},"#
+    ));
+    // Below the API's minimum: raised to 1024 (and max_tokens still above it).
+    let p = ChatParams {
+        max_tokens: Some(512),
+        ..thinking(100)
+    };
+    assert!(body(&p).starts_with(
+        r#"{"model":"claude-t","max_tokens":1536,"thinking":{"type":"enabled","budget_tokens":1024},"#
+    ));
+    // A budget of 0 is no thinking: temperature goes as before.
+    let p = ChatParams {
+        temperature: Some(0.3),
+        ..thinking(0)
+    };
+    assert_eq!(
+        body(&p),
+        r#"{"model":"claude-t","max_tokens":4096,"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],"stream":true,"temperature":0.3}"#
+    );
+}
+
+fn signed(model: &str) -> Message {
+    let mut m = answer(
+        "Let me echo.",
+        ToolMode::Native,
+        vec![done("toolu_1", "echo", r#"{"message":"x"}"#, text("x"))],
+    );
+    m.model = Some(model.into());
+    m.reasoning = "I should echo.".into();
+    m.thinking = vec![
+        Thought::signed("I should echo.".into(), "EqQBsig==".into()),
+        Thought::redacted("EmwKAhgBEgy3va3pzix/LafPsn4a".into()),
+    ];
+    m
+}
+
+fn text(t: &str) -> Value {
+    json!({"content": [{"type": "text", "text": t}]})
+}
+
+#[test]
+fn a_tool_loop_with_thinking_gives_back_the_signed_thinking_first_in_the_turn() {
+    let history = [msg(Role::User, "echo x"), signed("claude-t")];
+    let tools = [echo()];
+    let body = step_request(
+        "http://h/v1",
+        None,
+        &thinking(2048),
+        &ctx(&history, &tools, ToolMode::Native),
+    )
+    .body
+    .unwrap();
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        v["messages"],
+        json!([
+            {"role": "user", "content": [{"type": "text", "text": "echo x"}]},
+            {"role": "assistant", "content": [
+                {"type": "thinking", "thinking": "I should echo.", "signature": "EqQBsig=="},
+                {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4a"},
+                {"type": "text", "text": "Let me echo."},
+                {"type": "tool_use", "id": "toolu_1", "name": "echo", "input": {"message": "x"}}
+            ]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "x"}], "is_error": false}
+            ]}
+        ])
+    );
+}
+
+#[test]
+fn thinking_goes_back_only_to_its_own_model_with_thinking_on_and_only_when_signed() {
+    let tools = [echo()];
+    let assistant_turn = |history: &[Message], p: &ChatParams| {
+        let body = step_request(
+            "http://h/v1",
+            None,
+            p,
+            &ctx(history, &tools, ToolMode::Native),
+        )
+        .body
+        .unwrap();
+        let v: Value = serde_json::from_str(&body).unwrap();
+        v["messages"][1]["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["type"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let no_thinking = ["text", "tool_use"];
+    // Another model's signature would be refused.
+    let other = [msg(Role::User, "echo x"), signed("claude-other")];
+    assert_eq!(assistant_turn(&other, &thinking(2048)), no_thinking);
+    // This request does not think.
+    let same = [msg(Role::User, "echo x"), signed("claude-t")];
+    let off = ChatParams {
+        model: "claude-t".into(),
+        ..ChatParams::default()
+    };
+    assert_eq!(assistant_turn(&same, &off), no_thinking);
+    // Shown reasoning that nothing signed (another provider's, an older record) never goes.
+    let mut unsigned = signed("claude-t");
+    unsigned.thinking.clear();
+    let history = [msg(Role::User, "echo x"), unsigned];
+    assert_eq!(assistant_turn(&history, &thinking(2048)), no_thinking);
+    // A message without a model (an older record) is never assumed to be this model's.
+    let mut anon = signed("claude-t");
+    anon.model = None;
+    let history = [msg(Role::User, "echo x"), anon];
+    assert_eq!(assistant_turn(&history, &thinking(2048)), no_thinking);
+    // The control: the same message, same model, thinking on.
+    assert_eq!(
+        assistant_turn(&same, &thinking(2048)),
+        ["thinking", "redacted_thinking", "text", "tool_use"]
+    );
+}
+
+#[test]
+fn a_message_without_thinking_saves_as_before_and_an_old_record_loads() {
+    let old = r#"{"id":"a","role":"assistant","content":"hi","reasoning":"hm","created_ms":0.0,"status":{"kind":"done"}}"#;
+    let m: Message = serde_json::from_str(old).unwrap();
+    assert!(m.thinking.is_empty());
+    assert_eq!(serde_json::to_string(&m).unwrap(), old);
+    let with = signed("claude-t");
+    let back: Message = serde_json::from_str(&serde_json::to_string(&with).unwrap()).unwrap();
+    assert_eq!(back.thinking, with.thinking);
 }

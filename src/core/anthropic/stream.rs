@@ -11,6 +11,22 @@
 //! exactly as it joins OpenAI's `tool_calls[]` fragments. Fragments of other blocks (a server
 //! tool such as web search) are not the client's to run and are dropped.
 //!
+//! Thinking arrives as `thinking_delta` text of a `thinking` block, sealed by the block's
+//! `signature` (streamed as `signature_delta`, or whole in `content_block_start`); the seal is
+//! emitted as `ReasoningSignature` when the block stops, so a signature split over several
+//! deltas still comes out whole, after its text. A `redacted_thinking` block's opaque `data`
+//! is `RedactedReasoning`. Both go back to the API when a tool loop continues
+//! (`crate::thinking`, `request`).
+//!
+//! Every documented event type is read: `message_start` (input tokens), `content_block_start`
+//! (`text`, `thinking`, `redacted_thinking`, `tool_use`), `content_block_delta` (`text_delta`,
+//! `thinking_delta`, `signature_delta`, `input_json_delta`), `content_block_stop` (ends a
+//! thinking block's signature), `message_delta` (stop reason, usage), `message_stop`, and
+//! `error`. Deliberately ignored: `ping` (keep-alive only; the runner's silence timer already
+//! counts its bytes), `citations_delta` (the cited text also arrives as `text_delta`; Skiff
+//! shows no citation marks), and server-tool blocks (`server_tool_use`, `*_tool_result`),
+//! which the API runs itself and which the client never answers.
+//!
 //! Only `message_stop` marks an answer complete: a body that ends before it is `StreamCut`,
 //! never a silently shortened answer. Unknown event and delta types are ignored, as the API's
 //! versioning policy asks of clients.
@@ -33,6 +49,8 @@ pub struct AnthropicStream {
     sse: SseDecoder,
     /// Block indices opened as client `tool_use` blocks.
     tool_blocks: Vec<u32>,
+    /// The open `thinking` block: its index and the signature received so far.
+    thinking_block: Option<(u32, String)>,
     /// From `message_start`; `message_delta` may restate it.
     input_tokens: Option<u32>,
     saw_stop: bool,
@@ -50,6 +68,7 @@ impl AnthropicStream {
         AnthropicStream {
             sse: SseDecoder::new(),
             tool_blocks: Vec::new(),
+            thinking_block: None,
             input_tokens: None,
             saw_stop: false,
             error: None,
@@ -131,13 +150,14 @@ impl AnthropicStream {
             }
             "content_block_start" => self.block_start(&v, out),
             "content_block_delta" => self.block_delta(&v, out),
+            "content_block_stop" => self.block_stop(&v, out),
             "message_delta" => self.message_delta(&v, out),
             "message_stop" => {
                 self.saw_stop = true;
                 out.push(StreamEvent::Done);
             }
             "error" => return Err(ProviderError::InStream(error_detail(&v))),
-            // `ping`, `content_block_stop`, and types added after this was written.
+            // `ping`, and types added after this was written.
             _ => {}
         }
         Ok(())
@@ -171,8 +191,32 @@ impl AnthropicStream {
                 }));
             }
             Some("text") => push_text(out, block, "text", StreamEvent::Content),
-            Some("thinking") => push_text(out, block, "thinking", StreamEvent::Reasoning),
+            Some("thinking") => {
+                push_text(out, block, "thinking", StreamEvent::Reasoning);
+                if let Some(index) = index_of(v) {
+                    let signature = text_field(block, "signature").unwrap_or_default();
+                    self.thinking_block = Some((index, signature));
+                }
+            }
+            Some("redacted_thinking") => {
+                if let Some(data) = text_field(block, "data") {
+                    out.push(StreamEvent::RedactedReasoning(data));
+                }
+            }
             _ => {}
+        }
+    }
+
+    /// The end of a thinking block seals its text with the signature it received; a block
+    /// that got none seals nothing (`thinking::ThoughtLog` then drops its text from replay).
+    fn block_stop(&mut self, v: &Value, out: &mut Vec<StreamEvent>) {
+        let open = self.thinking_block.as_ref().map(|(i, _)| *i);
+        if open.is_some() && index_of(v) == open {
+            if let Some((_, signature)) = self.thinking_block.take() {
+                if !signature.is_empty() {
+                    out.push(StreamEvent::ReasoningSignature(signature));
+                }
+            }
         }
     }
 
@@ -183,6 +227,14 @@ impl AnthropicStream {
         match delta.get("type").and_then(Value::as_str) {
             Some("text_delta") => push_text(out, delta, "text", StreamEvent::Content),
             Some("thinking_delta") => push_text(out, delta, "thinking", StreamEvent::Reasoning),
+            Some("signature_delta") => {
+                let piece = delta.get("signature").and_then(Value::as_str);
+                if let (Some((open, signature)), Some(piece)) = (&mut self.thinking_block, piece) {
+                    if index_of(v) == Some(*open) {
+                        signature.push_str(piece);
+                    }
+                }
+            }
             Some("input_json_delta") => {
                 let Some(index) = index_of(v).filter(|i| self.tool_blocks.contains(i)) else {
                     return; // a server tool's input, or a block never opened as `tool_use`
@@ -200,7 +252,7 @@ impl AnthropicStream {
                     }));
                 }
             }
-            // `signature_delta` (thinking integrity), `citations_delta`, later additions.
+            // `citations_delta` (see the module doc), later additions.
             _ => {}
         }
     }

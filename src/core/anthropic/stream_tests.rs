@@ -178,3 +178,140 @@ fn usage_counts_cached_prompt_tokens_and_takes_a_restated_input_count() {
         ])
     );
 }
+
+/// A thinking block whose signature comes in two `signature_delta`s, a `redacted_thinking`
+/// block, a `ping` between them, then a tool call; every split of the body gives the same
+/// events, and the seal comes after all of its text.
+#[test]
+fn signatures_and_redacted_thinking_survive_every_split() {
+    let body = [
+        ev("message_start", START),
+        ev(
+            "content_block_start",
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}"#,
+        ),
+        ev(
+            "content_block_delta",
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Echo it, × twice."}}"#,
+        ),
+        ev(
+            "content_block_delta",
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQB"}}"#,
+        ),
+        ev("ping", r#"{"type": "ping"}"#),
+        ev(
+            "content_block_delta",
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"Cg=="}}"#,
+        ),
+        ev(
+            "content_block_stop",
+            r#"{"type":"content_block_stop","index":0}"#,
+        ),
+        ev(
+            "content_block_start",
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"EmwKAhgB"}}"#,
+        ),
+        ev(
+            "content_block_stop",
+            r#"{"type":"content_block_stop","index":1}"#,
+        ),
+        ev(
+            "content_block_start",
+            r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_9","name":"echo","input":{}}}"#,
+        ),
+        ev(
+            "content_block_delta",
+            r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{}"}}"#,
+        ),
+        ev(
+            "content_block_stop",
+            r#"{"type":"content_block_stop","index":2}"#,
+        ),
+        ev(
+            "message_delta",
+            r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":7}}"#,
+        ),
+        ev("message_stop", STOP),
+    ]
+    .concat();
+    let bytes = body.as_bytes();
+    let decode = |chunks: &[&[u8]]| {
+        let mut s = AnthropicStream::new();
+        let mut out = Vec::new();
+        for c in chunks {
+            out.extend(s.feed(c).unwrap());
+        }
+        out.extend(s.finish().unwrap());
+        out
+    };
+    let whole = decode(&[bytes]);
+    assert_eq!(
+        whole,
+        vec![
+            StreamEvent::Reasoning("Echo it, × twice.".into()),
+            StreamEvent::ReasoningSignature("EqQBCg==".into()),
+            StreamEvent::RedactedReasoning("EmwKAhgB".into()),
+            StreamEvent::ToolCall(ToolCallDelta {
+                index: 2,
+                id: Some("toolu_9".into()),
+                name: Some("echo".into()),
+                arguments: String::new(),
+            }),
+            StreamEvent::ToolCall(ToolCallDelta {
+                index: 2,
+                id: None,
+                name: None,
+                arguments: "{}".into(),
+            }),
+            StreamEvent::Finish("tool_use".into()),
+            StreamEvent::Usage(Usage {
+                prompt_tokens: 10,
+                completion_tokens: 7,
+                total_tokens: 17
+            }),
+            StreamEvent::Done,
+        ]
+    );
+    for i in 0..=bytes.len() {
+        assert_eq!(
+            decode(&[&bytes[..i], &bytes[i..]]),
+            whole,
+            "split at byte {i}"
+        );
+    }
+    let ones: Vec<&[u8]> = bytes.chunks(1).collect();
+    assert_eq!(decode(&ones), whole, "one byte at a time");
+}
+
+#[test]
+fn a_thinking_block_sent_whole_or_unsigned() {
+    let mut s = AnthropicStream::new();
+    let body = [
+        ev(
+            "content_block_start",
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"All at once.","signature":"SIG"}}"#,
+        ),
+        ev("content_block_stop", r#"{"type":"content_block_stop","index":0}"#),
+        // A proxy that streams thinking without signing it: no seal.
+        ev(
+            "content_block_start",
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"thinking","thinking":""}}"#,
+        ),
+        ev(
+            "content_block_delta",
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"thinking_delta","thinking":"unsigned"}}"#,
+        ),
+        ev("content_block_stop", r#"{"type":"content_block_stop","index":1}"#),
+        ev("message_stop", STOP),
+    ]
+    .concat();
+    assert_eq!(
+        s.feed(body.as_bytes()).unwrap(),
+        vec![
+            StreamEvent::Reasoning("All at once.".into()),
+            StreamEvent::ReasoningSignature("SIG".into()),
+            StreamEvent::Reasoning("unsigned".into()),
+            StreamEvent::Done,
+        ]
+    );
+}

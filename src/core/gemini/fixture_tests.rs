@@ -86,6 +86,7 @@ fn summarize(events: &[StreamEvent]) -> Summary {
                 s.finish = Some(f.clone());
             }
             StreamEvent::Done => s.done = true,
+            StreamEvent::ReasoningSignature(_) | StreamEvent::RedactedReasoning(_) => {}
             StreamEvent::ToolCall(d) => assembler.push(d),
             StreamEvent::Image(_) => panic!("no recording here holds an image"),
         }

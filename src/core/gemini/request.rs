@@ -74,6 +74,7 @@ pub fn step_request(
             temperature: params.temperature.filter(|t| t.is_finite()),
             top_p: params.top_p.filter(|t| t.is_finite()),
             max_output_tokens: params.max_tokens.filter(|n| *n > 0),
+            thinking_config: thinking_config(params),
         },
     };
     let mut headers = Vec::new();
@@ -219,11 +220,48 @@ struct GenerationConfig {
     top_p: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_output_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking_config: Option<ThinkingConfig>,
 }
 
 impl GenerationConfig {
     fn is_empty(&self) -> bool {
-        self.temperature.is_none() && self.top_p.is_none() && self.max_output_tokens.is_none()
+        self.temperature.is_none()
+            && self.top_p.is_none()
+            && self.max_output_tokens.is_none()
+            && self.thinking_config.is_none()
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ThinkingConfig {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    include_thoughts: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking_budget: Option<u32>,
+}
+
+/// `thinkingConfig`, sent only where it cannot be refused: Gemini answers 400 when a model
+/// that does not think is given a budget (or asked for thoughts), so it goes only when the
+/// user set a budget (their word that the model thinks) or the profile knows the model
+/// reasons. Thought summaries (`includeThoughts`) are asked for whenever the model thinks; a
+/// budget of 0 turns thinking off (Flash models), and then there are no thoughts to include.
+fn thinking_config(params: &ChatParams) -> Option<ThinkingConfig> {
+    match params.thinking_budget {
+        Some(0) => Some(ThinkingConfig {
+            include_thoughts: None,
+            thinking_budget: Some(0),
+        }),
+        Some(n) => Some(ThinkingConfig {
+            include_thoughts: Some(true),
+            thinking_budget: Some(n),
+        }),
+        None if params.reasoning_model => Some(ThinkingConfig {
+            include_thoughts: Some(true),
+            thinking_budget: None,
+        }),
+        None => None,
     }
 }
 

@@ -66,6 +66,7 @@ fn url_key_header_and_generation_config() {
             temperature: Some(1.5),
             top_p: Some(0.9),
             max_tokens: Some(512),
+            ..ChatParams::default()
         },
         &ctx(&[msg(Role::User, "hi")], &[], ToolMode::Off),
     );
@@ -314,4 +315,53 @@ fn prompt_and_off_modes_replay_calls_as_text() {
         );
         assert_eq!(body, expected, "{mode:?}");
     }
+}
+
+#[test]
+fn thinking_config_only_where_the_model_is_known_to_think() {
+    let config = |p: ChatParams| {
+        let body = step_request(
+            "http://h/v1beta",
+            None,
+            &ChatParams {
+                model: "gemini-2.5-flash".into(),
+                ..p
+            },
+            &ctx(&[msg(Role::User, "hi")], &[], ToolMode::Off),
+        )
+        .body
+        .unwrap();
+        let v: Value = serde_json::from_str(&body).unwrap();
+        v.get("generationConfig").cloned()
+    };
+    // A budget: thoughts included, the budget sent.
+    assert_eq!(
+        config(ChatParams {
+            thinking_budget: Some(2048),
+            max_tokens: Some(8192),
+            ..ChatParams::default()
+        }),
+        Some(
+            json!({"maxOutputTokens": 8192, "thinkingConfig": {"includeThoughts": true, "thinkingBudget": 2048}})
+        )
+    );
+    // No budget, but the profile knows the model reasons: thought summaries only.
+    assert_eq!(
+        config(ChatParams {
+            reasoning_model: true,
+            ..ChatParams::default()
+        }),
+        Some(json!({"thinkingConfig": {"includeThoughts": true}}))
+    );
+    // 0 turns thinking off: nothing to include.
+    assert_eq!(
+        config(ChatParams {
+            thinking_budget: Some(0),
+            reasoning_model: true,
+            ..ChatParams::default()
+        }),
+        Some(json!({"thinkingConfig": {"thinkingBudget": 0}}))
+    );
+    // Nothing known: no thinkingConfig, which a model that cannot think would refuse.
+    assert_eq!(config(ChatParams::default()), None);
 }

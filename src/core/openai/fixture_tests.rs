@@ -82,6 +82,7 @@ fn summarize(r: Run) -> Summary {
                 s.finish = Some(f);
             }
             StreamEvent::Done => s.done = true,
+            StreamEvent::ReasoningSignature(_) | StreamEvent::RedactedReasoning(_) => {}
             StreamEvent::ToolCall(_) => panic!("no tool calls in a plain-text fixture"),
             StreamEvent::Image(_) => panic!("no image in a plain-text fixture"),
         }
@@ -300,6 +301,7 @@ fn calls_every_way(bytes: &[u8]) -> Calls {
             StreamEvent::Finish(f) => out.finish = Some(f),
             StreamEvent::Done => out.done = true,
             StreamEvent::Image(_) => panic!("no recording here holds an image"),
+            StreamEvent::ReasoningSignature(_) | StreamEvent::RedactedReasoning(_) => {}
         }
     }
     out.calls = assembler.finish();

@@ -45,6 +45,10 @@ struct ChatBody<'a, M, T> {
     top_p: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_tokens: Option<u32>,
+    /// Only for models that reason; left out when unset, since servers and models that do not
+    /// reason may refuse the field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_effort: Option<&'static str>,
 }
 
 /// `POST {base}/chat/completions` asking for a stream with a final usage chunk.
@@ -79,6 +83,7 @@ pub(crate) fn chat_request_with_tools<M: Serialize, T: Serialize>(
         temperature: params.temperature.filter(|t| t.is_finite()),
         top_p: params.top_p.filter(|t| t.is_finite()),
         max_tokens: params.max_tokens,
+        reasoning_effort: params.reasoning_effort.map(|e| e.as_str()),
     };
     let mut headers = vec![
         ("Content-Type".to_string(), "application/json".to_string()),
@@ -173,6 +178,7 @@ mod tests {
             temperature: Some(0.7),
             top_p: Some(0.95),
             max_tokens: Some(256),
+            ..ChatParams::default()
         };
         let req = chat_request(
             "https://api.openai.com/v1/",
@@ -198,6 +204,30 @@ mod tests {
                 r#""stream_options":{"include_usage":true},"temperature":0.7,"top_p":0.95,"max_tokens":256}"#
             ))
         );
+    }
+
+    #[test]
+    fn reasoning_effort_goes_only_when_set() {
+        let body = |effort| {
+            let params = ChatParams {
+                model: "o4-mini".into(),
+                reasoning_effort: effort,
+                // A thinking budget is another kind's setting: never in this body.
+                thinking_budget: Some(4096),
+                ..ChatParams::default()
+            };
+            chat_request("http://h/v1", None, &params, &msgs()[1..])
+                .body
+                .unwrap()
+        };
+        assert_eq!(
+            body(Some(crate::provider::ReasoningEffort::High)),
+            concat!(
+                r#"{"model":"o4-mini","messages":[{"role":"user","content":"Say \"hi\"\nplease"}],"#,
+                r#""stream":true,"stream_options":{"include_usage":true},"reasoning_effort":"high"}"#
+            )
+        );
+        assert!(!body(None).contains("reasoning"));
     }
 
     #[test]

@@ -16,7 +16,7 @@ pub mod migrate;
 use serde::{Deserialize, Serialize};
 
 use crate::http::origin_of;
-use crate::provider::ProviderKind;
+use crate::provider::{ProviderKind, ReasoningEffort};
 
 pub use caps::{Capabilities, Flag, ModelEntry};
 
@@ -41,6 +41,13 @@ pub struct ProviderProfile {
     pub top_p: Option<f32>,
     #[serde(default)]
     pub max_tokens: Option<u32>,
+    /// Thinking tokens for Anthropic and Gemini profiles (`ChatParams::thinking_budget`).
+    /// Absent in records written before it, and left out while unset, so they stay as they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_budget: Option<u32>,
+    /// `reasoning_effort` for OpenAI-compatible profiles; absent while unset, like the budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_effort: Option<ReasoningEffort>,
     /// The models this profile's API listed last time (the picker's cache), with what the API
     /// reported about each and what the user set. Entries the user set flags on stay even when
     /// a refreshed list no longer names them.
@@ -62,6 +69,8 @@ impl ProviderProfile {
             temperature: None,
             top_p: None,
             max_tokens: None,
+            thinking_budget: None,
+            reasoning_effort: None,
             models: Vec::new(),
         }
     }
@@ -193,6 +202,10 @@ pub struct Target {
     pub temperature: Option<f32>,
     pub top_p: Option<f32>,
     pub max_tokens: Option<u32>,
+    /// The profile's budget, for the kinds that take one (see [`ProviderKind`]'s request
+    /// builders); another kind's setting never reaches a request.
+    pub thinking_budget: Option<u32>,
+    pub reasoning_effort: Option<ReasoningEffort>,
     pub caps: Capabilities,
 }
 
@@ -212,6 +225,10 @@ impl Target {
             temperature: p.temperature,
             top_p: p.top_p,
             max_tokens: p.max_tokens,
+            thinking_budget: p.thinking_budget.filter(|_| p.kind.takes_thinking_budget()),
+            reasoning_effort: p
+                .reasoning_effort
+                .filter(|_| p.kind == ProviderKind::OpenAiCompatible),
             caps: p.capabilities(model),
         }
     }

@@ -318,3 +318,53 @@ fn a_conversation_stored_before_profiles_opens_unchanged() {
         crate::persist::decode_conversation(&crate::persist::encode_conversation(&read)).unwrap();
     assert_eq!(again.model, Some(choice("a", "m")));
 }
+
+/// Format 2 with the reasoning settings: Anthropic's budget, OpenAI's effort, each stored only
+/// when set (`V2_OPENAI` above, written before they existed, loads and saves unchanged).
+const V2_REASONING: &str = r#"{"v":2,"data":{"profiles":[{"id":"a","name":"A","kind":"anthropic","base_url":"https://api.anthropic.com/v1","api_key":"","default_model":"claude-t","temperature":null,"top_p":null,"max_tokens":null,"thinking_budget":2048},{"id":"o","name":"O","kind":"openai","base_url":"http://o/v1","api_key":"","default_model":"o4","temperature":null,"top_p":null,"max_tokens":null,"reasoning_effort":"low"}]"#;
+
+#[test]
+fn reasoning_settings_are_stored_when_set_and_reach_the_request_params() {
+    let old = decode_settings(V2_OPENAI).unwrap();
+    assert_eq!(old.profiles[0].thinking_budget, None);
+    assert_eq!(old.profiles[0].reasoning_effort, None);
+    assert_eq!(encode_settings(&old), V2_OPENAI);
+
+    let mut s = ChatSettings::default();
+    let mut a = profile(
+        "a",
+        ProviderKind::Anthropic,
+        "https://api.anthropic.com/v1",
+        "",
+        "claude-t",
+    );
+    a.name = "A".into();
+    a.thinking_budget = Some(2048);
+    // An effort left on a profile whose kind was switched never reaches a request.
+    a.reasoning_effort = None;
+    let mut o = profile("o", ProviderKind::OpenAiCompatible, "http://o/v1", "", "o4");
+    o.name = "O".into();
+    o.reasoning_effort = Some(crate::provider::ReasoningEffort::Low);
+    s.profiles = vec![a, o];
+    let stored = encode_settings(&s);
+    assert!(stored.starts_with(V2_REASONING), "{stored}");
+    assert_eq!(decode_settings(&stored).unwrap(), s);
+
+    let params = |p: &ProviderProfile| {
+        let t = Target::from_profile(p, "");
+        (t.thinking_budget, t.reasoning_effort)
+    };
+    assert_eq!(params(&s.profiles[0]), (Some(2048), None));
+    assert_eq!(
+        params(&s.profiles[1]),
+        (None, Some(crate::provider::ReasoningEffort::Low))
+    );
+    // Settings of another kind stay in the record but never reach the request.
+    let mut switched = s.profiles[0].clone();
+    switched.kind = ProviderKind::OpenAiCompatible;
+    assert_eq!(params(&switched), (None, None));
+    let mut gem = s.profiles[1].clone();
+    gem.kind = ProviderKind::Gemini;
+    gem.thinking_budget = Some(512);
+    assert_eq!(params(&gem), (Some(512), None));
+}

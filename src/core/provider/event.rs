@@ -14,6 +14,14 @@ pub enum StreamEvent {
     Content(String),
     /// Model "thinking" text to append.
     Reasoning(String),
+    /// The provider's seal on the thinking since the previous seal (or since the answer
+    /// began): an opaque signature it wants back, with that thinking, when the conversation
+    /// continues (Anthropic's `signature_delta`; Gemini's `thoughtSignature` and OpenRouter's
+    /// `reasoning_details[].signature` are the same idea). See `thinking::ThoughtLog`.
+    ReasoningSignature(String),
+    /// Thinking the provider sent encrypted: nothing to show, but it must go back as it came
+    /// (Anthropic's `redacted_thinking`; OpenRouter's `reasoning.encrypted` is the same idea).
+    RedactedReasoning(String),
     /// Token counts reported by the server (may repeat; the last one wins).
     Usage(Usage),
     /// Why generation ended, in the provider's words (`stop`, `length`, `tool_calls`,

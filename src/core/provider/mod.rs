@@ -36,7 +36,7 @@ pub use error::{
     ProviderError, CONTEXT_TOO_LONG_LEAD,
 };
 pub use event::{StreamEvent, ToolCallDelta};
-pub use step::{ChatParams, StepContext};
+pub use step::{ChatParams, ReasoningEffort, StepContext};
 
 /// Which wire format the configured server speaks. Stored in `ChatSettings`; a value stored
 /// before this field existed means OpenAI-compatible, the only kind there was.
@@ -68,6 +68,12 @@ impl ProviderKind {
             ProviderKind::Anthropic => "Anthropic",
             ProviderKind::Gemini => "Google Gemini",
         }
+    }
+
+    /// Whether the kind's requests take a thinking budget in tokens (Anthropic, Gemini); an
+    /// OpenAI-compatible server takes `reasoning_effort` words instead.
+    pub fn takes_thinking_budget(self) -> bool {
+        self != ProviderKind::OpenAiCompatible
     }
 
     /// The base URL Settings suggests for the kind.
@@ -155,6 +161,9 @@ impl Provider {
             temperature: t.temperature,
             top_p: t.top_p,
             max_tokens: t.max_tokens,
+            thinking_budget: t.thinking_budget,
+            reasoning_effort: t.reasoning_effort,
+            reasoning_model: t.caps.reasoning.value() == Some(true),
         };
         Ok(Provider::new(t.kind, &t.base_url, &t.api_key, params)?
             .with_silence_limit_ms(s.silence_limit_ms()))

@@ -8,6 +8,7 @@ use crate::agent::prompt;
 use crate::agent::record::ToolMode;
 use crate::agent::tools::ToolSpec;
 use crate::chat::{Message, Role};
+use serde::{Deserialize, Serialize};
 
 /// Sampling parameters. `None` means "let the server decide" and is left out of the body
 /// (unless the provider requires the field, as Anthropic requires `max_tokens`).
@@ -18,6 +19,41 @@ pub struct ChatParams {
     pub temperature: Option<f32>,
     pub top_p: Option<f32>,
     pub max_tokens: Option<u32>,
+    /// Tokens the model may think before answering (Anthropic's `budget_tokens`, Gemini's
+    /// `thinkingBudget`); `None` leaves thinking as the provider has it by default.
+    pub thinking_budget: Option<u32>,
+    /// How hard an OpenAI-compatible reasoning model thinks (`reasoning_effort`).
+    pub reasoning_effort: Option<ReasoningEffort>,
+    /// The profile knows this model reasons (its `reasoning` capability is true): Gemini then
+    /// asks for thought summaries even without a budget, which a model that cannot think may
+    /// refuse, so it is never asked of a model not known to think.
+    pub reasoning_model: bool,
+}
+
+/// OpenAI's `reasoning_effort` words: the ones every server that takes the field accepts.
+///
+/// Read through its name (`try_from = "String"`, the `FromStr` below): serde's derived enum
+/// visitor would add wasm for what `FromStr` already does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", try_from = "String")]
+pub enum ReasoningEffort {
+    Low,
+    Medium,
+    High,
+}
+
+crate::display::names::named_enum!(ReasoningEffort, "reasoning effort", {
+    Low => "low",
+    Medium => "medium",
+    High => "high",
+});
+
+impl TryFrom<String> for ReasoningEffort {
+    type Error = crate::display::names::UnknownName;
+
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        s.parse()
+    }
 }
 
 /// Everything one step's request is built from.

@@ -160,6 +160,7 @@ fn openai_compatible_provider_sends_the_bytes_wire_openai_sends() {
         temperature: Some(0.5),
         top_p: None,
         max_tokens: Some(300),
+        ..ChatParams::default()
     };
     assert_eq!(
         req,
