@@ -440,7 +440,7 @@ impl MemoryRecord {
             (None, None) => Value::Object(map),
             _ => return Err(corrupt("incomplete envelope".into())),
         };
-        serde_json::from_value(data).map_err(|e| corrupt(e.to_string()))
+        crate::persist::typed(data).map_err(|e| corrupt(e.to_string()))
     }
 }
 

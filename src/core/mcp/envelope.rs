@@ -42,7 +42,7 @@ pub(crate) fn decode<T: DeserializeOwned>(
             known,
         });
     }
-    serde_json::from_value(env.data).map_err(|e| PersistError::Corrupt {
+    crate::persist::typed(env.data).map_err(|e| PersistError::Corrupt {
         what,
         detail: e.to_string(),
     })

@@ -175,7 +175,7 @@ fn skiff_item(item: Value, n: usize) -> Result<Conversation, String> {
         ));
     }
     let env: Envelope =
-        serde_json::from_value(item).map_err(|e| format!("Item {n} is damaged: {e}."))?;
+        crate::persist::typed(item).map_err(|e| format!("Item {n} is damaged: {e}."))?;
     let mut c = env.conversation;
     if !safe_id(&c.id) || c.messages.iter().any(|m| !safe_id(&m.id)) {
         return Err(format!("Item {n} has an id Skiff cannot store."));
@@ -208,7 +208,7 @@ struct LlamaConv {
 /// `currNode`: that path is what is on screen, and every other version a branch
 /// (`llamacpp::from_tree`).
 fn llama_item(item: Value, n: usize, left_out: &mut usize) -> Result<Conversation, String> {
-    let export: LlamaExport = serde_json::from_value(item)
+    let export: LlamaExport = crate::persist::typed(item)
         .map_err(|e| format!("Item {n} is a damaged llama.cpp conversation: {e}."))?;
     if !safe_id(&export.conv.id) {
         return Err(format!("Item {n} has an id Skiff cannot store."));

@@ -60,7 +60,7 @@ pub fn settings_v1_to_v2(mut data: Value) -> Value {
             .get("provider")
             .cloned()
             .unwrap_or_else(|| Value::String(ProviderKind::OpenAiCompatible.as_str().into()));
-        let kind_label = serde_json::from_value::<ProviderKind>(kind.clone())
+        let kind_label = crate::persist::typed::<ProviderKind>(kind.clone())
             .map(|k| k.label())
             .unwrap_or("Provider");
         let name = name_from_url(&base_url).unwrap_or_else(|| kind_label.to_string());
