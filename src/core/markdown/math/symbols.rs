@@ -14,163 +14,208 @@ pub(super) enum Symbol {
     Func(&'static str, bool),
 }
 
+/// Every command [`symbol`] knows, one per line: its name, its kind (`i` identifier, `o`
+/// operator, `b` large operator, `f` function name, `F` one whose limits go under it) and what
+/// it stands for. One text rather than a `match`: the match compiled to a comparison tree of
+/// about 6 KB of wasm for what is data; scanning this is as fast as math rendering needs.
+const SYMBOLS: &str = "lim F lim
+max F max
+min F min
+sup F sup
+inf F inf
+det F det
+gcd F gcd
+Pr F Pr
+argmax F argmax
+argmin F argmin
+sin f sin
+cos f cos
+tan f tan
+cot f cot
+sec f sec
+csc f csc
+sinh f sinh
+cosh f cosh
+tanh f tanh
+arcsin f arcsin
+arccos f arccos
+arctan f arctan
+log f log
+ln f ln
+lg f lg
+exp f exp
+deg f deg
+arg f arg
+dim f dim
+ker f ker
+hom f hom
+mod f mod
+bmod f bmod
+alpha i α
+beta i β
+gamma i γ
+delta i δ
+epsilon i ϵ
+varepsilon i ε
+zeta i ζ
+eta i η
+theta i θ
+vartheta i ϑ
+iota i ι
+kappa i κ
+lambda i λ
+mu i μ
+nu i ν
+xi i ξ
+pi i π
+varpi i ϖ
+rho i ρ
+varrho i ϱ
+sigma i σ
+varsigma i ς
+tau i τ
+upsilon i υ
+phi i ϕ
+varphi i φ
+chi i χ
+psi i ψ
+omega i ω
+Gamma i Γ
+Delta i Δ
+Theta i Θ
+Lambda i Λ
+Xi i Ξ
+Pi i Π
+Sigma i Σ
+Upsilon i Υ
+Phi i Φ
+Psi i Ψ
+Omega i Ω
+infty i ∞
+partial i ∂
+nabla i ∇
+hbar i ℏ
+ell i ℓ
+Re i ℜ
+Im i ℑ
+aleph i ℵ
+emptyset i ∅
+varnothing i ∅
+dots i …
+ldots i …
+cdots o ⋯
+vdots o ⋮
+ddots o ⋱
+prime o ′
+times o ×
+cdot o ⋅
+pm o ±
+mp o ∓
+div o ÷
+ast o ∗
+star o ⋆
+circ o ∘
+bullet o ∙
+oplus o ⊕
+otimes o ⊗
+leq o ≤
+le o ≤
+geq o ≥
+ge o ≥
+neq o ≠
+ne o ≠
+lt o <
+gt o >
+ll o ≪
+gg o ≫
+approx o ≈
+equiv o ≡
+sim o ∼
+simeq o ≃
+cong o ≅
+propto o ∝
+perp o ⊥
+parallel o ∥
+mid o ∣
+in o ∈
+notin o ∉
+ni o ∋
+subset o ⊂
+subseteq o ⊆
+supset o ⊃
+supseteq o ⊇
+cup o ∪
+cap o ∩
+setminus o ∖
+forall o ∀
+exists o ∃
+neg o ¬
+lnot o ¬
+land o ∧
+wedge o ∧
+lor o ∨
+vee o ∨
+to o →
+rightarrow o →
+gets o ←
+leftarrow o ←
+leftrightarrow o ↔
+Rightarrow o ⇒
+implies o ⇒
+Leftarrow o ⇐
+Leftrightarrow o ⇔
+iff o ⇔
+mapsto o ↦
+uparrow o ↑
+downarrow o ↓
+langle o ⟨
+rangle o ⟩
+lfloor o ⌊
+rfloor o ⌋
+lceil o ⌈
+rceil o ⌉
+vert o |
+Vert o ‖
+| o ‖
+{ o {
+lbrace o {
+} o }
+rbrace o }
+colon o :
+angle o ∠
+triangle o △
+top o ⊤
+bot o ⊥
+% o %
+$ o $
+# o #
+& o &
+_ o _
+sum b ∑
+prod b ∏
+coprod b ∐
+bigcup b ⋃
+bigcap b ⋂
+int o ∫
+iint o ∬
+iiint o ∭
+oint o ∮";
+
 /// Looks up `\name` (without the backslash).
 pub(super) fn symbol(name: &str) -> Option<Symbol> {
-    use Symbol::{BigOp, Func, Ident, Op};
-    Some(match name {
-        "alpha" => Ident("α"),
-        "beta" => Ident("β"),
-        "gamma" => Ident("γ"),
-        "delta" => Ident("δ"),
-        "epsilon" => Ident("ϵ"),
-        "varepsilon" => Ident("ε"),
-        "zeta" => Ident("ζ"),
-        "eta" => Ident("η"),
-        "theta" => Ident("θ"),
-        "vartheta" => Ident("ϑ"),
-        "iota" => Ident("ι"),
-        "kappa" => Ident("κ"),
-        "lambda" => Ident("λ"),
-        "mu" => Ident("μ"),
-        "nu" => Ident("ν"),
-        "xi" => Ident("ξ"),
-        "pi" => Ident("π"),
-        "varpi" => Ident("ϖ"),
-        "rho" => Ident("ρ"),
-        "varrho" => Ident("ϱ"),
-        "sigma" => Ident("σ"),
-        "varsigma" => Ident("ς"),
-        "tau" => Ident("τ"),
-        "upsilon" => Ident("υ"),
-        "phi" => Ident("ϕ"),
-        "varphi" => Ident("φ"),
-        "chi" => Ident("χ"),
-        "psi" => Ident("ψ"),
-        "omega" => Ident("ω"),
-        "Gamma" => Ident("Γ"),
-        "Delta" => Ident("Δ"),
-        "Theta" => Ident("Θ"),
-        "Lambda" => Ident("Λ"),
-        "Xi" => Ident("Ξ"),
-        "Pi" => Ident("Π"),
-        "Sigma" => Ident("Σ"),
-        "Upsilon" => Ident("Υ"),
-        "Phi" => Ident("Φ"),
-        "Psi" => Ident("Ψ"),
-        "Omega" => Ident("Ω"),
-        "infty" => Ident("∞"),
-        "partial" => Ident("∂"),
-        "nabla" => Ident("∇"),
-        "hbar" => Ident("ℏ"),
-        "ell" => Ident("ℓ"),
-        "Re" => Ident("ℜ"),
-        "Im" => Ident("ℑ"),
-        "aleph" => Ident("ℵ"),
-        "emptyset" => Ident("∅"),
-        "varnothing" => Ident("∅"),
-        "dots" | "ldots" => Ident("…"),
-        "cdots" => Op("⋯"),
-        "vdots" => Op("⋮"),
-        "ddots" => Op("⋱"),
-        "prime" => Op("′"),
-        "times" => Op("×"),
-        "cdot" => Op("⋅"),
-        "pm" => Op("±"),
-        "mp" => Op("∓"),
-        "div" => Op("÷"),
-        "ast" => Op("∗"),
-        "star" => Op("⋆"),
-        "circ" => Op("∘"),
-        "bullet" => Op("∙"),
-        "oplus" => Op("⊕"),
-        "otimes" => Op("⊗"),
-        "leq" | "le" => Op("≤"),
-        "geq" | "ge" => Op("≥"),
-        "neq" | "ne" => Op("≠"),
-        "lt" => Op("<"),
-        "gt" => Op(">"),
-        "ll" => Op("≪"),
-        "gg" => Op("≫"),
-        "approx" => Op("≈"),
-        "equiv" => Op("≡"),
-        "sim" => Op("∼"),
-        "simeq" => Op("≃"),
-        "cong" => Op("≅"),
-        "propto" => Op("∝"),
-        "perp" => Op("⊥"),
-        "parallel" => Op("∥"),
-        "mid" => Op("∣"),
-        "in" => Op("∈"),
-        "notin" => Op("∉"),
-        "ni" => Op("∋"),
-        "subset" => Op("⊂"),
-        "subseteq" => Op("⊆"),
-        "supset" => Op("⊃"),
-        "supseteq" => Op("⊇"),
-        "cup" => Op("∪"),
-        "cap" => Op("∩"),
-        "setminus" => Op("∖"),
-        "forall" => Op("∀"),
-        "exists" => Op("∃"),
-        "neg" | "lnot" => Op("¬"),
-        "land" | "wedge" => Op("∧"),
-        "lor" | "vee" => Op("∨"),
-        "to" | "rightarrow" => Op("→"),
-        "gets" | "leftarrow" => Op("←"),
-        "leftrightarrow" => Op("↔"),
-        "Rightarrow" | "implies" => Op("⇒"),
-        "Leftarrow" => Op("⇐"),
-        "Leftrightarrow" | "iff" => Op("⇔"),
-        "mapsto" => Op("↦"),
-        "uparrow" => Op("↑"),
-        "downarrow" => Op("↓"),
-        "langle" => Op("⟨"),
-        "rangle" => Op("⟩"),
-        "lfloor" => Op("⌊"),
-        "rfloor" => Op("⌋"),
-        "lceil" => Op("⌈"),
-        "rceil" => Op("⌉"),
-        "vert" => Op("|"),
-        "Vert" | "|" => Op("‖"),
-        "{" | "lbrace" => Op("{"),
-        "}" | "rbrace" => Op("}"),
-        "colon" => Op(":"),
-        "angle" => Op("∠"),
-        "triangle" => Op("△"),
-        "top" => Op("⊤"),
-        "bot" => Op("⊥"),
-        "%" => Op("%"),
-        "$" => Op("$"),
-        "#" => Op("#"),
-        "&" => Op("&"),
-        "_" => Op("_"),
-        "sum" => BigOp("∑"),
-        "prod" => BigOp("∏"),
-        "coprod" => BigOp("∐"),
-        "bigcup" => BigOp("⋃"),
-        "bigcap" => BigOp("⋂"),
-        "int" => Op("∫"),
-        "iint" => Op("∬"),
-        "iiint" => Op("∭"),
-        "oint" => Op("∮"),
-        "lim" | "max" | "min" | "sup" | "inf" | "det" | "gcd" | "Pr" | "argmax" | "argmin" => {
-            Func(name_static(name)?, true)
-        }
-        "sin" | "cos" | "tan" | "cot" | "sec" | "csc" | "sinh" | "cosh" | "tanh" | "arcsin"
-        | "arccos" | "arctan" | "log" | "ln" | "lg" | "exp" | "deg" | "arg" | "dim" | "ker"
-        | "hom" | "mod" | "bmod" => Func(name_static(name)?, false),
-        _ => return None,
-    })
-}
-
-/// The function names above as `'static` strings (the match arms bind `name` only by value).
-fn name_static(name: &str) -> Option<&'static str> {
-    const NAMES: &[&str] = &[
-        "lim", "max", "min", "sup", "inf", "det", "gcd", "Pr", "argmax", "argmin", "sin", "cos",
-        "tan", "cot", "sec", "csc", "sinh", "cosh", "tanh", "arcsin", "arccos", "arctan", "log",
-        "ln", "lg", "exp", "deg", "arg", "dim", "ker", "hom", "mod", "bmod",
-    ];
-    NAMES.iter().copied().find(|n| *n == name)
+    let line = SYMBOLS
+        .lines()
+        .find(|l| l.split(' ').next() == Some(name))?;
+    let mut parts = line.splitn(3, ' ').skip(1);
+    let (kind, text) = (parts.next()?, parts.next()?);
+    match kind {
+        "i" => Some(Symbol::Ident(text)),
+        "o" => Some(Symbol::Op(text)),
+        "b" => Some(Symbol::BigOp(text)),
+        "f" => Some(Symbol::Func(text, false)),
+        "F" => Some(Symbol::Func(text, true)),
+        _ => None,
+    }
 }
 
 /// Accent commands and the mark they put over their argument.
@@ -252,4 +297,31 @@ pub(super) fn styled(font: &str, c: char) -> Option<char> {
         return Some(c);
     };
     char::from_u32(base)
+}
+
+#[cfg(test)]
+mod table_tests {
+    use super::*;
+
+    #[test]
+    fn every_line_of_the_table_reads_and_names_are_unique() {
+        let mut seen: Vec<&str> = Vec::new();
+        for line in SYMBOLS.lines() {
+            let name = line.split(' ').next().unwrap_or("");
+            assert!(!name.is_empty() && !seen.contains(&name), "{line}");
+            seen.push(name);
+            assert!(symbol(name).is_some(), "{line}");
+        }
+        assert_eq!(seen.len(), 182);
+        assert_eq!(symbol("alpha"), Some(Symbol::Ident("α")));
+        assert_eq!(symbol("le"), symbol("leq"));
+        assert_eq!(symbol("lim"), Some(Symbol::Func("lim", true)));
+        assert_eq!(symbol("sin"), Some(Symbol::Func("sin", false)));
+        assert_eq!(
+            symbol("sum").map(|s| matches!(s, Symbol::BigOp(_))),
+            Some(true)
+        );
+        assert_eq!(symbol("alph"), None);
+        assert_eq!(symbol(""), None);
+    }
 }
