@@ -134,6 +134,33 @@ test('Gemini: an image question carries inlineData', async () => {
   await context.close();
 });
 
+test('Anthropic and Gemini read a PDF natively: a document block, and inlineData application/pdf', async () => {
+  const PDF = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
+  const pdf = { name: 'report.pdf', mimeType: 'application/pdf', buffer: PDF };
+  for (const kind of ['anthropic', 'gemini']) {
+    const { context, page: p, errors } = await page(kind);
+    await p.locator('.attach-button input[type=file]').setInputFiles(pdf);
+    await p.locator('form.composer .attachment', { hasText: 'report.pdf' }).waitFor({ timeout: WAIT_MS });
+    await sendAndWait(p, 'Summarize');
+    if (kind === 'anthropic') {
+      const body = await lastBody(anthropic, '/v1/messages');
+      assert.deepEqual(body.messages, [{ role: 'user', content: [
+        { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF.toString('base64') } },
+        { type: 'text', text: 'Summarize' },
+      ] }]);
+    } else {
+      const body = await lastBody(gemini, ':streamGenerateContent');
+      assert.deepEqual(body.contents, [{ role: 'user', parts: [
+        { inlineData: { mimeType: 'application/pdf', data: PDF.toString('base64') } },
+        { text: 'Summarize' },
+      ] }]);
+    }
+    await p.locator('article.message-user .attachment', { hasText: 'report.pdf' }).waitFor({ timeout: WAIT_MS });
+    assert.deepEqual(errors, [], kind);
+    await context.close();
+  }
+});
+
 test('a dropped large image is scaled to 1568 px, a pasted text file is inlined, a PDF to a local server is refused', async () => {
   const { context, page: p, errors } = await page('openai');
   // Drop a 2000×1000 PNG made in the page.
