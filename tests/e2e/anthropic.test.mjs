@@ -194,6 +194,8 @@ test('(a) the budget set in Settings reaches the request; thinking is shown coll
     // The signed thinking is kept on the saved answer, to give back in a tool loop.
     const saved = await savedAnswer(page, (m) => m.status?.kind === 'done');
     assert.deepEqual(saved?.thinking, [{ text: 'The user greets me; a short greeting back.', signature: SIGNATURE }]);
+    await details.locator('summary').click();
+    await screenshot(page, 'anthropic-thinking');
     assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
   } catch (err) {
     await screenshot(page, 'anthropic-thinking-failure').catch(() => {});

@@ -13,7 +13,7 @@ import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import {
-  startOpenAiServer, startReplayServer, startStaticServer, launchBrowser, collectConsoleErrors, chatSettings,
+  startOpenAiServer, startReplayServer, startStaticServer, launchBrowser, collectConsoleErrors, screenshot, chatSettings,
 } from './harness.mjs';
 
 const WAIT_MS = 15_000;
@@ -122,6 +122,7 @@ async function shownImage(p) {
 async function checkLifecycle(p, b64, size, errors, nextRequest) {
   assert.deepEqual(await shownImage(p), { ...size, alt: 'image-1.png' });
   await waitBlobs(p, [sha(b64)]);
+  await screenshot(p, `image-out-${size.w}x${size.h}`);
   // A click shows it at full size, another fits it again.
   const figure = p.locator('figure.returned-image').first();
   await figure.locator('button').click();
