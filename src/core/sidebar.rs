@@ -141,7 +141,9 @@ pub fn window(offsets: &[f64], scroll_top: f64, viewport_px: f64, overscan: usiz
     let n = offsets.len().saturating_sub(1);
     let total = offsets.last().copied().unwrap_or(0.0);
     let top = if scroll_top.is_finite() {
-        scroll_top.clamp(0.0, total)
+        // Not `f64::clamp`: its NaN assertion formats floats, which would link float printing
+        // into the page for this one line (see `format`).
+        scroll_top.min(total).max(0.0)
     } else {
         0.0
     };

@@ -12,6 +12,7 @@
 
 use leptos::prelude::*;
 use skiff_core::display::text;
+use skiff_core::format::decimal;
 use skiff_core::mcp::elicit::{
     ElicitAnswer, ElicitKind, Field, FieldInput, FieldKind, FormModel, UrlAsk,
 };
@@ -35,7 +36,7 @@ pub fn ElicitTray(#[prop(optional)] in_settings: bool) -> impl IntoView {
             <section class="elicit-tray" aria-label="Questions from MCP servers">
                 {keyed_list(
                     move || ctx.mcp.elicits.get(),
-                    |c| format!("{:?}", (&c.server_id, c.key, c.waiting)),
+                    |c| format!("{}\u{1f}{}\u{1f}{}", c.server_id, c.key, c.waiting),
                     |c| view! { <ElicitCardView card=c /> },
                 )}
             </section>
@@ -206,8 +207,8 @@ fn field_view(
                 id=id.to_string()
                 type="number"
                 step=if integer { "1" } else { "any" }
-                min=min.map(|n| n.to_string())
-                max=max.map(|n| n.to_string())
+                min=min.map(decimal)
+                max=max.map(decimal)
                 prop:value=text_of(inputs, i)
                 required=required
                 aria-invalid=move || error().is_some().to_string()

@@ -12,6 +12,7 @@ use std::time::Duration;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::display::text;
+use skiff_core::format::{decimal, fixed};
 use skiff_core::mcp::backoff::HealthStatus;
 use skiff_core::mcp::config::{ServerConfig, ServerForm, TransportChoice};
 
@@ -38,7 +39,9 @@ pub fn McpSettings() -> impl IntoView {
             <ul class="mcp-servers">
                 {keyed_list(
                     move || ctx.mcp.servers.get(),
-                    |c| format!("{c:?}"),
+                    // The whole record, so an edited server is drawn again; JSON rather
+                    // than Debug, which would link float printing for one key.
+                    |c| serde_json::to_string(c).unwrap_or_default(),
                     move |cfg| view! { <ServerRow cfg=cfg now=now /> },
                 )}
             </ul>
@@ -75,8 +78,8 @@ fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
         // An error status carries the server's own words.
         let mut text = text::prose(&s.describe(now_ms)).into_owned();
         if let Some(checked) = live.and_then(|l| l.health.get().last_checked_ms) {
-            let ago = ((now_ms - checked) / 1000.0).max(0.0).round();
-            text.push_str(&format!(" · last answer {ago:.0} s ago"));
+            let ago = fixed(((now_ms - checked) / 1000.0).max(0.0), 0);
+            text.push_str(&format!(" · last answer {ago} s ago"));
         }
         text
     };
@@ -255,8 +258,8 @@ fn ToolTry(server_id: String, name: String, description: String, schema: String)
         spawn_local(async move {
             let on_progress = move |done: f64, total: Option<f64>, message: Option<String>| {
                 let text = match total {
-                    Some(t) => format!("{done}/{t}"),
-                    None => format!("{done}"),
+                    Some(t) => format!("{}/{}", decimal(done), decimal(t)),
+                    None => decimal(done),
                 };
                 let text = match message {
                     Some(m) => format!("{text} — {}", text::prose(&m)),

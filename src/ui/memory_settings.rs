@@ -90,7 +90,7 @@ pub fn MemorySettings(memory: MemoryStore) -> impl IntoView {
             </p>
             <AddMemory memory=memory />
             <ul class="memory-list">
-                {keyed_list(entries, |e| format!("{e:?}"), move |entry| view! { <MemoryItem memory=memory entry=entry /> })}
+                {keyed_list(entries, |e| serde_json::to_string(e).unwrap_or_default(), move |entry| view! { <MemoryItem memory=memory entry=entry /> })}
             </ul>
             <When when=move || memory.book.with(|b| b.is_empty())>
                 <p class="muted memory-empty">"No memories yet. The model saves them with memory_save, or add one above."</p>

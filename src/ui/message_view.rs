@@ -143,7 +143,11 @@ pub fn MessageView(
                 let text = match (tools_phase, stats) {
                     (Some(phase), _) => phase,
                     (None, Some(s)) if s.tokens_per_second > 0.0 => {
-                        format!("Generating… {} tokens · {:.1} tok/s", s.tokens, s.tokens_per_second)
+                        format!(
+                            "Generating… {} tokens · {} tok/s",
+                            s.tokens,
+                            skiff_core::format::fixed(s.tokens_per_second, 1)
+                        )
                     }
                     _ => "Waiting for the model…".to_string(),
                 };

@@ -10,6 +10,7 @@
 use crate::stores::reactive::memo;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use skiff_core::format::decimal_f32;
 use skiff_core::profiles::ProviderProfile;
 use skiff_core::provider::{ProviderKind, ReasoningEffort};
 
@@ -247,8 +248,8 @@ fn ProfileForm(id: String) -> impl IntoView {
                 </span>
             </div>
             <div class="params">
-                {number_input("Temperature", (0.0, 2.0, false), initial.0.map(|v| v.to_string()), Callback::new(move |v: Option<f64>| edit(&|p| p.temperature = v.map(|v| v as f32))))}
-                {number_input("Top p", (0.0, 1.0, false), initial.1.map(|v| v.to_string()), Callback::new(move |v: Option<f64>| edit(&|p| p.top_p = v.map(|v| v as f32))))}
+                {number_input("Temperature", (0.0, 2.0, false), initial.0.map(decimal_f32), Callback::new(move |v: Option<f64>| edit(&|p| p.temperature = v.map(|v| v as f32))))}
+                {number_input("Top p", (0.0, 1.0, false), initial.1.map(decimal_f32), Callback::new(move |v: Option<f64>| edit(&|p| p.top_p = v.map(|v| v as f32))))}
                 {number_input("Max tokens", (1.0, 1_000_000.0, true), initial.2.map(|v| v.to_string()), Callback::new(move |v: Option<f64>| edit(&|p| p.max_tokens = v.map(|v| v as u32))))}
                 {reasoning_field}
             </div>

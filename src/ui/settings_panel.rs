@@ -6,7 +6,7 @@
 use crate::stores::reactive::memo;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::format::count;
+use skiff_core::format::{count, decimal};
 use skiff_core::settings::{ChatSettings, Theme, DEFAULT_SILENCE_LIMIT_S};
 
 use super::context::ctx;
@@ -114,7 +114,7 @@ pub(super) fn NumberField(
     number_input(
         label,
         (min, max, integer),
-        settings.with_untracked(get).map(|v| v.to_string()),
+        settings.with_untracked(get).map(decimal),
         Callback::new(move |v| settings.update(|s| set(s, v))),
     )
 }
@@ -150,9 +150,11 @@ pub(super) fn number_input(
                             set.run(Some(v));
                         }
                         _ => error.set(Some(format!(
-                            "{} must be {} from {min} to {max}; not saved.",
+                            "{} must be {} from {} to {}; not saved.",
                             label,
-                            if integer { "a whole number" } else { "a number" }
+                            if integer { "a whole number" } else { "a number" },
+                            decimal(min),
+                            decimal(max)
                         ))),
                     }
                 }

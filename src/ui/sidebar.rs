@@ -8,6 +8,7 @@ use crate::stores::reactive::{effect, memo};
 use leptos::html;
 use leptos::prelude::*;
 use skiff_core::chat::ConversationSummary;
+use skiff_core::format::fixed;
 use skiff_core::sidebar::{self, Row};
 
 use super::composer::focus_composer;
@@ -114,12 +115,12 @@ pub fn Sidebar() -> impl IntoView {
                 node_ref=list
                 on:scroll=move |ev| scroll_top.set(f64::from(event_target::<web_sys::Element>(&ev).scroll_top()))
             >
-                <li class="list-spacer" aria-hidden="true" style:height=move || format!("{}px", window().top_px)></li>
+                <li class="list-spacer" aria-hidden="true" style:height=move || format!("{}px", fixed(window().top_px, 2))></li>
                 {keyed_list(items, Item::key, |item| match item {
                     Item::Group(label) => view! { <li class="conversation-group">{label}</li> }.into_any(),
                     Item::Conversation(s, position, count) => view! { <ConversationItem summary=s position count /> }.into_any(),
                 })}
-                <li class="list-spacer" aria-hidden="true" style:height=move || format!("{}px", window().bottom_px)></li>
+                <li class="list-spacer" aria-hidden="true" style:height=move || format!("{}px", fixed(window().bottom_px, 2))></li>
             </ul>
             // Where a keyboard or screen-reader user finds the shortcuts (also Ctrl+/ or ?).
             <button class="link-button open-search" on:click=move |_| ctx.show_search.set(true)>"Search conversations"</button>

@@ -17,6 +17,7 @@ use skiff_core::agent::result::{self, ResultPart};
 use skiff_core::agent::{ToolCallRecord, ToolCallStatus, ToolProgress};
 use skiff_core::display::card::{self, CardStatus};
 use skiff_core::display::{links, media, text};
+use skiff_core::format::decimal;
 
 use super::clock_hook::use_timestamp_while;
 use super::context::ctx;
@@ -47,7 +48,7 @@ pub fn ToolCards(msg: LiveMessage) -> impl IntoView {
             <div class="tool-cards">
                 {keyed_list(
                     move || keys.get(),
-                    |k| format!("{k:?}"),
+                    |(id, nth)| format!("{id}\u{1f}{nth}"),
                     move |(id, nth)| {
                         let record = record_memo(msg, id, nth);
                         view! { <ToolCard msg=msg record=record /> }
@@ -193,7 +194,7 @@ fn progress_view(p: ToolProgress) -> impl IntoView {
     let (bar, text) = card::progress(&p);
     let bar = match bar {
         Some((value, max)) => {
-            view! { <progress value=value.to_string() max=max.to_string()></progress> }.into_any()
+            view! { <progress value=decimal(value) max=decimal(max)></progress> }.into_any()
         }
         None => view! { <progress></progress> }.into_any(),
     };

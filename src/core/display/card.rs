@@ -6,6 +6,7 @@
 //! an error. Labels come from the server and the model, so they pass through
 //! [`super::text::name`].
 
+use crate::format::decimal;
 use serde_json::Value;
 
 use super::text;
@@ -76,7 +77,10 @@ impl CardStatus {
         match self {
             CardStatus::AwaitingApproval => "Waiting for approval".into(),
             CardStatus::Running => match started_ms {
-                Some(start) => format!("Running… {:.1} s", ((now_ms - start) / 1000.0).max(0.0)),
+                Some(start) => format!(
+                    "Running… {} s",
+                    crate::format::fixed(((now_ms - start) / 1000.0).max(0.0), 1)
+                ),
                 None => "Running…".into(),
             },
             CardStatus::Done => match duration_ms {
@@ -94,9 +98,9 @@ impl CardStatus {
 /// A duration for the state line: milliseconds below a second, tenths of seconds above.
 pub fn format_ms(ms: f64) -> String {
     if ms < 1000.0 {
-        format!("{} ms", ms.max(0.0).round())
+        format!("{} ms", crate::format::fixed(ms.max(0.0), 0))
     } else {
-        format!("{:.1} s", ms / 1000.0)
+        format!("{} s", crate::format::fixed(ms / 1000.0, 1))
     }
 }
 
@@ -137,8 +141,8 @@ pub fn progress(p: &ToolProgress) -> (Option<(f64, f64)>, String) {
     let total = p.total.filter(|t| *t > 0.0);
     let text = match (&p.message, total) {
         (Some(m), _) if !m.trim().is_empty() => text::prose(m).into_owned(),
-        (_, Some(total)) => format!("{} of {}", p.progress, total),
-        _ => format!("{}", p.progress),
+        (_, Some(total)) => format!("{} of {}", decimal(p.progress), decimal(total)),
+        _ => decimal(p.progress),
     };
     (total.map(|t| (p.progress, t)), text)
 }

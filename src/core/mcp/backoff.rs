@@ -197,7 +197,7 @@ impl HealthStatus {
             ),
             HealthStatus::Connected { .. } => "connected".into(),
             HealthStatus::Reconnecting { at_ms, attempt } => {
-                let secs = ((at_ms - now_ms) / 1000.0).max(0.0).ceil();
+                let secs = crate::format::fixed(((at_ms - now_ms) / 1000.0).max(0.0).ceil(), 0);
                 format!("reconnecting in {secs} s (attempt {attempt})")
             }
             HealthStatus::Offline => "offline: reconnects when the network is back".into(),

@@ -136,7 +136,7 @@ impl fmt::Display for McpError {
             McpError::Timeout { method, after_ms } => write!(
                 f,
                 "The server did not answer `{method}` within {} s. It may be overloaded or stuck; try again, or raise the timeout in the server's settings.",
-                (*after_ms as f64 / 1000.0)
+                crate::format::decimal(*after_ms as f64 / 1000.0)
             ),
             McpError::Cancelled { reason: Some(r) } => write!(f, "The request was cancelled ({r})."),
             McpError::Cancelled { reason: None } => write!(f, "The request was cancelled."),

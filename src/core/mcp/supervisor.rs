@@ -670,9 +670,9 @@ fn for_call(error: &McpError, tool: bool) -> McpError {
 
 fn describe_delay(ms: f64) -> String {
     if ms < 1_000.0 {
-        format!("{ms:.0} ms")
+        format!("{} ms", crate::format::fixed(ms, 0))
     } else {
-        format!("{:.1} s", ms / 1_000.0)
+        format!("{} s", crate::format::fixed(ms / 1_000.0, 1))
     }
 }
 

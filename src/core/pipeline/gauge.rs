@@ -95,15 +95,15 @@ impl Gauge {
 
 /// 950, 2.1k, 14k, 1.2M: a token count short enough for the gauge.
 pub fn compact(n: u32) -> String {
-    let n = f64::from(n);
-    if n < 1000.0 {
-        format!("{n}")
-    } else if n < 10_000.0 {
-        format!("{:.1}k", (n / 100.0).floor() / 10.0)
-    } else if n < 1_000_000.0 {
-        format!("{}k", (n / 1000.0).floor())
+    // Integer arithmetic throughout: truncating, as the gauge always did (9,999 is "9.9k").
+    if n < 1000 {
+        n.to_string()
+    } else if n < 10_000 {
+        format!("{}.{}k", n / 1000, n / 100 % 10)
+    } else if n < 1_000_000 {
+        format!("{}k", n / 1000)
     } else {
-        format!("{:.1}M", (n / 100_000.0).floor() / 10.0)
+        format!("{}.{}M", n / 1_000_000, n / 100_000 % 10)
     }
 }
 

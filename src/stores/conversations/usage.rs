@@ -75,14 +75,17 @@ impl Usage {
         let mut lines = Vec::new();
         if let Some((usage, quota)) = self.site {
             lines.push(format!(
-                "This site uses {} of the {} the browser allows it ({:.0} %).",
+                "This site uses {} of the {} the browser allows it ({} %).",
                 human_bytes(usage as u64),
                 human_bytes(quota as u64),
-                if quota > 0.0 {
-                    usage / quota * 100.0
-                } else {
-                    0.0
-                }
+                skiff_core::format::fixed(
+                    if quota > 0.0 {
+                        usage / quota * 100.0
+                    } else {
+                        0.0
+                    },
+                    0
+                )
             ));
         }
         lines.push(format!(

@@ -328,7 +328,7 @@ fn seconds(text: &str) -> Result<Option<u64>, ()> {
 }
 
 fn seconds_text(ms: u64) -> String {
-    format!("{}", ms as f64 / 1000.0)
+    crate::format::decimal(ms as f64 / 1000.0)
 }
 
 impl ServerForm {

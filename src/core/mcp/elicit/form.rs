@@ -368,9 +368,11 @@ fn value_of(field: &Field, input: Option<&FieldInput>) -> Result<Option<Value>, 
                         return Err(format!("{label} must be a whole number."));
                     }
                     if let Some(min) = min.filter(|m| n < *m) {
+                        let min = crate::format::decimal(min);
                         return Err(format!("{label} must be at least {min}."));
                     }
                     if let Some(max) = max.filter(|m| n > *m) {
+                        let max = crate::format::decimal(max);
                         return Err(format!("{label} must be at most {max}."));
                     }
                     let v = if *integer {
