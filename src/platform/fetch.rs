@@ -247,6 +247,20 @@ pub async fn send(
     req: &HttpRequest,
     abort: Option<&AbortHandle>,
 ) -> Result<StreamingResponse, FetchError> {
+    send_with(req, abort, false).await
+}
+
+/// [`send`] with `keepalive`: the browser delivers the request even if the page unloads
+/// meanwhile (an MCP session's DELETE from `pagehide`). Bodies are limited to 64 KiB.
+pub async fn send_keepalive(req: &HttpRequest) -> Result<StreamingResponse, FetchError> {
+    send_with(req, None, true).await
+}
+
+async fn send_with(
+    req: &HttpRequest,
+    abort: Option<&AbortHandle>,
+    keepalive: bool,
+) -> Result<StreamingResponse, FetchError> {
     let window = web_sys::window().ok_or_else(|| {
         FetchError::Browser("this page has no window to send requests from".to_string())
     })?;
@@ -278,6 +292,10 @@ pub async fn send(
         init.set_redirect(RequestRedirect::Manual);
     }
     init.set_headers(&headers);
+    if keepalive {
+        // web-sys has no setter for it; RequestInit is a plain dictionary object.
+        let _ = js_sys::Reflect::set(&init, &JsValue::from_str("keepalive"), &JsValue::TRUE);
+    }
     if let Some(body) = &req.body {
         init.set_body(&JsValue::from_str(body));
     }

@@ -83,7 +83,16 @@ pub fn App() -> impl IntoView {
     mcp_runner.ensure_initialized();
 
     // Throttled writes still owed when the page goes away are written now.
-    let _ = window_event_listener(leptos::ev::pagehide, move |_| convs.on_page_hide());
+    // MCP sessions end with the page (a DELETE the server can act on instead of a session it
+    // keeps until it times out), and start again if the page comes back from the
+    // back-forward cache (`pageshow`; on first load every server is already connecting).
+    let _ = window_event_listener(leptos::ev::pagehide, move |_| {
+        convs.on_page_hide();
+        mcp_runner.leave();
+    });
+    let _ = window_event_listener(leptos::ev::pageshow, move |_| {
+        mcp_runner.ensure_initialized()
+    });
     // Hidden is often the last moment a mobile page gets: write what is owed then too.
     let _ = window_event_listener(leptos::ev::visibilitychange, move |_| {
         if document().hidden() {

@@ -123,6 +123,7 @@ fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
         <li class="mcp-server" data-server-name=cfg.name.clone() data-status=move || status().as_str()>
             <div class="mcp-server-head">
                 <span class="status-dot" title=move || status().as_str()></span>
+                {move || live.and_then(|l| l.icon.get()).map(|src| view! { <img class="mcp-icon" src=src alt="" width="20" height="20" /> })}
                 <div class="mcp-server-id">
                     <strong>{text::name(&cfg.name).into_owned()}</strong>
                     <small class="muted">{text::name(&cfg.url).into_owned()}</small>

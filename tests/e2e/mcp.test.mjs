@@ -831,6 +831,63 @@ test('hostile: a WebSocket that accepts then drops every time gets the growing b
   }
 });
 
+test('a server that cannot be reached is said once outside Settings and withdrawn when it connects', async () => {
+  const port = await closedPort();
+  const { context, page, errors } = await openPage();
+  const name = 'late riser';
+  try {
+    await addServer(page, { name, url: `http://127.0.0.1:${port}/mcp` });
+    // Three failed attempts (0, 1 and 2 s later): one notice, not one per retry.
+    await page.waitForFunction((n) => /attempt 3\b/.test(document.querySelector(`li.mcp-server[data-server-name="${n}"] .mcp-status-text`)?.textContent ?? ''), name, { timeout: 20_000 });
+    await page.keyboard.press('Escape');
+    await page.locator('.mcp-section').waitFor({ state: 'detached' });
+    const notices = page.locator('.notices .notice-text', { hasText: `MCP server “${name}” is not available` });
+    await notices.first().waitFor();
+    assert.equal(await notices.count(), 1);
+    const text = await notices.first().innerText();
+    assert.match(text, /Could not reach the server/, text);
+    assert.match(text, /Skiff keeps trying; Settings → MCP servers shows each attempt\.$/, text);
+    // The server comes up on that port: the notice goes away by itself.
+    const srv = await startServer('hostile-normal', { port });
+    try {
+      await notices.first().waitFor({ state: 'detached', timeout: 40_000 });
+    } finally {
+      await srv.stop();
+    }
+    assertFatalFree(errors);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a connected server shows its own-origin PNG icon (not its SVG) and ends its session when the page goes', async () => {
+  const srv = await server('hostile-normal');
+  const { context, page, errors } = await openPage();
+  const name = 'iconic';
+  try {
+    await addServer(page, { name, url: srv.url });
+    await waitStatus(page, name, 'connected');
+    const icon = row(page, name).locator('img.mcp-icon');
+    await icon.waitFor();
+    const src = await icon.getAttribute('src');
+    assert.match(src, /^data:image\/png;base64,iVBOR/, 'the PNG the server served, never the SVG');
+    assert.equal((await hostileStats(srv)).iconFetches, 1);
+    assert.ok(await icon.evaluate((img) => img.complete && img.naturalWidth === 1), 'the icon decodes');
+    assert.equal((await hostileStats(srv)).deletes, 0);
+    // Leaving the page ends the session with a DELETE (sent with keepalive from pagehide).
+    await page.goto('about:blank');
+    const left = Date.now();
+    while ((await hostileStats(srv)).deletes < 1) {
+      assert.ok(Date.now() - left < 5_000, 'no session DELETE within 5 s of leaving the page');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assertFatalFree(errors);
+  } finally {
+    await context.close();
+    await srv.stop();
+  }
+});
+
 after(() => {
   if (Object.keys(measured).length) {
     console.log('# measured reconnect waits (expected 1000, 2000 ms):');

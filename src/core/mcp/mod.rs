@@ -19,6 +19,7 @@ pub mod era;
 pub mod error;
 pub mod http_client;
 pub mod http_common;
+pub mod icon;
 mod kind_map;
 pub mod legacy_sse;
 pub mod messages;

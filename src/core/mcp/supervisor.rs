@@ -79,7 +79,7 @@ struct Slot {
 
 pub struct Supervisor {
     kind: ServerKind,
-    setup: Setup,
+    pub(super) setup: Setup,
     pub(super) link: Option<Link>,
     /// The id of the current link (or of the last one, when there is none).
     pub(super) link_id: LinkId,
@@ -102,6 +102,9 @@ pub struct Supervisor {
     pub(super) lost: Option<McpError>,
     /// The last connection error logged, so repeated attempts do not repeat the sentence.
     last_error: Option<String>,
+    /// A failure notice went out (`Action::FailureNotice`) and the server has not connected
+    /// since: the retries that follow are the same failure, not new ones to announce.
+    failure_noticed: bool,
     shown_status: Option<HealthStatus>,
     shown_transport: Option<&'static str>,
     actions: VecDeque<Action>,
@@ -129,6 +132,7 @@ impl Supervisor {
             connected_since: None,
             lost: None,
             last_error: None,
+            failure_noticed: false,
             shown_status: None,
             shown_transport: None,
             actions: VecDeque::new(),
@@ -466,6 +470,7 @@ impl Supervisor {
             self.set_status(HealthStatus::Offline);
             return;
         }
+        self.notice_failure(&error);
         if !self.wanted || retry_cannot_help(&error) {
             self.timers.clear(Timer::Reconnect);
             self.set_status(HealthStatus::Error {
@@ -493,6 +498,27 @@ impl Supervisor {
                 self.set_status(HealthStatus::Error { message });
             }
         }
+    }
+
+    /// Tell the user outside Settings, once per failure: the first time a server the user
+    /// wants connected fails to connect or drops, not at each retry after it. Offline, a
+    /// disconnect the user asked for and in-page servers are no news.
+    fn notice_failure(&mut self, error: &McpError) {
+        if self.failure_noticed || !self.wanted || self.kind == ServerKind::InPage {
+            return;
+        }
+        self.failure_noticed = true;
+        let name = &self.setup.config.name;
+        let next = if retry_cannot_help(error) {
+            "Fix it in Settings → MCP servers."
+        } else {
+            "Skiff keeps trying; Settings → MCP servers shows each attempt."
+        };
+        // The error may quote the server; shown neutralised like the status line.
+        let sentence = format!("MCP server “{name}” is not available: {error} {next}");
+        self.push(Action::FailureNotice(
+            crate::display::text::prose(&sentence).into_owned(),
+        ));
     }
 
     fn disconnect(&mut self, report: bool, now: f64) {
@@ -615,6 +641,9 @@ impl Supervisor {
     pub(super) fn ready(&mut self, auto_list_tools: bool, now: f64) {
         self.timers.clear(Timer::Handshake);
         self.last_error = None;
+        if std::mem::take(&mut self.failure_noticed) {
+            self.push(Action::Recovered);
+        }
         self.connected_since = Some(now);
         self.listing_tools = auto_list_tools;
     }

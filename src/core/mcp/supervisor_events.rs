@@ -23,6 +23,9 @@ impl Supervisor {
                 let auto_list = self.auto_list();
                 self.ready(auto_list && capabilities.tools.is_some(), now);
                 self.emit(Action::Checked(now));
+                let icon = server_info
+                    .as_ref()
+                    .and_then(|i| super::icon::pick(&i.icons, &self.setup.config.url));
                 let info = server_info.map(|i| format!("{} {}", i.name, i.version));
                 let transport = self.link_label();
                 self.log(format!(
@@ -37,6 +40,7 @@ impl Supervisor {
                     version,
                     server_info: info,
                     instructions,
+                    icon,
                 });
                 // What the server no longer offers must not linger from a previous session.
                 if capabilities.tools.is_none() {

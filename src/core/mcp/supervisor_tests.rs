@@ -928,3 +928,66 @@ fn questions_are_keyed_answered_on_their_link_and_withdrawn_when_it_goes() {
     r.sup.handle_disconnect(40.0);
     assert!(r.take().contains(&Action::ElicitGone { key: key2 }));
 }
+
+fn failure_notices(r: &Rig) -> Vec<String> {
+    r.seen
+        .iter()
+        .filter_map(|a| match a {
+            Action::FailureNotice(t) => Some(t.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_failure_is_announced_once_until_the_server_is_back() {
+    let mut r = Rig::ws();
+    r.sup.handle_connect(0.0);
+    waits_while_refused(&mut r, 5);
+    let n = failure_notices(&r);
+    assert_eq!(n.len(), 1, "five retries, one notice: {n:?}");
+    assert!(
+        n[0].starts_with("MCP server “server” is not available: ")
+            && n[0].ends_with(" Skiff keeps trying; Settings → MCP servers shows each attempt."),
+        "{}",
+        n[0]
+    );
+    assert!(!r.seen.contains(&Action::Recovered));
+    // It answers again: the notice is withdrawn, once.
+    let link = r.ws_ready(json!({}));
+    r.take();
+    assert_eq!(
+        r.seen.iter().filter(|a| **a == Action::Recovered).count(),
+        1
+    );
+    // A later drop is a new failure, and is announced again.
+    r.now += 100_000.0;
+    r.sup.handle_ws(link, refused(link), r.now);
+    r.take();
+    assert_eq!(failure_notices(&r).len(), 2);
+}
+
+#[test]
+fn offline_a_disconnect_and_a_refusal_that_needs_the_user_are_announced_as_they_should_be() {
+    // Offline: the browser's own banner says it; no server notice.
+    let mut r = Rig::ws();
+    r.sup.handle_connect(0.0);
+    let link = r.ws_ready(json!({}));
+    r.sup.handle_offline(1.0);
+    r.sup.handle_ws(link, refused(link), 2.0);
+    r.take();
+    assert!(failure_notices(&r).is_empty(), "{:?}", failure_notices(&r));
+    // The user disconnected: nothing to announce.
+    let mut r = Rig::new(ServerKind::Remote, "http://127.0.0.1:9/mcp", None);
+    r.sup.handle_connect(0.0);
+    r.take();
+    r.sup.handle_disconnect(1.0);
+    r.take();
+    assert!(failure_notices(&r).is_empty());
+    // Giving up after the configured attempts is still the one failure already announced.
+    let mut r = Rig::new(ServerKind::Remote, "ws://127.0.0.1:9/mcp", Some(1));
+    r.sup.handle_connect(0.0);
+    waits_while_refused(&mut r, 3);
+    assert!(matches!(r.status(), Some(HealthStatus::Error { .. })));
+    assert_eq!(failure_notices(&r).len(), 1);
+}

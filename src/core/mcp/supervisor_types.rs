@@ -117,6 +117,11 @@ pub enum Action {
     /// Everything of `link` still running (fetches, the socket) can be stopped and forgotten.
     DropLink(LinkId),
     Status(HealthStatus),
+    /// Say outside Settings that this server failed (once per failure, see
+    /// `Supervisor::notice_failure`); the sentence names the server.
+    FailureNotice(String),
+    /// The server connected again after a [`Action::FailureNotice`]: the notice is stale.
+    Recovered,
     /// What the status line calls the transport ("Streamable HTTP", "WebSocket", ...).
     Transport(&'static str),
     Log(String),
@@ -127,6 +132,8 @@ pub enum Action {
         version: String,
         server_info: Option<String>,
         instructions: Option<String>,
+        /// The server's icon, if one may be shown (`mcp::icon::pick`).
+        icon: Option<crate::mcp::icon::IconSource>,
     },
     Tools(Vec<Tool>),
     Resources(Vec<Resource>),

@@ -15,11 +15,13 @@ use futures::channel::{mpsc, oneshot};
 use futures::future::{join_all, select};
 use futures::StreamExt;
 use gloo_timers::callback::Timeout;
-use leptos::prelude::Set;
+use leptos::prelude::{RwSignal, Set};
 use serde_json::Value;
+use skiff_core::http::{HttpRequest, Method};
 use skiff_core::mcp::config::ServerConfig;
 use skiff_core::mcp::elicit::ElicitAnswer;
 use skiff_core::mcp::http_common::Token;
+use skiff_core::mcp::icon::{self, IconSource};
 use skiff_core::mcp::{
     Action, CallKey, ElicitKey, LinkId, McpError, ServerKind, Setup, Supervisor, WsReport,
 };
@@ -29,8 +31,9 @@ use super::in_page::InPageServer;
 use super::link::{forward_ws, spawn_detached_fetch, spawn_fetch, FetchEv};
 use crate::platform::abort::AbortHandle;
 use crate::platform::websocket::{WebSocket, WsEvent};
-use crate::platform::{clock, online};
+use crate::platform::{clock, fetch, online};
 use crate::stores::mcp::{McpStore, ServerLive};
+use crate::stores::notices::Level;
 
 pub(super) use skiff_core::mcp::Request as Req;
 
@@ -239,6 +242,7 @@ impl Driver {
             Msg::Stop => {
                 // The live entry is gone or taken over by a replacement task: leave it alone.
                 self.sup.handle_remove(now);
+                self.store.notices.clear_key(&failure_key(&self.id));
                 keep = false;
             }
         }
@@ -357,6 +361,13 @@ impl Driver {
                 Action::ElicitComplete { elicitation_id } if show => {
                     self.store.elicit_complete(&self.id, &elicitation_id)
                 }
+                Action::FailureNotice(text) if show => {
+                    let key = failure_key(&self.id);
+                    self.store
+                        .notices
+                        .push_keyed(Level::Warning, text, Some(&key));
+                }
+                Action::Recovered if show => self.store.notices.clear_key(&failure_key(&self.id)),
                 Action::EraDetected(cache) if show => {
                     self.store.set_era_cache(&self.id, Some(cache))
                 }
@@ -379,10 +390,16 @@ impl Driver {
                 version,
                 server_info,
                 instructions,
+                icon,
             } => {
                 live.negotiated.set(Some((era, version)));
                 live.server_info.set(server_info);
                 live.instructions.set(instructions);
+                match icon {
+                    Some(IconSource::Inline(uri)) => live.icon.set(Some(uri)),
+                    Some(IconSource::Fetch(url)) => fetch_icon(live.icon, url),
+                    None => live.icon.set(None),
+                }
             }
             Action::Tools(t) => ServerLive::set_list(live.tools, t),
             Action::Resources(r) => ServerLive::set_list(live.resources, r),
@@ -410,6 +427,39 @@ impl Driver {
             }));
         }
     }
+}
+
+/// Fetch a same-origin icon with no headers or credentials, and show it only if
+/// `core::mcp::icon` accepts what came back; any failure just leaves the card without one.
+fn fetch_icon(target: RwSignal<Option<String>>, url: String) {
+    spawn_local(async move {
+        let request = HttpRequest {
+            method: Method::Get,
+            url,
+            headers: Vec::new(),
+            body: None,
+        };
+        let Ok(mut response) = fetch::send(&request, None).await else {
+            return;
+        };
+        let mut bytes = Vec::new();
+        while let Ok(Some(chunk)) = response.next_chunk().await {
+            bytes.extend_from_slice(&chunk);
+            if bytes.len() > icon::MAX_FETCHED_BYTES {
+                return;
+            }
+        }
+        if response.ok {
+            if let Some(uri) = icon::fetched_data_uri(&response.content_type, &bytes) {
+                let _ = target.try_set(Some(uri));
+            }
+        }
+    });
+}
+
+/// One failure notice per server: a newer one replaces it, and reconnecting withdraws it.
+fn failure_key(id: &str) -> String {
+    format!("mcp-down:{id}")
 }
 
 fn ws_report(ev: WsEvent) -> WsReport {

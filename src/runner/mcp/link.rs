@@ -93,11 +93,12 @@ pub(super) fn spawn_fetch(
 }
 
 /// Perform a request whose answer nobody reads (the session DELETE on disconnect); `done`
-/// fires when it finished either way.
+/// fires when it finished either way. Sent with `keepalive`, so a goodbye sent from
+/// `pagehide` still reaches the server after the page is gone.
 pub(super) fn spawn_detached_fetch(request: HttpRequest) -> oneshot::Receiver<()> {
     let (done, finished) = oneshot::channel();
     spawn_local(async move {
-        if let Ok(response) = fetch::send(&request, None).await {
+        if let Ok(response) = fetch::send_keepalive(&request).await {
             let _ = response.text().await;
         }
         let _ = done.send(());

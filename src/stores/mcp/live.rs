@@ -19,6 +19,8 @@ pub struct ServerLive {
     pub negotiated: RwSignal<Option<(Era, String)>>,
     /// "name version" from the server's `serverInfo`.
     pub server_info: RwSignal<Option<String>>,
+    /// The server's icon as a checked `data:` URI (`core::mcp::icon`), if it has one to show.
+    pub icon: RwSignal<Option<String>>,
     /// The server's `instructions`, if it sent any.
     pub instructions: RwSignal<Option<String>>,
     /// The transport in use: "Streamable HTTP", "HTTP+SSE (deprecated)", "WebSocket", "in-page".
@@ -43,6 +45,7 @@ impl ServerLive {
             health: RwSignal::new(Health::default()),
             negotiated: RwSignal::new(None),
             server_info: RwSignal::new(None),
+            icon: RwSignal::new(None),
             instructions: RwSignal::new(None),
             transport: RwSignal::new(None),
             tools: RwSignal::new(Vec::new()),

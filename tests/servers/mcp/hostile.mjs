@@ -18,7 +18,9 @@
 //               (an abnormal close, code 1006, every time).
 //
 // GET /stats answers what it saw so far as JSON: {posts, lists, pingAnswers, upgrades,
-// upgradeTimes, sessions}. It never touches the network beyond 127.0.0.1.
+// upgradeTimes, sessions, deletes, iconFetches}. Its serverInfo offers two icons: an SVG a
+// client must not show, then a PNG at GET /icon.png on its own origin. It never touches the
+// network beyond 127.0.0.1.
 import { createServer } from "node:http";
 import { createHash, randomUUID } from "node:crypto";
 
@@ -30,7 +32,12 @@ if (!MODES.includes(mode)) {
   process.exit(2);
 }
 
-const stats = { posts: 0, lists: 0, pingAnswers: 0, upgrades: 0, upgradeTimes: [], sessions: 0 };
+const stats = { posts: 0, lists: 0, pingAnswers: 0, upgrades: 0, upgradeTimes: [], sessions: 0, deletes: 0, iconFetches: 0 };
+// A 1×1 opaque PNG.
+const ICON_PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+  "base64",
+);
 const sessions = new Set();
 
 const CORS = {
@@ -55,7 +62,14 @@ function answer(msg) {
       return {
         protocolVersion: "2025-06-18",
         capabilities: { tools: { listChanged: true } },
-        serverInfo: { name: `hostile-${mode}`, version: "1" },
+        serverInfo: {
+          name: `hostile-${mode}`,
+          version: "1",
+          icons: [
+            { src: "data:image/svg+xml;base64,PHN2ZyB4bWxucz0naHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmcnLz4=", mimeType: "image/svg+xml" },
+            { src: `http://127.0.0.1:${server.address().port}/icon.png`, mimeType: "image/png", sizes: ["1x1"] },
+          ],
+        },
       };
     case "tools/list":
       stats.lists += 1;
@@ -99,6 +113,11 @@ function readBody(req) {
 const server = createServer(async (req, res) => {
   if (req.method === "OPTIONS") return send(res, 204);
   if (req.method === "GET" && req.url === "/stats") return send(res, 200, stats);
+  if (req.method === "GET" && req.url === "/icon.png") {
+    stats.iconFetches += 1;
+    res.writeHead(200, { ...CORS, "Content-Type": "image/png" });
+    return res.end(ICON_PNG);
+  }
   if (mode === "silent") {
     // Accept, then say nothing, ever (the connection stays open until the client leaves).
     res.writeHead(200, { ...CORS, "Content-Type": "text/event-stream" });
@@ -114,6 +133,7 @@ const server = createServer(async (req, res) => {
     return;
   }
   if (req.method === "DELETE") {
+    stats.deletes += 1;
     sessions.delete(sid);
     return send(res, 200);
   }

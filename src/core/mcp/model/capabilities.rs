@@ -19,6 +19,10 @@ pub struct Implementation {
     pub description: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub website_url: Option<String>,
+    /// The raw `icons` list, read by `mcp::icon::pick` (a typed list would add a
+    /// deserializer to the page for two fields).
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    pub icons: serde_json::Value,
 }
 
 /// The server's capabilities. A present member means "supported", even when empty (`{}`).

@@ -12,7 +12,7 @@
 //! - only what identifies an entry is required: a tool's or prompt's `name`, a resource's `uri`,
 //!   a template's `uriTemplate`. `decode_page` then skips that one entry and says so.
 //!
-//! What Skiff never reads is left out on purpose (icons, resource annotations, sampling and
+//! What Skiff never reads is left out on purpose (icons of tools and resources, resource annotations, sampling and
 //! elicitation types): every derived field is decoder code on the page. Add a field here when
 //! a feature reads it, with a fixture test.
 //!
