@@ -616,6 +616,39 @@ test('custom headers reach the server', async () => {
   }
 });
 
+test('a modern tool declaring x-mcp-header is called with its Mcp-Param header; a server whose CORS refuses it fails that tool only, with the header named', async () => {
+  const srv = await server('modern', { extraArgs: ['--param-tool'] });
+  const strict = await server('modern', { extraArgs: ['--param-tool', '--cors', 'no-param-headers'] });
+  const { context, page, errors, wire } = await openPage();
+  try {
+    await addServer(page, { name: 'params', url: srv.url });
+    await waitStatus(page, 'params', 'connected');
+    await settledTools(page, 'params');
+    const routed = await callTool(page, 'params', 'route', { region: 'eu-west', message: 'hi' });
+    assert.ok(routed.ok, routed.text);
+    assert.equal(firstText(routed), 'Routed to eu-west: hi');
+    const call = wire.requests.find((r) => r.method === 'POST' && r.url === srv.url && r.body.includes('"tools/call"'));
+    assert.equal(call?.headers['mcp-param-region'], 'eu-west', 'the argument travels in its header');
+    // The SDK refuses the call when the header is missing: that is what the mirroring fixes.
+    await addServer(page, { name: 'strict', url: strict.url });
+    await waitStatus(page, 'strict', 'connected');
+    await settledTools(page, 'strict');
+    const refused = await callTool(page, 'strict', 'route', { region: 'eu-west' });
+    assert.ok(!refused.ok, refused.text);
+    assert.match(refused.text, /Mcp-Param-Region/, refused.text);
+    assert.match(refused.text, /Access-Control-Allow-Headers/, refused.text);
+    // Only that tool: the server's other tools still work and it stays connected.
+    const echo = await callTool(page, 'strict', 'echo', { message: 'still here' });
+    assert.equal(firstText(echo), 'Echo: still here');
+    assert.equal(await row(page, 'strict').getAttribute('data-status'), 'connected');
+    assertFatalFree(errors);
+  } finally {
+    await context.close();
+    await strict.stop();
+    await srv.stop();
+  }
+});
+
 test('a server without CORS works through the CORS proxy prefix', async () => {
   const srv = await server('modern', { extraArgs: ['--cors', 'none'] });
   const proxy = await server('cors-proxy');

@@ -61,6 +61,9 @@ pub enum McpError {
     /// The server asked for input in the middle of a request (sampling, elicitation, roots),
     /// which Skiff does not provide yet.
     InputRequired { method: String },
+    /// The browser could not send a `tools/call` carrying these `Mcp-Param-*` headers, most
+    /// likely because the server's CORS rules do not allow them.
+    HeadersNotAllowed { headers: Vec<String> },
     /// A paginated list did not end (a server returning cursors forever, or repeating one).
     EndlessPagination { method: String, pages: usize },
     /// The connection was accepted but the MCP handshake did not finish in time.
@@ -214,6 +217,13 @@ impl fmt::Display for McpError {
             McpError::EndpointElsewhere { sse_origin, endpoint } => write!(
                 f,
                 "The server at {sse_origin} told Skiff to send its messages to {endpoint}, another origin. Skiff refused, because that would send this server's headers (its keys or tokens) elsewhere. Use the message URL the server's own origin serves, or fix the server."
+            ),
+            McpError::HeadersNotAllowed { headers } => write!(
+                f,
+                "The browser could not send this call: the tool needs the header{} {}, which the server's CORS settings most likely do not allow. Its operator must list {} in Access-Control-Allow-Headers; the server's other tools are not affected.",
+                if headers.len() == 1 { "" } else { "s" },
+                headers.join(", "),
+                if headers.len() == 1 { "it" } else { "them" }
             ),
             McpError::RedirectRefused { to } => {
                 write!(f, "The server tried to redirect the request elsewhere")?;

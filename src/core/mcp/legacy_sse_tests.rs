@@ -18,6 +18,7 @@ fn init_meta() -> SendMeta {
         protocol_version: None,
         era: Some(Era::Legacy),
         long_lived: false,
+        param_headers: Vec::new(),
     }
 }
 

@@ -23,6 +23,7 @@ use super::era::{self, Era, EraCache, ProbeVerdict};
 use super::error::McpError;
 use super::kind_map::KindMap;
 use super::messages::{self, Incoming, ListKind, RequestId, RpcError};
+use super::param_headers::{self, Declaration};
 use super::session_lists::ListOp;
 use super::session_types::{Output, Phase, SendKind, SendMeta, SessionConfig, SessionEvent};
 use super::types_2026::{self, DISCOVER_METHOD};
@@ -96,6 +97,9 @@ pub struct McpSession {
     /// `elicitation/create` requests waiting for the user, by the server's request id. While
     /// any is open, caller requests do not time out: the server is waiting for the user too.
     pub(super) elicits: Vec<RequestId>,
+    /// Each listed tool's `Mcp-Param-*` declarations, or why the tool cannot be called
+    /// (a broken declaration: the server would refuse the call for a missing header).
+    pub(super) param_decls: Vec<(String, Result<Vec<Declaration>, String>)>,
 }
 
 /// How many requests (pings, sampling, roots, ...) a server may make of us per second. Each
@@ -125,6 +129,7 @@ impl McpSession {
             asks: (f64::NEG_INFINITY, 0),
             asks_limited: false,
             elicits: Vec::new(),
+            param_decls: Vec::new(),
         }
     }
 
@@ -241,8 +246,21 @@ impl McpSession {
             )),
             _ => params,
         };
+        // A modern `tools/call` mirrors the arguments its tool declares into headers.
+        let param_headers = match (&name, self.era, &params) {
+            (Some(tool), Some(Era::Modern), Some(p)) if method == "tools/call" => self
+                .param_decls
+                .iter()
+                .find(|(n, _)| n == tool)
+                .and_then(|(_, d)| d.as_ref().ok())
+                .zip(p.get("arguments").and_then(Value::as_object))
+                .map(|(d, args)| param_headers::headers_for(d, args))
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
         let body = messages::request(id, method, params);
         let meta = SendMeta {
+            param_headers,
             kind: SendKind::Request,
             id: Some(id.clone()),
             method: method.to_string(),
@@ -264,6 +282,7 @@ impl McpSession {
             protocol_version: self.header_version(method),
             era: self.era,
             long_lived: false,
+            param_headers: Vec::new(),
         };
         self.outputs.push_back(Output::Send(body, meta));
     }
@@ -277,6 +296,7 @@ impl McpSession {
             protocol_version: self.header_version(""),
             era: self.era,
             long_lived: false,
+            param_headers: Vec::new(),
         };
         self.outputs.push_back(Output::Send(body, meta));
     }

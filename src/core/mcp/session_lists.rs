@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 
 use super::error::McpError;
 use super::messages::{ListItems, ListKind, RequestId};
+use super::param_headers;
 use super::session::{McpSession, PendingKind};
 use super::session_types::{Phase, SessionEvent};
 
@@ -252,7 +253,19 @@ impl McpSession {
             });
         }
         let event = match op.items {
-            ListItems::Tools(v) => SessionEvent::ToolsListed(v),
+            ListItems::Tools(v) => {
+                self.param_decls = v
+                    .iter()
+                    .map(|t| {
+                        (
+                            t.name.to_string(),
+                            param_headers::scan(&t.name, &t.input_schema),
+                        )
+                    })
+                    .filter(|(_, d)| !matches!(d, Ok(d) if d.is_empty()))
+                    .collect();
+                SessionEvent::ToolsListed(v)
+            }
             ListItems::Resources(v) => SessionEvent::ResourcesListed(v),
             ListItems::ResourceTemplates(v) => SessionEvent::ResourceTemplatesListed(v),
             ListItems::Prompts(v) => SessionEvent::PromptsListed(v),

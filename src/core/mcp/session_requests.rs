@@ -26,6 +26,21 @@ impl McpSession {
         now_ms: f64,
     ) -> RequestId {
         let id = self.alloc_id();
+        // A tool whose `x-mcp-header` declarations are broken cannot be called over modern
+        // Streamable HTTP (the server refuses a call without its headers): say why instead.
+        if self.era == Some(Era::Modern) {
+            let broken = self.param_decls.iter().find(|(n, _)| n == name);
+            if let Some((_, Err(why))) = broken {
+                // Worded inside "not valid MCP (…)." by the error, so without its own period.
+                let error = McpError::Protocol(why.trim_end_matches('.').to_string());
+                self.emit(SessionEvent::Response {
+                    id: id.clone(),
+                    method: "tools/call".into(),
+                    result: Err(error),
+                });
+                return id;
+            }
+        }
         let mut params = json!({ "name": name, "arguments": arguments.unwrap_or_default() });
         if progress {
             // The id doubles as the progress token: unique for this session's lifetime.

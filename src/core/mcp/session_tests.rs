@@ -1017,3 +1017,75 @@ fn websocket_server_killed_mid_call_then_restarted() {
         .count();
     assert_eq!(slow_sends, 1, "the interrupted call was not repeated");
 }
+
+#[test]
+fn a_modern_tool_call_mirrors_declared_arguments_and_a_broken_declaration_is_refused() {
+    let Some(disc) = exchange("modern-python", "01-modern-discover") else {
+        panic!("captures missing under tests/fixtures/mcp/captured/modern-python");
+    };
+    let mut s = McpSession::new(config());
+    s.connect(0.0);
+    let d = drain(&mut s);
+    let probe = d.id_of("server/discover");
+    s.handle_message(
+        &readdress(&String::from_utf8_lossy(&disc.body), &probe),
+        1.0,
+    );
+    let d = drain(&mut s);
+    let (list, _) = d
+        .sent
+        .iter()
+        .find(|(v, _)| v["method"] == "tools/list")
+        .expect("tools/list");
+    let region = json!({"type": "string", "x-mcp-header": "Region"});
+    let tools = json!({"tools": [
+        {"name": "route", "inputSchema": {"type": "object", "properties": {"region": region, "n": {"type": "integer"}}}},
+        {"name": "broken", "inputSchema": {"type": "object", "properties": {"a": {"type": "object", "x-mcp-header": "A"}}}},
+        {"name": "plain", "inputSchema": {"type": "object"}}
+    ]});
+    s.handle_message(&result_msg(&list["id"], tools), 2.0);
+    drain(&mut s);
+    let args = |v: Value| v.as_object().cloned();
+    s.call_tool(
+        "route",
+        args(json!({"region": "eu-west", "n": 3})),
+        false,
+        3.0,
+    );
+    let d = drain(&mut s);
+    let (_, meta) = d
+        .sent
+        .iter()
+        .find(|(v, _)| v["method"] == "tools/call")
+        .expect("route is called");
+    assert_eq!(
+        meta.param_headers,
+        [("Mcp-Param-Region".to_string(), "eu-west".to_string())]
+    );
+    s.call_tool("plain", None, false, 4.0);
+    let d = drain(&mut s);
+    assert!(d.sent.iter().all(|(_, m)| m.param_headers.is_empty()));
+    // The server would refuse a call without the header it declared; Skiff says why at once.
+    let id = s.call_tool("broken", args(json!({"a": {}})), false, 5.0);
+    let d = drain(&mut s);
+    assert!(
+        d.sent.is_empty(),
+        "nothing is sent for a tool that cannot be called"
+    );
+    let error = d
+        .events
+        .iter()
+        .find_map(|e| match e {
+            SessionEvent::Response {
+                id: i,
+                result: Err(e),
+                ..
+            } if *i == id => Some(e.to_string()),
+            _ => None,
+        })
+        .expect("an error for the call");
+    assert!(
+        error.contains("tool broken cannot be called") && !error.contains(".)"),
+        "{error}"
+    );
+}

@@ -177,6 +177,9 @@ pub struct SendMeta {
     pub era: Option<Era>,
     /// Opens a stream that stays open (`subscriptions/listen`): no timeout at transport level.
     pub long_lived: bool,
+    /// `Mcp-Param-*` headers a modern `tools/call` mirrors from its arguments
+    /// (`mcp::param_headers`); empty otherwise.
+    pub param_headers: Vec<(String, String)>,
 }
 
 /// What the caller must do next.

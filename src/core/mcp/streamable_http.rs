@@ -71,6 +71,9 @@ struct Exchange {
     replay: Option<(String, SendMeta)>,
     /// A GET that resumes a stream with `Last-Event-ID` (the server replays what was missed).
     resumes: bool,
+    /// The `Mcp-Param-*` header names this POST carried: if the browser refuses to send it,
+    /// the server's CORS rules are likely not to allow them.
+    param_headers: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -176,6 +179,7 @@ impl StreamableHttp {
             if let Some(name) = &meta.name {
                 req.headers.push(("Mcp-Name".into(), header_value(name)));
             }
+            req.headers.extend(meta.param_headers.iter().cloned());
         }
         req.body = Some(body.clone());
         let token = self.token();
@@ -192,6 +196,11 @@ impl StreamableHttp {
                 answered: meta.kind != SendKind::Request,
                 replay: (meta.method == "initialize").then(|| (body.clone(), meta.clone())),
                 resumes: false,
+                param_headers: if meta.era == Some(Era::Modern) {
+                    meta.param_headers.iter().map(|(k, _)| k.clone()).collect()
+                } else {
+                    Vec::new()
+                },
             },
         );
         self.actions.push_back(HttpAction::Fetch {
@@ -237,6 +246,7 @@ impl StreamableHttp {
                 body: Body::Pending,
                 replay: None,
                 resumes,
+                param_headers: Vec::new(),
             },
         );
         self.actions.push_back(HttpAction::Fetch {
@@ -287,6 +297,7 @@ impl StreamableHttp {
                     answered: true,
                     replay: None,
                     resumes: false,
+                    param_headers: Vec::new(),
                 },
             );
             self.actions.push_back(HttpAction::Fetch {
@@ -581,6 +592,21 @@ impl StreamableHttp {
 
     fn failed_before_answer(&mut self, ex: Exchange, error: McpError) {
         match ex.purpose {
+            // The browser did not send a call carrying `Mcp-Param-*` headers while the server
+            // answers everything else: its CORS preflight most likely refused those headers.
+            // That fails this tool, not the connection (the next health check tells which).
+            Purpose::Post
+                if !ex.param_headers.is_empty() && matches!(error, McpError::Network { .. }) =>
+            {
+                if let Some(id) = ex.request_id {
+                    self.deliver(TransportEvent::RequestFailed {
+                        id,
+                        error: McpError::HeadersNotAllowed {
+                            headers: ex.param_headers,
+                        },
+                    });
+                }
+            }
             Purpose::Post if !self.established && ex.method == types_2026::DISCOVER_METHOD => {
                 // A legacy server's CORS rules may not allow the modern headers (Mcp-Method):
                 // let the session fall back to `initialize`, which does not send them.

@@ -20,6 +20,7 @@ fn meta(method: &str, id: Option<i64>, era: Option<Era>, version: Option<&str>) 
         protocol_version: version.map(str::to_string),
         era,
         long_lived: false,
+        param_headers: Vec::new(),
     }
 }
 
@@ -587,4 +588,40 @@ fn a_refused_redirect_loses_the_transport_with_its_own_sentence() {
     };
     assert_eq!(e, &McpError::RedirectRefused { to: None });
     assert!(!e.to_string().contains("CORS"), "{e}");
+}
+
+#[test]
+fn mcp_param_headers_go_with_a_modern_call_and_a_refused_send_fails_only_that_call() {
+    let mut t = StreamableHttp::new(target());
+    let mut m = meta("tools/call", Some(7), Some(Era::Modern), Some("2026-07-28"));
+    m.name = Some("route".into());
+    m.param_headers = vec![("Mcp-Param-Region".into(), "eu-west".into())];
+    t.send("{}".into(), &m);
+    let (tok, req) = fetched(&actions(&mut t)).remove(0);
+    assert_eq!(req.header("Mcp-Param-Region"), Some("eu-west"));
+    assert_eq!(req.header("Mcp-Name"), Some("route"));
+    // The browser refused to send it (a CORS preflight that does not allow the header looks
+    // like a network failure): that call fails with the header's name, the link stays.
+    t.on_fetch_error(tok, "Failed to fetch", 0.0);
+    let ev = events(actions(&mut t));
+    let [TransportEvent::RequestFailed { error, .. }] = &ev[..] else {
+        panic!("{ev:?}")
+    };
+    assert_eq!(
+        *error,
+        McpError::HeadersNotAllowed {
+            headers: vec!["Mcp-Param-Region".into()]
+        }
+    );
+    let s = error.to_string();
+    assert!(
+        s.contains("Mcp-Param-Region") && s.contains("Access-Control-Allow-Headers"),
+        "{s}"
+    );
+    // A legacy session never sends them.
+    let mut m = meta("tools/call", Some(8), Some(Era::Legacy), Some("2025-11-25"));
+    m.param_headers = vec![("Mcp-Param-Region".into(), "eu-west".into())];
+    t.send("{}".into(), &m);
+    let (_, req) = fetched(&actions(&mut t)).remove(0);
+    assert_eq!(req.header("Mcp-Param-Region"), None);
 }

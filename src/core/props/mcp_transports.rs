@@ -119,6 +119,7 @@ fn meta(method: &str, era: Option<Era>) -> SendMeta {
         }),
         era,
         long_lived: false,
+        param_headers: Vec::new(),
     }
 }
 

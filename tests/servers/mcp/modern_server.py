@@ -10,7 +10,8 @@ Sessions are in memory, so a restart answers 404 to the old session id.
 It listens on 127.0.0.1 only and prints the bound port as its first stdout line.
 Run with the venv from scripts/setup-mcp.sh:
     "$SKIFF_MCP_PY2" tests/servers/mcp/modern_server.py [--port 0] [--pidfile F] [--page-size 3]
-        [--json-response] [--cors full|none|no-expose|no-allow-headers] [--no-event-store] [--retry-ms N]
+        [--json-response] [--cors full|none|no-expose|no-allow-headers|no-param-headers]
+        [--no-event-store] [--retry-ms N] [--param-tool]
 """
 
 from __future__ import annotations
@@ -26,7 +27,10 @@ import zlib
 
 import uuid
 
+from typing import Annotated
+
 import uvicorn
+from pydantic import Field
 from mcp.server.mcpserver import Context, Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http import EventCallback, EventMessage, EventStore
@@ -38,6 +42,9 @@ from starlette.middleware.cors import CORSMiddleware
 # whatever the preflight asks for, which covers Mcp-Param-{Name}.
 CORS_ALLOW_HEADERS = ["*"]
 CORS_EXPOSE_HEADERS = ["Mcp-Session-Id", "MCP-Protocol-Version"]
+# What a server that predates SEP-2243 might allow: everything Skiff sends but Mcp-Param-*.
+NO_PARAM_HEADERS = ["Content-Type", "Accept", "Authorization", "Mcp-Method", "Mcp-Name",
+                    "MCP-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID"]
 
 
 def tiny_png(width: int = 2, height: int = 2, rgb: tuple[int, int, int] = (255, 0, 0)) -> bytes:
@@ -99,6 +106,15 @@ class PagedMCPServer(MCPServer):
         return ListToolsResult(tools=tools[start:end], next_cursor=next_cursor)
 
 
+def add_param_tool(mcp: PagedMCPServer) -> None:
+    """`route`, whose `region` argument is mirrored into `Mcp-Param-Region` (SEP-2243): the
+    SDK refuses a modern `tools/call` whose header is missing or disagrees with the body."""
+
+    @mcp.tool(description="Route a message to a region (its region travels in Mcp-Param-Region).")
+    def route(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})], message: str = "") -> str:
+        return f"Routed to {region}: {message}"
+
+
 def build_server(page_size: int) -> PagedMCPServer:
     mcp = PagedMCPServer(
         name="skiff-modern-test-server",
@@ -154,17 +170,21 @@ def main() -> None:
     ap.add_argument("--json-response", action="store_true", help="answer legacy requests with JSON, not SSE")
     ap.add_argument(
         "--cors",
-        choices=["full", "none", "no-expose", "no-allow-headers"],
+        choices=["full", "none", "no-expose", "no-allow-headers", "no-param-headers"],
         default="full",
         help="CORS behaviour, to reproduce what a browser client meets in the wild: "
         "full (default); none (no CORS headers at all); no-expose (Mcp-Session-Id not exposed); "
-        "no-allow-headers (preflight allows only Content-Type, so mcp-* request headers are refused)",
+        "no-allow-headers (preflight allows only Content-Type, so mcp-* request headers are refused); "
+        "no-param-headers (every header Skiff sends except Mcp-Param-*)",
     )
+    ap.add_argument("--param-tool", action="store_true", help="also offer `route`, which declares x-mcp-header")
     ap.add_argument("--no-event-store", action="store_true", help="legacy era: no SSE event ids, no resume")
     ap.add_argument("--retry-ms", type=int, default=None, help="legacy era: SSE `retry:` sent with priming events")
     args = ap.parse_args()
 
     mcp = build_server(args.page_size)
+    if args.param_tool:
+        add_param_tool(mcp)
     app = mcp.streamable_http_app(
         json_response=args.json_response,
         event_store=None if args.no_event_store else InMemoryEventStore(),
@@ -176,7 +196,13 @@ def main() -> None:
             CORSMiddleware,
             allow_origins=["*"],
             allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
-            allow_headers=["Content-Type"] if args.cors == "no-allow-headers" else CORS_ALLOW_HEADERS,
+            allow_headers=(
+                ["Content-Type"]
+                if args.cors == "no-allow-headers"
+                else NO_PARAM_HEADERS
+                if args.cors == "no-param-headers"
+                else CORS_ALLOW_HEADERS
+            ),
             expose_headers=[] if args.cors == "no-expose" else CORS_EXPOSE_HEADERS,
         )
 
