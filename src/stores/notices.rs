@@ -3,6 +3,16 @@
 
 use leptos::prelude::*;
 
+/// Whether a notice with this key is about something Settings shows itself (a failing MCP
+/// server, keyed `mcp-down:{id}` by its driver), so the notice area holds it back while the
+/// Settings dialog is open.
+pub fn shown_in_settings(key: &str) -> bool {
+    key.starts_with(MCP_DOWN_KEY)
+}
+
+/// The key prefix of an MCP server's failure notice.
+pub const MCP_DOWN_KEY: &str = "mcp-down:";
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
     Info,

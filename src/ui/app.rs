@@ -84,11 +84,18 @@ pub fn App() -> impl IntoView {
 
     // Throttled writes still owed when the page goes away are written now.
     // MCP sessions end with the page (a DELETE the server can act on instead of a session it
-    // keeps until it times out), and start again if the page comes back from the
-    // back-forward cache (`pageshow`; on first load every server is already connecting).
-    let _ = window_event_listener(leptos::ev::pagehide, move |_| {
+    // keeps until it times out). A page kept in the back-forward cache (`persisted`) is frozen,
+    // so nothing it sends would leave; its sessions stay, and `pageshow` checks them when it
+    // comes back (on first load every server is already connecting).
+    let _ = window_event_listener(leptos::ev::pagehide, move |ev| {
         convs.on_page_hide();
-        mcp_runner.leave();
+        let cached = js_sys::Reflect::get(&ev, &"persisted".into())
+            .ok()
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false);
+        if !cached {
+            mcp_runner.leave();
+        }
     });
     let _ = window_event_listener(leptos::ev::pageshow, move |_| {
         mcp_runner.ensure_initialized()

@@ -5,14 +5,26 @@ use leptos::prelude::*;
 use super::context::ctx;
 use super::icons;
 use super::keyed_list::keyed_list;
-use crate::stores::notices::Level;
+use crate::stores::notices::{shown_in_settings, Level};
 
 #[component]
 pub fn NoticesView() -> impl IntoView {
     let ctx = ctx();
+    // A notice about what Settings itself shows (a server that is down) would only cover the
+    // open dialog; it waits until Settings closes.
+    let shown = move || {
+        let settings = ctx.show_settings.get();
+        ctx.notices.items.with(|items| {
+            items
+                .iter()
+                .filter(|n| !(settings && n.key.as_deref().is_some_and(shown_in_settings)))
+                .cloned()
+                .collect::<Vec<_>>()
+        })
+    };
     view! {
         <div class="notices" role="status" aria-live="polite">
-            {keyed_list(move || ctx.notices.items.get(), |n| n.id.to_string(), move |n| view! {
+            {keyed_list(shown, |n| n.id.to_string(), move |n| view! {
                 <div
                     class="notice"
                     class:notice-error=n.level == Level::Error

@@ -512,10 +512,17 @@ impl Supervisor {
         let next = if retry_cannot_help(error) {
             "Fix it in Settings → MCP servers."
         } else {
-            "Skiff keeps trying; Settings → MCP servers shows each attempt."
+            "Skiff keeps trying; Settings → MCP servers says why and shows each attempt."
         };
-        // The error may quote the server; shown neutralised like the status line.
-        let sentence = format!("MCP server “{name}” is not available: {error} {next}");
+        // Only the error's first sentence: the rest (what CORS must allow, say) is on the
+        // server's card, and a notice must not cover the page. The error may quote the server;
+        // shown neutralised like the status line.
+        let error = error.to_string();
+        let first = match error.find(". ") {
+            Some(end) => &error[..=end],
+            None => error.as_str(),
+        };
+        let sentence = format!("MCP server “{name}” is not available: {first} {next}");
         self.push(Action::FailureNotice(
             crate::display::text::prose(&sentence).into_owned(),
         ));

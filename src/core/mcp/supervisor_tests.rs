@@ -948,7 +948,9 @@ fn a_failure_is_announced_once_until_the_server_is_back() {
     assert_eq!(n.len(), 1, "five retries, one notice: {n:?}");
     assert!(
         n[0].starts_with("MCP server “server” is not available: ")
-            && n[0].ends_with(" Skiff keeps trying; Settings → MCP servers shows each attempt."),
+            && n[0].ends_with(
+                "). Skiff keeps trying; Settings → MCP servers says why and shows each attempt."
+            ),
         "{}",
         n[0]
     );

@@ -33,7 +33,7 @@ use crate::platform::abort::AbortHandle;
 use crate::platform::websocket::{WebSocket, WsEvent};
 use crate::platform::{clock, fetch, online};
 use crate::stores::mcp::{McpStore, ServerLive};
-use crate::stores::notices::Level;
+use crate::stores::notices::{Level, MCP_DOWN_KEY};
 
 pub(super) use skiff_core::mcp::Request as Req;
 
@@ -459,7 +459,7 @@ fn fetch_icon(target: RwSignal<Option<String>>, url: String) {
 
 /// One failure notice per server: a newer one replaces it, and reconnecting withdraws it.
 fn failure_key(id: &str) -> String {
-    format!("mcp-down:{id}")
+    format!("{MCP_DOWN_KEY}{id}")
 }
 
 fn ws_report(ev: WsEvent) -> WsReport {

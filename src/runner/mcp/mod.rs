@@ -190,11 +190,10 @@ impl McpRunner {
         self.start_call(id, Req::Ping, None).result().await
     }
 
-    /// The page is going away or into the back-forward cache (`pagehide`): end every session
-    /// now, DELETE for Streamable HTTP (sent with `keepalive`, so it outlives the page) and
-    /// a close for sockets. Nothing can be awaited inside `pagehide`, so calls in flight are
-    /// not waited for: the unload ends them anyway. `pageshow` connects again
-    /// ([`Self::ensure_initialized`]) when the page comes back from that cache.
+    /// The page is going away (`pagehide`, not into the back-forward cache): end every
+    /// session now, DELETE for Streamable HTTP (sent with `keepalive`, so it outlives the page)
+    /// and a close for sockets. Nothing can be awaited inside `pagehide`, so calls in flight
+    /// are not waited for: the unload ends them anyway.
     pub fn leave(&self) {
         self.broadcast(|| Msg::Disconnect { done: None });
     }

@@ -32,7 +32,7 @@ if (!MODES.includes(mode)) {
   process.exit(2);
 }
 
-const stats = { posts: 0, lists: 0, pingAnswers: 0, upgrades: 0, upgradeTimes: [], sessions: 0, deletes: 0, iconFetches: 0 };
+const stats = { posts: 0, lists: 0, pingAnswers: 0, upgrades: 0, upgradeTimes: [], sessions: 0, deletes: 0, iconFetches: 0, preflights: [] };
 // A 1×1 opaque PNG.
 const ICON_PNG = Buffer.from(
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
@@ -111,7 +111,10 @@ function readBody(req) {
 }
 
 const server = createServer(async (req, res) => {
-  if (req.method === "OPTIONS") return send(res, 204);
+  if (req.method === "OPTIONS") {
+    stats.preflights.push(String(req.headers["access-control-request-method"] ?? ""));
+    return send(res, 204);
+  }
   if (req.method === "GET" && req.url === "/stats") return send(res, 200, stats);
   if (req.method === "GET" && req.url === "/icon.png") {
     stats.iconFetches += 1;
