@@ -18,7 +18,7 @@
 //               (an abnormal close, code 1006, every time).
 //
 // GET /stats answers what it saw so far as JSON: {posts, lists, pingAnswers, upgrades,
-// upgradeTimes, sessions, deletes, iconFetches}. Its serverInfo offers two icons: an SVG a
+// upgradeTimes, sessions, deletes, iconFetches, preflights}. Its serverInfo offers two icons: an SVG a
 // client must not show, then a PNG at GET /icon.png on its own origin. It never touches the
 // network beyond 127.0.0.1.
 import { createServer } from "node:http";
