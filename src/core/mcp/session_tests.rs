@@ -187,6 +187,17 @@ fn legacy_handshake_with_server_everything_capture() {
     assert!(tools.contains(&"echo".to_string()));
 }
 
+/// A session that connected and got `body` (a captured `server/discover` answer) at `at`,
+/// and what it did next.
+fn discovered(body: &[u8], at: f64) -> (McpSession, Drained) {
+    let mut s = McpSession::new(config());
+    s.connect(0.0);
+    let probe = drain(&mut s).id_of("server/discover");
+    s.handle_message(&readdress(&String::from_utf8_lossy(body), &probe), at);
+    let d = drain(&mut s);
+    (s, d)
+}
+
 #[test]
 fn modern_handshake_and_pagination_with_python_sdk_capture() {
     let (Some(disc), Some(p1), Some(p2), Some(call)) = (
@@ -197,15 +208,7 @@ fn modern_handshake_and_pagination_with_python_sdk_capture() {
     ) else {
         panic!("captures missing under tests/fixtures/mcp/captured/modern-python");
     };
-    let mut s = McpSession::new(config());
-    s.connect(0.0);
-    let d = drain(&mut s);
-    let probe = d.id_of("server/discover");
-    s.handle_message(
-        &readdress(&String::from_utf8_lossy(&disc.body), &probe),
-        5.0,
-    );
-    let d = drain(&mut s);
+    let (mut s, d) = discovered(&disc.body, 5.0);
     assert_eq!(
         ready(&d.events),
         Some((
@@ -1023,15 +1026,7 @@ fn a_modern_tool_call_mirrors_declared_arguments_and_a_broken_declaration_is_ref
     let Some(disc) = exchange("modern-python", "01-modern-discover") else {
         panic!("captures missing under tests/fixtures/mcp/captured/modern-python");
     };
-    let mut s = McpSession::new(config());
-    s.connect(0.0);
-    let d = drain(&mut s);
-    let probe = d.id_of("server/discover");
-    s.handle_message(
-        &readdress(&String::from_utf8_lossy(&disc.body), &probe),
-        1.0,
-    );
-    let d = drain(&mut s);
+    let (mut s, d) = discovered(&disc.body, 1.0);
     let (list, _) = d
         .sent
         .iter()
