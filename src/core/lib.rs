@@ -22,6 +22,7 @@ pub mod focus_trap;
 pub mod follow;
 pub mod format;
 pub mod gemini;
+pub mod html;
 pub mod http;
 pub mod image_out;
 pub mod markdown;

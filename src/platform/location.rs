@@ -19,8 +19,13 @@ pub fn replace_hash(value: Option<&str>) {
     };
     let url = match value {
         Some(v) => format!("#{v}"),
-        // An empty fragment would leave a dangling `#`; the path alone clears it.
-        None => window.location().pathname().unwrap_or_else(|_| "/".into()),
+        // An empty fragment would leave a dangling `#`; the path and query clear it (the
+        // query is kept: it is not ours to drop).
+        None => {
+            let l = window.location();
+            let path = l.pathname().unwrap_or_else(|_| "/".into());
+            format!("{path}{}", l.search().unwrap_or_default())
+        }
     };
     let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
 }

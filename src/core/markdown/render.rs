@@ -132,19 +132,7 @@ pub(crate) fn render_piece(md: &str, earlier: &LinkDefs, finished: bool) -> Rend
     }
 }
 
-/// Escapes text for an element body or a double-quoted attribute value.
-pub(crate) fn escape_into(out: &mut String, text: &str) {
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-}
+pub(crate) use crate::html::escape_into;
 
 /// A fenced block's language as a class-name fragment: the first word of the info string, with
 /// `#` spelled out (`c#` is `csharp`) and anything outside `[A-Za-z0-9_+-]` dropped.

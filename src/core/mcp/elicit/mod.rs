@@ -9,11 +9,13 @@
 //! Architecture invariant: nothing here opens a URL or sends anything. A URL request only
 //! yields the domain to show; opening it is the UI's job, and only after the user consents.
 
+mod card_html;
 mod form;
 mod order;
 mod request;
 mod url;
 
+pub use card_html::{card_html, field_id, CardState};
 pub use form::{Choice, Field, FieldInput, FieldKind, FormModel, TextFormat};
 pub use order::property_order;
 pub use request::{parse_create, ElicitAction, ElicitAnswer, ElicitKind, ElicitRequest};
@@ -29,5 +31,7 @@ pub fn client_capability() -> serde_json::Value {
     serde_json::json!({ "form": {}, "url": {} })
 }
 
+#[cfg(test)]
+mod card_html_tests;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,35 @@
+//! Reading panels drawn as HTML text (`skiff_core::html`): which action a click was on, and
+//! a form's values as the browser would submit them.
+
+use wasm_bindgen::JsCast;
+
+/// The `data-act` of the element the event happened on or its nearest ancestor that has one
+/// (a click on a button's icon counts as the button).
+pub fn act_of(ev: &web_sys::Event) -> Option<String> {
+    let target = ev.target()?.dyn_into::<web_sys::Element>().ok()?;
+    target
+        .closest("[data-act]")
+        .ok()??
+        .get_attribute("data-act")
+}
+
+/// The form's `(name, value)` pairs as `FormData` has them: text-like controls always,
+/// checkboxes only when checked, a `<select>`'s chosen value. Files are left out.
+pub fn form_pairs(form: &web_sys::Element) -> Vec<(String, String)> {
+    let Some(form) = form.dyn_ref::<web_sys::HtmlFormElement>() else {
+        return Vec::new();
+    };
+    let Ok(data) = web_sys::FormData::new_with_form(form) else {
+        return Vec::new();
+    };
+    let Ok(Some(entries)) = js_sys::try_iter(&data) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pair: js_sys::Array = entry.dyn_into().ok()?;
+            Some((pair.get(0).as_string()?, pair.get(1).as_string()?))
+        })
+        .collect()
+}
