@@ -4,6 +4,7 @@
 //! a retry button for anything but `Done`, and a reload turns a `Streaming` message into
 //! `Interrupted` so a cut-off answer is never mistaken for a complete one.
 
+use crate::masks::Mask;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::record::{ToolCallRecord, ToolMode};
@@ -170,6 +171,10 @@ pub struct Conversation {
     /// ([`merge_conversations`]); 0 in records written before it existed.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub meta_ms: f64,
+    /// The mask this conversation started from, as it was then (`masks`): later edits of
+    /// the mask change no conversation under way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mask: Option<Mask>,
 }
 
 fn is_zero(ms: &f64) -> bool {
@@ -210,6 +215,7 @@ impl Conversation {
             model: None,
             pinned: false,
             meta_ms: 0.0,
+            mask: None,
         }
     }
 
@@ -309,6 +315,7 @@ pub fn merge_conversations(
         merged.memory = remote.memory.clone();
         merged.branches = remote.branches.clone();
         merged.model = remote.model.clone();
+        merged.mask = remote.mask.clone();
     }
     merged.updated_ms = local.updated_ms.max(remote.updated_ms);
     merged

@@ -26,6 +26,7 @@ pub mod html;
 pub mod http;
 pub mod image_out;
 pub mod markdown;
+pub mod masks;
 pub mod mcp;
 pub mod number;
 pub mod oauth;

@@ -1,6 +1,7 @@
 //! Chat settings: the provider profiles, the last-used model, and how to chat. Plain data;
 //! the settings store persists it.
 
+use crate::masks::Mask;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -100,6 +101,13 @@ pub struct ChatSettings {
     /// NextChat's running memory: summarize whenever this many characters are unsummarized
     /// (`None`: off).
     pub memory_threshold_chars: Option<u32>,
+    /// The user's masks (`masks`), newest first; the built-in ones are not stored.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub masks: Vec<Mask>,
+    /// The mask of the conversation a request is built for ([`ChatSettings::with_mask`]).
+    /// Never stored, like `target`.
+    #[serde(skip)]
+    pub mask: Option<Mask>,
 }
 
 /// The default for [`ChatSettings::silence_limit_s`]: long enough for a slow local model
@@ -129,6 +137,8 @@ impl Default for ChatSettings {
             auto_title: true,
             auto_compact: true,
             memory_threshold_chars: None,
+            masks: Vec::new(),
+            mask: None,
         }
     }
 }
@@ -159,6 +169,24 @@ impl ChatSettings {
             .map(|r| r.target)
             .unwrap_or_default();
         out
+    }
+
+    /// These settings for a conversation that started from `mask`: its sampling overrides
+    /// the target's, its input template the settings' one, and its context prompts go into
+    /// every request (`pipeline::request`). Call after [`ChatSettings::for_conversation`].
+    pub fn with_mask(mut self, mask: Option<&Mask>) -> ChatSettings {
+        let Some(m) = mask else {
+            return self;
+        };
+        let t = &mut self.target;
+        t.temperature = m.temperature.or(t.temperature);
+        t.top_p = m.top_p.or(t.top_p);
+        t.max_tokens = m.max_tokens.or(t.max_tokens);
+        if !m.input_template.trim().is_empty() {
+            self.input_template = m.input_template.clone();
+        }
+        self.mask = Some(m.clone());
+        self
     }
 
     pub fn profile_mut(&mut self, id: &str) -> Option<&mut ProviderProfile> {

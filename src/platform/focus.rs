@@ -77,3 +77,15 @@ pub fn is_apple() -> bool {
         .iter()
         .any(|name| platform.to_ascii_lowercase().contains(name))
 }
+
+/// Focus the first element inside `root` matching `selector`, if there is one.
+pub fn focus_first(root: &Element, selector: &str) {
+    if let Some(el) = root
+        .query_selector(selector)
+        .ok()
+        .flatten()
+        .and_then(|e| e.dyn_into::<HtmlElement>().ok())
+    {
+        let _ = el.focus();
+    }
+}

@@ -105,12 +105,19 @@ impl ChatRunner {
             return Ok(None);
         }
         let current = store.current.get_untracked();
-        let choice = current
-            .and_then(|c| c.meta.try_with_untracked(|m| m.model.clone()))
-            .flatten();
+        // A new chat from a mask uses the mask's model, if it names one.
+        let mask = current
+            .is_none()
+            .then(|| store.draft_mask.get_untracked())
+            .flatten()
+            .and_then(|id| skiff_core::masks::find(&settings.masks, &id));
+        let choice = match current {
+            Some(c) => c.meta.try_with_untracked(|m| m.model.clone()).flatten(),
+            None => mask.as_ref().and_then(|m| m.model.clone()),
+        };
         let target = settings.for_conversation(choice.as_ref()).target;
         check_target(&target, &attachments).map_err(|e| e.to_string())?;
-        let conv = current.unwrap_or_else(|| store.create());
+        let conv = current.unwrap_or_else(|| store.create(mask));
         if self.is_sending(&conv.id()) {
             return Ok(None);
         }
@@ -387,8 +394,13 @@ impl ChatRunner {
         conv: &Loaded,
         settings: &ChatSettings,
     ) -> ChatSettings {
-        let choice = conv.meta.try_with_untracked(|m| m.model.clone()).flatten();
-        let resolved = settings.for_conversation(choice.as_ref());
+        let (choice, mask) = conv
+            .meta
+            .try_with_untracked(|m| (m.model.clone(), m.mask.clone()))
+            .unwrap_or_default();
+        let resolved = settings
+            .for_conversation(choice.as_ref())
+            .with_mask(mask.as_ref());
         if !resolved.target.profile_id.is_empty() {
             let used = resolved.target.choice();
             if choice.is_none() {
@@ -446,8 +458,13 @@ impl ChatRunner {
 
 /// `settings` with the target `conv` chose (side requests go where its turns go).
 pub fn for_conv(settings: &ChatSettings, conv: &Loaded) -> ChatSettings {
-    let choice = conv.meta.try_with_untracked(|m| m.model.clone()).flatten();
-    settings.for_conversation(choice.as_ref())
+    let (choice, mask) = conv
+        .meta
+        .try_with_untracked(|m| (m.model.clone(), m.mask.clone()))
+        .unwrap_or_default();
+    settings
+        .for_conversation(choice.as_ref())
+        .with_mask(mask.as_ref())
 }
 
 /// One side request (a title, a summary) for `conv` at a time per kind: marks the conversation

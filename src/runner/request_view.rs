@@ -29,7 +29,10 @@ pub fn request_for(runner: ChatRunner, conv: &Loaded, message_id: &str) -> Optio
     }
     let c = conv.try_snapshot()?;
     let at = c.messages.iter().position(|m| m.id == message_id)?;
-    let settings = runner.settings_now().for_conversation(c.model.as_ref());
+    let settings = runner
+        .settings_now()
+        .for_conversation(c.model.as_ref())
+        .with_mask(c.mask.as_ref());
     let (specs, mode) = offered_tools(runner.mcp_runner(), &c, &settings);
     let place = clock::user_place();
     let a = assemble(

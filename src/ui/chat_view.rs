@@ -8,6 +8,7 @@ use leptos::html;
 use leptos::prelude::*;
 use skiff_core::chat::Role;
 use skiff_core::follow::{follows_after_scroll, ScrollPos};
+use skiff_core::masks::{find, mask_line_html};
 
 use super::composer::Composer;
 use super::context::ctx;
@@ -20,6 +21,7 @@ use super::model_picker::ModelPicker;
 use super::onboarding::Onboarding;
 use super::tool_picker::ToolPicker;
 use super::when::When;
+use crate::platform::form::act_of;
 use crate::stores::live_message::LiveMessage;
 
 #[component]
@@ -140,6 +142,21 @@ pub fn ChatView() -> impl IntoView {
         }
     };
     let empty = move || messages().is_empty() && !loading();
+    // The mask the open conversation started from, or the one the next new chat will (as
+    // HTML text from core: a line this small is not worth a view's page bytes).
+    let mask_line = move || {
+        let draft = match ctx.convs.current.get() {
+            Some(c) => return c.meta.with(|m| mask_line_html(m.mask.as_ref(), false)),
+            None => ctx.convs.draft_mask.get(),
+        };
+        let mask = draft.and_then(|id| ctx.settings.settings.with(|s| find(&s.masks, &id)));
+        mask_line_html(mask.as_ref(), true)
+    };
+    let drop_draft = move |ev: leptos::ev::MouseEvent| {
+        if act_of(&ev).as_deref() == Some("drop-mask") {
+            ctx.convs.draft_mask.set(None);
+        }
+    };
     view! {
         <main class="chat">
             <header class="chat-header">
@@ -158,6 +175,7 @@ pub fn ChatView() -> impl IntoView {
                     {icons::gear()}
                 </button>
             </header>
+            <p class="mask-line" role="status" inner_html=mask_line on:click=drop_draft></p>
             <div class="messages" node_ref=scroller on:scroll=on_scroll aria-busy=move || loading().to_string()>
                 <When when=empty>
                     <Onboarding />

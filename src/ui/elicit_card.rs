@@ -13,11 +13,11 @@
 use leptos::prelude::*;
 use skiff_core::mcp::elicit::{card_html, field_id, CardState, ElicitAnswer, ElicitKind};
 use skiff_core::mcp::ElicitKey;
-use wasm_bindgen::JsCast;
 
 use super::context::ctx;
 use super::keyed_list::keyed_list;
 use super::when::When;
+use crate::platform::focus::focus_first;
 use crate::platform::form::{act_of, form_pairs};
 use crate::platform::location::open_in_new_tab;
 use crate::stores::mcp::ElicitCard;
@@ -88,13 +88,8 @@ fn ElicitCardView(card: ElicitCard) -> impl IntoView {
         card.with_value(|(c, id)| {
             let s = state.get_value();
             el.set_inner_html(&card_html(id, &c.server_name, &c.request, c.waiting, &s));
-            let focus = s.errors.first().map(|(i, _)| field_id(id, *i));
-            if let Some(target) =
-                focus.and_then(|f| el.query_selector(&format!("#{f}")).ok().flatten())
-            {
-                if let Some(t) = target.dyn_ref::<web_sys::HtmlElement>() {
-                    let _ = t.focus();
-                }
+            if let Some((i, _)) = s.errors.first() {
+                focus_first(&el, &format!("#{}", field_id(id, *i)));
             }
         });
     };

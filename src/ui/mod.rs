@@ -18,6 +18,7 @@ pub mod elicit_card;
 pub mod icons;
 pub mod keyed_list;
 pub mod markdown_body;
+pub mod masks_settings;
 pub mod mcp_settings;
 pub mod memory_settings;
 pub mod message_view;

@@ -3,10 +3,13 @@
 //! Every field applies as it is edited; invalid numbers are reported beside the field and
 //! never saved.
 
-use crate::stores::reactive::memo;
+use crate::platform::focus::focus_first;
+use crate::platform::form::act_of;
+use crate::stores::reactive::{effect, memo};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::format::{count, decimal};
+use skiff_core::persist::storage_html::{storage_html, StorageView};
 use skiff_core::settings::{ChatSettings, Theme, DEFAULT_SILENCE_LIMIT_S};
 
 use super::context::ctx;
@@ -14,7 +17,7 @@ use super::conversation_settings::ConversationSettings;
 use super::dialog::Modal;
 use super::elicit_card::ElicitTray;
 use super::icons;
-use super::keyed_list::keyed_list;
+use super::masks_settings::MasksSettings;
 use super::mcp_settings::McpSettings;
 use super::memory_settings::MemorySettings;
 use super::profiles_settings::ProfilesSettings;
@@ -27,6 +30,7 @@ enum Tab {
     Mcp,
     Tools,
     Memory,
+    Masks,
     Storage,
 }
 
@@ -52,6 +56,7 @@ pub fn SettingsPanel() -> impl IntoView {
                         (Tab::Mcp, "MCP servers"),
                         (Tab::Tools, "Tools"),
                         (Tab::Memory, "Memory"),
+                        (Tab::Masks, "Masks"),
                         (Tab::Storage, "Storage"),
                     ]
                         .into_iter()
@@ -68,6 +73,9 @@ pub fn SettingsPanel() -> impl IntoView {
                 </When>
                 <When when=move || tab.get() == Tab::Memory>
                     <MemorySettings memory=ctx.memory />
+                </When>
+                <When when=move || tab.get() == Tab::Masks>
+                    <MasksSettings />
                 </When>
                 <When when=move || tab.get() == Tab::Storage>
                     <StorageSection />
@@ -193,41 +201,14 @@ fn StorageSection() -> impl IntoView {
             <input type="file" id="import-conversations" accept=".json,.jsonl,application/json" on:change=on_import />
         </label>
         <p class="hint">"A Skiff export (JSON) or a llama.cpp web UI export (JSON or JSONL). Only conversations not here yet are added; nothing stored is changed."</p>
-        {move || import_result.get().map(|r| match r {
-            Ok(s) => view! { <p class="ok import-result" role="status">{s}</p> }.into_any(),
-            Err(e) => view! { <p class="error import-result" role="alert">{e}</p> }.into_any(),
+        {move || import_result.get().map(|r| {
+            let (class, role, text) = match r {
+                Ok(s) => ("ok import-result", "status", s),
+                Err(e) => ("error import-result", "alert", e),
+            };
+            view! { <p class=class role=role>{text}</p> }
         })}
         <StorageHealth />
-        <When when=move || !ctx.convs.unreadable.with(Vec::is_empty)>
-            <p class="error">"Saved data that could not be read (left untouched):"</p>
-            <ul class="unreadable">
-                {keyed_list(
-                    move || ctx.convs.unreadable.get(),
-                    |u| u.key.clone(),
-                    |u| view! { <UnreadableItem key=u.key.clone() error=u.error.clone() /> },
-                )}
-            </ul>
-        </When>
-    }
-}
-
-#[component]
-fn UnreadableItem(key: String, error: String) -> impl IntoView {
-    let ctx = ctx();
-    let raw = ctx.convs.raw_value(&key).unwrap_or_default();
-    let href = format!(
-        "data:text/plain;charset=utf-8,{}",
-        js_sys::encode_uri_component(&raw)
-    );
-    let file = format!("{}.txt", key.replace(':', "-"));
-    let key = StoredValue::new(key);
-    view! {
-        <li>
-            <code>{key.get_value()}</code>
-            <small>{error}</small>
-            <a href=href download=file>"Download"</a>
-            <button class="danger small" on:click=move |_| ctx.convs.discard_unreadable(&key.get_value())>"Delete"</button>
-        </li>
     }
 }
 
@@ -252,10 +233,50 @@ fn StorageHealth() -> impl IntoView {
         ctx.convs.index.track();
         ctx.convs.older_than(PRUNE_DAYS)
     });
-    let confirming = RwSignal::new(false);
+    let confirming = StoredValue::new(false);
     let result = RwSignal::new(None::<Result<String, String>>);
-    let n = move || count(old.with(Vec::len), "conversation", "conversations");
-    let export_old = move |_| {
+    let node = NodeRef::<leptos::html::Div>::new();
+    // The block is HTML text (`skiff_core::persist::storage_html`): drawn again when what it
+    // shows changes, and after a click, with the cursor on `focus` (the old focus went with
+    // the old HTML).
+    let draw = move |focus: &str| {
+        let Some(el) = node.get_untracked() else {
+            return;
+        };
+        let sentences = ctx.convs.storage.with_untracked(|s| s.sentences());
+        let unreadable: Vec<(String, String, String)> = ctx.convs.unreadable.with_untracked(|u| {
+            u.iter()
+                .map(|u| {
+                    let raw = ctx.convs.raw_value(&u.key).unwrap_or_default();
+                    let href = format!(
+                        "data:text/plain;charset=utf-8,{}",
+                        js_sys::encode_uri_component(&raw)
+                    );
+                    (u.key.clone(), u.error.clone(), href)
+                })
+                .collect()
+        });
+        let usage = usage.with_untracked(|u| u.as_ref().map(|u| u.lines()).unwrap_or_default());
+        el.set_inner_html(&storage_html(&StorageView {
+            sentences: &sentences,
+            usage: &usage,
+            old: old.with_untracked(Vec::len),
+            prune_days: PRUNE_DAYS,
+            confirming: confirming.get_value(),
+            unreadable: &unreadable,
+        }));
+        if !focus.is_empty() {
+            focus_first(&el, focus);
+        }
+    };
+    effect(move || {
+        ctx.convs.storage.track();
+        ctx.convs.unreadable.track();
+        usage.track();
+        old.track();
+        draw("");
+    });
+    let export_old = move || {
         let ids = old.get_untracked();
         spawn_local(async move {
             let outcome = ctx.convs.export_many(&ids).await.and_then(|text| {
@@ -274,41 +295,36 @@ fn StorageHealth() -> impl IntoView {
             result.try_set(Some(outcome));
         });
     };
-    let delete_old = move |_| {
-        let ids = old.get_untracked();
-        ctx.convs.delete_many(&ids);
-        confirming.set(false);
-        result.set(Some(Ok(format!(
-            "Deleted {}.",
-            count(ids.len(), "conversation", "conversations")
-        ))));
-        refresh();
+    let on_click = move |ev: leptos::ev::MouseEvent| match act_of(&ev).as_deref() {
+        Some("persist") => spawn_local(async move { ctx.convs.ask_persistence().await }),
+        Some("export") => export_old(),
+        Some("delete") => {
+            confirming.set_value(true);
+            draw(".prune-confirm-no");
+        }
+        Some("delete-no") => {
+            confirming.set_value(false);
+            draw(".prune-delete");
+        }
+        Some(a) if a.starts_with("discard:") => {
+            ctx.convs.discard_unreadable(&a["discard:".len()..]);
+        }
+        Some("delete-yes") => {
+            let ids = old.get_untracked();
+            ctx.convs.delete_many(&ids);
+            confirming.set_value(false);
+            result.set(Some(Ok(format!(
+                "Deleted {}.",
+                count(ids.len(), "conversation", "conversations")
+            ))));
+            draw("");
+            refresh();
+        }
+        _ => {}
     };
     view! {
         <div class="storage-health">
-            {move || {
-                let [backend, migration, persist] = ctx.convs.storage.with(|s| s.sentences());
-                let moved = migration.is_empty();
-                view! {
-                    <p class="hint storage-backend">{backend}</p>
-                    <p class="error storage-migration" role="alert" hidden=moved>{migration}</p>
-                    <p class="hint storage-persist">{persist}" "
-                        <button type="button" class="small storage-persist-ask" on:click=move |_| spawn_local(async move { ctx.convs.ask_persistence().await })>"Ask again"</button>
-                    </p>
-                }
-            }}
-            <ul class="storage-usage">
-                {move || usage.with(|u| u.as_ref().map(|u| u.lines()).unwrap_or_default()).into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
-            </ul>
-            <p class="hint prune">{move || format!("Not changed in {PRUNE_DAYS} days: {}.", n())}" "
-                <button type="button" class="small prune-export" disabled=move || old.with(Vec::is_empty) on:click=export_old>"Export them"</button>" "
-                <button type="button" class="danger small prune-delete" disabled=move || old.with(Vec::is_empty) on:click=move |_| confirming.set(true)>"Delete them…"</button>
-            </p>
-            <p class="error prune-confirm" role="alert" hidden=move || !confirming.get()>
-                {move || format!("Delete {} not changed in {PRUNE_DAYS} days? This cannot be undone; export them first to keep a copy.", n())}" "
-                <button type="button" class="danger small prune-confirm-yes" on:click=delete_old>"Delete"</button>" "
-                <button type="button" class="small prune-confirm-no" on:click=move |_| confirming.set(false)>"Cancel"</button>
-            </p>
+            <div node_ref=node on:click=on_click></div>
             <p class="prune-result" role="status">{move || result.get().map(|r| r.unwrap_or_else(|e| e))}</p>
         </div>
     }

@@ -11,6 +11,7 @@
 pub mod announce;
 pub mod migrate;
 pub mod prune;
+pub mod storage_html;
 pub mod whole;
 
 use std::fmt;

@@ -5,8 +5,9 @@
 //! Order of the system text (see `StepContext::system_text` and the request builders): the
 //! system template, the user's system prompt and the MCP servers' instructions
 //! (`instructions`), (prompt-based tools) the tools section, then
-//! the recap of what a summary covers; after it the recent messages. Project instructions
-//! and a mask's context prompts take their slots around the recap when they exist.
+//! the recap of what a summary covers; then the conversation's mask's context prompts
+//! (`masks`), then the recent messages. Project instructions take their slot before the
+//! recap when they exist.
 
 use crate::agent::prompt;
 use crate::agent::record::ToolMode;
@@ -83,8 +84,17 @@ pub fn assemble(
         .filter(|_| with_memory)
         .map(Memory::recap)
         .unwrap_or_default();
-    let fixed =
-        fixed_tokens(&system_template, &system_prompt, tools, mode) + tokens::estimate(&recap);
+    let context = settings
+        .mask
+        .as_ref()
+        .map(|m| m.context_messages(clock.now_ms))
+        .unwrap_or_default();
+    let fixed = fixed_tokens(&system_template, &system_prompt, tools, mode)
+        + tokens::estimate(&recap)
+        + context
+            .iter()
+            .map(|m| tokens::PER_MESSAGE + tokens::estimate(&m.content))
+            .sum::<u32>();
     let limits = Limits::new(
         settings.context_window,
         settings.history_count as usize,
@@ -97,11 +107,13 @@ pub fn assemble(
         fixed,
         settings.result_char_limit.max(1),
     );
-    let messages = plan
-        .select(history)
-        .iter()
-        .map(|m| with_input_template(m, settings, clock))
-        .collect();
+    // The mask's prompts open the messages; the input template wraps only the user's own.
+    let mut messages = context;
+    messages.extend(
+        plan.select(history)
+            .iter()
+            .map(|m| with_input_template(m, settings, clock)),
+    );
     Assembled {
         system_template,
         system_prompt,

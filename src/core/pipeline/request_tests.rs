@@ -412,3 +412,114 @@ fn the_gauge_does_not_count_files_the_model_cannot_take() {
         "an image left out costs nothing: {blind} vs {seeing}"
     );
 }
+
+/// A conversation started from a mask: its prompts come after the system text and recap and
+/// before the recent messages, untouched by the input template; its template and sampling
+/// replace the settings' ones; the budget counts the prompts.
+#[test]
+fn a_masks_prompts_open_the_messages_and_its_settings_apply() {
+    use crate::masks::{ContextPrompt, Mask};
+    let mask = Mask {
+        id: "m1".into(),
+        name: "Pirate".into(),
+        context: vec![
+            ContextPrompt {
+                role: Role::System,
+                content: "Talk like a pirate.".into(),
+            },
+            ContextPrompt {
+                role: Role::User,
+                content: "Who are you?".into(),
+            },
+            ContextPrompt {
+                role: Role::Assistant,
+                content: "Arr, yer captain.".into(),
+            },
+            ContextPrompt {
+                role: Role::User,
+                content: "   ".into(),
+            },
+        ],
+        temperature: Some(1.5),
+        input_template: "Q: {{input}}".into(),
+        ..Mask::default()
+    };
+    let plain = ChatSettings {
+        history_count: 3,
+        ..settings(ProviderKind::OpenAiCompatible)
+    };
+    let masked = plain.clone().with_mask(Some(&mask));
+    let memory = Memory {
+        text: "They asked about ships.".into(),
+        through: "a0".into(),
+    };
+    let b = body_with(&masked, &history(), None, Some(&memory), ToolMode::Off, &[]);
+    let msgs = b["messages"].as_array().expect("messages");
+    let roles: Vec<&str> = msgs
+        .iter()
+        .map(|m| m["role"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            "system",
+            "system",
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "user"
+        ],
+        "{b}"
+    );
+    assert!(
+        msgs[0]["content"]
+            .as_str()
+            .unwrap_or("")
+            .contains("They asked about ships."),
+        "{b}"
+    );
+    assert_eq!(msgs[1]["content"], "Talk like a pirate.");
+    assert_eq!(
+        msgs[2]["content"], "Who are you?",
+        "the input template leaves the mask's prompts alone"
+    );
+    assert_eq!(msgs[3]["content"], "Arr, yer captain.");
+    assert_eq!(
+        msgs[6]["content"], "Q: question 4",
+        "the mask's input template"
+    );
+    assert_eq!(b["temperature"], 1.5);
+    // Without the mask: the settings' template, no prompts, and a smaller fixed cost.
+    let b = body_with(&plain, &history(), None, None, ToolMode::Off, &[]);
+    assert_eq!(b["messages"][1]["content"], "[de-DE] question 3", "{b}");
+    assert_eq!(b["messages"].as_array().map(Vec::len), Some(4));
+    assert!(b.get("temperature").is_none(), "{b}");
+    let fixed = |s: &ChatSettings| {
+        assemble(
+            &history(),
+            None,
+            None,
+            s,
+            &offer(&[], ToolMode::Off, &[]),
+            &CLOCK,
+        )
+        .plan
+        .fixed_tokens
+    };
+    assert!(fixed(&masked) > fixed(&plain) + 10);
+    // Anthropic: the mask's system prompt joins the top-level system; the rest stay messages.
+    let anthropic = settings(ProviderKind::Anthropic).with_mask(Some(&mask));
+    let a = body_with(&anthropic, &history(), None, None, ToolMode::Off, &[]);
+    assert!(
+        a["system"]
+            .as_str()
+            .unwrap_or("")
+            .contains("Talk like a pirate."),
+        "{a}"
+    );
+    assert_eq!(
+        a["messages"][0]["content"][0]["text"], "Who are you?",
+        "{a}"
+    );
+}

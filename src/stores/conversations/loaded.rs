@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use leptos::prelude::*;
 use skiff_core::branches::Branch;
 use skiff_core::chat::{Conversation, Message};
+use skiff_core::masks::Mask;
 use skiff_core::mcp::tool_index::ToolOverrides;
 use skiff_core::pipeline::memory::Memory;
 use skiff_core::pipeline::title::TitleSource;
@@ -43,6 +44,8 @@ pub struct Meta {
     /// win between tabs (`skiff_core::chat::merge_conversations`). Set by
     /// `ConversationsStore::settings_changed`.
     pub meta_ms: f64,
+    /// The mask the conversation started from, as it was then.
+    pub mask: Option<Mask>,
 }
 
 /// A conversation held in memory: its metadata and its messages, each a [`LiveMessage`].
@@ -93,6 +96,7 @@ impl Loaded {
             model: meta.model,
             pinned: meta.pinned,
             meta_ms: meta.meta_ms,
+            mask: meta.mask,
             messages: self
                 .messages
                 .with_untracked(|ms| ms.iter().map(LiveMessage::snapshot).collect()),
@@ -166,6 +170,7 @@ impl Owners {
                     model: c.model.clone(),
                     pinned: c.pinned,
                     meta_ms: c.meta_ms,
+                    mask: c.mask.clone(),
                 }),
                 messages,
                 write_messages,

@@ -29,6 +29,7 @@ use leptos::task::spawn_local;
 use skiff_core::attach;
 use skiff_core::branches;
 use skiff_core::chat::{settle_calls, Conversation, ConversationSummary, Message, MessageStatus};
+use skiff_core::masks::Mask;
 use skiff_core::mcp::tool_index::ToolOverrides;
 use skiff_core::persist::announce::BodyChange;
 use skiff_core::persist::{self, INDEX_KEY};
@@ -132,6 +133,9 @@ pub struct ConversationsStore {
     live: StoredValue<HashSet<String>>,
     /// Tool switches chosen in the empty "new chat" view, given to the conversation it becomes.
     pub draft_overrides: RwSignal<ToolOverrides>,
+    /// The id of the mask the next new conversation starts from (Settings → Masks → New
+    /// chat), shown above the empty chat until the first message creates the conversation.
+    pub draft_mask: RwSignal<Option<String>>,
     /// Search text of stored conversations as last read, with the index's `updated_ms` at that
     /// read: opening the search again reads and decodes only bodies that changed since.
     search_cache: StoredValue<HashMap<String, (f64, SearchEntry)>>,
@@ -160,6 +164,7 @@ impl ConversationsStore {
             timers_armed: StoredValue::new(HashSet::new()),
             live: StoredValue::new(HashSet::new()),
             draft_overrides: RwSignal::new(ToolOverrides::default()),
+            draft_mask: RwSignal::new(None),
             search_cache: StoredValue::new(HashMap::new()),
             notices,
         };
@@ -514,11 +519,17 @@ impl ConversationsStore {
     }
 
     /// Create a conversation in memory and make it current; saved with its first message.
-    pub fn create(&self) -> Loaded {
+    /// `mask`: the draft's mask, which the conversation keeps a copy of (and its model).
+    pub fn create(&self, mask: Option<Mask>) -> Loaded {
         let now = clock::now_ms();
         let mut c = Conversation::new(ids::new_id(), now);
         c.tool_overrides = self.draft_overrides.get_untracked();
         self.draft_overrides.set(ToolOverrides::default());
+        if let Some(mask) = mask {
+            c.model = mask.model.clone();
+            c.mask = Some(mask);
+        }
+        self.draft_mask.set(None);
         let l = self.hold(&c);
         // A conversation still being read must not replace this one when it arrives.
         self.loading.set(None);

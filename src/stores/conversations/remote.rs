@@ -170,6 +170,7 @@ impl ConversationsStore {
             meta.cleared_after = merged.cleared_after.clone();
             meta.memory = merged.memory.clone();
             meta.model = merged.model.clone();
+            meta.mask = merged.mask.clone();
             meta.pinned = merged.pinned;
             meta.meta_ms = merged.meta_ms;
             meta.updated_ms = merged.updated_ms;
