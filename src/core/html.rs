@@ -93,6 +93,16 @@ impl Html {
         self
     }
 
+    /// `<option value="value" selected>label</option>`.
+    pub fn option(&mut self, value: &str, label: &str, selected: bool) -> &mut Self {
+        self.open("option")
+            .attr("value", value)
+            .flag("selected", selected)
+            .body()
+            .text(label)
+            .close("option")
+    }
+
     /// `<tag class="class">text</tag>`.
     pub fn el(&mut self, tag: &'static str, class: &str, text: &str) -> &mut Self {
         self.open(tag)

@@ -64,15 +64,6 @@ fn input(
     h.close("div");
 }
 
-fn option(h: &mut Html, value: &str, label: &str, selected: bool) {
-    h.open("option")
-        .attr("value", value)
-        .flag("selected", selected)
-        .body()
-        .text(label)
-        .close("option");
-}
-
 /// `profiles`: `(id, name)` of every provider profile, for the provider choice.
 pub fn editor_html(
     mask: &Mask,
@@ -112,21 +103,16 @@ pub fn editor_html(
         .attr("id", "mask-profile")
         .attr("name", "profile")
         .body();
-    option(&mut h, "", "The chat's own choice", chosen.is_none());
+    h.option("", "The chat's own choice", chosen.is_none());
     let mut known = chosen.is_none();
     for (id, name) in profiles {
         let on = chosen.is_some_and(|c| c.profile_id == *id);
         known |= on;
-        option(&mut h, id, name, on);
+        h.option(id, name, on);
     }
     if let (false, Some(c)) = (known, chosen) {
         // A profile deleted since: kept, so saving does not silently drop the choice.
-        option(
-            &mut h,
-            &c.profile_id,
-            "A provider that no longer exists",
-            true,
-        );
+        h.option(&c.profile_id, "A provider that no longer exists", true);
     }
     h.close("select").close("div");
     let model = chosen.map(|c| c.model.as_str()).unwrap_or("");
@@ -200,7 +186,7 @@ pub fn editor_html(
             .attr("aria-label", &format!("Role of prompt {n}"))
             .body();
         for role in [Role::System, Role::User, Role::Assistant] {
-            option(&mut h, role.as_str(), role.as_str(), p.role == role);
+            h.option(role.as_str(), role.as_str(), p.role == role);
         }
         h.close("select");
         h.open("textarea")

@@ -206,9 +206,9 @@ fn field(
             let current = text_of(input);
             h.open("select");
             control(h, id, &name, f.required, invalid, &described).body();
-            option(h, "", "(choose)", current.is_empty());
+            h.option("", "(choose)", current.is_empty());
             for c in choices {
-                option(h, &c.value, &text::name(&c.label), c.value == current);
+                h.option(&c.value, &text::name(&c.label), c.value == current);
             }
             h.close("select");
         }
@@ -258,15 +258,6 @@ fn control<'h>(
         .flag("required", required)
         .attr("aria-invalid", invalid)
         .attr("aria-describedby", described)
-}
-
-fn option(h: &mut Html, value: &str, label: &str, selected: bool) {
-    h.open("option")
-        .attr("value", value)
-        .flag("selected", selected)
-        .body()
-        .text(label)
-        .close("option");
 }
 
 fn url_line(h: &mut Html, ask: &UrlAsk) {
