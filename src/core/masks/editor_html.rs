@@ -38,7 +38,13 @@ fn input(
     errors: &[FieldError],
 ) {
     let id = format!("{ID}-{field}");
-    let error = error_of(errors, field);
+    let wrong = errors.iter().find(|e| e.field == field);
+    let error = wrong.map(|e| e.message.as_str());
+    // A number the mask could not hold is shown as it was typed, with its error.
+    let value = match wrong {
+        Some(e) if !e.typed.is_empty() => e.typed.as_str(),
+        _ => value,
+    };
     h.open("div").attr("class", "mask-field").body();
     h.open("label")
         .attr("for", &id)

@@ -14,12 +14,16 @@ pub struct FieldError {
     /// The control's `name` (`content` errors name the prompt: `content3`).
     pub field: String,
     pub message: String,
+    /// What was typed, where the mask cannot hold it (a number field's text), so the editor
+    /// shows it again instead of losing it.
+    pub typed: String,
 }
 
 fn err(field: &str, message: String) -> FieldError {
     FieldError {
         field: field.to_string(),
         message,
+        typed: String::new(),
     }
 }
 
@@ -90,10 +94,15 @@ pub fn mask_from_pairs(id: &str, pairs: &[(String, String)]) -> (Mask, Vec<Field
         match parse_finite(text) {
             Some(v) if (0.0..=max).contains(&v) => Some(v),
             _ => {
-                errors.push(err(
-                    field,
-                    format!("{label} must be a number from 0 to {max_text} (it reads “{text}”)."),
-                ));
+                errors.push(FieldError {
+                    typed: text.to_string(),
+                    ..err(
+                        field,
+                        format!(
+                            "{label} must be a number from 0 to {max_text} (it reads “{text}”)."
+                        ),
+                    )
+                });
                 None
             }
         }

@@ -117,7 +117,13 @@ impl MaskPanel {
             }
             ("chat", None) => find(user, arg).map_or(Outcome::Nothing, Outcome::Chat),
             ("add" | "remove", Some(e)) => {
-                let (mut mask, _) = mask_from_pairs(&e.mask.id, pairs);
+                // What cannot be saved yet keeps its sentence and its typed text (a number
+                // the mask cannot hold would otherwise vanish); a removed prompt's row
+                // numbers shift, so prompt errors wait for the next Save.
+                let (mut mask, mut errors) = mask_from_pairs(&e.mask.id, pairs);
+                if verb == "remove" {
+                    errors.retain(|e| !e.field.starts_with("content"));
+                }
                 let focus = if verb == "add" {
                     let role = if mask.context.is_empty() {
                         Role::System
@@ -139,11 +145,7 @@ impl MaskPanel {
                     }
                     "#mask-add".into()
                 };
-                self.editing = Some(Editing {
-                    mask,
-                    errors: Vec::new(),
-                    ..e
-                });
+                self.editing = Some(Editing { mask, errors, ..e });
                 draw(&focus)
             }
             ("save", Some(e)) => {

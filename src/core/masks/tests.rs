@@ -116,7 +116,7 @@ fn what_cannot_be_saved_is_said_per_field_and_what_was_typed_is_kept() {
         html.contains(r#"<p class="error mask-error" id="mask-name-err">A mask needs a name.</p>"#),
         "{html}"
     );
-    assert!(html.contains(r#"id="mask-temperature" name="temperature" type="number" value="" placeholder="The provider&#39;s" aria-invalid="true""#), "{html}");
+    assert!(html.contains(r#"id="mask-temperature" name="temperature" type="number" value="hot" placeholder="The provider&#39;s" aria-invalid="true""#), "{html}");
     assert!(
         html.contains("3 fields need attention before the mask can be saved."),
         "{html}"
@@ -494,4 +494,35 @@ fn the_chats_mask_line_names_the_mask_and_offers_to_drop_a_draft_one() {
         ),
         "{draft}"
     );
+}
+
+#[test]
+fn a_number_that_cannot_be_used_survives_add_and_save_with_its_sentence() {
+    let mut p = MaskPanel::default();
+    p.act("new", &[], &[], || "n1".into());
+    let typed = pairs(&[
+        ("name", "Hot"),
+        ("temperature", "7"),
+        ("role", "system"),
+        ("content", "x"),
+    ]);
+    p.act("add", &typed, &[], || unreachable!());
+    let s = crate::settings::ChatSettings::default();
+    let html = p.html(&s);
+    assert!(
+        html.contains(r#"name="temperature" type="number" value="7""#),
+        "kept as typed: {html}"
+    );
+    assert!(
+        html.contains("Temperature must be a number from 0 to 2 (it reads “7”)."),
+        "{html}"
+    );
+    assert_eq!(
+        p.act("save", &typed, &[], || unreachable!()),
+        Outcome::Draw {
+            focus: "#mask-temperature".into()
+        },
+        "not saved without it"
+    );
+    assert!(p.html(&s).contains(r#"value="7""#));
 }
