@@ -168,9 +168,18 @@ test('axe: onboarding, a chat with an answer and a tool card, every Settings tab
     await screenshot(page, `a11y-chat-${colorScheme}`);
 
     await page.click('button[aria-label="Settings"]');
-    for (const tab of ['Provider', 'MCP servers', 'Tools', 'Memory', 'Storage']) {
+    for (const tab of ['Provider', 'MCP servers', 'Tools', 'Memory', 'Masks', 'Storage']) {
       await page.getByRole('tab', { name: tab }).click();
+      if (tab === 'Masks') await page.locator('section.masks [data-act="new"]').waitFor();
       await scan(page, `Settings → ${tab} (${colorScheme})`);
+      if (tab === 'Masks') {
+        // The editor, with a field error showing.
+        await page.locator('section.masks [data-act="new"]').click();
+        await page.locator('section.masks [data-act="save"]').click();
+        await page.locator('#mask-name-err', { hasText: 'A mask needs a name.' }).waitFor();
+        await scan(page, `Settings → Masks, the editor with an error (${colorScheme})`);
+        await page.locator('section.masks [data-act="cancel"]').click();
+      }
     }
     await page.keyboard.press('Escape');
     await page.keyboard.press('Control+/');
