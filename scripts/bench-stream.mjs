@@ -503,6 +503,12 @@ async function openPage(browser, site, api, seedConversations = null) {
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(site.url);
   await page.waitForSelector('textarea[aria-label="Message"]', { timeout: 30_000 });
+  if (seedConversations) {
+    // The app moves the seeded localStorage conversations into IndexedDB at start, a one-off
+    // migration in batches; measuring starts after it, or its writes (100 keys at once, when
+    // a batch lands in the window) would be counted as the stream's.
+    await page.waitForFunction(() => !Object.keys(localStorage).some((k) => k.startsWith('skiff:conv:')), null, { timeout: 60_000 });
+  }
   return { context, page, errors };
 }
 
