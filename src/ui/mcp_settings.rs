@@ -39,9 +39,10 @@ pub fn McpSettings() -> impl IntoView {
             <ul class="mcp-servers">
                 {keyed_list(
                     move || ctx.mcp.servers.get(),
-                    // The whole record, so an edited server is drawn again; JSON rather
-                    // than Debug, which would link float printing for one key.
-                    |c| serde_json::to_string(c).unwrap_or_default(),
+                    // By id: an edited server keeps its row (its open tool list, typed
+                    // arguments, a confirmation), and the row reads its settings as they
+                    // change.
+                    |c| c.id.clone(),
                     move |cfg| view! { <ServerRow cfg=cfg now=now /> },
                 )}
             </ul>
@@ -91,10 +92,24 @@ fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
         live.and_then(|l| l.server_info.get())
             .map(|i| text::name(&i).into_owned())
     };
-    let enabled = cfg.enabled;
-    let cfg_for_toggle = cfg.clone();
+    // The row's server as stored now (tracked): name, address and switches follow edits.
+    let current = move |f: fn(&ServerConfig) -> String| {
+        ctx.mcp.servers.with(|all| {
+            all.iter()
+                .find(|c| c.id == id.get_value())
+                .map(f)
+                .unwrap_or_default()
+        })
+    };
+    let flag = move |f: fn(&ServerConfig) -> bool| {
+        ctx.mcp
+            .servers
+            .with(|all| all.iter().any(|c| c.id == id.get_value() && f(c)))
+    };
     let toggle_enabled = move |_| {
-        let mut c = cfg_for_toggle.clone();
+        let Some(mut c) = ctx.mcp.server(&id.get_value()) else {
+            return;
+        };
         c.enabled = !c.enabled;
         let on = c.enabled;
         ctx.mcp.update_server(c);
@@ -104,8 +119,6 @@ fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
             ctx.mcp_runner.disconnect(&id.get_value());
         }
     };
-    let cfg_for_edit = StoredValue::new(cfg.clone());
-    let send_instructions = cfg.send_instructions;
     let toggle_send = move |ev| {
         if let Some(mut c) = ctx.mcp.server(&id.get_value()) {
             c.send_instructions = event_target_checked(&ev);
@@ -120,16 +133,16 @@ fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
             .map(|t| text::prose(&t).into_owned())
     };
     view! {
-        <li class="mcp-server" data-server-name=cfg.name.clone() data-status=move || status().as_str()>
+        <li class="mcp-server" data-server-name=move || current(|c| c.name.clone()) data-status=move || status().as_str()>
             <div class="mcp-server-head">
                 <span class="status-dot" title=move || status().as_str()></span>
                 {move || live.and_then(|l| l.icon.get()).map(|src| view! { <img class="mcp-icon" src=src alt="" width="20" height="20" /> })}
                 <div class="mcp-server-id">
-                    <strong>{text::name(&cfg.name).into_owned()}</strong>
-                    <small class="muted">{text::name(&cfg.url).into_owned()}</small>
+                    <strong>{move || text::name(&current(|c| c.name.clone())).into_owned()}</strong>
+                    <small class="muted">{move || text::name(&current(|c| c.url.clone())).into_owned()}</small>
                 </div>
                 <label class="mcp-enabled" title="Enabled">
-                    <input type="checkbox" checked=enabled on:change=toggle_enabled />
+                    <input type="checkbox" prop:checked=move || flag(|c| c.enabled) on:change=toggle_enabled />
                     "on"
                 </label>
             </div>
@@ -171,7 +184,7 @@ fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
             </div>
             // Plain closures over one flag each (a <When> per toggle costs page bytes).
             {move || editing.get().then(|| view! {
-                <ServerForm initial=Some(cfg_for_edit.get_value()) on_done=Callback::new(move |_| editing.set(false)) />
+                <ServerForm initial=ctx.mcp.server(&id.get_value()) on_done=Callback::new(move |_| editing.set(false)) />
             })}
             {move || show_tools.get().then(|| view! { <ToolList server_id=id.get_value() /> })}
             <When when=move || instructions().is_some()>
@@ -179,7 +192,7 @@ fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
                     <summary>"Instructions from the server"</summary>
                     <p class="mcp-instructions-text">{instructions}</p>
                     <label class="check">
-                        <input type="checkbox" class="mcp-send-instructions" checked=send_instructions on:change=toggle_send />
+                        <input type="checkbox" class="mcp-send-instructions" prop:checked=move || flag(|c| c.send_instructions) on:change=toggle_send />
                         "Send them to the model with this server's tools"
                     </label>
                 </details>

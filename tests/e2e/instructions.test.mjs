@@ -91,7 +91,14 @@ test('a server\'s instructions are shown on its card, sent with its tools after 
     await page.click('button[aria-label="Settings"]');
     await page.getByRole('tab', { name: 'MCP servers' }).click();
     await card.locator('details.mcp-instructions summary').click();
+    await card.locator('.mcp-toggle-tools').click();
+    await card.locator('ul.mcp-tools').waitFor();
     await box.uncheck();
+    // The row is the same row (keyed by the server's id): its open tool list and open
+    // instructions stay as they were, and the switch shows the stored value.
+    assert.equal(await card.locator('ul.mcp-tools').count(), 1, 'the tool list stays open');
+    assert.equal(await card.locator('details.mcp-instructions').evaluate((d) => d.open), true);
+    assert.equal(await box.isChecked(), false);
     await page.keyboard.press('Escape');
     await page.reload();
     await page.waitForSelector('textarea[aria-label="Message"]', { timeout: WAIT_MS });
