@@ -93,6 +93,23 @@ impl Html {
         self
     }
 
+    /// `<button type="button" class="class" data-act="act"` (finish it with `body`): the start
+    /// of every button a panel's one listener reads by `data-act`.
+    pub fn action_open(&mut self, class: &str, act: &str) -> &mut Self {
+        self.open("button")
+            .attr("type", "button")
+            .attr("class", class)
+            .attr("data-act", act)
+    }
+
+    /// A whole action button with `label` as its text.
+    pub fn action(&mut self, class: &str, act: &str, label: &str) -> &mut Self {
+        self.action_open(class, act)
+            .body()
+            .text(label)
+            .close("button")
+    }
+
     /// `<option value="value" selected>label</option>`.
     pub fn option(&mut self, value: &str, label: &str, selected: bool) -> &mut Self {
         self.open("option")

@@ -242,15 +242,8 @@ pub fn editor_html(
             .close("p");
     }
     h.open("div").attr("class", "mask-editor-actions").body();
-    for (class, act, label) in [("primary", "save", "Save"), ("", "cancel", "Cancel")] {
-        h.open("button")
-            .attr("type", "button")
-            .attr("class", class)
-            .attr("data-act", act)
-            .body()
-            .text(label)
-            .close("button");
-    }
+    h.action("primary", "save", "Save")
+        .action("", "cancel", "Cancel");
     h.close("div").close("form");
     h.finish()
 }

@@ -7,10 +7,7 @@ use crate::format::count;
 use crate::html::Html;
 
 fn button(h: &mut Html, class: &str, act: &str, label: &str, aria: &str) {
-    h.open("button")
-        .attr("type", "button")
-        .attr("class", class)
-        .attr("data-act", act)
+    h.action_open(class, act)
         .attr("aria-label", aria)
         .body()
         .text(label)

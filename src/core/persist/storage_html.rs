@@ -22,10 +22,7 @@ pub struct StorageView<'a> {
 }
 
 fn button(h: &mut Html, class: &str, act: &str, label: &str, disabled: bool) {
-    h.open("button")
-        .attr("type", "button")
-        .attr("class", class)
-        .attr("data-act", act)
+    h.action_open(class, act)
         .flag("disabled", disabled)
         .body()
         .text(label)

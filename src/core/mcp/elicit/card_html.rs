@@ -72,19 +72,9 @@ fn buttons(h: &mut Html, accept_label: &str) {
         ("elicit-decline", "decline", "Decline"),
         ("elicit-cancel", "cancel", "Cancel"),
     ] {
-        button(h, class, act, label);
+        h.action(class, act, label);
     }
     h.close("div");
-}
-
-fn button(h: &mut Html, class: &str, act: &str, label: &str) {
-    h.open("button")
-        .attr("type", "button")
-        .attr("class", class)
-        .attr("data-act", act)
-        .body()
-        .text(label)
-        .close("button");
 }
 
 fn form(h: &mut Html, card_id: &str, model: &FormModel, state: &CardState) {
@@ -313,7 +303,7 @@ fn waiting_for(h: &mut Html, ask: &UrlAsk, server: &str) {
         .close("p");
     url_line(h, ask);
     h.open("div").attr("class", "elicit-actions").body();
-    button(h, "elicit-dismiss", "dismiss", "Dismiss");
+    h.action("elicit-dismiss", "dismiss", "Dismiss");
     h.close("div");
 }
 
