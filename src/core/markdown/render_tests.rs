@@ -656,3 +656,14 @@ fn gfm_extensions_render_and_headings_have_no_ids() {
     );
     assert!(!render("a[^n]\n\n[^n]: note\n").contains("id="));
 }
+
+/// Named character references resolve through the vendored pulldown-cmark's compact entity
+/// table (`vendor/README.md`) exactly as through upstream's: first, last, multi-character and
+/// control values, and names that are not entities stay text.
+#[test]
+fn named_entities_resolve_through_the_compact_table() {
+    assert_eq!(
+        render("&AElig; &zwnj; &nbsp; &amp; &NotEqualTilde; &fjlig; &Tab; &nope; &AMP"),
+        "<p>\u{C6} \u{200C} \u{A0} &amp; \u{2242}\u{338} fj \t &amp;nope; &amp;AMP</p>\n"
+    );
+}
