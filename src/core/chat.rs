@@ -175,6 +175,10 @@ pub struct Conversation {
     /// the mask change no conversation under way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mask: Option<Mask>,
+    /// The id of the project this conversation is in (`projects`); one no project has (it was
+    /// deleted) reads as none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
 }
 
 fn is_zero(ms: &f64) -> bool {
@@ -197,6 +201,8 @@ pub struct ConversationSummary {
     pub updated_ms: f64,
     #[serde(default, skip_serializing_if = "is_false")]
     pub pinned: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
 }
 
 impl Conversation {
@@ -216,6 +222,7 @@ impl Conversation {
             pinned: false,
             meta_ms: 0.0,
             mask: None,
+            project: None,
         }
     }
 
@@ -225,6 +232,7 @@ impl Conversation {
             title: self.title.clone(),
             updated_ms: self.updated_ms,
             pinned: self.pinned,
+            project: self.project.clone(),
         }
     }
 
@@ -316,6 +324,7 @@ pub fn merge_conversations(
         merged.branches = remote.branches.clone();
         merged.model = remote.model.clone();
         merged.mask = remote.mask.clone();
+        merged.project = remote.project.clone();
     }
     merged.updated_ms = local.updated_ms.max(remote.updated_ms);
     merged

@@ -35,6 +35,7 @@ pub mod order;
 pub mod persist;
 pub mod pipeline;
 pub mod profiles;
+pub mod projects;
 #[cfg(test)]
 mod props;
 pub mod provider;

@@ -2,6 +2,7 @@
 //! the settings store persists it.
 
 use crate::masks::Mask;
+use crate::projects::Project;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -108,6 +109,14 @@ pub struct ChatSettings {
     /// Never stored, like `target`.
     #[serde(skip)]
     pub mask: Option<Mask>,
+    /// The user's projects (`projects`), in the order the sidebar shows them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub projects: Vec<Project>,
+    /// The instructions of the project of the conversation a request is built for
+    /// ([`ChatSettings::in_project`]), as the model receives them; empty outside a project.
+    /// Never stored, like `target`.
+    #[serde(skip)]
+    pub project_instructions: String,
 }
 
 /// The default for [`ChatSettings::silence_limit_s`]: long enough for a slow local model
@@ -138,6 +147,8 @@ impl Default for ChatSettings {
             auto_compact: true,
             memory_threshold_chars: None,
             masks: Vec::new(),
+            projects: Vec::new(),
+            project_instructions: String::new(),
             mask: None,
         }
     }
@@ -186,6 +197,15 @@ impl ChatSettings {
             self.input_template = m.input_template.clone();
         }
         self.mask = Some(m.clone());
+        self
+    }
+
+    /// The settings for a conversation in the project `project` (an id): its instructions
+    /// join the request (`pipeline::request::assemble`). A project deleted since adds nothing.
+    pub fn in_project(mut self, project: Option<&str>) -> ChatSettings {
+        self.project_instructions = crate::projects::find(&self.projects, project)
+            .map(Project::instructions_text)
+            .unwrap_or_default();
         self
     }
 

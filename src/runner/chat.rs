@@ -394,13 +394,14 @@ impl ChatRunner {
         conv: &Loaded,
         settings: &ChatSettings,
     ) -> ChatSettings {
-        let (choice, mask) = conv
+        let (choice, mask, project) = conv
             .meta
-            .try_with_untracked(|m| (m.model.clone(), m.mask.clone()))
+            .try_with_untracked(|m| (m.model.clone(), m.mask.clone(), m.project.clone()))
             .unwrap_or_default();
         let resolved = settings
             .for_conversation(choice.as_ref())
-            .with_mask(mask.as_ref());
+            .with_mask(mask.as_ref())
+            .in_project(project.as_deref());
         if !resolved.target.profile_id.is_empty() {
             let used = resolved.target.choice();
             if choice.is_none() {
@@ -458,13 +459,14 @@ impl ChatRunner {
 
 /// `settings` with the target `conv` chose (side requests go where its turns go).
 pub fn for_conv(settings: &ChatSettings, conv: &Loaded) -> ChatSettings {
-    let (choice, mask) = conv
+    let (choice, mask, project) = conv
         .meta
-        .try_with_untracked(|m| (m.model.clone(), m.mask.clone()))
+        .try_with_untracked(|m| (m.model.clone(), m.mask.clone(), m.project.clone()))
         .unwrap_or_default();
     settings
         .for_conversation(choice.as_ref())
         .with_mask(mask.as_ref())
+        .in_project(project.as_deref())
 }
 
 /// One side request (a title, a summary) for `conv` at a time per kind: marks the conversation

@@ -32,7 +32,8 @@ pub fn request_for(runner: ChatRunner, conv: &Loaded, message_id: &str) -> Optio
     let settings = runner
         .settings_now()
         .for_conversation(c.model.as_ref())
-        .with_mask(c.mask.as_ref());
+        .with_mask(c.mask.as_ref())
+        .in_project(c.project.as_deref());
     let (specs, mode) = offered_tools(runner.mcp_runner(), &c, &settings);
     let place = clock::user_place();
     let a = assemble(

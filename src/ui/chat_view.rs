@@ -9,6 +9,7 @@ use leptos::prelude::*;
 use skiff_core::chat::Role;
 use skiff_core::follow::{follows_after_scroll, ScrollPos};
 use skiff_core::masks::{find, mask_line_html};
+use skiff_core::projects::{self, project_line_html};
 
 use super::composer::Composer;
 use super::context::ctx;
@@ -142,20 +143,44 @@ pub fn ChatView() -> impl IntoView {
         }
     };
     let empty = move || messages().is_empty() && !loading();
-    // The mask the open conversation started from, or the one the next new chat will (as
-    // HTML text from core: a line this small is not worth a view's page bytes).
+    // The project and mask of the open conversation, or those the next new chat will have
+    // (as HTML text from core: a line this small is not worth a view's page bytes).
     let mask_line = move || {
-        let draft = match ctx.convs.current.get() {
-            Some(c) => return c.meta.with(|m| mask_line_html(m.mask.as_ref(), false)),
-            None => ctx.convs.draft_mask.get(),
+        let (project, mask_html, draft) = match ctx.convs.current.get() {
+            Some(c) => c.meta.with(|m| {
+                (
+                    m.project.clone(),
+                    mask_line_html(m.mask.as_ref(), false),
+                    false,
+                )
+            }),
+            None => {
+                let mask = ctx
+                    .convs
+                    .draft_mask
+                    .get()
+                    .and_then(|id| ctx.settings.settings.with(|s| find(&s.masks, &id)));
+                (
+                    ctx.convs.draft_project.get(),
+                    mask_line_html(mask.as_ref(), true),
+                    true,
+                )
+            }
         };
-        let mask = draft.and_then(|id| ctx.settings.settings.with(|s| find(&s.masks, &id)));
-        mask_line_html(mask.as_ref(), true)
-    };
-    let drop_draft = move |ev: leptos::ev::MouseEvent| {
-        if act_of(&ev).as_deref() == Some("drop-mask") {
-            ctx.convs.draft_mask.set(None);
+        let project_html = ctx
+            .settings
+            .settings
+            .with(|s| project_line_html(projects::find(&s.projects, project.as_deref()), draft));
+        match (project_html.is_empty(), mask_html.is_empty()) {
+            (true, _) => mask_html,
+            (false, true) => project_html,
+            (false, false) => format!("{project_html} · {mask_html}"),
         }
+    };
+    let drop_draft = move |ev: leptos::ev::MouseEvent| match act_of(&ev).as_deref() {
+        Some("drop-mask") => ctx.convs.draft_mask.set(None),
+        Some("drop-project") => ctx.convs.draft_project.set(None),
+        _ => {}
     };
     view! {
         <main class="chat">

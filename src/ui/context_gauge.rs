@@ -26,11 +26,14 @@ pub fn ContextGauge(draft: RwSignal<String>) -> impl IntoView {
         let (cleared, memory) = conv
             .meta
             .with(|m| (m.cleared_after.clone(), m.memory.clone()));
-        let (choice, mask) = conv.meta.with(|m| (m.model.clone(), m.mask.clone()));
-        let settings = ctx
-            .settings
-            .settings
-            .with(|s| s.for_conversation(choice.as_ref()).with_mask(mask.as_ref()));
+        let (choice, mask, project) = conv
+            .meta
+            .with(|m| (m.model.clone(), m.mask.clone(), m.project.clone()));
+        let settings = ctx.settings.settings.with(|s| {
+            s.for_conversation(choice.as_ref())
+                .with_mask(mask.as_ref())
+                .in_project(project.as_deref())
+        });
         let overrides = conv.tool_overrides.get();
         let specs = mcp.tool_index().with(|index| {
             tools::enabled_specs(index, &overrides, |id| {

@@ -1,5 +1,5 @@
 //! The chat header's "⋯" menu for the open conversation: a new title from the model, compact,
-//! pin to the top of the sidebar, and export as Markdown, JSON, or llama.cpp web UI's format (`pipeline::export` and
+//! pin to the top of the sidebar, move to a project, and export as Markdown, JSON, or llama.cpp web UI's format (`pipeline::export` and
 //! `pipeline::llamacpp` write the files).
 
 use leptos::prelude::*;
@@ -47,6 +47,12 @@ pub fn ConversationMenu() -> impl IntoView {
         current()
             .and_then(|c| c.meta.try_with(|m| m.pinned))
             .unwrap_or(false)
+    };
+    let project = move || {
+        current()
+            .and_then(|c| c.meta.try_with(|m| m.project.clone()))
+            .flatten()
+            .unwrap_or_default()
     };
     // The menu closes once an item is chosen, and on Escape.
     let menu = NodeRef::<leptos::html::Details>::new();
@@ -130,6 +136,29 @@ pub fn ConversationMenu() -> impl IntoView {
                             }
                         }
                     >{move || if pinned() { "Unpin" } else { "Pin to the top" }}</button>
+                    <When when=move || ctx.settings.settings.with(|s| !s.projects.is_empty())>
+                        <label class="field move-project">
+                            <span>"Project"</span>
+                            <select on:change=move |ev| {
+                                let chosen = event_target_value(&ev);
+                                close();
+                                if let Some(c) = current() {
+                                    ctx.convs.set_project(&c.id(), (!chosen.is_empty()).then_some(chosen));
+                                }
+                            }>
+                                <option value="" selected=move || project().is_empty()>"No project"</option>
+                                {move || ctx.settings.settings.with(|s| {
+                                    s.projects
+                                        .iter()
+                                        .map(|p| {
+                                            let id = p.id.clone();
+                                            view! { <option value=p.id.clone() selected=move || project() == id>{p.label().to_string()}</option> }
+                                        })
+                                        .collect_view()
+                                })}
+                            </select>
+                        </label>
+                    </When>
                     <button type="button" class="export-markdown" on:click=move |_| save(Format::Markdown)>"Export as Markdown"</button>
                     <button type="button" class="export-json" on:click=move |_| save(Format::Json)>"Export as JSON"</button>
                     <button type="button" class="export-llamacpp" on:click=move |_| save(Format::LlamaCpp)>"Export for llama.cpp web UI"</button>

@@ -27,6 +27,7 @@ pub mod notices_view;
 pub mod onboarding;
 pub mod popover;
 pub mod profiles_settings;
+pub mod projects_settings;
 pub mod search_dialog;
 pub mod settings_panel;
 pub mod shortcuts;

@@ -21,6 +21,7 @@ use super::masks_settings::MasksSettings;
 use super::mcp_settings::McpSettings;
 use super::memory_settings::MemorySettings;
 use super::profiles_settings::ProfilesSettings;
+use super::projects_settings::ProjectsSettings;
 use super::tools_settings::ToolsSettings;
 use super::when::When;
 
@@ -31,6 +32,7 @@ enum Tab {
     Tools,
     Memory,
     Masks,
+    Projects,
     Storage,
 }
 
@@ -57,6 +59,7 @@ pub fn SettingsPanel() -> impl IntoView {
                         (Tab::Tools, "Tools"),
                         (Tab::Memory, "Memory"),
                         (Tab::Masks, "Masks"),
+                        (Tab::Projects, "Projects"),
                         (Tab::Storage, "Storage"),
                     ]
                         .into_iter()
@@ -76,6 +79,9 @@ pub fn SettingsPanel() -> impl IntoView {
                 </When>
                 <When when=move || tab.get() == Tab::Masks>
                     <MasksSettings />
+                </When>
+                <When when=move || tab.get() == Tab::Projects>
+                    <ProjectsSettings />
                 </When>
                 <When when=move || tab.get() == Tab::Storage>
                     <StorageSection />

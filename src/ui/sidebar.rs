@@ -1,14 +1,17 @@
 //! The conversation list: new, select, rename in place, delete with confirmation. Choosing a
 //! conversation (or New chat) puts the caret in the message box.
 //!
-//! Grouped by date and drawn as a window: only the rows in view exist in the DOM, between two
+//! Pinned first, then the projects (each heading folds its conversations away and has its own
+//! New chat), then the rest grouped by date; drawn as a window: only the rows in view exist in the DOM, between two
 //! spacers, so a thousand conversations cost what twenty do (`core::sidebar` decides which).
 
 use crate::stores::reactive::{effect, memo};
 use leptos::html;
 use leptos::prelude::*;
 use skiff_core::chat::ConversationSummary;
-use skiff_core::format::fixed;
+use skiff_core::format::{count as count_of, fixed};
+use skiff_core::masks::find as find_mask;
+use skiff_core::projects::Project;
 use skiff_core::sidebar::{self, Row};
 
 use super::composer::focus_composer;
@@ -23,7 +26,10 @@ use crate::platform::clock;
 #[derive(Clone, PartialEq)]
 enum Item {
     Group(String),
-    Conversation(ConversationSummary, usize, usize),
+    /// A project's heading and how many conversations it holds.
+    Project(Project, usize),
+    /// A conversation, its position, the number drawn, and whether it sits in a project.
+    Conversation(ConversationSummary, usize, usize, bool),
 }
 
 impl Item {
@@ -34,19 +40,37 @@ impl Item {
     fn key(&self) -> String {
         match self {
             Item::Group(label) => format!("\n{label}"),
-            Item::Conversation(s, _, count) => format!("{}\n{}\n{count}", s.id, s.title),
+            Item::Project(p, count) => {
+                format!("\r{}\n{}\n{count}\n{}", p.id, p.name, p.collapsed)
+            }
+            Item::Conversation(s, _, count, nested) => {
+                format!("{}\n{}\n{count}\n{nested}", s.id, s.title)
+            }
         }
     }
+}
+
+/// Start a new chat, in `project` (with its mask, if it names one that exists) or in none.
+pub fn new_chat_in(project: Option<&Project>) {
+    let ctx = ctx();
+    ctx.convs.select_none();
+    ctx.convs.draft_project.set(project.map(|p| p.id.clone()));
+    let mask = project.and_then(|p| p.mask.clone()).filter(|id| {
+        ctx.settings
+            .settings
+            .with_untracked(|s| find_mask(&s.masks, id).is_some())
+    });
+    ctx.convs.draft_mask.set(mask);
+    ctx.sidebar_open.set(false);
+    focus_composer();
 }
 
 #[component]
 pub fn Sidebar() -> impl IntoView {
     let ctx = ctx();
-    let new_chat = move |_| {
-        ctx.convs.select_none();
-        ctx.sidebar_open.set(false);
-        focus_composer();
-    };
+    let new_chat = move |_| new_chat_in(None);
+    // Only a change of the projects redraws the list, not every settings edit.
+    let projects = memo(move || ctx.settings.settings.with(|s| s.projects.clone()));
     let list = NodeRef::<html::Ul>::new();
     // Only the rows in view are drawn (`core::sidebar`). The groups are computed when the
     // index changes (every message moves its conversation), so "Today" of a tab left open
@@ -55,31 +79,46 @@ pub fn Sidebar() -> impl IntoView {
     let offset_minutes = clock::user_place().offset_minutes;
     let rows = memo(move || {
         let now = clock::now_ms();
-        ctx.convs.index.with(|items| {
-            let rows = sidebar::rows(items, now, offset_minutes);
-            let offsets = sidebar::offsets(&rows);
-            (rows, offsets)
+        projects.with(|projects| {
+            ctx.convs.index.with(|items| {
+                let rows = sidebar::rows(items, projects, now, offset_minutes);
+                let offsets = sidebar::offsets(&rows);
+                let drawn = rows
+                    .iter()
+                    .filter(|r| matches!(r, Row::Conversation { .. }))
+                    .count();
+                (rows, offsets, drawn)
+            })
         })
     });
     let window = move || {
         let top = scroll_top.get();
-        rows.with(|(_, offsets)| {
+        rows.with(|(_, offsets, _)| {
             sidebar::window(offsets, top, sidebar::VIEWPORT_PX, sidebar::OVERSCAN_ROWS)
         })
     };
     let items = move || {
         let w = window();
-        rows.with(|(rows, _)| {
+        rows.with(|(rows, _, drawn)| {
             ctx.convs.index.with(|index| {
-                rows[w.start..w.end]
-                    .iter()
-                    .filter_map(|r| match r {
-                        Row::Group(label) => Some(Item::Group(label.clone())),
-                        Row::Conversation { index: i, position } => index
-                            .get(*i)
-                            .map(|s| Item::Conversation(s.clone(), *position, index.len())),
-                    })
-                    .collect::<Vec<_>>()
+                projects.with(|projects| {
+                    rows[w.start..w.end]
+                        .iter()
+                        .filter_map(|r| match r {
+                            Row::Group(label) => Some(Item::Group(label.clone())),
+                            Row::Project { project, count } => projects
+                                .get(*project)
+                                .map(|p| Item::Project(p.clone(), *count)),
+                            Row::Conversation {
+                                index: i,
+                                position,
+                                nested,
+                            } => index
+                                .get(*i)
+                                .map(|s| Item::Conversation(s.clone(), *position, *drawn, *nested)),
+                        })
+                        .collect::<Vec<_>>()
+                })
             })
         })
     };
@@ -88,7 +127,7 @@ pub fn Sidebar() -> impl IntoView {
     effect(move || {
         let id = ctx.convs.current.get().map(|l| l.id());
         let Some(el) = list.get() else { return };
-        let target = rows.with_untracked(|(rows, offsets)| {
+        let target = rows.with_untracked(|(rows, offsets, _)| {
             let row = ctx.convs.index.with_untracked(|index| {
                 rows.iter().position(|r| {
                     matches!(r, Row::Conversation { index: i, .. } if index.get(*i).map(|s| &s.id) == id.as_ref())
@@ -118,7 +157,8 @@ pub fn Sidebar() -> impl IntoView {
                 <li class="list-spacer" aria-hidden="true" style:height=move || format!("{}px", fixed(window().top_px, 2))></li>
                 {keyed_list(items, Item::key, |item| match item {
                     Item::Group(label) => view! { <li class="conversation-group">{label}</li> }.into_any(),
-                    Item::Conversation(s, position, count) => view! { <ConversationItem summary=s position count /> }.into_any(),
+                    Item::Project(p, count) => view! { <ProjectHeading project=p count /> }.into_any(),
+                    Item::Conversation(s, position, count, nested) => view! { <ConversationItem summary=s position count nested /> }.into_any(),
                 })}
                 <li class="list-spacer" aria-hidden="true" style:height=move || format!("{}px", fixed(window().bottom_px, 2))></li>
             </ul>
@@ -138,8 +178,47 @@ enum Mode {
     ConfirmDelete,
 }
 
+/// A project's heading: a button that folds its conversations away (remembered with the
+/// project), its count, and a New chat in it.
 #[component]
-fn ConversationItem(summary: ConversationSummary, position: usize, count: usize) -> impl IntoView {
+fn ProjectHeading(project: Project, count: usize) -> impl IntoView {
+    let ctx = ctx();
+    let name = project.label().to_string();
+    let open = !project.collapsed;
+    let id = project.id.clone();
+    let toggle = move |_| {
+        ctx.settings.settings.update(|s| {
+            if let Some(p) = s.projects.iter_mut().find(|p| p.id == id) {
+                p.collapsed = !p.collapsed;
+            }
+        });
+    };
+    let new_label = format!("New chat in {name}");
+    let project = StoredValue::new(project);
+    view! {
+        <li class="project-heading">
+            <button class="project-toggle" aria-expanded=open.to_string() on:click=toggle title=name.clone()>
+                <span class="project-caret" aria-hidden="true">{if open { "▾" } else { "▸" }}</span>
+                <span class="project-name">{name.clone()}</span>
+                <span class="project-count" aria-label=count_of(count, "conversation", "conversations")>{count}</span>
+            </button>
+            <button
+                class="icon-button project-new"
+                title=new_label.clone()
+                aria-label=new_label
+                on:click=move |_| project.with_value(|p| new_chat_in(Some(p)))
+            >"+"</button>
+        </li>
+    }
+}
+
+#[component]
+fn ConversationItem(
+    summary: ConversationSummary,
+    position: usize,
+    count: usize,
+    nested: bool,
+) -> impl IntoView {
     let ctx = ctx();
     let mode = RwSignal::new(Mode::Normal);
     let id = StoredValue::new(summary.id.clone());
@@ -166,7 +245,7 @@ fn ConversationItem(summary: ConversationSummary, position: usize, count: usize)
         ctx.convs.delete(&id);
     };
     view! {
-        <li class="conversation" class:active=active aria-posinset=position aria-setsize=count>
+        <li class="conversation" class:active=active class:nested=nested aria-posinset=position aria-setsize=count>
             {move || match mode.get() {
                 Mode::Normal => view! {
                     <button class="conversation-select" on:click=select title=title.clone()>

@@ -351,12 +351,14 @@ mod tests {
                 title: String::new(),
                 updated_ms: 1.0,
                 pinned: false,
+                project: None,
             },
             ConversationSummary {
                 id: "b".into(),
                 title: String::new(),
                 updated_ms: 3.0,
                 pinned: false,
+                project: None,
             },
         ];
         sort_index(&mut v);

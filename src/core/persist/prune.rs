@@ -42,6 +42,7 @@ mod tests {
             title: String::new(),
             updated_ms,
             pinned: false,
+            project: None,
         }
     }
 

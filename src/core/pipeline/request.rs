@@ -80,10 +80,19 @@ pub fn assemble(
         &instructions::section(servers, tools, mode),
     );
     let (start, with_memory) = memory::start(history, cleared_after, memory);
-    let recap = memory
-        .filter(|_| with_memory)
-        .map(Memory::recap)
-        .unwrap_or_default();
+    // The project's instructions come after the tools prompt and before the recap: the
+    // slot after the tools section that every provider's request has.
+    let recap = [
+        settings.project_instructions.clone(),
+        memory
+            .filter(|_| with_memory)
+            .map(Memory::recap)
+            .unwrap_or_default(),
+    ]
+    .into_iter()
+    .filter(|s| !s.is_empty())
+    .collect::<Vec<_>>()
+    .join("\n\n");
     let context = settings
         .mask
         .as_ref()

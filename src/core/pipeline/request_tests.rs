@@ -523,3 +523,89 @@ fn a_masks_prompts_open_the_messages_and_its_settings_apply() {
         "{a}"
     );
 }
+
+/// Issue 12, items 2 and 8: a project's instructions follow the tools prompt and come before
+/// the memory recap, for OpenAI-compatible servers and Anthropic alike, and count in the
+/// budget; a conversation whose project was deleted gets nothing.
+#[test]
+fn a_projects_instructions_sit_between_the_tools_prompt_and_the_recap() {
+    use crate::projects::Project;
+    let base = ChatSettings {
+        projects: vec![Project {
+            id: "p1".into(),
+            name: "Garden\nplanner".into(),
+            instructions: "Answer for a small balcony garden.".into(),
+            ..Project::default()
+        }],
+        ..settings(ProviderKind::OpenAiCompatible)
+    };
+    let memory = Memory {
+        text: "They grow basil.".into(),
+        through: "a0".into(),
+    };
+    let inside = base.clone().in_project(Some("p1"));
+    let b = body_with(
+        &inside,
+        &history(),
+        None,
+        Some(&memory),
+        ToolMode::Prompt,
+        &[],
+    );
+    let system = b["messages"][0]["content"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    let tools_at = system.find("tool").expect("tools prompt");
+    let project_at = system
+        .find("This conversation belongs to the project “Garden planner”. The project's instructions:\nAnswer for a small balcony garden.")
+        .expect("project instructions, its name on one line");
+    let recap_at = system.find("They grow basil.").expect("recap");
+    assert!(tools_at < project_at && project_at < recap_at, "{system}");
+    let fixed = |s: &ChatSettings| {
+        assemble(
+            &history(),
+            None,
+            None,
+            s,
+            &offer(&[], ToolMode::Off, &[]),
+            &CLOCK,
+        )
+        .plan
+        .fixed_tokens
+    };
+    assert!(fixed(&inside) > fixed(&base) + 10);
+    // A deleted project, or none: nothing.
+    for gone in [Some("p-deleted"), None] {
+        let s = base.clone().in_project(gone);
+        assert!(s.project_instructions.is_empty());
+        let b = body_with(&s, &history(), None, None, ToolMode::Off, &[]);
+        assert!(!b.to_string().contains("balcony"), "{b}");
+    }
+    // Anthropic: in the top-level system text, before the recap.
+    let a = body_with(
+        &settings(ProviderKind::Anthropic).in_project(None),
+        &history(),
+        None,
+        None,
+        ToolMode::Off,
+        &[],
+    );
+    assert!(!a.to_string().contains("balcony"));
+    let anthropic = ChatSettings {
+        projects: base.projects.clone(),
+        ..settings(ProviderKind::Anthropic)
+    }
+    .in_project(Some("p1"));
+    let a = body_with(
+        &anthropic,
+        &history(),
+        None,
+        Some(&memory),
+        ToolMode::Off,
+        &[],
+    );
+    let system = a["system"].as_str().unwrap_or("");
+    let p = system.find("balcony").expect("instructions in system");
+    assert!(p < system.find("They grow basil.").unwrap_or(0), "{a}");
+}

@@ -46,6 +46,8 @@ pub struct Meta {
     pub meta_ms: f64,
     /// The mask the conversation started from, as it was then.
     pub mask: Option<Mask>,
+    /// The id of the project the conversation is in.
+    pub project: Option<String>,
 }
 
 /// A conversation held in memory: its metadata and its messages, each a [`LiveMessage`].
@@ -97,6 +99,7 @@ impl Loaded {
             pinned: meta.pinned,
             meta_ms: meta.meta_ms,
             mask: meta.mask,
+            project: meta.project,
             messages: self
                 .messages
                 .with_untracked(|ms| ms.iter().map(LiveMessage::snapshot).collect()),
@@ -171,6 +174,7 @@ impl Owners {
                     pinned: c.pinned,
                     meta_ms: c.meta_ms,
                     mask: c.mask.clone(),
+                    project: c.project.clone(),
                 }),
                 messages,
                 write_messages,

@@ -136,6 +136,9 @@ pub struct ConversationsStore {
     /// The id of the mask the next new conversation starts from (Settings → Masks → New
     /// chat), shown above the empty chat until the first message creates the conversation.
     pub draft_mask: RwSignal<Option<String>>,
+    /// The id of the project the next new conversation goes in (the sidebar's "+" on a
+    /// project, Settings → Projects → New chat).
+    pub draft_project: RwSignal<Option<String>>,
     /// Search text of stored conversations as last read, with the index's `updated_ms` at that
     /// read: opening the search again reads and decodes only bodies that changed since.
     search_cache: StoredValue<HashMap<String, (f64, SearchEntry)>>,
@@ -165,6 +168,7 @@ impl ConversationsStore {
             live: StoredValue::new(HashSet::new()),
             draft_overrides: RwSignal::new(ToolOverrides::default()),
             draft_mask: RwSignal::new(None),
+            draft_project: RwSignal::new(None),
             search_cache: StoredValue::new(HashMap::new()),
             notices,
         };
@@ -530,6 +534,8 @@ impl ConversationsStore {
             c.mask = Some(mask);
         }
         self.draft_mask.set(None);
+        c.project = self.draft_project.get_untracked();
+        self.draft_project.set(None);
         let l = self.hold(&c);
         // A conversation still being read must not replace this one when it arrives.
         self.loading.set(None);
@@ -1114,6 +1120,22 @@ impl ConversationsStore {
             if let Some(l) = store.read_in(&id).await {
                 if l.meta.with_untracked(|m| m.pinned != pinned) {
                     l.meta.update(|m| m.pinned = pinned);
+                    store.settings_changed(&l);
+                    store.save(&l);
+                }
+            }
+        });
+    }
+
+    /// Move a conversation into a project (`None`: out of any). It is read in first if it is
+    /// not loaded, like a pin.
+    pub fn set_project(&self, id: &str, project: Option<String>) {
+        let store = *self;
+        let id = id.to_string();
+        spawn_local(async move {
+            if let Some(l) = store.read_in(&id).await {
+                if l.meta.with_untracked(|m| m.project != project) {
+                    l.meta.update(|m| m.project = project);
                     store.settings_changed(&l);
                     store.save(&l);
                 }

@@ -171,6 +171,7 @@ impl ConversationsStore {
             meta.memory = merged.memory.clone();
             meta.model = merged.model.clone();
             meta.mask = merged.mask.clone();
+            meta.project = merged.project.clone();
             meta.pinned = merged.pinned;
             meta.meta_ms = merged.meta_ms;
             meta.updated_ms = merged.updated_ms;
