@@ -19,7 +19,7 @@ use crate::stores::live_message::LiveMessage;
 
 /// Hash `bytes` and store them once under that hash; the hash comes back, or a sentence
 /// naming `name` (`attach::not_stored`).
-async fn put(
+pub(crate) async fn put(
     store: ConversationsStore,
     name: &str,
     mime: &str,

@@ -5,6 +5,7 @@
 
 pub mod agent;
 pub mod attach;
+pub mod backup;
 pub mod builtin;
 pub mod chat;
 pub mod compact;

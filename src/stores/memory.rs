@@ -74,6 +74,23 @@ impl MemoryStore {
         self.change(|book| book.delete(id).map(|_| (true, ())))
     }
 
+    /// Add a backup's memories (its stored record `raw`) that are not here yet; how many.
+    pub fn merge(&self, raw: &str) -> Result<usize, String> {
+        let theirs = MemoryRecord::decode(raw).map_err(|e| e.to_string())?;
+        self.change(|book| {
+            let n = book.merge(&theirs.book);
+            Ok((n > 0, n))
+        })
+        .map_err(|e| e.to_string())
+    }
+
+    /// The memory as stored (for a backup).
+    pub fn record(&self) -> String {
+        let enabled = self.builtin_enabled.get_untracked();
+        self.book
+            .with_untracked(|book| encode_record(enabled, book))
+    }
+
     pub fn set_enabled(&self, on: bool) {
         if self.builtin_enabled.get_untracked() != on {
             self.builtin_enabled.set(on);

@@ -192,7 +192,13 @@ fn StorageSection() -> impl IntoView {
         };
         spawn_local(async move {
             let outcome = match crate::platform::file_read::picked_text(&input).await {
-                Ok(Some((_name, text))) => ctx.convs.import(&text).await,
+                // A full backup's settings, servers, memory and files are merged by
+                // `runner::backup::import`, which this page does not call yet (see
+                // docs/design.md, "Where the page's bytes go"): say so rather than drop them.
+                Ok(Some((_name, text))) => ctx.convs.import(&text).await.map(|(s, rest)| match rest {
+                    None => s,
+                    Some(_) => format!("{s} The file is a full Skiff backup: this version imported its conversations only; its settings, MCP servers, memory and files were left out."),
+                }),
                 Ok(None) => return,
                 Err(e) => Err(e),
             };

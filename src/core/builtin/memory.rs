@@ -263,6 +263,22 @@ impl MemoryBook {
         Ok(Saved::New(id))
     }
 
+    /// Add the memories of `other` (a backup's) that are not here: one with the same text
+    /// is already here whatever its id, and the others get ids of this book, keeping their
+    /// dates. Returns how many were added; what cannot be added (a full book) is left out.
+    pub fn merge(&mut self, other: &MemoryBook) -> usize {
+        let mut added = 0;
+        for e in &other.entries {
+            if let Ok(Saved::New(id)) = self.add(&e.text, &e.tags, e.created_ms) {
+                if let Some(new) = self.entries.iter_mut().find(|x| x.id == id) {
+                    new.updated_ms = finite(e.updated_ms);
+                }
+                added += 1;
+            }
+        }
+        added
+    }
+
     /// Replace a memory's text and tags. Returns whether anything changed.
     pub fn edit<S: AsRef<str>>(
         &mut self,

@@ -31,6 +31,8 @@ pub struct Report {
     /// Messages of another app's file with no place in a Skiff conversation (llama.cpp's tool
     /// turns, messages whose parent is missing).
     pub left_out_messages: usize,
+    /// A full backup's other parts (settings, MCP servers, memory, files), for the stores.
+    pub backup: Option<super::backup::Rest>,
 }
 
 impl Report {
@@ -65,10 +67,14 @@ impl Report {
 /// Why a whole file could not be imported (nothing was added).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ImportError {
-    TooLarge { bytes: usize },
+    TooLarge {
+        bytes: usize,
+    },
     Empty,
     NotJson(String),
     UnknownFormat,
+    /// A backup this Skiff cannot read (the sentence says why).
+    Backup(String),
 }
 
 impl std::fmt::Display for ImportError {
@@ -85,6 +91,7 @@ impl std::fmt::Display for ImportError {
                 f,
                 "The file is not JSON or JSON Lines ({detail}). Nothing was imported."
             ),
+            ImportError::Backup(sentence) => f.write_str(sentence),
             ImportError::UnknownFormat => f.write_str(
                 "The file is JSON, but neither a Skiff export nor a llama.cpp web UI export. Nothing was imported.",
             ),
@@ -101,8 +108,16 @@ pub fn read(text: &str, exists: impl Fn(&str) -> bool) -> Result<Report, ImportE
     if trimmed.is_empty() {
         return Err(ImportError::Empty);
     }
+    let mut backup = None;
     let items: Vec<Value> = match serde_json::from_str::<Value>(trimmed) {
         Ok(Value::Array(items)) => items,
+        Ok(Value::Object(o))
+            if o.get("format").and_then(Value::as_str) == Some(super::backup::BACKUP_FORMAT) =>
+        {
+            let (items, rest) = super::backup::split(o).map_err(ImportError::Backup)?;
+            backup = Some(rest);
+            items
+        }
         Ok(one) => vec![one],
         // Not one JSON value: JSON Lines, one value per line.
         Err(whole) => {
@@ -124,8 +139,11 @@ pub fn read(text: &str, exists: impl Fn(&str) -> bool) -> Result<Report, ImportE
             items
         }
     };
-    let mut report = Report::default();
-    let mut recognized = false;
+    let mut report = Report {
+        backup,
+        ..Report::default()
+    };
+    let mut recognized = report.backup.is_some();
     let mut seen: Vec<String> = Vec::new();
     for (i, item) in items.into_iter().enumerate() {
         let n = i + 1;

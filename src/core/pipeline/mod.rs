@@ -21,6 +21,9 @@
 //! Everything here is a pure function of its arguments, tested natively; the runner performs
 //! what it decides and the UI shows it. Nothing here sends, stores or reads a clock.
 
+pub mod backup;
+#[cfg(test)]
+mod backup_tests;
 pub mod context;
 pub mod export;
 pub mod gauge;

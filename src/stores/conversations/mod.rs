@@ -33,6 +33,7 @@ use skiff_core::masks::Mask;
 use skiff_core::mcp::tool_index::ToolOverrides;
 use skiff_core::persist::announce::BodyChange;
 use skiff_core::persist::{self, INDEX_KEY};
+use skiff_core::pipeline::backup::Rest;
 use skiff_core::pipeline::import;
 use skiff_core::pipeline::memory::Memory;
 use skiff_core::pipeline::search::{Corpus, Entry as SearchEntry};
@@ -1000,8 +1001,9 @@ impl ConversationsStore {
     /// stores). Only new ids are added, never over what is stored; each is written before the
     /// index names it, so a storage that fills up midway leaves no entry without its body.
     /// The sentence says what was added, skipped and unreadable.
-    pub async fn import(&self, text: &str) -> Result<String, String> {
-        let report = import::read(text, |id| {
+    /// A full backup's other parts come back with the sentence, for the other stores.
+    pub async fn import(&self, text: &str) -> Result<(String, Option<Rest>), String> {
+        let mut report = import::read(text, |id| {
             self.index
                 .with_untracked(|ix| ix.iter().any(|s| s.id == id))
         })
@@ -1026,11 +1028,12 @@ impl ConversationsStore {
         }
         if missing > 0 {
             return Err(format!(
-                "{} The browser's storage is full: the last {missing} could not be stored (the rest were).",
+                "{} The browser's storage is full: the last {missing} could not be stored (the rest were), and nothing else of the file was imported.",
                 report.summary()
             ));
         }
-        Ok(report.summary())
+        let rest = report.backup.take();
+        Ok((report.summary(), rest))
     }
 
     /// Every stored conversation's text for search (`pipeline::search`): the copy in memory

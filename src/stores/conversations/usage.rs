@@ -3,6 +3,7 @@
 //! warning near the quota, and deleting conversations not changed for a while.
 
 use leptos::prelude::*;
+use skiff_core::chat::Conversation;
 use skiff_core::format::{count, human_bytes};
 use skiff_core::persist::{self, prune};
 use skiff_core::pipeline::export;
@@ -177,6 +178,13 @@ impl ConversationsStore {
     /// The conversations in `ids` as one JSONL export (what import reads back). Ones that
     /// cannot be read are left out and counted in the error.
     pub async fn export_many(&self, ids: &[String]) -> Result<String, String> {
+        let out = self.read_many(ids).await?;
+        Ok(export::to_json_lines(&out, clock::now_ms()))
+    }
+
+    /// The conversations in `ids`, as held in memory (which may be ahead of storage) or as
+    /// stored; `Err` counts those that could not be read, so an export is never silently short.
+    pub async fn read_many(&self, ids: &[String]) -> Result<Vec<Conversation>, String> {
         let bodies = self.bodies().await;
         let mut out = Vec::new();
         let mut unread = 0;
@@ -202,6 +210,6 @@ impl ConversationsStore {
                 count(unread, "conversation", "conversations")
             ));
         }
-        Ok(export::to_json_lines(&out, clock::now_ms()))
+        Ok(out)
     }
 }

@@ -1,0 +1,160 @@
+//! The full backup (issue 12, item 10), performed: gathering every store's part for
+//! `pipeline::backup::write`, and giving each store its part of an imported backup. What goes
+//! in, what is merged and how is decided in `skiff_core::pipeline::backup`; this only reads
+//! and writes the stores and the blob store.
+
+use leptos::prelude::*;
+use skiff_core::format::count;
+use skiff_core::mcp::config::ServerList;
+use skiff_core::pipeline::backup::{self, BackupFile, Parts, Rest};
+
+use crate::platform::clock;
+use crate::stores::conversations::ConversationsStore;
+use crate::stores::mcp::McpStore;
+use crate::stores::memory::MemoryStore;
+use crate::stores::settings::SettingsStore;
+
+/// The stores a backup is made of.
+#[derive(Clone, Copy)]
+pub struct Stores {
+    pub convs: ConversationsStore,
+    pub settings: SettingsStore,
+    pub mcp: McpStore,
+    pub memory: MemoryStore,
+}
+
+/// The backup file's text and what it holds, as a sentence ("12 conversations and 3 files").
+pub async fn write(s: Stores, include_keys: bool) -> Result<(String, String), String> {
+    let ids: Vec<String> = s
+        .convs
+        .index
+        .with_untracked(|ix| ix.iter().map(|c| c.id.clone()).collect());
+    let conversations = s.convs.read_many(&ids).await?;
+    let mut files = Vec::new();
+    let mut missing = 0;
+    let db = s.convs.idb().await;
+    for (hash, mime) in backup::file_refs(&conversations) {
+        let blob = match &db {
+            Some(db) => db.get_blob(&hash).await.ok().flatten(),
+            None => None,
+        };
+        match blob {
+            Some(b) => files.push(BackupFile {
+                hash,
+                mime: if b.mime.is_empty() { mime } else { b.mime },
+                bytes: b.bytes,
+            }),
+            // A file already gone from this browser is shown as gone here too.
+            None => missing += 1,
+        }
+    }
+    let servers = ServerList {
+        servers: s.mcp.servers.get_untracked(),
+    };
+    let text = backup::write(
+        &Parts {
+            settings: &s.settings.settings.get_untracked(),
+            servers: &servers,
+            memory: &s.memory.record(),
+            conversations: &conversations,
+            files: &files,
+            include_keys,
+        },
+        clock::now_ms(),
+    );
+    let mut what = format!(
+        "{} and {}",
+        count(conversations.len(), "conversation", "conversations"),
+        count(files.len(), "file", "files")
+    );
+    if missing > 0 {
+        what.push_str(&format!(
+            " ({} no longer in this browser left out)",
+            count(missing, "file", "files")
+        ));
+    }
+    Ok((text, what))
+}
+
+/// Import a file picked in Settings → Storage: conversations (any export Skiff reads), and
+/// for a full backup its settings, MCP servers, memory and files. Only adds. The sentence
+/// says what was added, kept and skipped.
+pub async fn import(s: Stores, text: &str) -> Result<String, String> {
+    let (mut sentence, rest) = s.convs.import(text).await?;
+    let Some(rest) = rest else {
+        return Ok(sentence);
+    };
+    let Rest {
+        settings,
+        mcp_servers,
+        memory,
+        files,
+        bad_files,
+    } = rest;
+    let mut added: Vec<String> = Vec::new();
+    let mut problems: Vec<String> = bad_files;
+    if let Some(raw) = settings {
+        let current = s.settings.settings.get_untracked();
+        match backup::merge_settings(&current, &raw) {
+            Ok((merged, counts)) => {
+                if merged != current {
+                    s.settings.settings.set(merged);
+                }
+                added.extend(counts.parts());
+                if counts.kept > 0 {
+                    problems.push(format!(
+                        "Kept your own value for {} the backup has differently.",
+                        count(counts.kept, "setting", "settings")
+                    ));
+                }
+            }
+            Err(e) => problems.push(format!("Its settings could not be read: {e}")),
+        }
+    }
+    if let Some(raw) = mcp_servers {
+        match s.mcp.import(&raw) {
+            Ok(report) => {
+                if !report.imported.is_empty() {
+                    added.push(count(report.imported.len(), "MCP server", "MCP servers"));
+                }
+                if !report.skipped.is_empty() {
+                    problems.push(format!(
+                        "{} skipped (already here, or unusable).",
+                        count(report.skipped.len(), "MCP server", "MCP servers")
+                    ));
+                }
+            }
+            Err(e) => problems.push(format!("Its MCP servers could not be read: {e}")),
+        }
+    }
+    if let Some(raw) = memory {
+        match s.memory.merge(&raw) {
+            Ok(0) => {}
+            Ok(n) => added.push(count(n, "memory", "memories")),
+            Err(e) => problems.push(format!("Its memory could not be read: {e}")),
+        }
+    }
+    let mut stored = 0;
+    for (i, f) in files.iter().enumerate() {
+        match crate::runner::attach::put(s.convs, "a file of the backup", &f.mime, &f.bytes).await
+        {
+            Ok(hash) if hash == f.hash => stored += 1,
+            Ok(_) => problems.push(format!(
+                "File {} of the backup is not the file its conversation names; it was stored but no message shows it.",
+                i + 1
+            )),
+            Err(e) => problems.push(e),
+        }
+    }
+    if stored > 0 {
+        added.push(count(stored, "file", "files"));
+    }
+    if !added.is_empty() {
+        sentence.push_str(&format!(" From the backup: {}.", added.join(", ")));
+    }
+    for p in problems {
+        sentence.push(' ');
+        sentence.push_str(&p);
+    }
+    Ok(sentence)
+}
