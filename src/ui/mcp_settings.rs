@@ -14,13 +14,18 @@ use leptos::task::spawn_local;
 use skiff_core::display::text;
 use skiff_core::format::{decimal, fixed};
 use skiff_core::mcp::backoff::HealthStatus;
-use skiff_core::mcp::config::{ServerConfig, ServerForm, TransportChoice};
+use skiff_core::mcp::config::{
+    import_export_html, tools_html, try_out_html, ServerConfig, ServerForm, TryState, TryTool,
+};
+use wasm_bindgen::JsCast;
 
 use super::clock_hook::use_timestamp;
 use super::context::ctx;
 use super::keyed_list::keyed_list;
 use super::when::When;
 use crate::platform::clock;
+use crate::platform::focus::focus_first;
+use crate::platform::form::{act_of, form_pairs};
 
 #[component]
 pub fn McpSettings() -> impl IntoView {
@@ -207,147 +212,158 @@ fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
     }
 }
 
+/// The server's tools, each with a "try" form that shows the raw result (HTML text from
+/// core, `tools_html`). Redrawn whole when the tool list changes (rare), which resets open
+/// forms; a running call updates only its tool's outcome line, found by name, so a re-list
+/// during the call does not send its result to another tool.
 #[component]
 fn ToolList(server_id: String) -> impl IntoView {
     let ctx = ctx();
     let live = ctx.mcp.live_for(&server_id);
     let server_id = StoredValue::new(server_id);
-    // Keyed by everything a row shows: a re-list (a server's `list_changed`, a reconnect)
-    // that leaves a tool as it was keeps its row, with the arguments typed and a call in
-    // flight; rebuilding every row lost the result of a call made during a re-list.
-    let rows = move || {
-        live.map(|l| l.tools.get())
-            .unwrap_or_default()
-            .into_iter()
+    let node = NodeRef::<leptos::html::Div>::new();
+    // The names as drawn, for `call:N`.
+    let names = StoredValue::new(Vec::<String>::new());
+    let html = move || {
+        let tools = live.map(|l| l.tools.get()).unwrap_or_default();
+        let rows: Vec<(String, String, String)> = tools
+            .iter()
             .map(|t| {
                 (
                     t.name.to_string(),
-                    text::prose(t.description.as_deref().unwrap_or("")).into_owned(),
+                    t.description.as_deref().unwrap_or("").to_string(),
                     serde_json::to_string_pretty(&*t.input_schema).unwrap_or_default(),
                 )
             })
-            .collect::<Vec<_>>()
+            .collect();
+        names.set_value(rows.iter().map(|r| r.0.clone()).collect());
+        let list: Vec<TryTool<'_>> = rows
+            .iter()
+            .map(|(name, description, schema)| TryTool {
+                name,
+                description,
+                schema,
+            })
+            .collect();
+        tools_html(&list)
     };
-    view! {
-        <ul class="mcp-tools">
-            // Redrawn whole when the server's tool list changes (rare), which resets open "try"
-            // forms: cheaper in page bytes than a keyed <For>.
-            {move || rows().into_iter().map(|row| view! {
-                <ToolTry server_id=server_id.get_value() name=row.0 description=row.1 schema=row.2 />
-            }).collect_view()}
-        </ul>
-    }
-}
-
-#[derive(Clone, PartialEq)]
-enum Try {
-    Idle,
-    Running { progress: Option<String> },
-    Done(String),
-    Failed(String),
-}
-
-#[component]
-fn ToolTry(server_id: String, name: String, description: String, schema: String) -> impl IntoView {
-    let ctx = ctx();
-    let args = RwSignal::new("{}".to_string());
-    let state = RwSignal::new(Try::Idle);
-    let server_id = StoredValue::new(server_id);
-    let tool = StoredValue::new(name.clone());
-    let call = move |_| {
-        let parsed = match serde_json::from_str::<serde_json::Value>(&args.get_untracked()) {
+    // The `li` of tool `name` as drawn now, if it still is.
+    let tool_li = move |name: &str| -> Option<web_sys::Element> {
+        let all = node
+            .get_untracked()?
+            .query_selector_all("li.mcp-tool")
+            .ok()?;
+        (0..all.length())
+            .filter_map(|i| all.item(i)?.dyn_into::<web_sys::Element>().ok())
+            .find(|li| li.get_attribute("data-tool").as_deref() == Some(name))
+    };
+    let show = move |name: &str, state: &TryState| {
+        let Some(li) = tool_li(name) else { return };
+        let running = matches!(state, TryState::Running(_));
+        if let Some(b) = li.query_selector(".mcp-try-call").ok().flatten() {
+            let _ = if running {
+                b.set_attribute("disabled", "")
+            } else {
+                b.remove_attribute("disabled")
+            };
+        }
+        if let Some(out) = li.query_selector(".mcp-try-out").ok().flatten() {
+            out.set_inner_html(&try_out_html(state));
+        }
+    };
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        let Some(i) = act_of(&ev).and_then(|a| a.strip_prefix("call:")?.parse::<usize>().ok())
+        else {
+            return;
+        };
+        let Some(name) = names.with_value(|n| n.get(i).cloned()) else {
+            return;
+        };
+        let typed = tool_li(&name)
+            .and_then(|li| li.query_selector("textarea").ok().flatten())
+            .and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+            .map(|t| t.value())
+            .unwrap_or_default();
+        let parsed = match serde_json::from_str::<serde_json::Value>(&typed) {
             Ok(serde_json::Value::Object(map)) => map,
             Ok(_) => {
-                state.set(Try::Failed(
-                    "Arguments must be a JSON object, like {\"message\": \"hi\"}.".into(),
-                ));
-                return;
+                return show(
+                    &name,
+                    &TryState::Failed(
+                        "Arguments must be a JSON object, like {\"message\": \"hi\"}.".into(),
+                    ),
+                )
             }
             Err(e) => {
-                state.set(Try::Failed(format!("Arguments are not valid JSON: {e}.")));
-                return;
+                return show(
+                    &name,
+                    &TryState::Failed(format!("Arguments are not valid JSON: {e}.")),
+                )
             }
         };
-        state.set(Try::Running { progress: None });
+        show(&name, &TryState::Running(String::new()));
         spawn_local(async move {
+            let progress_name = name.clone();
             let on_progress = move |done: f64, total: Option<f64>, message: Option<String>| {
                 let text = match total {
                     Some(t) => format!("{}/{}", decimal(done), decimal(t)),
                     None => decimal(done),
                 };
                 let text = match message {
-                    Some(m) => format!("{text} — {}", text::prose(&m)),
+                    Some(m) => format!("{text} — {m}"),
                     None => text,
                 };
-                state.set(Try::Running {
-                    progress: Some(text),
-                });
+                show(&progress_name, &TryState::Running(text));
             };
             let result = ctx
                 .mcp_runner
-                .call_tool(
-                    &server_id.get_value(),
-                    &tool.get_value(),
-                    parsed,
-                    on_progress,
-                )
+                .call_tool(&server_id.get_value(), &name, parsed, on_progress)
                 .await;
-            state.set(match result {
-                Ok(v) => Try::Done(
-                    text::prose(
-                        &serde_json::to_string_pretty(&v).unwrap_or_else(|_| v.to_string()),
-                    )
-                    .into_owned(),
-                ),
-                Err(e) => Try::Failed(text::prose(&e.to_string()).into_owned()),
-            });
+            show(
+                &name,
+                &match result {
+                    Ok(v) => TryState::Done(
+                        serde_json::to_string_pretty(&v).unwrap_or_else(|_| v.to_string()),
+                    ),
+                    Err(e) => TryState::Failed(e.to_string()),
+                },
+            );
         });
     };
-    view! {
-        <li class="mcp-tool" data-tool=name.clone()>
-            <details>
-                <summary><code class="mcp-tool-name">{text::name(&name).into_owned()}</code> " " <span class="muted">{description}</span></summary>
-                <pre class="mcp-schema">{schema}</pre>
-                <label class="field">
-                    <span>"Arguments (JSON)"</span>
-                    <textarea class="mcp-try-args" rows="3" spellcheck="false"
-                        prop:value=move || args.get()
-                        on:input=move |ev| args.set(event_target_value(&ev))
-                    ></textarea>
-                </label>
-                <button class="small primary mcp-try-call" on:click=call disabled=move || matches!(state.get(), Try::Running { .. })>"Call"</button>
-                {move || match state.get() {
-                    Try::Idle => view! { <span></span> }.into_any(),
-                    Try::Running { progress } => view! { <span class="muted mcp-try-running">{format!("Running… {}", progress.unwrap_or_default())}</span> }.into_any(),
-                    Try::Done(text) => view! { <pre class="mcp-try-result">{text}</pre> }.into_any(),
-                    Try::Failed(text) => view! { <p class="error mcp-try-error">{text}</p> }.into_any(),
-                }}
-            </details>
-        </li>
-    }
+    view! { <div node_ref=node inner_html=html on:click=on_click></div> }
 }
 
 /// Add (no `initial`) or edit a server. Nothing is saved until every field reads correctly
-/// (`ServerForm::to_config` decides; this shows its sentence).
+/// (`ServerForm::to_config` decides; this shows its sentence). The form is HTML text from
+/// core (`ServerForm::html`), read back from its values on submit.
 #[component]
 fn ServerForm(initial: Option<ServerConfig>, on_done: Callback<()>) -> impl IntoView {
     let ctx = ctx();
     let editing = initial.is_some();
     let base = initial.unwrap_or_else(|| ServerConfig::new("", "", ""));
-    let form = RwSignal::new(ServerForm::from_config(&base));
-    let error = RwSignal::new(None::<String>);
+    let html = ServerForm::from_config(&base).html(editing, None);
     let base = StoredValue::new(base);
+    let node = NodeRef::<leptos::html::Div>::new();
     let save = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
+        let Some(el) = node.get_untracked() else {
+            return;
+        };
+        let Some(form_el) = el.query_selector("form").ok().flatten() else {
+            return;
+        };
+        let form = ServerForm::from_pairs(&form_pairs(&form_el));
         let existing = ctx.mcp.servers.get_untracked();
-        let cfg = match form.with_untracked(|f| f.to_config(&base.get_value(), &existing)) {
+        let cfg = match form.to_config(&base.get_value(), &existing) {
             Ok(cfg) => cfg,
             Err(e) => {
-                error.set(Some(e.to_string()));
+                // Drawn again with what was typed and the sentence; the cursor goes back to
+                // the button that was pressed.
+                el.set_inner_html(&form.html(editing, Some(&e.to_string())));
+                focus_first(&el, ".mcp-save");
                 return;
             }
         };
-        error.set(None);
         if editing {
             let id = cfg.id.clone();
             ctx.mcp.update_server(cfg);
@@ -358,103 +374,56 @@ fn ServerForm(initial: Option<ServerConfig>, on_done: Callback<()>) -> impl Into
         }
         on_done.run(());
     };
-    let text_input = move |label: &'static str,
-                           class: &'static str,
-                           get: fn(&ServerForm) -> &String,
-                           set: fn(&mut ServerForm, String),
-                           placeholder: &'static str| {
-        view! {
-            <label class="field">
-                <span>{label}</span>
-                <input class=class spellcheck="false" autocomplete="off" placeholder=placeholder
-                    prop:value=move || form.with(|f| get(f).clone())
-                    on:input=move |ev| form.update(|f| set(f, event_target_value(&ev))) />
-            </label>
-        }
-    };
     view! {
-        <form class="mcp-form" on:submit=save>
-            {text_input("Server name", "mcp-name", |f| &f.name, |f, v| f.name = v, "my server")}
-            {text_input("Server URL", "mcp-url", |f| &f.url, |f, v| f.url = v, "http://127.0.0.1:3001/mcp or ws://…")}
-            <label class="field">
-                <span>"Transport"</span>
-                <select class="mcp-transport" on:change=move |ev| {
-                    let t = event_target_value(&ev).parse().unwrap_or_default();
-                    form.update(|f| f.transport = t);
-                }>
-                    {TransportChoice::ALL
-                        .iter()
-                        .map(|&t| view! { <option value=t.as_str() selected=move || form.with(|f| f.transport == t)>{t.label()}</option> })
-                        .collect_view()}
-                </select>
-            </label>
-            <label class="field">
-                <span>"Headers (one \"Name: value\" per line)"</span>
-                <textarea class="mcp-headers" rows="2" spellcheck="false" placeholder="Authorization: Bearer …"
-                    prop:value=move || form.with(|f| f.headers.clone())
-                    on:input=move |ev| form.update(|f| f.headers = event_target_value(&ev))></textarea>
-            </label>
-            {text_input("CORS proxy prefix (optional)", "mcp-proxy", |f| &f.proxy, |f, v| f.proxy = v, "http://127.0.0.1:8089/")}
-            {text_input("Maximum reconnect attempts (empty: no limit)", "mcp-attempts", |f| &f.max_attempts, |f, v| f.max_attempts = v, "")}
-            {text_input("Request timeout in seconds (empty: 60)", "mcp-timeout", |f| &f.request_timeout_s, |f, v| f.request_timeout_s = v, "60")}
-            {text_input("Ping interval in seconds (empty: no pings)", "mcp-ping", |f| &f.ping_interval_s, |f, v| f.ping_interval_s = v, "")}
-            {move || error.get().map(|e| view! { <p class="error mcp-form-error" role="alert">{e}</p> })}
-            <div class="row">
-                <button type="submit" class="primary mcp-save">{if editing { "Save and reconnect" } else { "Add and connect" }}</button>
-                <button type="button" on:click=move |_| on_done.run(())>"Cancel"</button>
-            </div>
-        </form>
+        <div
+            node_ref=node
+            inner_html=html
+            on:submit=save
+            on:click=move |ev| if act_of(&ev).as_deref() == Some("cancel") { on_done.run(()) }
+        ></div>
     }
 }
 
+/// Import or export the `mcpServers` JSON (HTML text from core, `import_export_html`):
+/// imported servers are connected as servers added by hand are.
 #[component]
 fn ImportExport() -> impl IntoView {
     let ctx = ctx();
-    let text = RwSignal::new(String::new());
-    let report = RwSignal::new(None::<Result<String, String>>);
-    let import = move |_| {
-        let before: Vec<String> = ctx
-            .mcp
-            .servers
-            .with_untracked(|s| s.iter().map(|c| c.id.clone()).collect());
-        match ctx.mcp.import(&text.get_untracked()) {
-            Ok(r) => {
-                let mut lines = vec![format!("Imported {} server(s).", r.imported.len())];
-                for s in &r.skipped {
-                    lines.push(format!(
-                        "Not imported: {}: {}",
-                        text::name(&s.name),
-                        text::prose(&s.reason)
-                    ));
+    let node = NodeRef::<leptos::html::Div>::new();
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        let act = act_of(&ev);
+        let Some(el) = node.get_untracked() else {
+            return;
+        };
+        let typed = el
+            .query_selector("textarea")
+            .ok()
+            .flatten()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+            .map(|t| t.value())
+            .unwrap_or_default();
+        let html = match act.as_deref() {
+            Some("export") => import_export_html(&ctx.mcp.export(), None),
+            Some("import") => match ctx.mcp.import(&typed) {
+                Ok(r) => {
+                    let mut lines = vec![format!("Imported {} server(s).", r.imported.len())];
+                    for s in &r.skipped {
+                        lines.push(format!(
+                            "Not imported: {}: {}",
+                            text::name(&s.name),
+                            text::prose(&s.reason)
+                        ));
+                    }
+                    for cfg in r.imported.iter().filter(|c| c.enabled) {
+                        ctx.mcp_runner.connect(&cfg.id);
+                    }
+                    import_export_html(&typed, Some(Ok(&lines.join("\n"))))
                 }
-                report.set(Some(Ok(lines.join("\n"))));
-                let new_ids: Vec<String> = ctx.mcp.servers.with_untracked(|s| {
-                    s.iter()
-                        .filter(|c| c.enabled && !before.contains(&c.id))
-                        .map(|c| c.id.clone())
-                        .collect()
-                });
-                for id in new_ids {
-                    ctx.mcp_runner.connect(&id);
-                }
-            }
-            Err(e) => report.set(Some(Err(e.to_string()))),
-        }
+                Err(e) => import_export_html(&typed, Some(Err(&e.to_string()))),
+            },
+            _ => return,
+        };
+        el.set_inner_html(&html);
     };
-    view! {
-        <details class="mcp-import-export">
-            <summary>"Import or export (Claude Desktop / Cursor mcpServers JSON)"</summary>
-            <textarea class="mcp-import-text" rows="6" spellcheck="false" placeholder="{\"mcpServers\": {\"name\": {\"url\": \"https://…\", \"headers\": {…}}}}"
-                prop:value=move || text.get()
-                on:input=move |ev| text.set(event_target_value(&ev))></textarea>
-            <div class="row">
-                <button class="small mcp-import" on:click=import>"Import"</button>
-                <button class="small mcp-export" on:click=move |_| { text.set(ctx.mcp.export()); report.set(None); }>"Export current servers"</button>
-            </div>
-            {move || report.get().map(|r| match r {
-                Ok(t) => view! { <pre class="mcp-import-report">{t}</pre> }.into_any(),
-                Err(e) => view! { <p class="error mcp-import-report" role="alert">{e}</p> }.into_any(),
-            })}
-        </details>
-    }
+    view! { <div node_ref=node inner_html=import_export_html("", None) on:click=on_click></div> }
 }

@@ -15,7 +15,11 @@ use super::envelope;
 use crate::persist::PersistError;
 
 mod form;
+mod form_html;
+mod try_html;
 pub use form::{read_header_lines, FormError, HeaderLineError, ServerForm};
+pub use form_html::import_export_html;
+pub use try_html::{tools_html, try_out_html, TryState, TryTool};
 
 pub const SERVERS_KEY: &str = "skiff:mcp-servers";
 pub const SERVERS_VERSION: u32 = 1;
