@@ -9,6 +9,7 @@ use skiff_core::mcp::config::ServerList;
 use skiff_core::pipeline::backup::{self, BackupFile, Parts, Rest};
 
 use crate::platform::clock;
+use crate::runner::mcp::McpRunner;
 use crate::stores::conversations::ConversationsStore;
 use crate::stores::mcp::McpStore;
 use crate::stores::memory::MemoryStore;
@@ -20,6 +21,7 @@ pub struct Stores {
     pub convs: ConversationsStore,
     pub settings: SettingsStore,
     pub mcp: McpStore,
+    pub mcp_runner: McpRunner,
     pub memory: MemoryStore,
 }
 
@@ -114,6 +116,10 @@ pub async fn import(s: Stores, text: &str) -> Result<String, String> {
     if let Some(raw) = mcp_servers {
         match s.mcp.import(&raw) {
             Ok(report) => {
+                // Connected as servers added by hand are.
+                for cfg in report.imported.iter().filter(|c| c.enabled) {
+                    s.mcp_runner.connect(&cfg.id);
+                }
                 if !report.imported.is_empty() {
                     added.push(count(report.imported.len(), "MCP server", "MCP servers"));
                 }
@@ -135,7 +141,14 @@ pub async fn import(s: Stores, text: &str) -> Result<String, String> {
         }
     }
     let mut stored = 0;
+    let db = s.convs.idb().await;
     for (i, f) in files.iter().enumerate() {
+        // Already here (files are stored by content): nothing to add or to say.
+        if let Some(db) = &db {
+            if db.has_blob(&f.hash).await.unwrap_or(false) {
+                continue;
+            }
+        }
         match crate::runner::attach::put(s.convs, "a file of the backup", &f.mime, &f.bytes).await
         {
             Ok(hash) if hash == f.hash => stored += 1,

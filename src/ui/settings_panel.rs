@@ -3,13 +3,16 @@
 //! Every field applies as it is edited; invalid numbers are reported beside the field and
 //! never saved.
 
+use crate::platform::clock;
 use crate::platform::focus::focus_first;
 use crate::platform::form::act_of;
+use crate::runner::backup;
 use crate::stores::reactive::{effect, memo};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::format::{count, decimal};
 use skiff_core::persist::storage_html::{storage_html, StorageView};
+use skiff_core::pipeline::backup::{controls_html, file_name};
 use skiff_core::settings::{ChatSettings, Theme, DEFAULT_SILENCE_LIMIT_S};
 
 use super::context::ctx;
@@ -178,7 +181,8 @@ pub(super) fn number_input(
     }
 }
 
-/// How much browser storage is used, and any saved data that could not be read.
+/// Importing a backup or conversations, and the storage block (the full backup, usage, old
+/// conversations, unreadable values).
 #[component]
 fn StorageSection() -> impl IntoView {
     let ctx = ctx();
@@ -192,13 +196,7 @@ fn StorageSection() -> impl IntoView {
         };
         spawn_local(async move {
             let outcome = match crate::platform::file_read::picked_text(&input).await {
-                // A full backup's settings, servers, memory and files are merged by
-                // `runner::backup::import`, which this page does not call yet (see
-                // docs/design.md, "Where the page's bytes go"): say so rather than drop them.
-                Ok(Some((_name, text))) => ctx.convs.import(&text).await.map(|(s, rest)| match rest {
-                    None => s,
-                    Some(_) => format!("{s} The file is a full Skiff backup: this version imported its conversations only; its settings, MCP servers, memory and files were left out."),
-                }),
+                Ok(Some((_name, text))) => backup::import(stores(ctx), &text).await,
                 Ok(None) => return,
                 Err(e) => Err(e),
             };
@@ -209,10 +207,10 @@ fn StorageSection() -> impl IntoView {
     };
     view! {
         <label class="field import">
-            <span>"Import conversations"</span>
+            <span>"Import a backup or conversations"</span>
             <input type="file" id="import-conversations" accept=".json,.jsonl,application/json" on:change=on_import />
         </label>
-        <p class="hint">"A Skiff export (JSON) or a llama.cpp web UI export (JSON or JSONL). Only conversations not here yet are added; nothing stored is changed."</p>
+        <p class="hint">"A Skiff backup or export (JSON), or a llama.cpp web UI export (JSON or JSONL). Only what is not here yet is added; nothing stored is changed."</p>
         {move || import_result.get().map(|r| {
             let (class, role, text) = match r {
                 Ok(s) => ("ok import-result", "status", s),
@@ -221,6 +219,17 @@ fn StorageSection() -> impl IntoView {
             view! { <p class=class role=role>{text}</p> }
         })}
         <StorageHealth />
+    }
+}
+
+/// The stores a full backup reads and merges into.
+fn stores(ctx: super::context::Ctx) -> backup::Stores {
+    backup::Stores {
+        convs: ctx.convs,
+        settings: ctx.settings,
+        mcp: ctx.mcp,
+        mcp_runner: ctx.mcp_runner,
+        memory: ctx.memory,
     }
 }
 
@@ -240,12 +249,19 @@ fn StorageHealth() -> impl IntoView {
             usage.try_set(Some(u));
         })
     };
-    refresh();
+    // Usage changes with what is stored: measured again when conversations come or go
+    // (an import, a delete), not on every streamed word.
+    effect(move || {
+        ctx.convs.index.with(Vec::len);
+        refresh();
+    });
     let old = memo(move || {
         ctx.convs.index.track();
         ctx.convs.older_than(PRUNE_DAYS)
     });
     let confirming = StoredValue::new(false);
+    // The backup's keys switch, kept through redraws of the block.
+    let include_keys = StoredValue::new(false);
     let result = RwSignal::new(None::<Result<String, String>>);
     let node = NodeRef::<leptos::html::Div>::new();
     // The block is HTML text (`skiff_core::persist::storage_html`): drawn again when what it
@@ -269,7 +285,8 @@ fn StorageHealth() -> impl IntoView {
                 .collect()
         });
         let usage = usage.with_untracked(|u| u.as_ref().map(|u| u.lines()).unwrap_or_default());
-        el.set_inner_html(&storage_html(&StorageView {
+        let mut html = controls_html(include_keys.get_value());
+        html.push_str(&storage_html(&StorageView {
             sentences: &sentences,
             usage: &usage,
             old: old.with_untracked(Vec::len),
@@ -277,6 +294,7 @@ fn StorageHealth() -> impl IntoView {
             confirming: confirming.get_value(),
             unreadable: &unreadable,
         }));
+        el.set_inner_html(&html);
         if !focus.is_empty() {
             focus_first(&el, focus);
         }
@@ -307,7 +325,22 @@ fn StorageHealth() -> impl IntoView {
             result.try_set(Some(outcome));
         });
     };
+    let back_up = move || {
+        result.set(Some(Ok("Gathering everything…".into())));
+        spawn_local(async move {
+            let outcome = backup::write(stores(ctx), include_keys.get_value())
+                .await
+                .and_then(|(text, what)| {
+                    let name = file_name(clock::now_ms(), clock::user_place().offset_minutes);
+                    crate::platform::download::save_text(&name, "application/json", &text)
+                        .map(|()| format!("Saved {name}: {what}."))
+                });
+            result.try_set(Some(outcome));
+        });
+    };
     let on_click = move |ev: leptos::ev::MouseEvent| match act_of(&ev).as_deref() {
+        Some("backup") => back_up(),
+        Some("backup-keys") => include_keys.update_value(|k| *k = !*k),
         Some("persist") => spawn_local(async move { ctx.convs.ask_persistence().await }),
         Some("export") => export_old(),
         Some("delete") => {

@@ -232,3 +232,14 @@ fn the_file_is_named_for_the_users_day() {
     assert_eq!(file_name(t, 60), "skiff-backup-2026-11-25.json");
     assert_eq!(file_name(f64::NAN, 0), "skiff-backup-1970-01-01.json");
 }
+
+#[test]
+fn the_controls_keep_the_keys_switch() {
+    assert!(!controls_html(false).contains("checked"));
+    let on = controls_html(true);
+    assert!(on.contains("data-act=\"backup-keys\" checked>"), "{on}");
+    assert!(
+        on.contains("data-act=\"backup\">Download a backup</button>"),
+        "{on}"
+    );
+}
