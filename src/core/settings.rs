@@ -209,6 +209,23 @@ impl ChatSettings {
         self
     }
 
+    /// The settings a title or summary request of this conversation goes with: the same
+    /// provider, with its summary model when the profile names one (a cheaper model for text
+    /// nobody reads closely), else the conversation's own.
+    pub fn for_side_request(&self) -> ChatSettings {
+        let mut out = self.clone();
+        let side = self
+            .profiles
+            .iter()
+            .find(|p| p.id == self.target.profile_id)
+            .map(|p| p.summary_model.trim())
+            .filter(|m| !m.is_empty());
+        if let Some(m) = side {
+            out.target.model = m.to_string();
+        }
+        out
+    }
+
     pub fn profile_mut(&mut self, id: &str) -> Option<&mut ProviderProfile> {
         self.profiles.iter_mut().find(|p| p.id == id)
     }

@@ -21,7 +21,8 @@ pub async fn answer_text(
     settings: &ChatSettings,
     messages: &[Message],
 ) -> Result<String, ProviderError> {
-    let provider = Provider::from_settings(settings)?;
+    // A cheaper model for side requests, where the profile names one.
+    let provider = Provider::from_settings(&settings.for_side_request())?;
     let ctx = StepContext {
         system_template: "",
         system_prompt: "",

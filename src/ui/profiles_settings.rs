@@ -234,6 +234,7 @@ fn ProfileForm(id: String) -> impl IntoView {
                     {move || settings.with(|s| s.profiles.iter().find(|p| p.id == id.get_value()).map(|p| p.listed_models().map(|m| view! { <option value=m.to_string()></option> }).collect_view()))}
                 </datalist>
             </label>
+            {text_field("Model for titles and summaries (optional, a cheaper one)", "text", |p| p.summary_model.clone(), |p, v| p.summary_model = v)}
             <div class="row">
                 <button class="primary test-connection" on:click=test_connection disabled=move || check.get() == Check::Running>
                     "Test connection"

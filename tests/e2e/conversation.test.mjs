@@ -58,6 +58,10 @@ test('the system template tells the model the date, time and zone; the input tem
     { reply: 'The moon pulls the oceans.' },
     { reply: '**Title:** "Ocean Tides Explained."' },
   ]);
+  // Titles go to the provider's cheaper model, set in Settings → Providers.
+  await page.click('button[aria-label="Settings"]');
+  await page.getByLabel('Model for titles and summaries (optional, a cheaper one)').fill('skiff-test-tiny');
+  await page.click('button[aria-label="Close settings"]');
   await send(page, 'How do tides work?');
   await waitAnswers(page, 1);
   // The sidebar and the header show the model's title, cleaned of its bold, quotes and period.
@@ -81,6 +85,8 @@ test('the system template tells the model the date, time and zone; the input tem
   // The title request: the exchange, then the instruction; no tools, no system template.
   assert.deepEqual(contents(title.body), ['How do tides work?', 'The moon pulls the oceans.', TITLE_PROMPT]);
   assert.equal(title.body.tools, undefined);
+  assert.equal(answer.body.model, 'skiff-test-small', "the answer uses the conversation's model");
+  assert.equal(title.body.model, 'skiff-test-tiny', "the title uses the profile's summary model");
 
   // It is stored: a reload keeps it, and the next answer does not ask again.
   await page.reload();

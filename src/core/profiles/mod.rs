@@ -53,6 +53,10 @@ pub struct ProviderProfile {
     /// a refreshed list no longer names them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub models: Vec<ModelEntry>,
+    /// A cheaper model of this provider for titles and summaries (side requests); empty: the
+    /// conversation's own model ([`crate::settings::ChatSettings::for_side_request`]).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub summary_model: String,
 }
 
 impl ProviderProfile {
@@ -72,6 +76,7 @@ impl ProviderProfile {
             thinking_budget: None,
             reasoning_effort: None,
             models: Vec::new(),
+            summary_model: String::new(),
         }
     }
 

@@ -368,3 +368,34 @@ fn reasoning_settings_are_stored_when_set_and_reach_the_request_params() {
     gem.thinking_budget = Some(512);
     assert_eq!(params(&gem), (Some(512), None));
 }
+
+/// Issue 12, item 6: titles and summaries go to the profile's summary model where it names
+/// one; the conversation's own requests keep their model.
+#[test]
+fn side_requests_use_the_profiles_summary_model() {
+    let mut p = profile(
+        "p1",
+        ProviderKind::OpenAiCompatible,
+        "http://h/v1",
+        "",
+        "big-model",
+    );
+    let settings = |p: &ProviderProfile| {
+        ChatSettings {
+            profiles: vec![p.clone()],
+            ..ChatSettings::default()
+        }
+        .for_conversation(None)
+    };
+    assert_eq!(settings(&p).for_side_request().target.model, "big-model");
+    p.summary_model = "  small-model ".into();
+    let s = settings(&p);
+    assert_eq!(s.target.model, "big-model", "answers keep the chat's model");
+    let side = s.for_side_request();
+    assert_eq!(side.target.model, "small-model");
+    assert_eq!(side.target.base_url, "http://h/v1", "same provider");
+    // Stored only when set.
+    let json = serde_json::to_string(&ProviderProfile::new("x".into(), ProviderKind::Anthropic))
+        .unwrap_or_default();
+    assert!(!json.contains("summary_model"), "{json}");
+}
