@@ -1028,6 +1028,8 @@ async function main() {
       const ratio = withStored.busyWhole / long.busyWhole;
       console.log(`\n-- 3. the same answer with ${opts.busyWith} conversations stored --`);
       console.log(`main thread busy: ${fmt(long.busyWhole)} % with none, ${fmt(withStored.busyWhole)} % with ${opts.busyWith}: ${fmt(ratio, 2)}x (target <= 1.1x)`);
+      // Where the difference is: script (our wasm and glue) or the browser's style and layout.
+      console.log(`  script ${fmt(long.scriptWhole)} % vs ${fmt(withStored.scriptWhole)} %, style+layout ${fmt(long.styleLayoutWhole)} % vs ${fmt(withStored.styleLayoutWhole)} %, cpu ${fmt(long.cpuWhole)} % vs ${fmt(withStored.cpuWhole)} %`);
       console.log(`${ratio <= 1.1 ? 'MET   ' : 'MISSED'}  streaming busy with ${opts.busyWith} stored conversations within 1.1x of none: ${fmt(ratio, 2)}x`);
       targets.push({ ok: ratio <= 1.1, what: `busy with ${opts.busyWith} stored conversations within 1.1x of none`, detail: `${fmt(ratio, 2)}x` });
     }
