@@ -26,8 +26,8 @@ pub const CONVERSATION_ROW_PX: f64 = 36.0;
 /// Rows drawn beyond each edge of the viewport, so a fast scroll or a Tab to the next row
 /// finds it already there.
 pub const OVERSCAN_ROWS: usize = 8;
-/// The viewport height the sidebar draws for: taller than any sidebar, so the list need not be
-/// measured or watched for resizes; the few extra rows cost nothing next to a thousand.
+/// The viewport height the sidebar draws for when the page cannot say (it passes the window's
+/// inner height, which the list never exceeds).
 pub const VIEWPORT_PX: f64 = 2000.0;
 
 const MS_PER_DAY: i64 = 86_400_000;
