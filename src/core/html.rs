@@ -110,6 +110,16 @@ impl Html {
             .close("button")
     }
 
+    /// An action button whose accessible name (`aria`) says more than its text ("Delete" →
+    /// "Delete 🌐 Translator"), for rows of look-alike buttons.
+    pub fn labeled_action(&mut self, class: &str, act: &str, label: &str, aria: &str) -> &mut Self {
+        self.action_open(class, act)
+            .attr("aria-label", aria)
+            .body()
+            .text(label)
+            .close("button")
+    }
+
     /// `<option value="value" selected>label</option>`.
     pub fn option(&mut self, value: &str, label: &str, selected: bool) -> &mut Self {
         self.open("option")

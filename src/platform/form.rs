@@ -33,3 +33,23 @@ pub fn form_pairs(form: &web_sys::Element) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// The values of the first form inside `panel` (none when it holds no form): what a panel's
+/// one click listener hands its core machine.
+pub fn inner_form_pairs(panel: &web_sys::Element) -> Vec<(String, String)> {
+    panel
+        .query_selector("form")
+        .ok()
+        .flatten()
+        .map(|f| form_pairs(&f))
+        .unwrap_or_default()
+}
+
+/// Draw `html` as `panel`'s content and put the cursor at `focus`, a selector inside it (`""`
+/// leaves focus alone): the old focus went with the old HTML.
+pub fn redraw(panel: &web_sys::Element, html: &str, focus: &str) {
+    panel.set_inner_html(html);
+    if !focus.is_empty() {
+        crate::platform::focus::focus_first(panel, focus);
+    }
+}

@@ -10,8 +10,7 @@ use leptos::prelude::*;
 use skiff_core::masks::{MaskPanel, Outcome};
 
 use super::context::ctx;
-use crate::platform::focus::focus_first;
-use crate::platform::form::{act_of, form_pairs};
+use crate::platform::form::{act_of, inner_form_pairs, redraw};
 use crate::platform::ids::new_id;
 use crate::stores::reactive::effect;
 
@@ -29,10 +28,7 @@ pub fn MasksSettings() -> impl IntoView {
             return;
         };
         let html = panel.with_value(|p| settings.with_untracked(|s| p.html(s)));
-        el.set_inner_html(&html);
-        if !focus.is_empty() {
-            focus_first(&el, focus);
-        }
+        redraw(&el, &html, focus);
     };
     // The list follows the stored masks (another tab may change them); an open editor keeps
     // what is being typed.
@@ -48,12 +44,7 @@ pub fn MasksSettings() -> impl IntoView {
             return;
         };
         let pairs = match node.get_untracked() {
-            Some(el) if panel.with_value(MaskPanel::is_editing) => el
-                .query_selector("form")
-                .ok()
-                .flatten()
-                .map(|f| form_pairs(&f))
-                .unwrap_or_default(),
+            Some(el) if panel.with_value(MaskPanel::is_editing) => inner_form_pairs(&el),
             _ => Vec::new(),
         };
         let masks = settings.with_untracked(|s| s.masks.clone());

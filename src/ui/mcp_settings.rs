@@ -24,8 +24,7 @@ use super::context::ctx;
 use super::keyed_list::keyed_list;
 use super::when::When;
 use crate::platform::clock;
-use crate::platform::focus::focus_first;
-use crate::platform::form::{act_of, form_pairs};
+use crate::platform::form::{act_of, inner_form_pairs, redraw};
 
 #[component]
 pub fn McpSettings() -> impl IntoView {
@@ -349,18 +348,14 @@ fn ServerForm(initial: Option<ServerConfig>, on_done: Callback<()>) -> impl Into
         let Some(el) = node.get_untracked() else {
             return;
         };
-        let Some(form_el) = el.query_selector("form").ok().flatten() else {
-            return;
-        };
-        let form = ServerForm::from_pairs(&form_pairs(&form_el));
+        let form = ServerForm::from_pairs(&inner_form_pairs(&el));
         let existing = ctx.mcp.servers.get_untracked();
         let cfg = match form.to_config(&base.get_value(), &existing) {
             Ok(cfg) => cfg,
             Err(e) => {
                 // Drawn again with what was typed and the sentence; the cursor goes back to
                 // the button that was pressed.
-                el.set_inner_html(&form.html(editing, Some(&e.to_string())));
-                focus_first(&el, ".mcp-save");
+                redraw(&el, &form.html(editing, Some(&e.to_string())), ".mcp-save");
                 return;
             }
         };

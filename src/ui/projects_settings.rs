@@ -8,8 +8,7 @@ use skiff_core::masks::builtins;
 use skiff_core::projects::{Outcome, ProjectPanel};
 
 use super::context::ctx;
-use crate::platform::focus::focus_first;
-use crate::platform::form::{act_of, form_pairs};
+use crate::platform::form::{act_of, inner_form_pairs, redraw};
 use crate::platform::ids::new_id;
 use crate::stores::reactive::effect;
 
@@ -40,10 +39,7 @@ pub fn ProjectsSettings() -> impl IntoView {
                 panel.with_value(|p| p.html(&s.projects, &masks, counts))
             })
         });
-        el.set_inner_html(&html);
-        if !focus.is_empty() {
-            focus_first(&el, focus);
-        }
+        redraw(&el, &html, focus);
     };
     // The list follows the stored projects (another tab may change them); an open editor
     // keeps what is being typed.
@@ -59,12 +55,7 @@ pub fn ProjectsSettings() -> impl IntoView {
             return;
         };
         let pairs = match node.get_untracked() {
-            Some(el) if panel.with_value(ProjectPanel::is_editing) => el
-                .query_selector("form")
-                .ok()
-                .flatten()
-                .map(|f| form_pairs(&f))
-                .unwrap_or_default(),
+            Some(el) if panel.with_value(ProjectPanel::is_editing) => inner_form_pairs(&el),
             _ => Vec::new(),
         };
         let projects = settings.with_untracked(|s| s.projects.clone());

@@ -4,8 +4,7 @@
 //! never saved.
 
 use crate::platform::clock;
-use crate::platform::focus::focus_first;
-use crate::platform::form::act_of;
+use crate::platform::form::{act_of, redraw};
 use crate::runner::backup;
 use crate::stores::reactive::{effect, memo};
 use leptos::prelude::*;
@@ -294,10 +293,7 @@ fn StorageHealth() -> impl IntoView {
             confirming: confirming.get_value(),
             unreadable: &unreadable,
         }));
-        el.set_inner_html(&html);
-        if !focus.is_empty() {
-            focus_first(&el, focus);
-        }
+        redraw(&el, &html, focus);
     };
     effect(move || {
         ctx.convs.storage.track();

@@ -168,3 +168,46 @@ test("a project heading's + starts a chat in it, and \"Start it outside the proj
     await context.close();
   }
 });
+
+test('a masked, summarized project conversation: the request carries the system text, the project, the recap, the mask, then the recent messages', async () => {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 850 } });
+  await context.addInitScript((s) => {
+    if (!localStorage.getItem('skiff:settings')) localStorage.setItem('skiff:settings', s);
+  }, chatSettings(api.url, {
+    auto_compact: false,
+    projects: [{ id: 'proj-1', name: 'Garden', instructions: INSTRUCTIONS, mask: 'builtin-translator' }],
+  }));
+  const page = await context.newPage();
+  const errors = collectConsoleErrors(page);
+  try {
+    await page.goto(site.url);
+    await page.waitForSelector('textarea[aria-label="Message"]');
+    await api.script([{ reply: 'first answer' }, { reply: 'second answer' }, { reply: 'They grow basil.' }, { reply: 'third answer' }]);
+    await page.getByRole('button', { name: 'New chat in Garden' }).click();
+    await send(page, 'one', 1);
+    await send(page, 'two', 2);
+    await page.click('.conversation-menu > summary');
+    await page.click('.compact-now');
+    await page.locator('details.summary-card').waitFor();
+    await page.keyboard.press('Escape');
+    await send(page, 'three', 3);
+    const last = (await chatBodies())[3];
+    const system = last.messages[0];
+    assert.equal(system.role, 'system');
+    const at = (needle) => system.content.indexOf(needle);
+    assert.ok(at('Current model:') >= 0, 'the system template first');
+    assert.ok(at('Current model:') < at('project “Garden”'), system.content);
+    assert.ok(at("The project's instructions:\n" + INSTRUCTIONS) > 0, system.content);
+    assert.ok(at(INSTRUCTIONS) < at('recap: They grow basil.'), 'the project before the recap');
+    assert.match(system.content, /recap: They grow basil\.$/, 'the recap closes the system text');
+    assert.equal(last.messages[1].role, 'system');
+    assert.match(last.messages[1].content, /translator/i, "then the project's mask");
+    assert.deepEqual(last.messages.slice(2).map((m) => m.content), ['two', 'second answer', 'three'], 'then the messages after the summary');
+    assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
+  } catch (err) {
+    await screenshot(page, 'projects-c-failure').catch(() => {});
+    throw err;
+  } finally {
+    await context.close();
+  }
+});

@@ -6,14 +6,6 @@ use crate::display::text;
 use crate::format::count;
 use crate::html::Html;
 
-fn button(h: &mut Html, class: &str, act: &str, label: &str, aria: &str) {
-    h.action_open(class, act)
-        .attr("aria-label", aria)
-        .body()
-        .text(label)
-        .close("button");
-}
-
 /// `confirming`: the id of a mask whose Delete was clicked once, which now asks again.
 pub fn list_html(user: &[Mask], builtins: &[Mask], confirming: Option<&str>) -> String {
     let mut h = Html::new();
@@ -23,7 +15,7 @@ pub fn list_html(user: &[Mask], builtins: &[Mask], confirming: Option<&str>) -> 
     );
     h.close("p");
     h.open("div").attr("class", "mask-top").body();
-    button(&mut h, "primary", "new", "New mask", "New mask");
+    h.labeled_action("primary", "new", "New mask", "New mask");
     h.close("div");
     h.open("ul").attr("class", "mask-list").body();
     for m in user.iter().chain(builtins) {
@@ -42,41 +34,31 @@ pub fn list_html(user: &[Mask], builtins: &[Mask], confirming: Option<&str>) -> 
         h.open("div").attr("class", "mask-row-actions").body();
         if confirming == Some(id.as_str()) {
             h.el("span", "mask-confirm", &format!("Delete {label}?"));
-            button(
-                &mut h,
+            h.labeled_action(
                 "danger",
                 &format!("delete-yes:{id}"),
                 "Delete",
                 &format!("Delete {label} for good"),
             );
-            button(&mut h, "", "delete-no", "Keep", &format!("Keep {label}"));
+            h.labeled_action("", "delete-no", "Keep", &format!("Keep {label}"));
         } else {
-            button(
-                &mut h,
+            h.labeled_action(
                 "",
                 &format!("chat:{id}"),
                 "New chat",
                 &format!("New chat with {label}"),
             );
             if !m.is_builtin() {
-                button(
-                    &mut h,
-                    "",
-                    &format!("edit:{id}"),
-                    "Edit",
-                    &format!("Edit {label}"),
-                );
+                h.labeled_action("", &format!("edit:{id}"), "Edit", &format!("Edit {label}"));
             }
-            button(
-                &mut h,
+            h.labeled_action(
                 "",
                 &format!("dup:{id}"),
                 "Duplicate",
                 &format!("Duplicate {label}"),
             );
             if !m.is_builtin() {
-                button(
-                    &mut h,
+                h.labeled_action(
                     "danger",
                     &format!("delete:{id}"),
                     "Delete",
@@ -108,8 +90,7 @@ pub fn mask_line_html(mask: Option<&Mask>, draft: bool) -> String {
         .text(&text::name(&m.label()))
         .close("strong");
     if draft {
-        button(
-            &mut h,
+        h.labeled_action(
             "link-button",
             "drop-mask",
             "Start without it",

@@ -10,14 +10,6 @@ use crate::html::Html;
 /// Longest name kept (the sidebar heading cuts it visually long before).
 pub const PROJECT_NAME_MAX: usize = 80;
 
-fn button(h: &mut Html, class: &str, act: &str, label: &str, aria: &str) {
-    h.action_open(class, act)
-        .attr("aria-label", aria)
-        .body()
-        .text(label)
-        .close("button");
-}
-
 /// `counts(id)`: how many conversations a project holds; `confirming`: the project whose
 /// Delete was clicked once.
 pub fn list_html(
@@ -33,7 +25,7 @@ pub fn list_html(
          each of its chats, and a new chat in it starts with its mask.",
     );
     h.open("div").attr("class", "mask-top").body();
-    button(&mut h, "primary", "new", "New project", "New project");
+    h.labeled_action("primary", "new", "New project", "New project");
     h.close("div");
     if projects.is_empty() {
         h.el("p", "muted project-empty", "No projects yet.");
@@ -59,31 +51,22 @@ pub fn list_html(
                 "project-confirm",
                 &format!("Delete {label}? Its conversations stay, outside any project."),
             );
-            button(
-                &mut h,
+            h.labeled_action(
                 "danger",
                 &format!("delete-yes:{id}"),
                 "Delete",
                 &format!("Delete {label} for good"),
             );
-            button(&mut h, "", "delete-no", "Keep", &format!("Keep {label}"));
+            h.labeled_action("", "delete-no", "Keep", &format!("Keep {label}"));
         } else {
-            button(
-                &mut h,
+            h.labeled_action(
                 "",
                 &format!("chat:{id}"),
                 "New chat",
                 &format!("New chat in {label}"),
             );
-            button(
-                &mut h,
-                "",
-                &format!("edit:{id}"),
-                "Edit",
-                &format!("Edit {label}"),
-            );
-            button(
-                &mut h,
+            h.labeled_action("", &format!("edit:{id}"), "Edit", &format!("Edit {label}"));
+            h.labeled_action(
                 "danger",
                 &format!("delete:{id}"),
                 "Delete",
@@ -203,8 +186,7 @@ pub fn project_line_html(project: Option<&Project>, draft: bool) -> String {
         .text(&text::name(p.label()))
         .close("strong");
     if draft {
-        button(
-            &mut h,
+        h.labeled_action(
             "link-button",
             "drop-project",
             "Start it outside the project",
