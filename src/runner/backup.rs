@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 use skiff_core::format::count;
 use skiff_core::mcp::config::ServerList;
-use skiff_core::pipeline::backup::{self, BackupFile, Parts, Rest};
+use skiff_core::pipeline::backup::{self, BackupFile, Merged, Parts, Rest};
 
 use crate::platform::clock;
 use crate::runner::mcp::McpRunner;
@@ -79,10 +79,10 @@ pub async fn write(s: Stores, include_keys: bool) -> Result<(String, String), St
 }
 
 /// Import a file picked in Settings → Storage: conversations (any export Skiff reads), and
-/// for a full backup its settings, MCP servers, memory and files. Only adds. The sentence
-/// says what was added, kept and skipped.
+/// for a full backup its settings, MCP servers, memory and files. Only adds. What to say is
+/// `backup::Merged::sentence`'s: this performs the merges and records their outcomes.
 pub async fn import(s: Stores, text: &str) -> Result<String, String> {
-    let (mut sentence, rest) = s.convs.import(text).await?;
+    let (sentence, rest) = s.convs.import(text).await?;
     let Some(rest) = rest else {
         return Ok(sentence);
     };
@@ -93,54 +93,33 @@ pub async fn import(s: Stores, text: &str) -> Result<String, String> {
         files,
         bad_files,
     } = rest;
-    let mut added: Vec<String> = Vec::new();
-    let mut problems: Vec<String> = bad_files;
+    let mut merged = Merged {
+        bad_files,
+        ..Merged::default()
+    };
     if let Some(raw) = settings {
         let current = s.settings.settings.get_untracked();
-        match backup::merge_settings(&current, &raw) {
-            Ok((merged, counts)) => {
-                if merged != current {
-                    s.settings.settings.set(merged);
+        merged.settings = Some(
+            backup::merge_settings(&current, &raw).map(|(next, counts)| {
+                if next != current {
+                    s.settings.settings.set(next);
                 }
-                added.extend(counts.parts());
-                if counts.kept > 0 {
-                    problems.push(format!(
-                        "Kept your own value for {} the backup has differently.",
-                        count(counts.kept, "setting", "settings")
-                    ));
-                }
-            }
-            Err(e) => problems.push(format!("Its settings could not be read: {e}")),
-        }
+                counts
+            }),
+        );
     }
     if let Some(raw) = mcp_servers {
-        match s.mcp.import(&raw) {
-            Ok(report) => {
-                // Connected as servers added by hand are.
-                for cfg in report.imported.iter().filter(|c| c.enabled) {
-                    s.mcp_runner.connect(&cfg.id);
-                }
-                if !report.imported.is_empty() {
-                    added.push(count(report.imported.len(), "MCP server", "MCP servers"));
-                }
-                if !report.skipped.is_empty() {
-                    problems.push(format!(
-                        "{} skipped (already here, or unusable).",
-                        count(report.skipped.len(), "MCP server", "MCP servers")
-                    ));
-                }
+        merged.servers = Some(s.mcp.import(&raw).map_err(|e| e.to_string()).map(|report| {
+            // Connected as servers added by hand are.
+            for cfg in report.imported.iter().filter(|c| c.enabled) {
+                s.mcp_runner.connect(&cfg.id);
             }
-            Err(e) => problems.push(format!("Its MCP servers could not be read: {e}")),
-        }
+            (report.imported.len(), report.skipped.len())
+        }));
     }
     if let Some(raw) = memory {
-        match s.memory.merge(&raw) {
-            Ok(0) => {}
-            Ok(n) => added.push(count(n, "memory", "memories")),
-            Err(e) => problems.push(format!("Its memory could not be read: {e}")),
-        }
+        merged.memories = Some(s.memory.merge(&raw));
     }
-    let mut stored = 0;
     let db = s.convs.idb().await;
     for (i, f) in files.iter().enumerate() {
         // Already here (files are stored by content): nothing to add or to say.
@@ -149,25 +128,11 @@ pub async fn import(s: Stores, text: &str) -> Result<String, String> {
                 continue;
             }
         }
-        match crate::runner::attach::put(s.convs, "a file of the backup", &f.mime, &f.bytes).await
-        {
-            Ok(hash) if hash == f.hash => stored += 1,
-            Ok(_) => problems.push(format!(
-                "File {} of the backup is not the file its conversation names; it was stored but no message shows it.",
-                i + 1
-            )),
-            Err(e) => problems.push(e),
+        match crate::runner::attach::put(s.convs, "a file of the backup", &f.mime, &f.bytes).await {
+            Ok(hash) if hash == f.hash => merged.files += 1,
+            Ok(_) => merged.file_problems.push(backup::file_mismatch(i + 1)),
+            Err(e) => merged.file_problems.push(e),
         }
     }
-    if stored > 0 {
-        added.push(count(stored, "file", "files"));
-    }
-    if !added.is_empty() {
-        sentence.push_str(&format!(" From the backup: {}.", added.join(", ")));
-    }
-    for p in problems {
-        sentence.push(' ');
-        sentence.push_str(&p);
-    }
-    Ok(sentence)
+    Ok(merged.sentence(&sentence))
 }

@@ -305,3 +305,80 @@ pub fn controls_html(include_keys: bool) -> String {
     h.el("h3", "", "This browser's storage");
     h.finish()
 }
+
+/// What merging an imported backup's other parts did, store by store, for [`Merged::sentence`].
+/// `None`: the backup had no such part.
+#[derive(Debug, Default, PartialEq)]
+pub struct Merged {
+    pub bad_files: Vec<String>,
+    pub settings: Option<Result<SettingsMerge, String>>,
+    /// Servers imported and skipped, or why none could be read.
+    pub servers: Option<Result<(usize, usize), String>>,
+    pub memories: Option<Result<usize, String>>,
+    /// Files stored now (those already here are not counted).
+    pub files: usize,
+    /// One sentence per file that could not be stored as named.
+    pub file_problems: Vec<String>,
+}
+
+/// The sentence for file `n` (from 1) whose bytes are not those its hash names.
+pub fn file_mismatch(n: usize) -> String {
+    format!(
+        "File {n} of the backup is not the file its conversation names; it was stored but no message shows it."
+    )
+}
+
+impl Merged {
+    /// `conversations` (what the conversations store said), then what the backup added, then
+    /// each thing kept, skipped or unreadable.
+    pub fn sentence(&self, conversations: &str) -> String {
+        let mut added: Vec<String> = Vec::new();
+        let mut problems: Vec<String> = self.bad_files.clone();
+        match &self.settings {
+            Some(Ok(counts)) => {
+                added.extend(counts.parts());
+                if counts.kept > 0 {
+                    problems.push(format!(
+                        "Kept your own value for {} the backup has differently.",
+                        count(counts.kept, "setting", "settings")
+                    ));
+                }
+            }
+            Some(Err(e)) => problems.push(format!("Its settings could not be read: {e}")),
+            None => {}
+        }
+        match &self.servers {
+            Some(Ok((imported, skipped))) => {
+                if *imported > 0 {
+                    added.push(count(*imported, "MCP server", "MCP servers"));
+                }
+                if *skipped > 0 {
+                    problems.push(format!(
+                        "{} skipped (already here, or unusable).",
+                        count(*skipped, "MCP server", "MCP servers")
+                    ));
+                }
+            }
+            Some(Err(e)) => problems.push(format!("Its MCP servers could not be read: {e}")),
+            None => {}
+        }
+        match &self.memories {
+            Some(Ok(0)) | None => {}
+            Some(Ok(n)) => added.push(count(*n, "memory", "memories")),
+            Some(Err(e)) => problems.push(format!("Its memory could not be read: {e}")),
+        }
+        if self.files > 0 {
+            added.push(count(self.files, "file", "files"));
+        }
+        problems.extend(self.file_problems.iter().cloned());
+        let mut s = conversations.to_string();
+        if !added.is_empty() {
+            s.push_str(&format!(" From the backup: {}.", added.join(", ")));
+        }
+        for p in problems {
+            s.push(' ');
+            s.push_str(&p);
+        }
+        s
+    }
+}

@@ -243,3 +243,52 @@ fn the_controls_keep_the_keys_switch() {
         "{on}"
     );
 }
+
+#[test]
+fn the_import_sentence_says_what_each_store_added_kept_and_skipped() {
+    let fresh = Merged {
+        settings: Some(Ok(SettingsMerge {
+            providers: 1,
+            masks: 1,
+            projects: 1,
+            taken: 3,
+            kept: 0,
+        })),
+        servers: Some(Ok((1, 0))),
+        memories: Some(Ok(1)),
+        files: 1,
+        ..Merged::default()
+    };
+    assert_eq!(
+        fresh.sentence("Added 1 conversation."),
+        "Added 1 conversation. From the backup: 1 provider, 1 mask, 1 project, 3 settings, 1 MCP server, 1 memory, 1 file."
+    );
+    let again = Merged {
+        settings: Some(Ok(SettingsMerge {
+            kept: 2,
+            ..SettingsMerge::default()
+        })),
+        servers: Some(Ok((0, 1))),
+        memories: Some(Ok(0)),
+        bad_files: vec!["File 2 of the backup is damaged.".into()],
+        file_problems: vec![file_mismatch(3)],
+        ..Merged::default()
+    };
+    assert_eq!(
+        again.sentence("Added 0 conversations; skipped 1 already here."),
+        "Added 0 conversations; skipped 1 already here. File 2 of the backup is damaged. \
+         Kept your own value for 2 settings the backup has differently. \
+         1 MCP server skipped (already here, or unusable). \
+         File 3 of the backup is not the file its conversation names; it was stored but no message shows it."
+    );
+    let unreadable = Merged {
+        settings: Some(Err("bad".into())),
+        servers: Some(Err("worse".into())),
+        memories: Some(Err("gone".into())),
+        ..Merged::default()
+    };
+    assert_eq!(
+        unreadable.sentence("Added 0 conversations."),
+        "Added 0 conversations. Its settings could not be read: bad Its MCP servers could not be read: worse Its memory could not be read: gone"
+    );
+}
