@@ -8,7 +8,11 @@
 //   own scope, are answered from the cache; everything else is left to the network, unseen;
 // - swap the page's code by itself: a new deployment's worker waits until the page asks it
 //   to take over ("A new version is ready — Reload"), so a streaming answer is never cut by it;
-// - keep old builds: activation deletes every other `skiff-` cache of this scope.
+// - keep old builds: activation deletes every other `skiff-` cache of this scope;
+// - download the model worker (`worker/`, half a megabyte) for a visitor who never used it:
+//   its files are cached the first time the page asks for them, and a new build fetches its
+//   own copy at install only when the previous build's cache held one (the user runs a model
+//   in the page and expects it offline).
 'use strict';
 
 const BUILD = '__SKIFF_BUILD__';
@@ -19,6 +23,8 @@ const PREFIX = `skiff-${SCOPE.pathname}-`;
 const CACHE = PREFIX + BUILD;
 const OWN = new Set(PRECACHE.map((p) => new URL(p, SCOPE).href));
 const INDEX = new URL('index.html', SCOPE).href;
+const WORKER = new URL('worker/', SCOPE).href;
+const onDemand = (href) => href.startsWith(WORKER);
 
 self.addEventListener('install', (event) => {
   // Static routes (Chromium's Service Worker Static Routing API): provider and MCP traffic goes
@@ -39,10 +45,15 @@ self.addEventListener('install', (event) => {
     }
   }
   event.waitUntil(
-    caches.open(CACHE).then((cache) =>
+    (async () => {
+      // The previous build's copy (any cache of this origin holds it under this URL).
+      const used = await caches.match(new URL('worker/model-worker.js', SCOPE).href);
+      const cache = await caches.open(CACHE);
       // `reload`: straight from the server, never from the HTTP cache of an older build.
-      cache.addAll([...OWN].map((href) => new Request(href, { cache: 'reload' }))),
-    ),
+      await cache.addAll(
+        [...OWN].filter((href) => used || !onDemand(href)).map((href) => new Request(href, { cache: 'reload' })),
+      );
+    })(),
   );
 });
 
@@ -69,17 +80,28 @@ self.addEventListener('fetch', (event) => {
   if (request.method !== 'GET') return;
   const url = new URL(request.url);
   if (url.origin !== SCOPE.origin || !url.pathname.startsWith(SCOPE.pathname)) return;
-  if (request.mode === 'navigate') {
-    // Any page of the app is the app: the cached index of this build, or the network when
-    // the cache is gone (storage cleared under a running worker).
+  url.search = '';
+  url.hash = '';
+  // Any page of the app is the app (the cached index of this build, or the network when the
+  // cache is gone): every navigation but to a page of the build itself, such as the model
+  // panel a frame of Settings loads.
+  if (request.mode === 'navigate' && !(OWN.has(url.href) && url.href.endsWith('.html'))) {
     event.respondWith(fromCache(INDEX).then((hit) => hit || fetch(request)));
     return;
   }
-  url.search = '';
-  url.hash = '';
   if (!OWN.has(url.href)) return;
-  event.respondWith(fromCache(url.href).then((hit) => hit || fetch(request)));
+  event.respondWith(fromCache(url.href).then((hit) => hit || (onDemand(url.href) ? keep(url.href, request) : fetch(request))));
 });
+
+// The model worker's files, fetched once and kept with this build's cache.
+async function keep(href, request) {
+  const response = await fetch(request);
+  if (response.ok) {
+    const cache = await caches.open(CACHE);
+    await cache.put(href, response.clone());
+  }
+  return response;
+}
 
 async function fromCache(href) {
   const cache = await caches.open(CACHE);

@@ -2,8 +2,9 @@
 // scripts/pwa-precache.mjs hashes the build. The page holds API keys and shows text from
 // models and MCP servers, so even if a rendering bug let markup through, the browser must
 // refuse to run it:
-// - scripts: this origin's files, plus Trunk's inline loader by its sha256 (computed here from
-//   the exact bytes Trunk wrote, since the loader names this build's hashed files), plus
+// - scripts: this origin's files, plus the two inline scripts by their sha256 (computed here
+//   from the exact bytes Trunk wrote, since its loader names this build's hashed files):
+//   Trunk's loader and index.html's two-line bridge to the model worker; plus
 //   'wasm-unsafe-eval' to compile the module. No other inline script, no eval, no handlers.
 // - connect-src is open: providers and MCP servers are wherever the user points them.
 // - images and audio: this origin, data: (tool results) and blob:; no plugins, no <base>, no
@@ -31,8 +32,8 @@ if (html.includes('http-equiv=Content-Security-Policy') || html.includes('http-e
 const inline = [...html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)]
   .filter((m) => !/\bsrc=/.test(m[0].slice(0, m[0].indexOf('>'))))
   .map((m) => `'sha256-${createHash('sha256').update(m[1], 'utf8').digest('base64')}'`);
-if (inline.length !== 1) {
-  console.error(`csp: expected exactly Trunk's loader as inline script, found ${inline.length}`);
+if (inline.length !== 2) {
+  console.error(`csp: expected exactly Trunk's loader and the model bridge as inline scripts, found ${inline.length}`);
   process.exit(1);
 }
 const policy = [
@@ -59,4 +60,4 @@ if (at < 0) {
 const end = html.indexOf('>', at) + 1;
 html = html.slice(0, end) + meta + html.slice(end);
 writeFileSync(file, html);
-console.log(`csp: policy written (${inline.length} inline loader hash)`);
+console.log(`csp: policy written (${inline.length} inline script hashes)`);

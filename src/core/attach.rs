@@ -243,6 +243,7 @@ fn refusal(target: &Target, kind: Kind) -> Option<String> {
         Kind::Pdf => {
             let known = match target.kind {
                 ProviderKind::Anthropic | ProviderKind::Gemini => true,
+                ProviderKind::InBrowser => false,
                 ProviderKind::OpenAiCompatible => {
                     target.base_url.contains("api.openai.com")
                         || target.base_url.contains("openrouter.ai")

@@ -13,6 +13,7 @@ use crate::agent::{ApprovalPolicy, ToolMode, ToolModeSetting};
 use crate::pipeline::context::{DEFAULT_CONTEXT_WINDOW, DEFAULT_HISTORY_COUNT};
 use crate::pipeline::template::{DEFAULT_INPUT_TEMPLATE, DEFAULT_SYSTEM_TEMPLATE};
 use crate::profiles::{self, ModelChoice, ProviderProfile, Resolution, Target};
+use crate::provider::ProviderKind;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -162,7 +163,10 @@ impl ChatSettings {
 
     /// Whether any profile has an address to send to.
     pub fn is_configured(&self) -> bool {
-        self.profiles.iter().any(|p| !p.base_url.trim().is_empty())
+        // The in-browser model has no address to type: a profile of its kind is set up.
+        self.profiles
+            .iter()
+            .any(|p| !p.kind.is_remote() || !p.base_url.trim().is_empty())
     }
 
     /// Which profile and model a conversation that chose `choice` uses (`profiles::resolve`).
@@ -280,7 +284,12 @@ impl ChatSettings {
                 .learned_tool_modes
                 .get(&self.model_key())
                 .copied()
-                .unwrap_or(ToolMode::Native),
+                // Small models in the page call tools through the prompt only (the model
+                // worker has no tool-call grammar); asking natively would only be refused.
+                .unwrap_or(match self.target.kind {
+                    ProviderKind::InBrowser => ToolMode::Prompt,
+                    _ => ToolMode::Native,
+                }),
         }
     }
 }

@@ -10,6 +10,7 @@ use std::fmt;
 
 use js_sys::{Array, Reflect, Uint8Array};
 use skiff_core::http::HttpRequest;
+use skiff_core::provider::IN_BROWSER_BASE;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{
@@ -303,7 +304,16 @@ async fn send_with(
         init.set_signal(Some(&abort.signal()));
     }
 
-    let response = match JsFuture::from(window.fetch_with_str_and_init(&req.url, &init)).await {
+    // The in-browser model answers under its own address, through the model worker.
+    let pending = match req.url.strip_prefix(IN_BROWSER_BASE) {
+        Some(path) => super::local_model::fetch(
+            path,
+            req.body.as_deref().unwrap_or_default(),
+            abort.map(AbortHandle::signal),
+        ),
+        None => window.fetch_with_str_and_init(&req.url, &init),
+    };
+    let response = match JsFuture::from(pending).await {
         Ok(r) => r,
         Err(e) => {
             let aborted = abort.is_some_and(AbortHandle::is_aborted);

@@ -20,6 +20,7 @@ pub mod focus;
 pub mod form;
 pub mod idb;
 pub mod ids;
+pub mod local_model;
 pub mod location;
 pub mod online;
 pub mod quota;

@@ -227,7 +227,8 @@ pub async fn stream_step(
     run: &RefCell<AgentRun>,
 ) -> Result<(), End> {
     // The browser knows it has no network: say so instead of "could not reach the provider".
-    if !online::is_online() {
+    // (The in-browser model needs no network.)
+    if provider.kind().is_remote() && !online::is_online() {
         return Err(End::Failed(ProviderError::Offline));
     }
     let mut resp = match fetch::send(req, Some(abort)).await {
@@ -241,7 +242,8 @@ pub async fn stream_step(
             )));
         }
         Err(FetchError::Network(detail)) => {
-            let reached = fetch::reachable(&req.url, Some(abort)).await;
+            let reached =
+                provider.kind().is_remote() && fetch::reachable(&req.url, Some(abort)).await;
             if abort.is_aborted() {
                 return Err(End::Stopped);
             }

@@ -162,6 +162,9 @@ fn ProfileForm(id: String) -> impl IntoView {
         })
     };
     let list_id = move || format!("models-{}", id.get_value());
+    // Only a change between a remote kind and the in-browser model swaps the address fields
+    // for the model panel, so typing in them keeps the cursor.
+    let remote = memo(move || kind().is_remote());
     // Only a change of kind swaps the reasoning field, so typing in it keeps the cursor.
     let reasoning_kind = memo(move || kind().takes_thinking_budget());
     let reasoning_field = move || {
@@ -172,7 +175,10 @@ fn ProfileForm(id: String) -> impl IntoView {
                 .map(|p| (p.thinking_budget, p.reasoning_effort))
                 .unwrap_or_default()
         });
-        if reasoning_kind.get() {
+        if !remote.get() {
+            // A small model in the page neither thinks on a budget nor takes an effort.
+            ().into_any()
+        } else if reasoning_kind.get() {
             number_input(
                 "Thinking budget",
                 (0.0, 1_000_000.0, true),
@@ -214,12 +220,20 @@ fn ProfileForm(id: String) -> impl IntoView {
                         .collect_view()}
                 </select>
             </label>
-            {text_field("Base URL", "url", |p| p.base_url.clone(), |p, v| { p.base_url = v; p.forget_listing() })}
-            <p class="hint">{move || match kind() {
-                ProviderKind::OpenAiCompatible => "For example http://127.0.0.1:8080/v1 (llama.cpp), http://127.0.0.1:11434/v1 (Ollama), https://api.openai.com/v1, https://openrouter.ai/api/v1.".to_string(),
-                k => format!("For example {}.", k.base_url_hint()),
-            }}</p>
-            {text_field("API key (optional)", "password", |p| p.api_key.clone(), |p, v| p.api_key = v)}
+            // The address fields are hidden rather than rebuilt for the in-browser model, whose
+            // panel (the model worker's own page, worker/panel.html) is loaded only when shown:
+            // nothing of it is in the page (platform::local_model).
+            <div hidden=move || !remote.get()>
+                {text_field("Base URL", "url", |p| p.base_url.clone(), |p, v| { p.base_url = v; p.forget_listing() })}
+                <p class="hint">{move || match kind() {
+                    ProviderKind::OpenAiCompatible => "For example http://127.0.0.1:8080/v1 (llama.cpp), http://127.0.0.1:11434/v1 (Ollama), https://api.openai.com/v1, https://openrouter.ai/api/v1.".to_string(),
+                    k => format!("For example {}.", k.base_url_hint()),
+                }}</p>
+                {text_field("API key (optional)", "password", |p| p.api_key.clone(), |p, v| p.api_key = v)}
+            </div>
+            <When when=move || !remote.get()>
+                <iframe class="local-models" src="worker/panel.html" title="Models stored in this browser"></iframe>
+            </When>
             <label class="field">
                 <span>"Default model"</span>
                 <input

@@ -39,6 +39,9 @@ pub enum ProviderError {
     Http { status: u16, detail: String },
     /// The request never got an HTTP answer (DNS, refused, aborted).
     Network(String),
+    /// The model worker that runs the in-browser model could not start (its module was never
+    /// stored for offline use, or the browser refused it); the browser's words.
+    ModelWorker(String),
     /// The server answered, but its CORS headers do not let this page read the answer (the
     /// runner tells this from [`ProviderError::Network`] by reaching the server without
     /// CORS). `server` is its origin, `page` this page's, `headers` the request headers the
@@ -94,6 +97,7 @@ impl ProviderError {
             ProviderError::RateLimited { .. }
                 | ProviderError::Server { .. }
                 | ProviderError::Network(_)
+                | ProviderError::ModelWorker(_)
                 | ProviderError::Offline
                 | ProviderError::Stalled { .. }
                 | ProviderError::StreamCut
@@ -112,6 +116,9 @@ pub fn unanswered(
     reached: bool,
     detail: String,
 ) -> ProviderError {
+    if req.url.starts_with(super::IN_BROWSER_BASE) {
+        return ProviderError::ModelWorker(detail);
+    }
     match crate::http::origin_of(&req.url) {
         Some(server) if reached => ProviderError::CorsRefused {
             server,
@@ -393,6 +400,10 @@ impl fmt::Display for ProviderError {
                 f,
                 "The provider stopped sending in the middle of the answer: nothing arrived for {after_s} s, so Skiff stopped waiting. The text so far is kept; press Retry for a whole answer (Settings → Give up after silence changes the wait)."
             ),
+            ProviderError::ModelWorker(detail) => {
+                with_detail(f, "The in-browser model could not start", detail)?;
+                f.write_str(" Reload the page while online once, so it is stored for offline use.")
+            }
             ProviderError::Offline => f.write_str(
                 "You are offline, so nothing was sent to the provider. Your message is kept: press Retry when the network is back.",
             ),

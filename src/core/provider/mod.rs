@@ -52,12 +52,22 @@ pub enum ProviderKind {
     /// Google's Gemini API, `POST {base}/models/{model}:streamGenerateContent?alt=sse`.
     #[serde(rename = "gemini")]
     Gemini,
+    /// A GGUF model stored in this browser, run by the model worker (`src/worker`). It speaks
+    /// the OpenAI-compatible wire format at [`IN_BROWSER_BASE`], an address only
+    /// `platform::fetch` knows: it hands those requests to the worker instead of the network.
+    #[serde(rename = "browser")]
+    InBrowser,
 }
+
+/// The base URL of the in-browser model: not a network address. `platform::fetch` sends
+/// requests under it to the model worker, which answers them as an OpenAI-compatible server.
+pub const IN_BROWSER_BASE: &str = "in-browser://model";
 
 crate::display::names::named_enum!(ProviderKind, "provider kind", {
     OpenAiCompatible => "openai",
     Anthropic => "anthropic",
     Gemini => "gemini",
+    InBrowser => "browser",
 });
 
 impl ProviderKind {
@@ -67,13 +77,20 @@ impl ProviderKind {
             ProviderKind::OpenAiCompatible => "OpenAI-compatible",
             ProviderKind::Anthropic => "Anthropic",
             ProviderKind::Gemini => "Google Gemini",
+            ProviderKind::InBrowser => "In this browser",
         }
     }
 
     /// Whether the kind's requests take a thinking budget in tokens (Anthropic, Gemini); an
     /// OpenAI-compatible server takes `reasoning_effort` words instead.
     pub fn takes_thinking_budget(self) -> bool {
-        self != ProviderKind::OpenAiCompatible
+        matches!(self, ProviderKind::Anthropic | ProviderKind::Gemini)
+    }
+
+    /// Whether the kind is reached over the network with an address and key the user types
+    /// (the in-browser model has neither).
+    pub fn is_remote(self) -> bool {
+        self != ProviderKind::InBrowser
     }
 
     /// The base URL Settings suggests for the kind.
@@ -82,6 +99,7 @@ impl ProviderKind {
             ProviderKind::OpenAiCompatible => "http://localhost:8080/v1",
             ProviderKind::Anthropic => "https://api.anthropic.com/v1",
             ProviderKind::Gemini => gemini::DEFAULT_BASE_URL,
+            ProviderKind::InBrowser => IN_BROWSER_BASE,
         }
     }
 
@@ -92,9 +110,13 @@ impl ProviderKind {
     pub fn base_url_after_switch(self, current: &str) -> String {
         let typed = current.trim().trim_end_matches('/');
         let untouched = typed.is_empty()
-            || [ProviderKind::Anthropic, ProviderKind::Gemini]
-                .iter()
-                .any(|k| k.base_url_hint() == typed);
+            || [
+                ProviderKind::Anthropic,
+                ProviderKind::Gemini,
+                ProviderKind::InBrowser,
+            ]
+            .iter()
+            .any(|k| k.base_url_hint() == typed);
         match (untouched, self) {
             (false, _) => current.to_string(),
             (true, ProviderKind::OpenAiCompatible) => String::new(),
@@ -126,7 +148,11 @@ impl Provider {
     ) -> Result<Provider, ProviderError> {
         Ok(Provider {
             kind,
-            base_url: validate_base_url(base_url)?,
+            // The in-browser model is always at its one address, whatever the field holds.
+            base_url: match kind {
+                ProviderKind::InBrowser => IN_BROWSER_BASE.to_string(),
+                _ => validate_base_url(base_url)?,
+            },
             api_key: api_key.to_string(),
             params,
             silence_limit_ms: f64::from(crate::settings::DEFAULT_SILENCE_LIMIT_S) * 1000.0,
@@ -185,7 +211,7 @@ impl Provider {
     /// One agent step as this provider's streaming request.
     pub fn step_request(&self, ctx: &StepContext<'_>) -> HttpRequest {
         match self.kind {
-            ProviderKind::OpenAiCompatible => {
+            ProviderKind::OpenAiCompatible | ProviderKind::InBrowser => {
                 wire_openai::step_request(&self.base_url, self.key(), &self.params, ctx)
             }
             ProviderKind::Anthropic => {
@@ -201,17 +227,17 @@ impl Provider {
     /// log (only Gemini converts schemas; the others send them as they are).
     pub fn schema_notes(&self, tools: &[crate::agent::ToolSpec]) -> Vec<String> {
         match self.kind {
-            ProviderKind::OpenAiCompatible | ProviderKind::Anthropic => Vec::new(),
             ProviderKind::Gemini => gemini::schema_notes(tools),
+            _ => Vec::new(),
         }
     }
 
     /// A fresh decoder for the body of one [`Provider::step_request`].
     pub fn decoder(&self) -> Decoder {
         match self.kind {
-            ProviderKind::OpenAiCompatible => Decoder::OpenAiCompatible(ChatStream::new()),
             ProviderKind::Anthropic => Decoder::Anthropic(AnthropicStream::new()),
             ProviderKind::Gemini => Decoder::Gemini(GeminiStream::new()),
+            _ => Decoder::OpenAiCompatible(ChatStream::new()),
         }
     }
 
@@ -227,7 +253,7 @@ impl Provider {
         match self.kind {
             // Anthropic's `{"type":"error","error":{"type","message"}}` and its statuses
             // (402 billing, 413 too large, 529 overloaded) read the same way as OpenAI's.
-            ProviderKind::OpenAiCompatible | ProviderKind::Anthropic => {
+            ProviderKind::OpenAiCompatible | ProviderKind::Anthropic | ProviderKind::InBrowser => {
                 error_from_response(status, body).with_retry_after(seconds)
             }
             // The header wins; without one, Gemini's `RetryInfo` in the body gives the wait.
@@ -242,7 +268,7 @@ impl Provider {
     /// and "Test connection"). The key goes only in this provider's own header.
     pub fn models_request(&self) -> HttpRequest {
         match self.kind {
-            ProviderKind::OpenAiCompatible => {
+            ProviderKind::OpenAiCompatible | ProviderKind::InBrowser => {
                 crate::openai::models_request(&self.base_url, self.key())
             }
             ProviderKind::Anthropic => anthropic::models_request(&self.base_url, self.key()),
@@ -255,7 +281,9 @@ impl Provider {
     /// OpenAI's do, by `data[].id`).
     pub fn parse_models(&self, body: &str) -> Result<Vec<ModelEntry>, ProviderError> {
         match self.kind {
-            ProviderKind::OpenAiCompatible => crate::openai::parse_model_entries(body),
+            ProviderKind::OpenAiCompatible | ProviderKind::InBrowser => {
+                crate::openai::parse_model_entries(body)
+            }
             ProviderKind::Anthropic => Ok(crate::openai::parse_model_entries(body)?
                 .into_iter()
                 .map(|m| ModelEntry::new(m.id, Default::default()))
@@ -268,7 +296,9 @@ impl Provider {
     /// mode retries the step prompt-based.
     pub fn rejects_tools(&self, status: u16, body: &str) -> bool {
         match self.kind {
-            ProviderKind::OpenAiCompatible => wire_openai::rejects_tools(status, body),
+            ProviderKind::OpenAiCompatible | ProviderKind::InBrowser => {
+                wire_openai::rejects_tools(status, body)
+            }
             // Every Messages API model takes `tools`; a 400 that mentions them is about a
             // schema or a block, which prompt mode would not fix but would hide.
             ProviderKind::Anthropic => false,

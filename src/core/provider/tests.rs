@@ -137,7 +137,7 @@ fn settings_without_a_kind_make_the_openai_compatible_provider() {
 
 #[test]
 fn an_unusable_base_url_is_refused_before_any_request_is_built() {
-    for &kind in ProviderKind::ALL {
+    for &kind in ProviderKind::ALL.iter().filter(|k| k.is_remote()) {
         assert_eq!(
             Provider::from_settings(&settings(kind, "localhost:8080")),
             Err(ProviderError::InvalidBaseUrl("localhost:8080".into()))
@@ -381,7 +381,9 @@ fn provider_kinds_carry_their_names_and_gemini_is_stored_as_gemini() {
             format!("\"{}\"", kind.as_str())
         );
         assert!(!kind.label().is_empty());
-        assert!(crate::openai::validate_base_url(kind.base_url_hint()).is_ok());
+        assert!(
+            !kind.is_remote() || crate::openai::validate_base_url(kind.base_url_hint()).is_ok()
+        );
     }
     assert!("mistral".parse::<ProviderKind>().is_err());
     assert_eq!(
@@ -491,4 +493,53 @@ fn switching_the_kind_replaces_only_an_untouched_base_url() {
             assert_eq!(kind.base_url_after_switch(typed), typed);
         }
     }
+}
+
+#[test]
+fn the_in_browser_model_is_asked_like_an_openai_compatible_server_at_its_own_address() {
+    // Whatever the base URL field holds (a leftover from another kind), the request goes to
+    // the address only the page's fetch adapter knows, and no key travels with it.
+    let mut s = settings(ProviderKind::InBrowser, "http://127.0.0.1:8080/v1");
+    s.target.api_key.clear();
+    let p = Provider::from_settings(&s).unwrap();
+    assert_eq!(p.base_url(), IN_BROWSER_BASE);
+    let history = [question()];
+    let req = p.step_request(&ctx(&history, &[]));
+    assert_eq!(req.url, "in-browser://model/chat/completions");
+    assert_eq!(req.header("authorization"), None);
+    let body = req.body.unwrap();
+    assert!(
+        body.ends_with(r#""temperature":0.5,"max_tokens":300}"#),
+        "{body}"
+    );
+    assert!(matches!(p.decoder(), Decoder::OpenAiCompatible(_)));
+    assert_eq!(p.models_request().url, "in-browser://model/models");
+}
+
+#[test]
+fn auto_tool_mode_starts_prompt_based_for_the_in_browser_model() {
+    use crate::agent::{ToolMode, ToolModeSetting};
+    let mut s = settings(ProviderKind::InBrowser, "");
+    s.tool_mode = ToolModeSetting::Auto;
+    assert_eq!(s.resolved_tool_mode(), ToolMode::Prompt);
+    let mut remote = settings(ProviderKind::OpenAiCompatible, "http://h/v1");
+    remote.tool_mode = ToolModeSetting::Auto;
+    assert_eq!(remote.resolved_tool_mode(), ToolMode::Native);
+    // What the user chose, or what was learned, still wins.
+    s.tool_mode = ToolModeSetting::Native;
+    assert_eq!(s.resolved_tool_mode(), ToolMode::Native);
+    assert!(!ProviderKind::InBrowser.takes_thinking_budget());
+    // With no address to type, a profile of the kind is set up (no onboarding asks for one).
+    let only_browser = ChatSettings {
+        profiles: vec![crate::profiles::ProviderProfile::new(
+            "b".into(),
+            ProviderKind::InBrowser,
+        )],
+        ..ChatSettings::default()
+    };
+    assert!(only_browser.is_configured());
+    assert_eq!(
+        ProviderKind::OpenAiCompatible.base_url_after_switch(IN_BROWSER_BASE),
+        ""
+    );
 }

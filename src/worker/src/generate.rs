@@ -1,0 +1,153 @@
+//! One generation, step by step: prefill the prompt in chunks, then sample one token per
+//! step. The browser loop yields to its event loop between steps, so an abort arrives within
+//! one token; tests call `step` in a plain loop.
+//!
+//! Never decides when to stop on text (stop strings, end-of-generation tokens, max_tokens):
+//! `completion.rs` does, because it sees the decoded text.
+
+use crate::model::{Model, ModelError};
+use candle_core::Tensor;
+use candle_transformers::generation::{LogitsProcessor, Sampling};
+
+/// What a generation needs from a model: logits for tokens at positions, and how many
+/// positions there are. `Model` is the real one; tests script their own.
+pub trait LogitsSource {
+    fn forward(&mut self, tokens: &[u32], pos: usize) -> Result<Tensor, ModelError>;
+    fn context(&self) -> usize;
+}
+
+impl LogitsSource for Model {
+    fn forward(&mut self, tokens: &[u32], pos: usize) -> Result<Tensor, ModelError> {
+        Model::forward(self, tokens, pos)
+    }
+    fn context(&self) -> usize {
+        Model::context(self)
+    }
+}
+
+/// Prompt tokens run per forward pass: bounds the attention matrix (heads × chunk × context
+/// floats) so a long prompt does not need hundreds of MB at once, and lets the loop yield.
+pub const PREFILL_CHUNK: usize = 256;
+
+/// How many recent tokens the repeat penalty looks at (llama.cpp's default window).
+pub const REPEAT_LAST_N: usize = 64;
+
+/// The sampling knobs of an OpenAI-style request, already defaulted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SamplingParams {
+    /// 0 means greedy.
+    pub temperature: f64,
+    pub top_p: Option<f64>,
+    pub top_k: Option<usize>,
+    /// 1.0 means off.
+    pub repeat_penalty: f32,
+    pub seed: u64,
+}
+
+impl Default for SamplingParams {
+    fn default() -> Self {
+        Self {
+            temperature: 0.8,
+            top_p: None,
+            top_k: None,
+            repeat_penalty: 1.0,
+            seed: 0,
+        }
+    }
+}
+
+impl SamplingParams {
+    /// candle's sampling mode for these knobs.
+    pub fn sampling(&self) -> Sampling {
+        if self.temperature <= 0.0 || self.top_k == Some(1) {
+            return Sampling::ArgMax;
+        }
+        let temperature = self.temperature;
+        let top_p = self.top_p.filter(|p| *p > 0.0 && *p < 1.0);
+        let top_k = self.top_k.filter(|k| *k > 0);
+        match (top_k, top_p) {
+            (None, None) => Sampling::All { temperature },
+            (Some(k), None) => Sampling::TopK { k, temperature },
+            (None, Some(p)) => Sampling::TopP { p, temperature },
+            (Some(k), Some(p)) => Sampling::TopKThenTopP { k, p, temperature },
+        }
+    }
+}
+
+/// What one step did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// A prompt chunk ran; `done` of `total` prompt tokens are in the cache.
+    Prefill { done: usize, total: usize },
+    /// A new token was sampled.
+    Token(u32),
+    /// The context is full: no position is left for another token.
+    ContextFull,
+}
+
+/// The state of one request's generation over a model.
+pub struct Generation {
+    tokens: Vec<u32>,
+    prompt_len: usize,
+    /// Tokens already run through the model (their keys/values are cached).
+    fed: usize,
+    processor: LogitsProcessor,
+    repeat_penalty: f32,
+}
+
+impl Generation {
+    /// Starts from `prompt` with an empty KV cache (the caller clears the model).
+    pub fn new(prompt: Vec<u32>, params: &SamplingParams) -> Self {
+        let prompt_len = prompt.len();
+        Self {
+            tokens: prompt,
+            prompt_len,
+            fed: 0,
+            processor: LogitsProcessor::from_sampling(params.seed, params.sampling()),
+            repeat_penalty: params.repeat_penalty,
+        }
+    }
+
+    pub fn prompt_len(&self) -> usize {
+        self.prompt_len
+    }
+
+    /// Tokens generated so far.
+    pub fn generated(&self) -> &[u32] {
+        &self.tokens[self.prompt_len..]
+    }
+
+    /// Runs one prompt chunk, or one decode step that samples a token.
+    pub fn step<M: LogitsSource>(&mut self, model: &mut M) -> Result<Step, ModelError> {
+        let remaining_prompt = self.prompt_len.saturating_sub(self.fed);
+        if remaining_prompt > PREFILL_CHUNK {
+            let chunk = &self.tokens[self.fed..self.fed + PREFILL_CHUNK];
+            model.forward(chunk, self.fed)?;
+            self.fed += PREFILL_CHUNK;
+            return Ok(Step::Prefill {
+                done: self.fed,
+                total: self.prompt_len,
+            });
+        }
+        // The last prompt chunk, or the last sampled token, produces the next logits.
+        if self.tokens.len() >= model.context() {
+            return Ok(Step::ContextFull);
+        }
+        let input = &self.tokens[self.fed..];
+        let logits = model.forward(input, self.fed)?;
+        self.fed = self.tokens.len();
+        let logits = if self.repeat_penalty == 1.0 {
+            logits
+        } else {
+            let start = self.tokens.len().saturating_sub(REPEAT_LAST_N);
+            candle_transformers::utils::apply_repeat_penalty(
+                &logits,
+                self.repeat_penalty,
+                &self.tokens[start..],
+            )?
+        };
+        let next = self.processor.sample(&logits)?;
+        self.tokens.push(next);
+        Ok(Step::Token(next))
+    }
+}

@@ -1,0 +1,92 @@
+//! Small helpers over the worker's JS surface: reading message fields, posting messages,
+//! clocks, the wasm memory size, and a zero-delay yield to the event loop.
+
+use js_sys::{Object, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{DedicatedWorkerGlobalScope, MessageChannel};
+
+pub(crate) fn scope() -> DedicatedWorkerGlobalScope {
+    js_sys::global().unchecked_into()
+}
+
+pub(crate) fn field(obj: &JsValue, key: &str) -> JsValue {
+    Reflect::get(obj, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+pub(crate) fn field_str(obj: &JsValue, key: &str) -> Option<String> {
+    field(obj, key).as_string()
+}
+
+pub(crate) fn field_u64(obj: &JsValue, key: &str) -> Option<u64> {
+    field(obj, key)
+        .as_f64()
+        .filter(|n| *n >= 0.0)
+        .map(|n| n as u64)
+}
+
+/// Posts `{op, ...fields}` to the page.
+pub(crate) fn post(op: &str, fields: &[(&str, JsValue)]) {
+    let o = Object::new();
+    let _ = Reflect::set(&o, &"op".into(), &op.into());
+    for (k, v) in fields {
+        let _ = Reflect::set(&o, &JsValue::from_str(k), v);
+    }
+    // A failed postMessage (the page is gone) has nobody left to tell.
+    let _ = scope().post_message(&o);
+}
+
+/// Epoch milliseconds (for times the page shows).
+pub(crate) fn now_epoch_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+/// A monotonic clock in ms with sub-ms precision (for durations).
+pub(crate) fn now_ms() -> f64 {
+    match scope().performance() {
+        Some(p) => p.now(),
+        None => js_sys::Date::now(),
+    }
+}
+
+/// The wasm linear memory size in bytes (it only grows).
+pub(crate) fn wasm_memory_bytes() -> u64 {
+    wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .map(|m| {
+            m.buffer()
+                .unchecked_into::<js_sys::ArrayBuffer>()
+                .byte_length() as u64
+        })
+        .unwrap_or(0)
+}
+
+/// Lets the event loop run (so `abort` messages are handled) and comes back at once: a
+/// message posted to our own MessageChannel is a task with no delay, unlike setTimeout,
+/// which browsers clamp to 4 ms after a few nestings.
+pub(crate) async fn yield_now() {
+    let Ok(channel) = MessageChannel::new() else {
+        return;
+    };
+    let port2 = channel.port2();
+    let promise = Promise::new(&mut |resolve, _reject| {
+        port2.set_onmessage(Some(resolve.unchecked_ref()));
+    });
+    let _ = channel.port1().post_message(&JsValue::NULL);
+    let _ = JsFuture::from(promise).await;
+    port2.set_onmessage(None);
+}
+
+/// A JS error's message, for sentences.
+pub(crate) fn error_text(e: &JsValue) -> String {
+    if let Some(s) = e.as_string() {
+        return s;
+    }
+    field_str(e, "message").unwrap_or_else(|| format!("{e:?}"))
+}
+
+/// The DOMException / Error name ("QuotaExceededError", "AbortError", "TypeError").
+pub(crate) fn error_name(e: &JsValue) -> String {
+    field_str(e, "name").unwrap_or_default()
+}

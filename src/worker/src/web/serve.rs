@@ -1,0 +1,198 @@
+//! Answers fetch-imitation requests one at a time: `/models` from the sidecars,
+//! `/chat/completions` by loading the model (once) and streaming SSE, yielding to the event
+//! loop between tokens so an abort stops the generation within one token.
+
+use super::js::{now_ms, post, wasm_memory_bytes, yield_now};
+use super::opfs;
+use super::{Pending, Shared};
+use crate::api_error::ApiError;
+use crate::engine::{select_model, Engine};
+use crate::request::parse_chat_request;
+use crate::store::{self, Generating, Loaded, ModelRecord};
+use wasm_bindgen::JsValue;
+
+fn head(id: u64, status: u16, sse: bool) {
+    // The bridge builds a real Response with this type, as a server would send it.
+    let kind = if sse {
+        "text/event-stream"
+    } else {
+        "application/json"
+    };
+    post(
+        "head",
+        &[
+            ("id", (id as f64).into()),
+            ("status", status.into()),
+            ("type", kind.into()),
+        ],
+    );
+}
+
+fn chunk(id: u64, text: &str) {
+    post(
+        "chunk",
+        &[("id", (id as f64).into()), ("text", text.into())],
+    );
+}
+
+fn end(id: u64) {
+    post("end", &[("id", (id as f64).into())]);
+}
+
+fn answer_error(id: u64, e: &ApiError) {
+    head(id, e.status(), false);
+    chunk(id, &e.body());
+    end(id);
+}
+
+/// Runs queued requests until none is left.
+pub(crate) async fn pump(state: &Shared) {
+    loop {
+        let next = state.borrow_mut().queue.start_next();
+        let Some((id, pending)) = next else {
+            state.borrow_mut().pumping = false;
+            return;
+        };
+        serve(state, id, pending).await;
+        let mut s = state.borrow_mut();
+        s.queue.finish(id);
+        s.aborted.remove(&id);
+        s.generating = None;
+        // Memory only grows, so this is the peak so far with this model loaded.
+        if let Some(l) = s.loaded.as_mut() {
+            l.bytes = wasm_memory_bytes();
+        }
+        s.post_state();
+    }
+}
+
+async fn serve(state: &Shared, id: u64, pending: Pending) {
+    let path = pending.path.trim_start_matches("/v1");
+    match path {
+        "/models" => {
+            let body = store::models_list_json(&state.borrow().models);
+            head(id, 200, false);
+            chunk(id, &body);
+            end(id);
+        }
+        "/chat/completions" => {
+            if let Err(e) = chat(state, id, &pending.body).await {
+                answer_error(id, &e);
+            }
+        }
+        other => answer_error(id, &ApiError::NotFound(other.to_string())),
+    }
+}
+
+/// Errors before the first byte become an error response; after it, an SSE error event.
+async fn chat(state: &Shared, id: u64, body: &str) -> Result<(), ApiError> {
+    let req = parse_chat_request(body)?;
+    let record = {
+        let s = state.borrow();
+        if let Some(why) = &s.dir_error {
+            return Err(ApiError::Engine(why.clone()));
+        }
+        select_model(&s.models, &req.model)?.clone()
+    };
+    let mut engine = ensure_loaded(state, &record).await?;
+    let started = engine.start(id, &req, now_ms());
+    let mut completion = match started {
+        Ok(c) => c,
+        Err(e) => {
+            give_back(state, engine);
+            return Err(e);
+        }
+    };
+    {
+        let mut s = state.borrow_mut();
+        s.generating = Some(Generating {
+            model: record.id.clone(),
+            id,
+        });
+        s.post_state();
+    }
+    head(id, 200, true);
+    loop {
+        if state.borrow().aborted.contains(&id) {
+            break;
+        }
+        let (model, tokenizer) = engine.model_mut();
+        match completion.step(model, tokenizer, now_ms) {
+            Ok(progress) => {
+                if !progress.sse.is_empty() {
+                    chunk(id, &progress.sse);
+                }
+                if progress.done {
+                    break;
+                }
+            }
+            Err(e) => {
+                let e = ApiError::from(e);
+                chunk(id, &format!("data: {}\n\n", e.body()));
+                break;
+            }
+        }
+        yield_now().await;
+    }
+    end(id);
+    give_back(state, engine);
+    Ok(())
+}
+
+/// Returns the engine to the state, unless its model was deleted or reconfigured meanwhile.
+fn give_back(state: &Shared, engine: Engine) {
+    let mut s = state.borrow_mut();
+    if std::mem::take(&mut s.drop_engine) {
+        s.loaded = None;
+        drop(engine);
+    } else {
+        s.engine = Some(engine);
+    }
+}
+
+/// The engine for `record`, loading it if needed; the previous model is dropped first so two
+/// never share the memory.
+async fn ensure_loaded(state: &Shared, record: &ModelRecord) -> Result<Engine, ApiError> {
+    {
+        let mut s = state.borrow_mut();
+        s.drop_engine = false;
+        if let Some(engine) = s.engine.take() {
+            let same = engine.record().id == record.id && engine.record().context == record.context;
+            if same {
+                return Ok(engine);
+            }
+            drop(engine);
+            s.loaded = None;
+            s.post_state();
+        }
+    }
+    let dir = state.borrow().dir.clone().ok_or(ApiError::NoModelStored)?;
+    let started = now_ms();
+    let unreadable = |e: JsValue| {
+        ApiError::Engine(format!(
+            "The stored model could not be opened: {}.",
+            super::js::error_text(&e).trim_end_matches('.')
+        ))
+    };
+    let handle = opfs::file(&dir, &format!("{}.gguf", record.id), false)
+        .await
+        .map_err(unreadable)?;
+    let sync = opfs::sync_handle(&handle).await.map_err(unreadable)?;
+    let mut reader = opfs::SyncReader::new(sync).map_err(unreadable)?;
+    // Buffered: the header is thousands of small reads, each a call into the browser.
+    let mut buffered = std::io::BufReader::with_capacity(1 << 20, &mut reader);
+    let loaded = Engine::load(&mut buffered, record);
+    drop(buffered);
+    // Everything is in memory now; closing lets the file be deleted or re-added.
+    reader.close();
+    let engine = loaded?;
+    let mut s = state.borrow_mut();
+    s.loaded = Some(Loaded {
+        model: record.id.clone(),
+        context: record.context,
+        load_ms: now_ms() - started,
+        bytes: wasm_memory_bytes(),
+    });
+    s.post_state();
+    Ok(engine)
+}

@@ -1,0 +1,377 @@
+//! The plain-Rust rules of the worker: SSE framing, whole UTF-8 across tokens, stop strings,
+//! request parsing, model choice, queue order, and the storage rules.
+
+use skiff_worker::api_error::ApiError;
+use skiff_worker::completion::{Completion, Vocab};
+use skiff_worker::engine::select_model;
+use skiff_worker::generate::{LogitsSource, SamplingParams};
+use skiff_worker::model::ModelError;
+use skiff_worker::queue::{Aborted, Queue};
+use skiff_worker::request::{parse_chat_request, MessageRole};
+use skiff_worker::sse::{FinishReason, SseWriter, Timings};
+use skiff_worker::store::{cleanup, model_id, HeaderProbe, Job, JobKind, ModelRecord, Probe};
+use skiff_worker::text_out::TextOut;
+
+/// A model that "generates" a fixed script of token ids greedily.
+struct Script {
+    ids: Vec<u32>,
+    at: usize,
+    vocab: usize,
+    context: usize,
+}
+
+impl LogitsSource for Script {
+    fn forward(&mut self, _t: &[u32], _pos: usize) -> Result<candle_core::Tensor, ModelError> {
+        let mut logits = vec![0f32; self.vocab];
+        logits[self.ids[self.at.min(self.ids.len() - 1)] as usize] = 10.0;
+        self.at += 1;
+        candle_core::Tensor::new(logits, &candle_core::Device::Cpu)
+            .map_err(|e| ModelError::Engine(e.to_string()))
+    }
+    fn context(&self) -> usize {
+        self.context
+    }
+}
+
+/// Token i is the i-th byte string; token 0 is end-of-generation.
+struct Bytes(Vec<Vec<u8>>);
+
+impl Vocab for Bytes {
+    fn token_bytes(&self, id: u32) -> Vec<u8> {
+        self.0[id as usize].clone()
+    }
+    fn is_end_of_generation(&self, id: u32) -> bool {
+        id == 0
+    }
+}
+
+fn run(
+    ids: &[u32],
+    vocab: Bytes,
+    max_tokens: Option<usize>,
+    stop: &[&str],
+    context: usize,
+) -> String {
+    let mut model = Script {
+        ids: ids.to_vec(),
+        at: 0,
+        vocab: vocab.0.len(),
+        context,
+    };
+    let greedy = SamplingParams {
+        temperature: 0.0,
+        ..SamplingParams::default()
+    };
+    let stop = stop.iter().map(|s| s.to_string()).collect();
+    let mut c = Completion::new(
+        vec![5, 6],
+        &greedy,
+        max_tokens,
+        stop,
+        false,
+        SseWriter::new(1, "m"),
+        0.0,
+    );
+    let mut out = String::new();
+    let mut clock = 0.0;
+    for _ in 0..100 {
+        let p = c
+            .step(&mut model, &vocab, || {
+                clock += 1.0;
+                clock
+            })
+            .expect("step");
+        out.push_str(&p.sse);
+        if p.done {
+            return out;
+        }
+    }
+    panic!("never finished: {out}");
+}
+
+/// The `content` deltas of an SSE text, in order.
+fn contents(sse: &str) -> Vec<String> {
+    sse.split("\n\n")
+        .filter_map(|e| e.strip_prefix("data: "))
+        .filter(|e| *e != "[DONE]")
+        .filter_map(|e| {
+            let v: serde_json::Value = serde_json::from_str(e).expect("event is JSON");
+            v["choices"][0]["delta"]["content"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+fn vocab() -> Bytes {
+    // 1: "Ca", 2: first two bytes of "é" (0xC3) + …, split on purpose.
+    Bytes(vec![
+        b"</s>".to_vec(),
+        b"Caf".to_vec(),
+        vec![0xC3],
+        vec![0xA9, b'!'],
+        b" ST".to_vec(),
+        b"OP here".to_vec(),
+        "€".as_bytes()[..1].to_vec(),
+        "€".as_bytes()[1..].to_vec(),
+    ])
+}
+
+#[test]
+fn a_character_split_across_tokens_is_sent_whole() {
+    let sse = run(&[1, 2, 3, 6, 7, 0], vocab(), None, &[], 64);
+    assert_eq!(contents(&sse), ["Caf", "é!", "€"]);
+    assert!(sse.ends_with("data: [DONE]\n\n"));
+    assert!(sse.contains(r#""finish_reason":"stop""#));
+    assert!(
+        sse.contains(r#""usage":{"completion_tokens":5,"prompt_tokens":2,"total_tokens":7}"#),
+        "{sse}"
+    );
+    for key in [
+        "prompt_n",
+        "prompt_ms",
+        "prompt_per_second",
+        "predicted_n",
+        "predicted_ms",
+        "predicted_per_second",
+    ] {
+        assert!(sse.contains(&format!("\"{key}\":")), "{key} missing: {sse}");
+    }
+}
+
+#[test]
+fn a_stop_string_split_across_tokens_ends_the_answer_unsent() {
+    let sse = run(&[1, 4, 5, 1, 1], vocab(), None, &["STOP"], 64);
+    assert_eq!(contents(&sse).concat(), "Caf ");
+    assert!(sse.contains(r#""finish_reason":"stop""#));
+}
+
+#[test]
+fn a_partial_stop_string_that_never_completes_is_sent_at_the_end() {
+    let sse = run(&[1, 4, 0], vocab(), None, &["STOP"], 64);
+    assert_eq!(contents(&sse).concat(), "Caf ST");
+}
+
+#[test]
+fn max_tokens_and_a_full_context_finish_with_length() {
+    let sse = run(&[1, 1, 1, 1], vocab(), Some(2), &[], 64);
+    assert_eq!(contents(&sse).concat(), "CafCaf");
+    assert!(sse.contains(r#""finish_reason":"length""#));
+    // Prompt of 2 in a context of 4: two tokens fit.
+    let sse = run(&[1, 1, 1, 1, 1], vocab(), None, &[], 4);
+    assert_eq!(contents(&sse).concat(), "CafCaf");
+    assert!(sse.contains(r#""finish_reason":"length""#));
+}
+
+#[test]
+fn text_out_holds_incomplete_utf8_at_every_split() {
+    let text = "a€b😀c";
+    let bytes = text.as_bytes();
+    for cut in 0..=bytes.len() {
+        let mut t = TextOut::new(vec![]);
+        let mut got = t.push(&bytes[..cut]).text;
+        got.push_str(&t.push(&bytes[cut..]).text);
+        got.push_str(&t.finish());
+        assert_eq!(got, text, "cut at {cut}");
+    }
+}
+
+#[test]
+fn sse_finish_has_done_and_no_empty_deltas() {
+    let w = SseWriter::new(3, "x");
+    assert_eq!(w.delta(""), None);
+    let end = w.finish(
+        FinishReason::Length,
+        &Timings {
+            prompt_n: 4,
+            prompt_ms: 2.0,
+            predicted_n: 8,
+            predicted_ms: 4.0,
+        },
+    );
+    assert!(end.ends_with("\n\ndata: [DONE]\n\n"));
+    assert!(end.contains(r#""predicted_per_second":2000.0"#), "{end}");
+    assert!(end.contains(r#""object":"chat.completion.chunk""#));
+}
+
+#[test]
+fn request_parameters_are_read() {
+    let r = parse_chat_request(
+        r#"{"model":"smol","messages":[{"role":"system","content":"be brief"},{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}],
+            "max_tokens":5,"temperature":0.5,"top_p":0.9,"top_k":40,"repeat_penalty":1.1,"seed":7,"stop":["\n\n","END"]}"#,
+    )
+    .expect("parses");
+    assert_eq!(r.model, "smol");
+    assert_eq!(r.messages[0].role, MessageRole::System);
+    assert_eq!(r.messages[1].content, "a\nb");
+    assert_eq!(r.max_tokens, Some(5));
+    assert_eq!(r.sampling.temperature, 0.5);
+    assert_eq!(r.sampling.top_p, Some(0.9));
+    assert_eq!(r.sampling.top_k, Some(40));
+    assert!((r.sampling.repeat_penalty - 1.1).abs() < 1e-6);
+    assert_eq!(r.sampling.seed, 7);
+    assert_eq!(r.stop, ["\n\n", "END"]);
+    let one = parse_chat_request(r#"{"messages":[{"role":"user","content":"x"}],"stop":"Q:"}"#)
+        .expect("parses");
+    assert_eq!(one.stop, ["Q:"]);
+}
+
+#[test]
+fn images_are_refused_with_the_text_only_sentence() {
+    let e = parse_chat_request(
+        r#"{"messages":[{"role":"user","content":[{"type":"text","text":"what is this"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}}]}]}"#,
+    )
+    .expect_err("refused");
+    assert_eq!(e, ApiError::ImageContent);
+    assert_eq!(e.status(), 400);
+    assert_eq!(
+        e.body(),
+        r#"{"error":{"message":"This model reads text only; remove the image or pick another provider."}}"#
+    );
+}
+
+fn record(id: &str, added_ms: f64) -> ModelRecord {
+    ModelRecord {
+        id: id.into(),
+        name: id.into(),
+        architecture: "llama".into(),
+        quantization: "Q4_1".into(),
+        context_length: Some(8192),
+        context: 2048,
+        size: 1,
+        parameters: None,
+        added_ms,
+    }
+}
+
+#[test]
+fn the_model_field_picks_a_stored_model() {
+    assert_eq!(select_model(&[], "").unwrap_err(), ApiError::NoModelStored);
+    assert!(ApiError::NoModelStored
+        .to_string()
+        .contains("Settings → Providers → In this browser"));
+    let models = [record("new", 2.0), record("old", 1.0)];
+    assert_eq!(select_model(&models, "").map(|m| m.id.as_str()), Ok("new"));
+    assert_eq!(
+        select_model(&models, "old").map(|m| m.id.as_str()),
+        Ok("old")
+    );
+    let e = select_model(&models, "gpt-4o").unwrap_err();
+    assert_eq!(e, ApiError::UnknownModel("gpt-4o".into()));
+    assert_eq!(e.status(), 404);
+}
+
+#[test]
+fn prompt_too_long_says_both_numbers() {
+    let e = ApiError::PromptTooLong {
+        tokens: 3000,
+        context: 2048,
+    };
+    assert_eq!(
+        e.to_string(),
+        "The conversation is 3000 tokens, more than this model's context of 2048 tokens set in Settings."
+    );
+}
+
+#[test]
+fn queue_runs_in_arrival_order_one_at_a_time() {
+    let mut q = Queue::default();
+    q.submit(1, "a");
+    q.submit(2, "b");
+    q.submit(3, "c");
+    assert_eq!(q.start_next(), Some((1, "a")));
+    assert_eq!(q.start_next(), None, "one at a time");
+    assert_eq!(q.abort(2), Aborted::Waiting("b"));
+    assert_eq!(q.abort(1), Aborted::Running);
+    assert_eq!(q.waiting(), 1);
+    q.finish(1);
+    assert_eq!(q.start_next(), Some((3, "c")));
+    q.finish(3);
+    assert_eq!(q.abort(3), Aborted::Unknown);
+    assert_eq!(q.start_next(), None);
+}
+
+#[test]
+fn model_ids_are_sanitized_and_unique() {
+    assert_eq!(
+        model_id("SmolLM2-135M-Instruct.Q4_1.gguf", &[]),
+        "SmolLM2-135M-Instruct.Q4_1"
+    );
+    assert_eq!(model_id("my model (1).GGUF", &[]), "my-model-1");
+    assert_eq!(model_id("../../etc/passwd", &[]), "passwd");
+    assert_eq!(model_id("ü.gguf", &[]), "model");
+    let taken = vec!["a".to_string(), "a-2".to_string()];
+    assert_eq!(model_id("a.gguf", &taken), "a-3");
+}
+
+#[test]
+fn startup_cleanup_removes_what_an_interrupted_add_left() {
+    let names: Vec<String> = [
+        "ok.gguf",
+        "ok.json",
+        "half.part",
+        "half.json",
+        "orphan.gguf",
+        "lost.json",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let mut gone = cleanup(&names);
+    skiff_core::order::sort_by(&mut gone, |a, b| a.cmp(b));
+    assert_eq!(gone, ["half.json", "half.part", "lost.json", "orphan.gguf"]);
+}
+
+#[test]
+fn job_progress_is_reported_at_most_four_times_a_second() {
+    let mut j = Job::start(1, JobKind::Url, "m.gguf", None, 0.0);
+    let reported: Vec<bool> = [100.0, 200.0, 260.0, 300.0, 520.0]
+        .iter()
+        .map(|&t| j.progress(1, t))
+        .collect();
+    assert_eq!(reported, [false, false, true, false, true]);
+    j.fail("Cancelled.".into());
+    let state = serde_json::to_value(&j).expect("serializes");
+    assert_eq!(state["kind"], "url");
+    assert_eq!(state["done"], true);
+    assert_eq!(state["error"], "Cancelled.");
+    assert!(state.get("cancelled").is_none());
+}
+
+#[test]
+fn a_file_that_is_not_gguf_is_refused_from_its_first_bytes() {
+    let mut p = HeaderProbe::default();
+    assert_eq!(
+        p.feed(b"\x89PNG\r\n", Some(1000)),
+        Probe::Refused("This file is not a GGUF model.".into())
+    );
+    let mut p = HeaderProbe::default();
+    assert_eq!(p.feed(b"GG", Some(1000)), Probe::NeedMore);
+    assert!(
+        p.finish(2).is_err(),
+        "a file that ends in its header is not stored"
+    );
+}
+
+#[test]
+fn context_is_clamped_to_what_the_model_allows() {
+    let r = record("m", 0.0);
+    assert_eq!(r.with_context(100_000).context, 8192);
+    assert_eq!(r.with_context(1).context, 256);
+    assert_eq!(skiff_worker::store::default_context(Some(32768)), 2048);
+    assert_eq!(skiff_worker::store::default_context(Some(512)), 512);
+}
+
+#[test]
+fn cors_and_quota_sentences() {
+    assert_eq!(
+        skiff_worker::store::cors_sentence(
+            "https://huggingface.co/x/resolve/main/m.gguf?download=1"
+        ),
+        "The server of huggingface.co does not allow this page to download from it (CORS)."
+    );
+    assert_eq!(
+        skiff_worker::store::quota_sentence(Some(253_113_024)),
+        "The browser has no room left for this model (254 MB needed): free space or delete a model."
+    );
+}

