@@ -308,7 +308,7 @@ test('Settings offer Gemini: picking it fills its address and the next message g
   try {
     await page.click('button[aria-label="Settings"]');
     const kind = page.locator('select.provider-kind');
-    assert.deepEqual(await kind.locator('option').allInnerTexts(), ['OpenAI-compatible', 'Anthropic', 'Google Gemini']);
+    assert.deepEqual(await kind.locator('option').allInnerTexts(), ['OpenAI-compatible', 'Anthropic', 'Google Gemini', 'In this browser']);
     await kind.selectOption('gemini');
     const baseUrl = page.locator('label.field:has-text("Base URL") input');
     assert.equal(await baseUrl.inputValue(), 'https://generativelanguage.googleapis.com/v1beta');

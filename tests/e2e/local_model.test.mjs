@@ -134,6 +134,21 @@ test('first visit fetches no worker; a GGUF added from a file is listed, and aft
     const partial = await lastAssistant(page).locator('.markdown').innerText();
     await page.waitForTimeout(1500);
     assert.equal(await lastAssistant(page).locator('.markdown').innerText(), partial, 'nothing arrives after Stop');
+
+    // The panel: a sampling default out of range is refused with a sentence; a model is
+    // deleted only after a second click, file and all.
+    await context.setOffline(false);
+    const again = await openPanel(page);
+    await again.locator('.lm-sampling summary').click();
+    await again.locator('input[data-act="set_top_k"]').fill('0.5');
+    await again.locator('input[data-act="set_top_k"]').press('Enter');
+    await again.locator('[role="alert"]', { hasText: 'Top k must be a whole number from 1 to 1000.' }).waitFor({ timeout: 10_000 });
+    const name = (await again.locator('.lm-name').innerText()).trim();
+    await again.getByRole('button', { name: `Delete ${name}` }).click();
+    await again.getByText(`Delete ${name}?`).waitFor();
+    await again.locator('button[data-act="delete"]').click();
+    await again.getByText('No model is stored yet.').waitFor({ timeout: 20_000 });
+    assert.deepEqual(await storedFiles(page), [], 'the file went with the model');
     assert.deepEqual(errors, []);
   } finally {
     await context.close();

@@ -37,11 +37,16 @@ pub struct StoredModel {
     pub name: String,
     pub architecture: String,
     pub quantization: String,
-    pub context_length: u32,
+    /// The model's own maximum, when the file says.
+    pub context_length: Option<u32>,
     /// The context the user set (tokens).
     pub context: u32,
     pub size: u64,
-    pub parameters: u64,
+    pub parameters: Option<u64>,
+    /// The sampling defaults the user set for this model (used when a chat does not set them).
+    pub top_k: Option<u32>,
+    pub repeat_penalty: Option<f64>,
+    pub seed: Option<u64>,
 }
 
 /// A file being stored or a download.
@@ -153,11 +158,13 @@ pub fn list_html(state: &State, confirming: Option<&str>, now_ms: f64) -> String
             .body();
         h.el("strong", "lm-name", &m.name);
         let mut facts = vec![m.architecture.clone(), m.quantization.clone()];
-        if m.parameters > 0 {
-            facts.push(parameters(m.parameters));
+        if let Some(p) = m.parameters.filter(|p| *p > 0) {
+            facts.push(parameters(p));
         }
         facts.push(human_bytes(m.size));
-        facts.push(format!("up to {} tokens", m.context_length));
+        if let Some(max) = m.context_length {
+            facts.push(format!("up to {max} tokens"));
+        }
         h.el("span", "muted lm-facts", &facts.join(" · "));
         h.open("label")
             .attr("class", "lm-context")
@@ -167,10 +174,11 @@ pub fn list_html(state: &State, confirming: Option<&str>, now_ms: f64) -> String
             .attr("data-act", "set_context")
             .attr("data-model", &m.id)
             .body();
-        for c in context_choices(m.context_length, m.context) {
+        for c in context_choices(m.context_length.unwrap_or(0), m.context) {
             h.option(&c.to_string(), &format!("{c} tokens"), c == m.context);
         }
         h.close("select").close("label");
+        sampling_html(&mut h, m);
         if confirming == Some(m.id.as_str()) {
             h.open("span")
                 .attr("class", "confirm")
@@ -206,6 +214,49 @@ pub fn list_html(state: &State, confirming: Option<&str>, now_ms: f64) -> String
     }
     h.close("ul");
     h.finish()
+}
+
+/// A refused setting, above the list.
+pub fn notice_html(sentence: &str) -> String {
+    let mut h = Html::new();
+    h.open("p")
+        .attr("class", "error")
+        .attr("role", "alert")
+        .body();
+    h.text(sentence).close("p");
+    h.finish()
+}
+
+/// The model's sampling defaults: each field applies when it changes; empty is the default.
+fn sampling_html(h: &mut Html, m: &StoredModel) {
+    let fields: [(&str, &str, Option<String>); 3] = [
+        ("set_top_k", "Top k", m.top_k.map(|v| v.to_string())),
+        (
+            "set_repeat_penalty",
+            "Repeat penalty",
+            m.repeat_penalty.map(|v| fixed(v, 2)),
+        ),
+        ("set_seed", "Seed", m.seed.map(|v| v.to_string())),
+    ];
+    h.open("details").attr("class", "lm-sampling").body();
+    h.el(
+        "summary",
+        "",
+        "Sampling defaults (when a chat does not set them)",
+    );
+    for (act, label, value) in fields {
+        h.open("label").attr("class", "field number").body();
+        h.el("span", "", label);
+        h.open("input")
+            .attr("inputmode", "decimal")
+            .attr("placeholder", "default")
+            .attr("data-act", act)
+            .attr("data-model", &m.id)
+            .attr("value", value.as_deref().unwrap_or(""))
+            .void();
+        h.close("label");
+    }
+    h.close("details");
 }
 
 fn job_html(h: &mut Html, job: &Job, now_ms: f64) {

@@ -2,7 +2,7 @@ use super::*;
 
 fn state() -> State {
     serde_json::from_str(
-        r#"{"models":[{"id":"smollm2","name":"SmolLM2 135M Instruct","architecture":"llama","quantization":"Q4_1","context_length":8192,"context":2048,"size":98362432,"parameters":134515008,"added_ms":1}],
+        r#"{"models":[{"id":"smollm2","name":"SmolLM2 135M Instruct","architecture":"llama","quantization":"Q4_1","context_length":8192,"context":2048,"size":98362432,"parameters":134515008,"added_ms":1,"top_k":40}],
             "jobs":[{"job":3,"kind":"url","name":"gemma.gguf","bytes":25000000,"total":100000000,"started_ms":1000,"error":null,"done":false},
                     {"job":4,"kind":"file","name":"notes.txt","bytes":0,"total":10,"started_ms":0,"error":"This file is not a GGUF model.","done":true}],
             "loaded":{"model":"smollm2","context":2048,"load_ms":1234,"bytes":180000000},"generating":{"model":"smollm2","id":1},"waiting":1,"unknown":true}"#,
@@ -97,4 +97,27 @@ fn context_choices_stop_at_the_maximum_and_keep_the_current_one() {
     assert_eq!(context_choices(3000, 700), vec![512, 700, 1024, 2048, 3000]);
     assert_eq!(time_left(3599.0), "60 min left");
     assert_eq!(time_left(7200.0), "2.0 h left");
+}
+
+#[test]
+fn sampling_defaults_show_as_fields_and_missing_facts_are_left_out() {
+    let html = list_html(&state(), None, 0.0);
+    assert!(
+        html.contains(r#"data-act="set_top_k" data-model="smollm2" value="40""#),
+        "{html}"
+    );
+    assert!(
+        html.contains(r#"data-act="set_seed" data-model="smollm2" value="""#),
+        "{html}"
+    );
+    let mut s: State = serde_json::from_str(
+        r#"{"models":[{"id":"m","name":"M","architecture":"gemma3","quantization":"Q8_0","context_length":null,"context":2048,"size":10,"parameters":null}]}"#,
+    )
+    .unwrap();
+    let html = list_html(&s, None, 0.0);
+    assert!(html.contains("gemma3 · Q8_0 · 10 bytes<"), "{html}");
+    s.models[0].repeat_penalty = Some(1.1);
+    assert!(list_html(&s, None, 0.0).contains(r#"value="1.10""#));
+    assert!(notice_html("Top k must be <a whole number>.")
+        .contains("Top k must be &lt;a whole number&gt;."));
 }

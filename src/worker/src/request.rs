@@ -138,3 +138,23 @@ fn content_text(content: Option<&Value>) -> Result<String, ApiError> {
         )),
     }
 }
+
+/// Fills the samplers the body left out with the model's stored defaults (`ModelRecord`'s
+/// `top_k`, `repeat_penalty`, `seed`): what the request says always wins.
+pub fn apply_model_defaults(req: &mut ChatRequest, body: &str, record: &crate::store::ModelRecord) {
+    let given = |k: &str| {
+        serde_json::from_str::<Value>(body)
+            .ok()
+            .and_then(|v| v.get(k).map(|x| !x.is_null()))
+            .unwrap_or(false)
+    };
+    if let (false, Some(k)) = (given("top_k"), record.top_k) {
+        req.sampling.top_k = Some(k as usize);
+    }
+    if let (false, Some(p)) = (given("repeat_penalty"), record.repeat_penalty) {
+        req.sampling.repeat_penalty = p as f32;
+    }
+    if let (false, Some(seed)) = (given("seed"), record.seed) {
+        req.sampling.seed = seed;
+    }
+}

@@ -29,6 +29,14 @@ pub struct ModelRecord {
     pub size: u64,
     pub parameters: Option<u64>,
     pub added_ms: f64,
+    /// The user's sampling defaults for this model, used when a request does not set them
+    /// (the page sends temperature, top-p and max tokens from its profile, not these).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_k: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat_penalty: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
 }
 
 impl ModelRecord {
@@ -43,7 +51,24 @@ impl ModelRecord {
             size: info.file_size,
             parameters: info.parameter_count,
             added_ms,
+            top_k: None,
+            repeat_penalty: None,
+            seed: None,
         }
+    }
+
+    /// The record with one sampling default set from the panel's field (`name`, `value` as
+    /// typed; empty clears it). A value out of range is refused with a sentence.
+    pub fn with_sampling(&self, name: &str, value: &str) -> Result<Self, String> {
+        let mut r = self.clone();
+        let v = value.trim();
+        match name {
+            "top_k" => r.top_k = parse_in(v, 1.0, 1000.0, "Top k", true)?.map(|n| n as u64),
+            "repeat_penalty" => r.repeat_penalty = parse_in(v, 1.0, 2.0, "Repeat penalty", false)?,
+            "seed" => r.seed = parse_in(v, 0.0, 4_294_967_295.0, "Seed", true)?.map(|n| n as u64),
+            _ => return Err(format!("\"{name}\" is not a sampling setting.")),
+        }
+        Ok(r)
     }
 
     /// The user's context, kept within [MIN_CONTEXT, context_length].
@@ -328,4 +353,24 @@ pub fn models_list_json(models: &[ModelRecord]) -> String {
         .map(|m| serde_json::json!({"id": m.id, "object": "model", "owned_by": "this browser"}))
         .collect();
     serde_json::json!({"object": "list", "data": data}).to_string()
+}
+
+/// `v` as a number within `[min, max]` (whole when `integer`); empty is `None`.
+fn parse_in(v: &str, min: f64, max: f64, what: &str, integer: bool) -> Result<Option<f64>, String> {
+    if v.is_empty() {
+        return Ok(None);
+    }
+    match v.parse::<f64>() {
+        Ok(n) if n.is_finite() && n >= min && n <= max && (!integer || n.fract() == 0.0) => {
+            Ok(Some(n))
+        }
+        _ => Err(format!(
+            "{what} must be {} from {min} to {max}.",
+            if integer {
+                "a whole number"
+            } else {
+                "a number"
+            }
+        )),
+    }
 }

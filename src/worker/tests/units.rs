@@ -7,7 +7,7 @@ use skiff_worker::engine::select_model;
 use skiff_worker::generate::{LogitsSource, SamplingParams};
 use skiff_worker::model::ModelError;
 use skiff_worker::queue::{Aborted, Queue};
-use skiff_worker::request::{parse_chat_request, MessageRole};
+use skiff_worker::request::{apply_model_defaults, parse_chat_request, MessageRole};
 use skiff_worker::sse::{FinishReason, SseWriter, Timings};
 use skiff_worker::store::{cleanup, model_id, HeaderProbe, Job, JobKind, ModelRecord, Probe};
 use skiff_worker::text_out::TextOut;
@@ -241,6 +241,9 @@ fn record(id: &str, added_ms: f64) -> ModelRecord {
         size: 1,
         parameters: None,
         added_ms,
+        top_k: None,
+        repeat_penalty: None,
+        seed: None,
     }
 }
 
@@ -374,4 +377,31 @@ fn cors_and_quota_sentences() {
         skiff_worker::store::quota_sentence(Some(253_113_024)),
         "The browser has no room left for this model (254 MB needed): free space or delete a model."
     );
+}
+
+#[test]
+fn a_models_sampling_defaults_fill_only_what_the_request_leaves_out() {
+    let r = record("m", 1.0)
+        .with_sampling("top_k", "40")
+        .and_then(|r| r.with_sampling("repeat_penalty", "1.1"))
+        .and_then(|r| r.with_sampling("seed", " 7 "))
+        .unwrap();
+    assert_eq!(
+        (r.top_k, r.repeat_penalty, r.seed),
+        (Some(40), Some(1.1), Some(7))
+    );
+    // Refused values say why and change nothing; empty clears.
+    assert_eq!(
+        r.with_sampling("top_k", "0.5").unwrap_err(),
+        "Top k must be a whole number from 1 to 1000."
+    );
+    assert!(r.with_sampling("repeat_penalty", "9").is_err());
+    assert_eq!(r.with_sampling("seed", "").unwrap().seed, None);
+
+    let body = r#"{"messages":[{"role":"user","content":"hi"}],"seed":3}"#;
+    let mut req = parse_chat_request(body).unwrap();
+    apply_model_defaults(&mut req, body, &r);
+    assert_eq!(req.sampling.top_k, Some(40));
+    assert!((req.sampling.repeat_penalty - 1.1).abs() < 1e-6);
+    assert_eq!(req.sampling.seed, 3, "the request's own seed wins");
 }

@@ -397,3 +397,41 @@ pub(crate) async fn set_context(state: &Shared, id: &str, context: u64) {
     }
     s.post_state();
 }
+
+/// Stores one of a model's sampling defaults (Settings' panel); a refused value is a sentence
+/// on the panel, and the stored value stays.
+pub(crate) async fn set_sampling(state: &Shared, id: &str, name: &str, value: &str) {
+    let (dir, record) = {
+        let s = state.borrow();
+        let Some(m) = s.models.iter().find(|m| m.id == id) else {
+            return;
+        };
+        (s.dir.clone(), m.with_sampling(name, value))
+    };
+    let Some(dir) = dir else { return };
+    let record = match record {
+        Ok(r) => r,
+        Err(why) => {
+            let mut s = state.borrow_mut();
+            s.notice = Some(why);
+            s.post_state();
+            return;
+        }
+    };
+    let Ok(text) = serde_json::to_string(&record) else {
+        return;
+    };
+    let stored = opfs::write_text(&dir, &format!("{id}.json"), &text)
+        .await
+        .is_ok();
+    let mut s = state.borrow_mut();
+    if stored {
+        s.notice = None;
+        if let Some(m) = s.models.iter_mut().find(|m| m.id == id) {
+            *m = record;
+        }
+    } else {
+        s.notice = Some("The setting could not be stored; the browser refused to write it.".into());
+    }
+    s.post_state();
+}

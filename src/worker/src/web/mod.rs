@@ -48,6 +48,8 @@ pub(crate) struct State {
     pumping: bool,
     /// The model whose "Delete" waits for its second click in the panel.
     confirming: Option<String>,
+    /// A sentence about the last panel setting refused (shown above the list).
+    notice: Option<String>,
     /// The stored models were listed (startup): requests wait for it, or a request sent
     /// right after a reload would find no model.
     ready: bool,
@@ -66,11 +68,14 @@ impl State {
         );
         // The panel's list, rendered here (core::model_panel) so none of it is in the page.
         let panel = serde_json::from_str(&json).unwrap_or_default();
-        let html = skiff_core::model_panel::list_html(
+        let mut html = skiff_core::model_panel::list_html(
             &panel,
             self.confirming.as_deref(),
             js::now_epoch_ms(),
         );
+        if let Some(n) = &self.notice {
+            html.insert_str(0, &skiff_core::model_panel::notice_html(n));
+        }
         post("state", &[("state", json.into()), ("html", html.into())]);
     }
 }
@@ -164,6 +169,15 @@ fn handle(state: &Shared, msg: JsValue) {
             state.borrow_mut().confirming = None;
             let state = state.clone();
             wasm_bindgen_futures::spawn_local(async move { add::delete(&state, &id).await });
+        }
+        "set_top_k" | "set_repeat_penalty" | "set_seed" => {
+            let id = field_str(&msg, "model").unwrap_or_default();
+            let value = field_str(&msg, "value").unwrap_or_default();
+            let name = op.trim_start_matches("set_").to_string();
+            let state = state.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                add::set_sampling(&state, &id, &name, &value).await
+            });
         }
         "set_context" => {
             let id = field_str(&msg, "model").unwrap_or_default();

@@ -7,7 +7,7 @@ use super::opfs;
 use super::{Pending, Shared};
 use crate::api_error::ApiError;
 use crate::engine::{select_model, Engine};
-use crate::request::parse_chat_request;
+use crate::request::{apply_model_defaults, parse_chat_request};
 use crate::store::{self, Generating, Loaded, ModelRecord};
 use wasm_bindgen::JsValue;
 
@@ -86,7 +86,7 @@ async fn serve(state: &Shared, id: u64, pending: Pending) {
 
 /// Errors before the first byte become an error response; after it, an SSE error event.
 async fn chat(state: &Shared, id: u64, body: &str) -> Result<(), ApiError> {
-    let req = parse_chat_request(body)?;
+    let mut req = parse_chat_request(body)?;
     let record = {
         let s = state.borrow();
         if let Some(why) = &s.dir_error {
@@ -94,6 +94,7 @@ async fn chat(state: &Shared, id: u64, body: &str) -> Result<(), ApiError> {
         }
         select_model(&s.models, &req.model)?.clone()
     };
+    apply_model_defaults(&mut req, body, &record);
     let mut engine = ensure_loaded(state, &record).await?;
     let started = engine.start(id, &req, now_ms());
     let mut completion = match started {
