@@ -53,11 +53,13 @@ window.bench = async (models) => {
   await until((s) => Array.isArray(s.models));
   const rows = [];
   for (const { url, name } of models) {
+    // A stored model leaves the job list and appears in the models; a failure stays listed.
+    const before = new Set(lastState.models.map((m) => m.id));
     worker.postMessage({ op: "add_url", url });
-    const s = await until((s) => s.jobs.some((j) => j.name === name && j.done));
-    const job = s.jobs.find((j) => j.name === name && j.done);
-    if (job.error) throw new Error(name + ": " + job.error);
-    const model = s.models.find((m) => m.size === job.bytes) || s.models[0];
+    const s = await until((s) => s.jobs.some((j) => j.name === name && j.error) || s.models.some((m) => !before.has(m.id)));
+    const failed = s.jobs.find((j) => j.name === name && j.error);
+    if (failed) throw new Error(name + ": " + failed.error);
+    const model = s.models.find((m) => !before.has(m.id));
     const t0 = performance.now();
     const r = await request("/chat/completions", {
       model: model.id, stream: true, temperature: 0, max_tokens: 128, ignore_eos: true,
