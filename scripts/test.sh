@@ -29,9 +29,9 @@ step "core: native tests (cargo test -p skiff-core)"
 cargo test -p skiff-core
 
 step "model worker: native tests (tokenizer, template and greedy tokens against llama.cpp's, SSE, storage rules)"
-# Its own profile (opt-level 3, as the worker ships): candle at the test profile's opt-level 1
-# would take minutes over the two real models.
-cargo test -p skiff-worker --profile worker
+# Its own profile (opt-level 3, as the worker ships, without LTO): candle at the test
+# profile's opt-level 1 would take minutes over the two real models.
+cargo test -p skiff-worker --profile worker-test
 
 step "platform: wasm-bindgen tests in headless Chromium"
 scripts/test-wasm.sh

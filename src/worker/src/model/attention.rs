@@ -52,47 +52,76 @@ impl RopeTables {
     }
 }
 
-/// Keys and values seen so far in one layer. With a window, only the last `window` positions
-/// are kept (the earliest query of the next step never looks further back).
+/// Keys and values seen so far in one layer, in buffers that grow by doubling so a decode
+/// step writes one position instead of copying the whole cache (`Tensor::cat` did, in every
+/// layer, for every token). With a window, what no later query can see is dropped when the
+/// buffer is next regrown.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct KvCache {
-    kv: Option<(Tensor, Tensor)>,
+    /// (batch, kv_heads, capacity, head_dim) each.
+    buf: Option<(Tensor, Tensor)>,
+    len: usize,
     /// Absolute position of the first cached entry.
     start: usize,
 }
 
+/// The smallest buffer, in positions.
+const KV_MIN_CAPACITY: usize = 64;
+
 impl KvCache {
     /// Appends this step's keys/values (batch, kv_heads, seq, head_dim) and returns all the
-    /// keys/values the step attends to, with the absolute position of the first one.
+    /// keys/values the step attends to, with the absolute position of the first one. The
+    /// returned tensors are views of the buffers (no copy).
     pub(crate) fn append(
         &mut self,
         k: Tensor,
         v: Tensor,
         window: Option<usize>,
     ) -> Result<(Tensor, Tensor, usize)> {
-        let (k, v) = match self.kv.take() {
-            None => (k, v),
-            Some((kc, vc)) => (Tensor::cat(&[&kc, &k], 2)?, Tensor::cat(&[&vc, &v], 2)?),
+        let k = k.contiguous()?;
+        let v = v.contiguous()?;
+        let seq = k.dim(2)?;
+        let capacity = match &self.buf {
+            Some((kb, _)) => kb.dim(2)?,
+            None => 0,
         };
-        let start = self.start;
-        let len = k.dim(2)?;
-        // Keep what the next step may need; return everything this step needs.
-        match window {
-            Some(w) if len > w => {
-                let drop = len - w;
-                let kk = k.narrow(2, drop, w)?.contiguous()?;
-                let vv = v.narrow(2, drop, w)?.contiguous()?;
-                self.kv = Some((kk, vv));
-                self.start = start + drop;
+        if self.len + seq > capacity {
+            // The earliest query of this step is at `start + len`; with a window it never
+            // looks further back than `window - 1` positions.
+            let drop = match window {
+                Some(w) if self.len >= w => self.len + 1 - w,
+                _ => 0,
+            };
+            let kept = self.len - drop;
+            let capacity = ((kept + seq) * 2).max(KV_MIN_CAPACITY);
+            let (b, h, _, d) = k.dims4()?;
+            let kb = Tensor::zeros((b, h, capacity, d), k.dtype(), k.device())?;
+            let vb = Tensor::zeros((b, h, capacity, d), v.dtype(), v.device())?;
+            if let Some((ok, ov)) = &self.buf {
+                if kept > 0 {
+                    kb.slice_set(&ok.narrow(2, drop, kept)?.contiguous()?, 2, 0)?;
+                    vb.slice_set(&ov.narrow(2, drop, kept)?.contiguous()?, 2, 0)?;
+                }
             }
-            _ => self.kv = Some((k.clone(), v.clone())),
+            self.buf = Some((kb, vb));
+            self.len = kept;
+            self.start += drop;
         }
-        Ok((k, v, start))
+        let Some((kb, vb)) = &self.buf else {
+            candle_core::bail!("the key/value cache has no buffer");
+        };
+        kb.slice_set(&k, 2, self.len)?;
+        vb.slice_set(&v, 2, self.len)?;
+        self.len += seq;
+        Ok((
+            kb.narrow(2, 0, self.len)?,
+            vb.narrow(2, 0, self.len)?,
+            self.start,
+        ))
     }
 
     pub(crate) fn clear(&mut self) {
-        self.kv = None;
-        self.start = 0;
+        *self = Self::default();
     }
 }
 
@@ -126,7 +155,10 @@ pub(crate) fn causal_mask(
 }
 
 /// Scaled dot-product attention with grouped KV heads: q (b, heads, q_len, d), k/v
-/// (b, kv_heads, kv_len, d). Returns (b, q_len, heads * d).
+/// (b, kv_heads, kv_len, d), possibly views into the cache. Returns (b, q_len, heads * d).
+///
+/// The query heads that share a KV head are stacked as extra query rows, so keys and values
+/// are never repeated per head (candle's `repeat_kv` copied the whole cache every step).
 pub(crate) fn attend(
     q: &Tensor,
     k: Tensor,
@@ -136,16 +168,22 @@ pub(crate) fn attend(
 ) -> Result<Tensor> {
     let (b, n_head, q_len, d) = q.dims4()?;
     let n_kv = k.dim(1)?;
-    let k = candle_transformers::utils::repeat_kv(k, n_head / n_kv)?;
-    let v = candle_transformers::utils::repeat_kv(v, n_head / n_kv)?;
+    let kv_len = k.dim(2)?;
+    let rep = n_head / n_kv;
+    let q = q.contiguous()?.reshape((b, n_kv, rep * q_len, d))?;
     let att = (q.matmul(&k.t()?)? * scale)?;
     let att = match mask {
-        Some(m) => att.broadcast_add(m)?,
+        Some(m) => att
+            .reshape((b, n_kv, rep, q_len, kv_len))?
+            .broadcast_add(m)?
+            .reshape((b, n_kv, rep * q_len, kv_len))?,
         None => att,
     };
     let att = candle_nn::ops::softmax_last_dim(&att)?;
-    let y = att.matmul(&v.contiguous()?)?;
-    y.transpose(1, 2)?.reshape((b, q_len, n_head * d))
+    let y = att.matmul(&v)?;
+    y.reshape((b, n_head, q_len, d))?
+        .transpose(1, 2)?
+        .reshape((b, q_len, n_head * d))
 }
 
 /// The logits of the last position as a flat vector.
@@ -154,26 +192,4 @@ pub(crate) fn last_logits(logits: &Tensor) -> Result<Tensor> {
         .squeeze(0)?
         .to_dtype(DType::F32)?
         .flatten_to(D::Minus1)
-}
-
-/// A matmul weight in a form candle has SIMD kernels for in wasm (simd128 covers Q4_0,
-/// Q8_0 and the k-quants). Q4_1, Q5_0 and Q5_1 only have scalar kernels there, so they are
-/// re-quantized to Q8_0 at load: 1.7× the memory of Q4_1 for roughly twice the decode speed.
-/// Q8_0 keeps 8 bits per weight, more than the source had, so the values barely move (the
-/// fixture tests still match llama.cpp's greedy tokens).
-pub(crate) fn simd_friendly(
-    qt: candle_core::quantized::QTensor,
-) -> Result<candle_core::quantized::QTensor> {
-    use candle_core::quantized::{GgmlDType, QTensor};
-    match qt.dtype() {
-        GgmlDType::Q4_1 | GgmlDType::Q5_0 | GgmlDType::Q5_1 => {
-            let cols = qt.shape().dims().last().copied().unwrap_or(0);
-            if cols % GgmlDType::Q8_0.block_size() != 0 {
-                return Ok(qt);
-            }
-            let f = qt.dequantize(&Device::Cpu)?;
-            QTensor::quantize(&f, GgmlDType::Q8_0)
-        }
-        _ => Ok(qt),
-    }
 }

@@ -23,42 +23,42 @@
 //!   prefill masks cached positions correctly (upstream hid them).
 //! - The feed-forward activation is GELU as in the model's config (upstream: SiLU).
 
-use super::attention::{attend, causal_mask, simd_friendly, KvCache, RopeTables};
-use candle_core::quantized::{gguf_file, QMatMul, QTensor};
+use super::attention::{attend, causal_mask, KvCache, RopeTables};
+use super::linear::Linear;
+use candle_core::quantized::gguf_file;
 use candle_core::{Device, IndexOp, Module, Result, Tensor};
 use candle_transformers::quantized_nn::RmsNorm;
 use std::io::{Read, Seek};
-use std::sync::Arc;
 
 const DEFAULT_SLIDING_WINDOW_TYPE: usize = 6;
 const DEFAULT_ROPE_FREQUENCY: f32 = 1_000_000.;
 const DEFAULT_ROPE_FREQUENCY_SLIDING: f32 = 10_000.;
 
 struct Layer {
-    wq: QMatMul,
-    wk: QMatMul,
-    wv: QMatMul,
-    wo: QMatMul,
+    wq: Linear,
+    wk: Linear,
+    wv: Linear,
+    wo: Linear,
     q_norm: RmsNorm,
     k_norm: RmsNorm,
     attn_norm: RmsNorm,
     post_attn_norm: RmsNorm,
     ffn_norm: RmsNorm,
     post_ffn_norm: RmsNorm,
-    w_gate: QMatMul,
-    w_up: QMatMul,
-    w_down: QMatMul,
+    w_gate: Linear,
+    w_up: Linear,
+    w_down: Linear,
     /// `Some(window)` for local (sliding-window) layers, `None` for global ones.
     window: Option<usize>,
     cache: KvCache,
 }
 
 pub(crate) struct Gemma3 {
-    embeddings: Arc<QTensor>,
+    embeddings: Linear,
     embedding_length: usize,
     layers: Vec<Layer>,
     norm: RmsNorm,
-    output: QMatMul,
+    output: Linear,
     rope_local: RopeTables,
     rope_global: RopeTables,
     n_head: usize,
@@ -106,40 +106,33 @@ impl Gemma3 {
             .and_then(|m| m.to_f32())
             .unwrap_or(DEFAULT_ROPE_FREQUENCY_SLIDING);
 
-        let embeddings = Arc::new(simd_friendly(ct.tensor(
-            reader,
-            "token_embd.weight",
-            device,
-        )?)?);
+        let embeddings = Linear::new(ct.tensor(reader, "token_embd.weight", device)?)?;
         let norm = RmsNorm::from_qtensor(ct.tensor(reader, "output_norm.weight", device)?, eps)?;
         let output = if ct.tensor_infos.contains_key("output.weight") {
-            QMatMul::from_qtensor(ct.tensor(reader, "output.weight", device)?)?
+            Linear::new(ct.tensor(reader, "output.weight", device)?)?
         } else {
-            QMatMul::from_arc(embeddings.clone())?
+            embeddings.clone()
         };
 
         let mut layers = Vec::with_capacity(blocks);
         for i in 0..blocks {
-            let mut t = |name: &str| {
-                ct.tensor(reader, &format!("blk.{i}.{name}.weight"), device)
-                    .and_then(simd_friendly)
-            };
+            let mut t = |name: &str| ct.tensor(reader, &format!("blk.{i}.{name}.weight"), device);
             // Five local layers, then one global (upstream's pattern).
             let sliding = (i + 1) % window_type > 0;
             layers.push(Layer {
-                wq: QMatMul::from_qtensor(t("attn_q")?)?,
-                wk: QMatMul::from_qtensor(t("attn_k")?)?,
-                wv: QMatMul::from_qtensor(t("attn_v")?)?,
-                wo: QMatMul::from_qtensor(t("attn_output")?)?,
+                wq: Linear::new(t("attn_q")?)?,
+                wk: Linear::new(t("attn_k")?)?,
+                wv: Linear::new(t("attn_v")?)?,
+                wo: Linear::new(t("attn_output")?)?,
                 q_norm: RmsNorm::from_qtensor(t("attn_q_norm")?, eps)?,
                 k_norm: RmsNorm::from_qtensor(t("attn_k_norm")?, eps)?,
                 attn_norm: RmsNorm::from_qtensor(t("attn_norm")?, eps)?,
                 post_attn_norm: RmsNorm::from_qtensor(t("post_attention_norm")?, eps)?,
                 ffn_norm: RmsNorm::from_qtensor(t("ffn_norm")?, eps)?,
                 post_ffn_norm: RmsNorm::from_qtensor(t("post_ffw_norm")?, eps)?,
-                w_gate: QMatMul::from_qtensor(t("ffn_gate")?)?,
-                w_up: QMatMul::from_qtensor(t("ffn_up")?)?,
-                w_down: QMatMul::from_qtensor(t("ffn_down")?)?,
+                w_gate: Linear::new(t("ffn_gate")?)?,
+                w_up: Linear::new(t("ffn_up")?)?,
+                w_down: Linear::new(t("ffn_down")?)?,
                 window: sliding.then_some(window),
                 cache: KvCache::default(),
             });

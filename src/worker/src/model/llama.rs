@@ -7,31 +7,31 @@
 //! dequantizes the whole table to f32: 113 MB for SmolLM2-135M) and shared with the tied
 //! output projection, chunk-safe causal masks, no mixture-of-experts.
 
-use super::attention::{attend, causal_mask, simd_friendly, KvCache, RopeTables};
-use candle_core::quantized::{gguf_file, QMatMul, QTensor};
+use super::attention::{attend, causal_mask, KvCache, RopeTables};
+use super::linear::Linear;
+use candle_core::quantized::gguf_file;
 use candle_core::{Device, IndexOp, Module, Result, Tensor};
 use candle_transformers::quantized_nn::RmsNorm;
 use std::io::{Read, Seek};
-use std::sync::Arc;
 
 struct Layer {
-    wq: QMatMul,
-    wk: QMatMul,
-    wv: QMatMul,
-    wo: QMatMul,
+    wq: Linear,
+    wk: Linear,
+    wv: Linear,
+    wo: Linear,
     attn_norm: RmsNorm,
-    w_gate: QMatMul,
-    w_up: QMatMul,
-    w_down: QMatMul,
+    w_gate: Linear,
+    w_up: Linear,
+    w_down: Linear,
     ffn_norm: RmsNorm,
     cache: KvCache,
 }
 
 pub(crate) struct Llama {
-    embeddings: Arc<QTensor>,
+    embeddings: Linear,
     layers: Vec<Layer>,
     norm: RmsNorm,
-    output: QMatMul,
+    output: Linear,
     rope: RopeTables,
     n_head: usize,
     n_kv_head: usize,
@@ -71,33 +71,26 @@ impl Llama {
         // friends pair (i, i + d/2).
         let interleaved = !matches!(arch.as_str(), "qwen2" | "qwen3" | "phi3" | "stablelm");
 
-        let embeddings = Arc::new(simd_friendly(ct.tensor(
-            reader,
-            "token_embd.weight",
-            device,
-        )?)?);
+        let embeddings = Linear::new(ct.tensor(reader, "token_embd.weight", device)?)?;
         let norm = RmsNorm::from_qtensor(ct.tensor(reader, "output_norm.weight", device)?, eps)?;
         let output = if ct.tensor_infos.contains_key("output.weight") {
-            QMatMul::from_qtensor(ct.tensor(reader, "output.weight", device)?)?
+            Linear::new(ct.tensor(reader, "output.weight", device)?)?
         } else {
             // Tied weights: one copy of the table serves lookup and projection.
-            QMatMul::from_arc(embeddings.clone())?
+            embeddings.clone()
         };
         let mut layers = Vec::with_capacity(blocks);
         for i in 0..blocks {
-            let mut t = |name: &str| {
-                ct.tensor(reader, &format!("blk.{i}.{name}.weight"), device)
-                    .and_then(simd_friendly)
-            };
+            let mut t = |name: &str| ct.tensor(reader, &format!("blk.{i}.{name}.weight"), device);
             layers.push(Layer {
-                wq: QMatMul::from_qtensor(t("attn_q")?)?,
-                wk: QMatMul::from_qtensor(t("attn_k")?)?,
-                wv: QMatMul::from_qtensor(t("attn_v")?)?,
-                wo: QMatMul::from_qtensor(t("attn_output")?)?,
+                wq: Linear::new(t("attn_q")?)?,
+                wk: Linear::new(t("attn_k")?)?,
+                wv: Linear::new(t("attn_v")?)?,
+                wo: Linear::new(t("attn_output")?)?,
                 attn_norm: RmsNorm::from_qtensor(t("attn_norm")?, eps)?,
-                w_gate: QMatMul::from_qtensor(t("ffn_gate")?)?,
-                w_up: QMatMul::from_qtensor(t("ffn_up")?)?,
-                w_down: QMatMul::from_qtensor(t("ffn_down")?)?,
+                w_gate: Linear::new(t("ffn_gate")?)?,
+                w_up: Linear::new(t("ffn_up")?)?,
+                w_down: Linear::new(t("ffn_down")?)?,
                 ffn_norm: RmsNorm::from_qtensor(t("ffn_norm")?, eps)?,
                 cache: KvCache::default(),
             });

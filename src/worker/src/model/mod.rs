@@ -5,6 +5,8 @@
 
 mod attention;
 mod gemma3;
+mod int8;
+mod linear;
 mod llama;
 
 use candle_core::quantized::gguf_file;
