@@ -226,10 +226,8 @@ pub async fn stream_step(
     abort: &AbortHandle,
     run: &RefCell<AgentRun>,
 ) -> Result<(), End> {
-    // The browser knows it has no network: say so instead of "could not reach the provider".
-    // (The in-browser model needs no network.)
-    if provider.kind().is_remote() && !online::is_online() {
-        return Err(End::Failed(ProviderError::Offline));
+    if let Some(refusal) = provider.kind().refusal_before_send(online::is_online()) {
+        return Err(End::Failed(refusal));
     }
     let mut resp = match fetch::send(req, Some(abort)).await {
         Ok(resp) => resp,
@@ -242,6 +240,7 @@ pub async fn stream_step(
             )));
         }
         Err(FetchError::Network(detail)) => {
+            // A probe tells CORS from a server that is down; the in-page model has neither.
             let reached =
                 provider.kind().is_remote() && fetch::reachable(&req.url, Some(abort)).await;
             if abort.is_aborted() {

@@ -130,7 +130,7 @@ pub fn list_html(state: &State, confirming: Option<&str>, now_ms: f64) -> String
         job_html(&mut h, job, now_ms);
     }
     if let Some(l) = &state.loaded {
-        let name = model_name(state, &l.model);
+        let name = &l.model;
         let mut line = format!(
             "Loaded: {name}, context {} tokens, in {} s, {} of memory",
             l.context,
@@ -156,7 +156,13 @@ pub fn list_html(state: &State, confirming: Option<&str>, now_ms: f64) -> String
             .attr("class", "lm-model")
             .attr("data-model", &m.id)
             .body();
-        h.el("strong", "lm-name", &m.name);
+        // The id is the file's name, which the user chose and the chat's model list shows;
+        // the GGUF's own `general.name` ("Smollm2 135M 8k Lc100K Mix1 Ep2") is a tooltip.
+        h.open("strong").attr("class", "lm-name");
+        if m.name != m.id && !m.name.is_empty() {
+            h.attr("title", &m.name);
+        }
+        h.body().text(&m.id).close("strong");
         let mut facts = vec![m.architecture.clone(), m.quantization.clone()];
         if let Some(p) = m.parameters.filter(|p| *p > 0) {
             facts.push(parameters(p));
@@ -184,7 +190,7 @@ pub fn list_html(state: &State, confirming: Option<&str>, now_ms: f64) -> String
                 .attr("class", "confirm")
                 .attr("role", "alert")
                 .body();
-            h.text(&format!("Delete {}? ", m.name));
+            h.text(&format!("Delete {}? ", m.id));
             h.open("button")
                 .attr("class", "small danger")
                 .attr("data-act", "delete")
@@ -205,7 +211,7 @@ pub fn list_html(state: &State, confirming: Option<&str>, now_ms: f64) -> String
                 .attr("class", "small lm-delete")
                 .attr("data-act", "ask_delete")
                 .attr("data-model", &m.id)
-                .attr("aria-label", &format!("Delete {}", m.name))
+                .attr("aria-label", &format!("Delete {}", m.id))
                 .body()
                 .text("Delete")
                 .close("button");
@@ -358,14 +364,6 @@ fn context_choices(max: u32, current: u32) -> Vec<u32> {
         crate::order::sort_by_key(&mut v, |c| *c);
     }
     v
-}
-
-fn model_name<'a>(state: &'a State, id: &'a str) -> &'a str {
-    state
-        .models
-        .iter()
-        .find(|m| m.id == id)
-        .map_or(id, |m| m.name.as_str())
 }
 
 #[cfg(test)]

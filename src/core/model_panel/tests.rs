@@ -48,14 +48,19 @@ fn the_list_shows_progress_time_left_errors_models_and_what_is_loaded() {
         !html.contains("16384 tokens"),
         "contexts stop at the model's maximum: {html}"
     );
-    assert!(html.contains("Loaded: SmolLM2 135M Instruct, context 2048 tokens, in 1.2 s, 180 MB of memory · answering · 1 waiting."), "{html}");
+    assert!(html.contains("Loaded: smollm2, context 2048 tokens, in 1.2 s, 180 MB of memory · answering · 1 waiting."), "{html}");
     assert!(html.contains(r#"data-act="ask_delete" data-model="smollm2""#));
 }
 
 #[test]
 fn deleting_asks_first_and_names_the_model() {
     let html = list_html(&state(), Some("smollm2"), 0.0);
-    assert!(html.contains("Delete SmolLM2 135M Instruct? "), "{html}");
+    assert!(html.contains("Delete smollm2? "), "{html}");
+    // The file's name leads; the GGUF's own name is the tooltip.
+    assert!(
+        html.contains(r#"title="SmolLM2 135M Instruct">smollm2</strong>"#),
+        "{html}"
+    );
     assert!(html.contains(r#"data-act="delete" data-model="smollm2""#));
     assert!(html.contains(r#"data-act="keep""#));
     assert!(!html.contains("ask_delete"));

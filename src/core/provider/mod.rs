@@ -93,6 +93,13 @@ impl ProviderKind {
         self != ProviderKind::InBrowser
     }
 
+    /// The error to show instead of sending, decided before any request: a network kind
+    /// while the browser knows it is offline gets "You are offline" rather than the
+    /// browser's vague "Failed to fetch"; the in-browser model needs no network, so it sends.
+    pub fn refusal_before_send(self, online: bool) -> Option<ProviderError> {
+        (self.is_remote() && !online).then_some(ProviderError::Offline)
+    }
+
     /// The base URL Settings suggests for the kind.
     pub fn base_url_hint(self) -> &'static str {
         match self {

@@ -136,6 +136,19 @@ fn settings_without_a_kind_make_the_openai_compatible_provider() {
 }
 
 #[test]
+fn only_network_kinds_are_refused_while_offline() {
+    for &kind in ProviderKind::ALL {
+        assert_eq!(kind.refusal_before_send(true), None, "{kind:?} online");
+        let offline = kind.refusal_before_send(false);
+        if kind == ProviderKind::InBrowser {
+            assert_eq!(offline, None, "the in-page model answers offline");
+        } else {
+            assert_eq!(offline, Some(ProviderError::Offline), "{kind:?} offline");
+        }
+    }
+}
+
+#[test]
 fn an_unusable_base_url_is_refused_before_any_request_is_built() {
     for &kind in ProviderKind::ALL.iter().filter(|k| k.is_remote()) {
         assert_eq!(
