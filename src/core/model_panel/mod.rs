@@ -6,7 +6,7 @@
 //! a URL is never interrupted) and [`list_html`] (downloads with progress and time left, the
 //! stored models with their facts and context setting, what is loaded), repainted on every
 //! change. Buttons carry `data-act` and `data-model`/`data-job`; the frame's script posts
-//! them to the worker as `{op, model, job, value}`.
+//! them to the worker as `{op, model, job, value}` (except `cancel_load`, which it performs).
 //!
 //! Deliberately not here: reading files, storage, or deciding what a click does (the worker).
 
@@ -270,6 +270,7 @@ fn job_html(h: &mut Html, job: &Job, now_ms: f64) {
     h.open("div")
         .attr("class", "lm-job")
         .attr("data-job", &job_id)
+        .attr("data-kind", &job.kind)
         .body();
     if let Some(error) = &job.error {
         h.open("p")
@@ -288,10 +289,12 @@ fn job_html(h: &mut Html, job: &Job, now_ms: f64) {
         h.close("div");
         return;
     }
-    let verb = if job.kind == "url" {
-        "Downloading"
-    } else {
-        "Storing"
+    // A load runs synchronously in the worker, which cannot read a message meanwhile: its
+    // Cancel is the frame's own (`cancel_load`: it restarts the worker).
+    let (verb, cancel) = match job.kind.as_str() {
+        "url" => ("Downloading", "cancel"),
+        "load" => ("Loading", "cancel_load"),
+        _ => ("Storing", "cancel"),
     };
     h.el("span", "lm-job-name", &format!("{verb} {}", job.name));
     h.open("progress").attr("max", "1000");
@@ -305,7 +308,7 @@ fn job_html(h: &mut Html, job: &Job, now_ms: f64) {
     h.el("span", "muted lm-job-line", &progress_line(job, now_ms));
     h.open("button")
         .attr("class", "small")
-        .attr("data-act", "cancel")
+        .attr("data-act", cancel)
         .attr("data-job", &job_id)
         .body()
         .text("Cancel")

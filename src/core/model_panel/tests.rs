@@ -126,3 +126,26 @@ fn sampling_defaults_show_as_fields_and_missing_facts_are_left_out() {
     assert!(notice_html("Top k must be <a whole number>.")
         .contains("Top k must be &lt;a whole number&gt;."));
 }
+
+#[test]
+fn a_model_being_loaded_shows_progress_and_the_frames_own_cancel() {
+    let mut s = state();
+    s.jobs = vec![Job {
+        job: 7,
+        kind: "load".into(),
+        name: "smollm2".into(),
+        bytes: 49_000_000,
+        total: Some(98_000_000),
+        started_ms: 0.0,
+        ..Job::default()
+    }];
+    let html = list_html(&s, None, 2_000.0);
+    assert!(html.contains(r#"data-kind="load""#), "{html}");
+    assert!(html.contains("Loading smollm2"), "{html}");
+    assert!(html.contains("49 MB of 98 MB · 2 s left"), "{html}");
+    assert!(
+        html.contains(r#"data-act="cancel_load" data-job="7""#),
+        "{html}"
+    );
+    assert!(!html.contains(r#"data-act="cancel""#), "{html}");
+}

@@ -35,6 +35,19 @@ export function start() {
   return worker;
 }
 
+// Ends the worker and starts none (the next request or panel starts a fresh one): the panel's
+// Cancel for a model being loaded, since a load is synchronous and the worker reads no
+// message until it ends. Answers waiting on it end as stopped ones do; files being added
+// end too, and the new worker deletes their `.part` files as it starts.
+export function restart() {
+  if (!worker) return;
+  worker.terminate();
+  worker = null;
+  const stopped = new DOMException('The model load was cancelled.', 'AbortError');
+  for (const r of open.values()) r.fail(stopped);
+  open.clear();
+}
+
 const post = (m) => start().postMessage(m);
 
 export function fetch(path, body, signal) {

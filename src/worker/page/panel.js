@@ -41,13 +41,14 @@ const bridge = host.skiffModels;
 if (typeof bridge !== 'function') {
   say('This panel belongs to Skiff: open it from Settings → Providers.');
 } else {
-  let worker;
+  let models;
   try {
-    worker = (await bridge()).start();
+    models = await bridge();
   } catch (e) {
     say(`The model worker could not be loaded (${e.message}). Reload the page while online.`);
     throw e;
   }
+  let worker;
   const post = (m) => worker.postMessage(m);
   const onMessage = (e) => {
     const m = e.data;
@@ -57,14 +58,35 @@ if (typeof bridge !== 'function') {
     fit();
   };
   const onError = (e) => say(`The model worker could not start${e.message ? `: ${e.message}` : ''}. Reload the page; the worker is stored for offline use once it has run while online.`);
-  worker.addEventListener('message', onMessage);
-  worker.addEventListener('error', onError);
-  addEventListener('pagehide', () => {
+  const release = () => {
     worker.removeEventListener('message', onMessage);
     worker.removeEventListener('error', onError);
-  });
+  };
+  const connect = () => {
+    worker = models.start();
+    worker.addEventListener('message', onMessage);
+    worker.addEventListener('error', onError);
+    post({ op: 'panel' });
+  };
+  connect();
+  addEventListener('pagehide', release);
 
-  const act = (el, value) => post({ op: el.dataset.act, model: el.dataset.model, job: Number(el.dataset.job), value });
+  // A load cannot hear a message until it ends, so its Cancel ends the worker (bridge.js) and
+  // connects to a fresh one, after asking when that would also stop files being added.
+  const cancelLoad = () => {
+    const adding = list.querySelectorAll('.lm-job[data-kind=file]:not(:has(.error)), .lm-job[data-kind=url]:not(:has(.error))').length;
+    if (adding && !confirm(`Cancelling the load also stops ${adding === 1 ? 'the model being added' : `the ${adding} models being added`}. Cancel the load?`)) return;
+    release();
+    models.restart();
+    // The ended worker's lines (this load, adds it took with it) are gone; the new one repaints.
+    for (const job of list.querySelectorAll('.lm-job')) job.remove();
+    connect();
+  };
+
+  const act = (el, value) => {
+    if (el.dataset.act === 'cancel_load') cancelLoad();
+    else post({ op: el.dataset.act, model: el.dataset.model, job: Number(el.dataset.job), value });
+  };
   const add = (files) => {
     for (const file of files) post({ op: 'add_file', file });
   };
@@ -97,5 +119,4 @@ if (typeof bridge !== 'function') {
     document.body.classList.remove('dropping');
     add(e.dataTransfer.files);
   });
-  post({ op: 'panel' });
 }

@@ -36,7 +36,15 @@ impl ApiError {
 
     /// The response body.
     pub fn body(&self) -> String {
-        serde_json::json!({ "error": { "message": self.to_string() } }).to_string()
+        match self {
+            // OpenAI's code, so the page knows it for a context refusal and offers to send
+            // again without the oldest messages instead of a plain retry.
+            Self::PromptTooLong { .. } => serde_json::json!({
+                "error": { "message": self.to_string(), "code": "context_length_exceeded" }
+            }),
+            _ => serde_json::json!({ "error": { "message": self.to_string() } }),
+        }
+        .to_string()
     }
 }
 

@@ -11,6 +11,7 @@ pub mod completion;
 pub mod engine;
 pub mod generate;
 pub mod model;
+pub mod progress_reader;
 pub mod queue;
 pub mod request;
 pub mod sse;

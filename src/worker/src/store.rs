@@ -223,6 +223,8 @@ impl HeaderProbe {
 pub enum JobKind {
     File,
     Url,
+    /// A stored model being read into memory for a chat (panel: "Loading").
+    Load,
 }
 
 /// One add in progress (or just ended) as the page shows it.

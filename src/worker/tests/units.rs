@@ -230,6 +230,28 @@ fn images_are_refused_with_the_text_only_sentence() {
     );
 }
 
+#[test]
+fn a_conversation_longer_than_the_context_is_refused_with_openais_code() {
+    let e = ApiError::PromptTooLong {
+        tokens: 3000,
+        context: 2048,
+    };
+    assert_eq!(e.status(), 400);
+    assert_eq!(
+        e.body(),
+        r#"{"error":{"code":"context_length_exceeded","message":"The conversation is 3000 tokens, more than this model's context of 2048 tokens set in Settings."}}"#
+    );
+    // The page's provider code reads it as a context refusal.
+    let page = skiff_core::provider::error_from_response(400, &e.body());
+    assert!(
+        matches!(
+            page,
+            skiff_core::provider::ProviderError::ContextTooLong { .. }
+        ),
+        "{page:?}"
+    );
+}
+
 fn record(id: &str, added_ms: f64) -> ModelRecord {
     ModelRecord {
         id: id.into(),

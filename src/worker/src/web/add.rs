@@ -54,7 +54,7 @@ pub(crate) async fn open_and_clean(state: &Shared) {
     s.post_state();
 }
 
-fn new_job(state: &Shared, kind: JobKind, name: &str, total: Option<u64>) -> u64 {
+pub(crate) fn new_job(state: &Shared, kind: JobKind, name: &str, total: Option<u64>) -> u64 {
     let mut s = state.borrow_mut();
     s.next_job += 1;
     let job = s.next_job;

@@ -65,6 +65,14 @@ pub(crate) fn wasm_memory_bytes() -> u64 {
 /// Lets the event loop run (so `abort` messages are handled) and comes back at once: a
 /// message posted to our own MessageChannel is a task with no delay, unlike setTimeout,
 /// which browsers clamp to 4 ms after a few nestings.
+/// Resolves after `ms` milliseconds (a timer, so other messages run meanwhile).
+pub(crate) async fn sleep_ms(ms: i32) {
+    let promise = Promise::new(&mut |resolve, _reject| {
+        let _ = scope().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
 pub(crate) async fn yield_now() {
     let Ok(channel) = MessageChannel::new() else {
         return;

@@ -53,12 +53,31 @@ pub(crate) async fn file(
         .dyn_into()
 }
 
+///
+/// A worker ended mid-load (the panel's Cancel) releases its handle some time after it is
+/// gone, and until then the browser refuses another; so that refusal is retried for a few
+/// seconds before it counts.
 pub(crate) async fn sync_handle(
     handle: &FileSystemFileHandle,
 ) -> Result<FileSystemSyncAccessHandle, JsValue> {
-    JsFuture::from(handle.create_sync_access_handle())
-        .await?
-        .dyn_into()
+    const TRIES: u32 = 40;
+    let mut tries = 0;
+    loop {
+        match JsFuture::from(handle.create_sync_access_handle()).await {
+            Ok(h) => return h.dyn_into(),
+            Err(e)
+                if tries < TRIES
+                    && matches!(
+                        super::js::error_name(&e).as_str(),
+                        "NoModificationAllowedError" | "InvalidStateError"
+                    ) =>
+            {
+                tries += 1;
+                super::js::sleep_ms(100).await;
+            }
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// A whole small file as text (sidecars).
@@ -128,6 +147,10 @@ impl SyncReader {
             pos: 0,
             size,
         })
+    }
+
+    pub(crate) fn size(&self) -> u64 {
+        self.size
     }
 
     pub(crate) fn close(self) {

@@ -2,13 +2,15 @@
 //! `/chat/completions` by loading the model (once) and streaming SSE, yielding to the event
 //! loop between tokens so an abort stops the generation within one token.
 
-use super::js::{now_ms, post, wasm_memory_bytes, yield_now};
+use super::add;
+use super::js::{self, now_ms, post, wasm_memory_bytes, yield_now};
 use super::opfs;
 use super::{Pending, Shared};
 use crate::api_error::ApiError;
 use crate::engine::{select_model, Engine};
+use crate::progress_reader::ProgressReader;
 use crate::request::{apply_model_defaults, parse_chat_request};
-use crate::store::{self, Generating, Loaded, ModelRecord};
+use crate::store::{self, Generating, JobKind, Loaded, ModelRecord};
 use wasm_bindgen::JsValue;
 
 fn head(id: u64, status: u16, sse: bool) {
@@ -180,13 +182,37 @@ async fn ensure_loaded(state: &Shared, record: &ModelRecord) -> Result<Engine, A
         .map_err(unreadable)?;
     let sync = opfs::sync_handle(&handle).await.map_err(unreadable)?;
     let mut reader = opfs::SyncReader::new(sync).map_err(unreadable)?;
+    // The load blocks this worker for seconds; progress is posted from inside it (posting
+    // needs no turn of the event loop), and the panel's Cancel restarts the worker
+    // (bridge.js), the only way to interrupt synchronous code.
+    let job = add::new_job(state, JobKind::Load, &record.id, Some(reader.size()));
+    let progress_state = state.clone();
+    let progress = ProgressReader::new(&mut reader, move |bytes| {
+        let mut s = progress_state.borrow_mut();
+        let now = js::now_epoch_ms();
+        let report = s
+            .jobs
+            .iter_mut()
+            .find(|j| j.job == job)
+            .is_some_and(|j| j.progress(bytes, now));
+        if report {
+            s.post_state();
+        }
+    });
     // Buffered: the header is thousands of small reads, each a call into the browser.
-    let mut buffered = std::io::BufReader::with_capacity(1 << 20, &mut reader);
+    let mut buffered = std::io::BufReader::with_capacity(1 << 20, progress);
     let loaded = Engine::load(&mut buffered, record);
     drop(buffered);
     // Everything is in memory now; closing lets the file be deleted or re-added.
     reader.close();
-    let engine = loaded?;
+    state.borrow_mut().jobs.retain(|j| j.job != job);
+    let engine = match loaded {
+        Ok(engine) => engine,
+        Err(e) => {
+            state.borrow().post_state();
+            return Err(e);
+        }
+    };
     let mut s = state.borrow_mut();
     s.loaded = Some(Loaded {
         model: record.id.clone(),
