@@ -166,6 +166,24 @@ test('first visit fetches no worker; a GGUF added from a file is listed, and aft
     await ask('__second');
     const second = await page.evaluate(() => window.__second);
     assert.match(second, /^200 data: /, second);
+
+    // Two chats at once: the second waits its turn (the panel says so) and both are answered
+    // by the one loaded model.
+    // "Loaded: …, in 1.7 s, …": the load time changes only with a new load.
+    const loadedLine = async () => (await again.locator('.lm-loaded').innerText()).match(/^Loaded: .*, in [\d.]+ s/)?.[0];
+    const before = await loadedLine();
+    assert.ok(before, 'the panel says what is loaded');
+    await page.evaluate((body) => {
+      const one = () => skiffLocalFetch('/chat/completions', body, null).then((r) => r.text().then((t) => `${r.status} ${t.slice(0, 40)}`));
+      window.__both = Promise.all([one(), one()]);
+    }, JSON.stringify({ messages: [{ role: 'user', content: 'Count from one to twenty.' }], stream: true, max_tokens: 24 }));
+    await page.waitForFunction(() => {
+      const doc = document.querySelector('iframe.local-models')?.contentDocument;
+      return /answering · 1 waiting/.test(doc?.querySelector('.lm-loaded')?.textContent ?? '');
+    }, null, { timeout: 20_000, polling: 20 });
+    const both = await page.evaluate(() => window.__both);
+    for (const answer of both) assert.match(answer, /^200 data: /, answer);
+    assert.equal(await loadedLine(), before, 'the model was not loaded again');
     await again.locator('.lm-sampling summary').click();
     await again.locator('input[data-act="set_top_k"]').fill('0.5');
     await again.locator('input[data-act="set_top_k"]').press('Enter');
