@@ -30,7 +30,7 @@ while IFS= read -r f; do
   total_raw=$((total_raw + raw)); total_gz=$((total_gz + gz))
   case "$f" in *.wasm) wasm_files=$((wasm_files + 1)) ;; esac
   printf '%-50s %12d %12d\n' "${f#"$dist"/}" "$raw" "$gz"
-done < <(find "$dist" -type f -not -path "$dist/worker/*" | sort)
+done < <(find "$dist" -type f -not -path "$dist/worker/*" -not -path "$dist/extras/*" | sort)
 printf '%-50s %12d %12d\n' TOTAL "$total_raw" "$total_gz"
 # The model worker (worker/) is loaded only when a model runs in the page, so it is not part of
 # the first visit; its size is printed apart, for the record.
@@ -41,6 +41,16 @@ if [ -d "$dist/worker" ]; then
     printf '%-50s %12d %12d\n' "(on demand) ${f#"$dist"/}" "$(stat -c %s "$f")" "$gz"
   done < <(find "$dist/worker" -type f | sort)
   awk -v gz="$worker_gz" 'BEGIN { printf "model worker, loaded on demand: %.1f KiB gzip (not in the page budget)\n", gz / 1024 }'
+fi
+# The MCP module (extras/: resources, prompts, sampling, roots) is imported only when one of
+# those surfaces is used, so it is printed apart too.
+if [ -d "$dist/extras" ]; then
+  extras_gz=0
+  while IFS= read -r f; do
+    gz=$(gzip -9 -c "$f" | wc -c); extras_gz=$((extras_gz + gz))
+    printf '%-50s %12d %12d\n' "(on demand) ${f#"$dist"/}" "$(stat -c %s "$f")" "$gz"
+  done < <(find "$dist/extras" -type f | sort)
+  awk -v gz="$extras_gz" 'BEGIN { printf "MCP module, loaded on demand: %.1f KiB gzip (not in the page budget)\n", gz / 1024 }'
 fi
 awk -v gz="$total_gz" -v raw="$total_raw" -v b="$budget_kib" 'BEGIN {
   printf "page transfer: %.1f KiB gzip (budget %d KiB, %.1f KiB left), %.1f KiB raw\n",

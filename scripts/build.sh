@@ -19,6 +19,8 @@ node scripts/join-css.mjs "$dist"
 echo "==> the model worker, loaded only when a model runs in the page (scripts/build-worker.sh)"
 # Its own target dir: it is built with other RUSTFLAGS and profile than the page.
 CARGO_TARGET_DIR="${SKIFF_WORKER_TARGET_DIR:-$CARGO_TARGET_DIR-worker}" SKIFF_DIST="$dist" scripts/build-worker.sh
+echo "==> the MCP module, loaded only when its surfaces are used (scripts/build-extras.sh)"
+SKIFF_DIST="$dist" scripts/build-extras.sh
 echo "==> Content-Security-Policy (scripts/csp.mjs)"
 node scripts/csp.mjs "$dist"
 echo "==> service worker (scripts/pwa-precache.mjs)"

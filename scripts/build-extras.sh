@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Builds Skiff's on-demand MCP module (src/extras, crate skiff-extras) into $SKIFF_DIST/extras/:
+#   extras.js                 the entry the page imports on first use (src/extras/README.md)
+#   skiff_extras.js           wasm-bindgen's glue (--target web)
+#   skiff_extras_bg.wasm      decisions and HTML from skiff_core, optimized for size
+#   *.js, *.css               one script and stylesheet per feature (resources, asks, ...)
+# It is never part of the page's first load (scripts/bench-size.sh prints it apart).
+#
+# The page's own target dir and flags (.cargo/config.toml) are fine here: this is UI code,
+# built for size like the page, and sharing the dir shares skiff-core's compiled dependencies.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+DIST="${SKIFF_DIST:-dist}"
+OUT="$DIST/extras"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/skiff/target}"
+PATH="$ROOT/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
+want_bindgen="$(grep -A1 '^name = "wasm-bindgen"$' Cargo.lock | sed -n 's/^version = "\(.*\)"/\1/p')"
+have_bindgen="$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" || true
+if [[ "$have_bindgen" != "$want_bindgen" ]]; then
+  echo "build-extras: wasm-bindgen $want_bindgen is needed (found '${have_bindgen:-none}'): run 'source scripts/setup.sh'" >&2
+  exit 1
+fi
+command -v wasm-opt >/dev/null || { echo "build-extras: wasm-opt missing: run 'source scripts/setup.sh' (npm ci)" >&2; exit 1; }
+
+start=$(date +%s)
+echo "==> cargo build --release --target wasm32-unknown-unknown -p skiff-extras"
+cargo build --release --target wasm32-unknown-unknown -p skiff-extras
+wasm="$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/skiff_extras.wasm"
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+echo "==> wasm-bindgen --target web"
+wasm-bindgen --target web --no-typescript --out-dir "$tmp" "$wasm"
+echo "==> wasm-opt -Oz"
+wasm-opt -Oz --strip-debug --strip-producers --enable-bulk-memory --enable-bulk-memory-opt \
+  --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
+  --enable-reference-types --enable-multivalue \
+  "$tmp/skiff_extras_bg.wasm" -o "$tmp/skiff_extras_bg.opt.wasm"
+
+rm -rf "$OUT"
+mkdir -p "$OUT"
+cp "$tmp/skiff_extras.js" "$OUT/skiff_extras.js"
+cp "$tmp/skiff_extras_bg.opt.wasm" "$OUT/skiff_extras_bg.wasm"
+cp src/extras/page/*.js "$OUT/"
+if compgen -G "src/extras/page/*.css" >/dev/null; then cp src/extras/page/*.css "$OUT/"; fi
+
+gz=$(cat "$OUT"/* | gzip -9 | wc -c)
+echo "build-extras: $OUT gzip $((gz / 1024)) KiB (on demand); built in $(( $(date +%s) - start )) s"
