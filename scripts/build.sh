@@ -18,7 +18,13 @@ echo "==> one stylesheet (scripts/join-css.mjs)"
 node scripts/join-css.mjs "$dist"
 echo "==> the model worker, loaded only when a model runs in the page (scripts/build-worker.sh)"
 # Its own target dir: it is built with other RUSTFLAGS and profile than the page.
-CARGO_TARGET_DIR="${SKIFF_WORKER_TARGET_DIR:-$CARGO_TARGET_DIR-worker}" SKIFF_DIST="$dist" scripts/build-worker.sh
+# SKIFF_REUSE_WORKER=DIR copies an already built worker/ instead (a second work tree building
+# only page changes need not compile candle again).
+if [ -n "${SKIFF_REUSE_WORKER:-}" ]; then
+  rm -rf "$dist/worker" && cp -r "$SKIFF_REUSE_WORKER" "$dist/worker"
+else
+  CARGO_TARGET_DIR="${SKIFF_WORKER_TARGET_DIR:-$CARGO_TARGET_DIR-worker}" SKIFF_DIST="$dist" scripts/build-worker.sh
+fi
 echo "==> the MCP module, loaded only when its surfaces are used (scripts/build-extras.sh)"
 SKIFF_DIST="$dist" scripts/build-extras.sh
 echo "==> Content-Security-Policy (scripts/csp.mjs)"
