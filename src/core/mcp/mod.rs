@@ -26,6 +26,7 @@ pub mod messages;
 pub mod model;
 pub mod param_headers;
 pub mod prompt_result;
+pub mod res_ui;
 pub mod resource_cache;
 pub mod roots;
 pub mod sampling;

@@ -36,6 +36,15 @@ pub enum CachedPart {
         mime: String,
         text: String,
     },
+    /// Text too long to keep in the stored JSON (localStorage is small): its UTF-8 bytes are
+    /// in the blob store under `hash`, and it is text again when read back.
+    TextBlob {
+        uri: String,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        mime: String,
+        hash: String,
+        size: u64,
+    },
     /// Bytes in the blob store under `hash`.
     Blob {
         uri: String,
@@ -50,7 +59,7 @@ impl CachedPart {
     fn bytes(&self) -> u64 {
         match self {
             CachedPart::Text { text, .. } => text.len() as u64,
-            CachedPart::Blob { size, .. } => *size,
+            CachedPart::Blob { size, .. } | CachedPart::TextBlob { size, .. } => *size,
         }
     }
 }
@@ -79,7 +88,9 @@ impl Entry {
 
     fn hashes(&self) -> impl Iterator<Item = &str> {
         self.parts.iter().filter_map(|p| match p {
-            CachedPart::Blob { hash, .. } => Some(hash.as_str()),
+            CachedPart::Blob { hash, .. } | CachedPart::TextBlob { hash, .. } => {
+                Some(hash.as_str())
+            }
             CachedPart::Text { .. } => None,
         })
     }

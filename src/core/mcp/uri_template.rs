@@ -179,6 +179,23 @@ impl UriTemplate {
         out
     }
 
+    /// Whether `name` appears only in query expressions (`{?units}`, `{&page}`): a form may
+    /// leave it empty and the URI simply has no such parameter.
+    pub fn optional(&self, name: &str) -> bool {
+        let mut seen = false;
+        for part in &self.parts {
+            if let Part::Expression { op, vars } = part {
+                if vars.iter().any(|v| v.name == name) {
+                    if !matches!(op, Op::Query | Op::QueryContinue) {
+                        return false;
+                    }
+                    seen = true;
+                }
+            }
+        }
+        seen
+    }
+
     /// The URI with each variable's value from `lookup` (`None`: undefined, left out as the
     /// RFC says).
     pub fn expand(&self, lookup: impl Fn(&str) -> Option<Value>) -> String {

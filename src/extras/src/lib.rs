@@ -10,6 +10,8 @@
 //! natively; here they are only exported to the module's JavaScript, which paints the HTML
 //! core writes and performs the IO.
 
+pub mod resources;
+
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen::prelude::*;
 

@@ -1,0 +1,536 @@
+//! The resource store, reads, search, template forms and markup, driven as the module drives
+//! them (with the host's real `servers` shape and server-everything's real lists).
+
+use serde_json::{json, Value};
+
+use super::form::TemplateForm;
+use super::html::{self, PreviewInfo};
+use super::read::{change_summary, parse_read, pretty_json, Part, READ_MAX_BYTES};
+use super::search::{mention_at, search, strip_mention};
+use super::store::{Store, INLINE_TEXT_MAX, STORE_KEY, VERSION};
+use crate::mcp::model::ResourceTemplate;
+use crate::mcp::resource_cache::{Freshness, ReadPlan};
+
+const HOUR: f64 = 3_600_000.0;
+
+/// The host's `servers` answer: server-everything (connected, can subscribe) and a modern
+/// server, with the lists as the page keeps them.
+fn servers(everything_up: bool) -> Value {
+    json!([
+        {"id": "everything", "name": "everything", "connected": everything_up, "era": "legacy",
+         "capabilities": {"resources": {"subscribe": true, "listChanged": true}, "completions": {}},
+         "resources": if everything_up { json!([
+            {"uri": "demo://resource/static/document/architecture.md", "name": "architecture.md", "mimeType": "text/markdown",
+             "description": "Static document file exposed from /docs: architecture.md"},
+            {"uri": "demo://resource/static/document/features.md", "name": "features.md", "mimeType": "text/markdown"},
+            {"uri": 7, "name": "malformed: uri is not a string"}
+         ]) } else { json!([]) },
+         "templates": if everything_up { json!([
+            {"uriTemplate": "demo://resource/dynamic/text/{resourceId}", "name": "Dynamic Text Resource", "mimeType": "text/plain"}
+         ]) } else { json!([]) }},
+        {"id": "modern", "name": "Modern \u{202e}txt.exe", "connected": true, "capabilities": {"resources": {}},
+         "resources": [{"uri": "skiff://readme", "name": "readme", "title": "Read me", "mimeType": "text/plain"}],
+         "templates": []}
+    ])
+}
+
+fn synced(up: bool) -> Store {
+    let mut s = Store::load(None);
+    s.sync(&servers(up));
+    s
+}
+
+fn text_part(uri: &str, text: &str) -> Part {
+    Part {
+        uri: uri.into(),
+        mime: "text/plain".into(),
+        binary: false,
+        data: Some(text.into()),
+        hash: None,
+        size: text.len() as u64,
+        to_store: false,
+    }
+}
+
+const ARCH: &str = "demo://resource/static/document/architecture.md";
+
+#[test]
+fn a_fresh_store_syncs_the_page_lists_and_keeps_them_while_a_server_is_down() {
+    let mut s = synced(true);
+    assert_eq!(s.servers.len(), 2);
+    let e = s.server("everything").unwrap();
+    // The malformed item is left out; the others are kept.
+    assert_eq!(e.resources.len(), 2);
+    assert_eq!(e.templates.len(), 1);
+    assert!(s.can_subscribe("everything"));
+    assert!(!s.can_subscribe("modern"));
+    // The server goes down and the page no longer has its lists: the last ones stay.
+    s.sync(&servers(false));
+    assert!(!s.up("everything"));
+    assert!(
+        !s.can_subscribe("everything"),
+        "no Subscribe while it is down"
+    );
+    assert_eq!(s.server("everything").unwrap().resources.len(), 2);
+    // Not stored: "connected" (every load starts offline).
+    let again = Store::load(s.save().as_deref());
+    assert!(!again.up("modern"));
+    assert_eq!(again.server("everything").unwrap().resources.len(), 2);
+}
+
+#[test]
+fn a_read_is_cached_with_its_ttl_and_used_stale_while_the_server_is_down() {
+    let mut s = synced(true);
+    let out = parse_read(
+        ARCH,
+        &json!({"contents": [{"uri": ARCH, "mimeType": "text/markdown", "text": "# Arch"}], "ttlMs": 60000}),
+    )
+    .unwrap();
+    assert_eq!(out.ttl_ms, 60000.0);
+    assert_eq!(
+        s.plan("everything", ARCH, 0.0),
+        ReadPlan::Fetch { cached: false }
+    );
+    assert!(s
+        .keep("everything", ARCH, &out.parts, out.ttl_ms, 1000.0)
+        .is_empty());
+    assert_eq!(s.plan("everything", ARCH, 2000.0), ReadPlan::UseCached);
+    assert_eq!(
+        s.plan("everything", ARCH, 1000.0 + 60001.0),
+        ReadPlan::Fetch { cached: true }
+    );
+    // A change notice makes it read again.
+    assert!(s.mark_changed("everything", ARCH));
+    assert_eq!(
+        s.plan("everything", ARCH, 3000.0),
+        ReadPlan::Fetch { cached: true }
+    );
+    // Reload with the server down: the copy is usable, marked stale.
+    let mut down = Store::load(s.save().as_deref());
+    down.sync(&servers(false));
+    assert_eq!(
+        down.plan("everything", ARCH, 5.0 * HOUR),
+        ReadPlan::UseCached
+    );
+    assert_eq!(
+        down.freshness("everything", ARCH, 5.0 * HOUR),
+        Some(Freshness::Stale)
+    );
+    let parts = down.cached_parts("everything", ARCH, 5.0 * HOUR).unwrap();
+    assert_eq!(parts[0].data.as_deref(), Some("# Arch"));
+    assert_eq!(
+        html::fresh_text(&down, "everything", ARCH, 5.0 * HOUR),
+        "everything is offline: this is the copy read 4 h ago, which may be out of date."
+    );
+    // Never read and the server is down: nothing to use.
+    assert_eq!(
+        down.plan(
+            "everything",
+            "demo://resource/static/document/features.md",
+            0.0
+        ),
+        ReadPlan::Unavailable
+    );
+}
+
+#[test]
+fn binary_and_long_text_go_to_the_blob_store_and_are_kept_only_with_their_hash() {
+    let mut s = synced(true);
+    let long = "x".repeat(INLINE_TEXT_MAX as usize + 1);
+    let out = parse_read(
+        "u",
+        &json!({"contents": [
+            {"uri": "u", "mimeType": "image/png", "blob": "iVBO\nRw=="},
+            {"uri": "u#2", "mimeType": "text/plain", "text": long}
+        ]}),
+    )
+    .unwrap();
+    assert!(out.parts[0].binary && out.parts[0].to_store);
+    assert_eq!(
+        out.parts[0].data.as_deref(),
+        Some("iVBORw=="),
+        "line breaks dropped"
+    );
+    assert_eq!(out.parts[0].size, 4);
+    assert!(!out.parts[1].binary && out.parts[1].to_store);
+    // The module could not store the bytes (no hash): the copy is not kept.
+    s.keep("everything", "u", &out.parts, 0.0, 1.0);
+    assert!(s.entry("everything", "u").is_none());
+    let mut parts = out.parts.clone();
+    parts[0].hash = Some("h1".into());
+    parts[1].hash = Some("h2".into());
+    s.keep("everything", "u", &parts, 0.0, 1.0);
+    assert_eq!(s.cache.all_hashes(), ["h1", "h2"]);
+    let back = s.cached_parts("everything", "u", 2.0).unwrap();
+    assert!(back.iter().all(|p| p.data.is_none() && p.hash.is_some()));
+    assert!(back[0].binary && !back[1].binary, "text comes back as text");
+    // The stored JSON holds hashes, not the long text.
+    assert!(!s.save().unwrap().contains(&long[..100]));
+}
+
+#[test]
+fn malformed_and_too_big_reads_are_sentences() {
+    assert_eq!(
+        parse_read("x://a", &json!({})).unwrap_err(),
+        "The server's answer for x://a has no contents."
+    );
+    assert_eq!(
+        parse_read("x://a", &json!({"contents": [{"uri": "x://a"}]})).unwrap_err(),
+        "Part 1 of x://a has neither text nor binary content."
+    );
+    assert!(
+        parse_read("x://a", &json!({"contents": [{"blob": "<script>"}]}))
+            .unwrap_err()
+            .contains("not valid base64")
+    );
+    let big = "A".repeat((READ_MAX_BYTES as usize / 3 + 10) * 4);
+    let e = parse_read("x://big", &json!({"contents": [{"blob": big}]})).unwrap_err();
+    assert!(e.starts_with("x://big is 10"), "{e}");
+    assert!(e.ends_with("Skiff shows or attaches."), "{e}");
+}
+
+#[test]
+fn corrupt_or_newer_stored_values_lock_the_store_with_a_sentence() {
+    let bad = Store::load(Some("{not json"));
+    assert!(bad
+        .locked
+        .as_deref()
+        .unwrap()
+        .starts_with("Skiff could not read its saved MCP resources (it is not valid JSON"));
+    assert_eq!(bad.save(), None, "never written over");
+    let newer = Store::load(Some(r#"{"v": 9, "servers": []}"#));
+    assert!(newer
+        .locked
+        .as_deref()
+        .unwrap()
+        .contains("saved by a newer Skiff, format 9"));
+    assert_eq!(newer.save(), None);
+    let damaged = Store::load(Some(r#"{"v": 1, "subs": "nope"}"#));
+    assert!(damaged.locked.as_deref().unwrap().contains("damaged"));
+    assert!(Store::load(Some(r#"{"servers": []}"#)).locked.is_some());
+    // The locked sentence and "Start afresh" are in the list.
+    let list = html::list_html(&bad, "", "", None);
+    assert!(list.contains(r#"role="alert""#) && list.contains(r#"data-act="reset""#));
+    let mut reset = bad.clone();
+    reset.reset();
+    assert!(reset.save().is_some());
+    // A valid value round-trips with its version.
+    let ok = synced(true).save().unwrap();
+    assert!(ok.starts_with(&format!("{{\"v\":{VERSION}")));
+    assert_eq!(STORE_KEY, "skiff.extras.resources");
+}
+
+#[test]
+fn subscriptions_survive_a_reload_and_say_when_the_page_must_boot_the_module() {
+    let mut s = synced(true);
+    assert!(!s.needs_boot());
+    assert!(s.subscribe("everything", ARCH));
+    assert!(!s.subscribe("everything", ARCH), "once");
+    let again = Store::load(s.save().as_deref());
+    assert!(again.needs_boot());
+    assert_eq!(again.subs_for("everything"), [ARCH]);
+    assert!(again.subs_for("modern").is_empty());
+    s.unsubscribe("everything", ARCH);
+    assert!(!s.needs_boot());
+}
+
+#[test]
+fn hostile_server_text_is_escaped_and_its_tricks_are_visible() {
+    let mut s = Store::load(None);
+    s.sync(&json!([{"id": "evil\"><x", "name": "Evil <b>\u{202e}gnp.exe", "connected": true,
+        "capabilities": {"resources": {"subscribe": true}},
+        "resources": [{"uri": "x://\"><img src=x onerror=alert(1)>", "name": "<script>alert(1)</script>",
+                       "description": "line\u{200b}two", "mimeType": "text/html\"><x"}],
+        "templates": [{"uriTemplate": "x://{a\"b}", "name": "<i>t</i>"}]}]));
+    let list = html::list_html(&s, "", "", None);
+    let shell = html::shell_html(&s, "");
+    for out in [&list, &shell] {
+        assert!(
+            !out.contains("<script")
+                && !out.contains("<img")
+                && !out.contains("<b>")
+                && !out.contains("<i>"),
+            "{out}"
+        );
+        assert!(!out.contains('\u{202e}') && !out.contains('\u{200b}'));
+    }
+    assert!(list.contains("&lt;U+202E&gt;gnp.exe"), "{list}");
+    assert!(list.contains("line&lt;U+200B&gt;two"));
+    assert!(list.contains("data-uri=\"x://&quot;&gt;&lt;img"));
+    // The MIME type is shown only when it is a clean type/subtype.
+    assert!(!list.contains("text/html"));
+    let parts = [text_part("x://a", "<script>alert(1)</script>")];
+    let p = html::preview_html(
+        &s,
+        &PreviewInfo {
+            server: "evil\"><x",
+            uri: "x://\"><img src=x onerror=alert(1)>",
+            parts: &parts,
+            reading: false,
+            note: "<b>note</b>",
+            error: true,
+        },
+        0.0,
+    );
+    assert!(
+        !p.contains("<script") && !p.contains("<img") && !p.contains("<b>"),
+        "{p}"
+    );
+    assert!(p.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(p.contains(r#"role="alert""#));
+    // The template that does not parse is a sentence in its pane.
+    let t = &s.server("evil\"><x").unwrap().templates[0];
+    let form = TemplateForm::new(t, &[]);
+    let pane = html::template_html(&s, "evil\"><x", 0, &form, &[]);
+    assert!(pane.contains("is not a variable name"), "{pane}");
+    assert!(!pane.contains("<i>"));
+}
+
+#[test]
+fn the_preview_shows_each_kind_of_content_and_only_the_actions_that_work() {
+    let s = synced(true);
+    let img = Part {
+        uri: "u".into(),
+        mime: "image/png".into(),
+        binary: true,
+        data: Some("iVBORw==".into()),
+        size: 5,
+        ..Part::default()
+    };
+    let svg = Part {
+        mime: "image/svg+xml".into(),
+        ..img.clone()
+    };
+    let json_part = Part {
+        mime: "application/json".into(),
+        ..text_part("u", r#"{"a":[1,2]}"#)
+    };
+    let gone = Part {
+        data: None,
+        hash: Some("h".into()),
+        ..img.clone()
+    };
+    let parts = [img, svg, json_part, gone];
+    let info = PreviewInfo {
+        server: "everything",
+        uri: ARCH,
+        parts: &parts,
+        reading: false,
+        note: "",
+        error: false,
+    };
+    let p = html::preview_html(&s, &info, 0.0);
+    assert!(
+        p.contains(
+            r#"<img class="res-img" alt="architecture.md" src="data:image/png;base64,iVBORw==">"#
+        ),
+        "{p}"
+    );
+    assert_eq!(p.matches("<img").count(), 1, "SVG is never an image");
+    assert!(p.contains("Binary content (image/svg+xml, 5 bytes): not shown."));
+    assert!(
+        p.contains("{\n  &quot;a&quot;: [\n    1,"),
+        "JSON pretty: {p}"
+    );
+    assert!(p.contains("gone from the browser"));
+    assert!(p.contains(r#"data-act="subscribe""#));
+    assert!(p.contains(r#"data-act="reload""#));
+    assert!(p.contains("Static document file exposed from /docs"));
+    // Modern server: no subscribe capability; an offline server: no subscribe, no reload.
+    let m = html::preview_html(
+        &s,
+        &PreviewInfo {
+            server: "modern",
+            ..info
+        },
+        0.0,
+    );
+    assert!(!m.contains("subscribe"));
+    let mut down = s.clone();
+    down.sync(&servers(false));
+    let d = html::preview_html(&down, &info, 0.0);
+    assert!(!d.contains(r#"data-act="subscribe""#) && !d.contains(r#"data-act="reload""#));
+    // Nothing usable: Attach is disabled.
+    let none = html::preview_html(&s, &PreviewInfo { parts: &[], ..info }, 0.0);
+    assert!(none.contains(r#"data-act="attach" disabled"#), "{none}");
+    assert_eq!(pretty_json("text/plain", "{}"), None);
+    assert_eq!(
+        pretty_json("application/ld+json", "[1]").as_deref(),
+        Some("[\n  1\n]")
+    );
+}
+
+#[test]
+fn the_list_says_what_is_cached_offline_and_subscribed() {
+    let mut s = synced(true);
+    s.keep("everything", ARCH, &[text_part(ARCH, "a")], 0.0, 0.0);
+    s.subscribe("everything", ARCH);
+    let l = html::list_html(&s, "", "", Some(("everything", ARCH)));
+    assert!(
+        l.contains("text/markdown \u{b7} cached \u{b7} subscribed"),
+        "{l}"
+    );
+    assert!(l.contains(r#"aria-current="true""#));
+    assert!(l.contains("demo://resource/dynamic/text/{resourceId}"));
+    // Filtered by server and by query.
+    let only = html::list_html(&s, "modern", "", None);
+    assert!(only.contains("Read me") && !only.contains("architecture"));
+    let q = html::list_html(&s, "", "FEAT", None);
+    assert!(q.contains("features.md") && !q.contains("architecture.md"));
+    assert!(
+        html::list_html(&s, "", "zzz", None).contains("No resource matches \u{201c}zzz\u{201d}.")
+    );
+    s.sync(&servers(false));
+    let off = html::list_html(&s, "", "", None);
+    assert!(off.contains("offline: cached copies only"));
+    assert!(off.contains("cached, may be stale"));
+    // Never read while offline: its button is disabled; the template too.
+    assert!(off.contains(r#"features.md" disabled>"#), "{off}");
+    assert!(!off.contains(r#"architecture.md" disabled>"#));
+    assert!(Store::load(None).servers.is_empty());
+    assert!(html::list_html(&Store::load(None), "", "", None).contains("No MCP server is set up"));
+}
+
+fn template(t: &str) -> ResourceTemplate {
+    serde_json::from_value(json!({"uriTemplate": t, "name": "t"})).unwrap()
+}
+
+#[test]
+fn a_template_form_validates_expands_and_asks_for_completions() {
+    let t = template("demo://resource/dynamic/text/{resourceId}");
+    let empty = TemplateForm::new(&t, &[]).unwrap();
+    assert_eq!(empty.fields.len(), 1);
+    assert_eq!(
+        empty.expand().unwrap_err(),
+        [(0, "resourceId is required.".to_string())]
+    );
+    let f = TemplateForm::new(&t, &[("resourceId".into(), " 3 ".into())]).unwrap();
+    assert_eq!(f.expand().unwrap(), "demo://resource/dynamic/text/3");
+    // A typed value cannot add a path segment or a query.
+    let f = TemplateForm::new(&t, &[("resourceId".into(), "a/b?c".into())]).unwrap();
+    assert_eq!(
+        f.expand().unwrap(),
+        "demo://resource/dynamic/text/a%2Fb%3Fc"
+    );
+    assert_eq!(
+        f.completion("resourceId").unwrap(),
+        json!({"ref": {"type": "ref/resource", "uri": "demo://resource/dynamic/text/{resourceId}"},
+               "argument": {"name": "resourceId", "value": "a/b?c"}})
+    );
+    assert_eq!(f.completion("nope"), None);
+    // Query variables are optional; other filled fields go along as context.
+    let w = template("weather://{city}/now{?units}");
+    let f = TemplateForm::new(&w, &[("city".into(), "Oslo".into())]).unwrap();
+    assert!(!f.fields[0].optional && f.fields[1].optional);
+    assert_eq!(f.expand().unwrap(), "weather://Oslo/now");
+    assert_eq!(
+        f.completion("units").unwrap()["context"],
+        json!({"arguments": {"city": "Oslo"}})
+    );
+    // The form's markup: labels, datalists, errors tied to their field.
+    let mut s = synced(true);
+    s.servers[0].templates.push(w.clone());
+    let pane = html::template_html(
+        &s,
+        "everything",
+        1,
+        &Ok(f),
+        &[(0, "city is required.".into())],
+    );
+    assert!(
+        pane.contains(r#"<label for="res-v0">city</label>"#),
+        "{pane}"
+    );
+    assert!(pane.contains(r#"list="res-dl1""#) && pane.contains(r#"<datalist id="res-dl1">"#));
+    assert!(pane.contains(r#"aria-invalid="true" aria-describedby="res-v0-err""#));
+    assert!(pane.contains("(optional)"));
+    assert!(
+        html::template_html(&s, "everything", 9, &Err("x".into()), &[])
+            .contains("no longer offered")
+    );
+    assert_eq!(
+        html::suggestions_html(&["1\"><x".into()]),
+        r#"<option value="1&quot;&gt;&lt;x"></option>"#
+    );
+}
+
+#[test]
+fn the_picker_finds_resources_on_every_server_and_cached_copies() {
+    let mut s = synced(true);
+    let names =
+        |items: Vec<super::search::Item>| items.into_iter().map(|i| i.label).collect::<Vec<_>>();
+    assert_eq!(names(search(&s, "arch", 0.0)), ["architecture.md"]);
+    // Word starts rank before substrings; the title is what is matched and shown.
+    assert_eq!(names(search(&s, "read", 0.0)), ["Read me"]);
+    assert_eq!(names(search(&s, "", 0.0)).len(), 3);
+    // A copy read from a template is found by its URI.
+    s.keep(
+        "everything",
+        "demo://resource/dynamic/text/3",
+        &[text_part("x", "t")],
+        0.0,
+        0.0,
+    );
+    let found = search(&s, "dynamic", 0.0);
+    assert_eq!(found.len(), 1);
+    assert!(found[0].cached && !found[0].offline);
+    // Offline: only what is cached stays, marked offline.
+    s.keep("everything", ARCH, &[text_part(ARCH, "a")], 0.0, 0.0);
+    s.sync(&servers(false));
+    let off = search(&s, "", 0.0);
+    let labels = names(off.clone());
+    assert!(labels.contains(&"architecture.md".to_string()));
+    assert!(!labels.contains(&"features.md".to_string()), "{labels:?}");
+    assert!(off
+        .iter()
+        .filter(|i| i.server == "everything")
+        .all(|i| i.offline && i.cached));
+    let picker = html::picker_html(&off, "", 0);
+    assert!(picker.contains(r#"role="listbox""#) && picker.contains(r#"aria-selected="true""#));
+    assert!(picker.contains("offline, cached copy"));
+    assert!(html::picker_html(&[], "q<", 0).contains("No resource matches \u{201c}q&lt;\u{201d}."));
+}
+
+#[test]
+fn the_at_query_is_found_at_the_caret_and_removed_in_utf16() {
+    assert_eq!(mention_at("see @arch", 9), Some((4, "arch".into())));
+    assert_eq!(mention_at("@", 1), Some((0, String::new())));
+    assert_eq!(mention_at("mail a@b.c", 10), None, "not after a letter");
+    assert_eq!(mention_at("@arch done", 10), None, "a space ends it");
+    // Emoji take two UTF-16 units, as a textarea counts them.
+    let v = "😀 @fe tail";
+    let caret = "😀 @fe".encode_utf16().count();
+    let (start, q) = mention_at(v, caret).unwrap();
+    assert_eq!((start, q.as_str()), (3, "fe"));
+    assert_eq!(strip_mention(v, start, caret), ("😀  tail".to_string(), 3));
+    assert_eq!(
+        strip_mention("x", 5, 9),
+        ("x".to_string(), 1),
+        "out of range is clamped"
+    );
+}
+
+#[test]
+fn an_update_says_what_changed() {
+    let a = [text_part("u", "one\ntwo\nthree")];
+    let b = [text_part("u", "one\nTWO!\nthree")];
+    assert_eq!(
+        change_summary("notes", Some(&a), &b),
+        "notes changed from line 2: 13 \u{2192} 14 characters."
+    );
+    assert_eq!(
+        change_summary("notes", Some(&a), &a),
+        "notes was updated; its content is the same."
+    );
+    assert_eq!(change_summary("notes", None, &a), "notes was updated.");
+    let bin = |n: u64| Part {
+        binary: true,
+        size: n,
+        data: Some("AA==".into()),
+        ..Part::default()
+    };
+    assert_eq!(
+        change_summary("img", Some(&[bin(1)]), &[bin(2048)]),
+        "img changed: 1 byte \u{2192} 2.0 KB."
+    );
+}
