@@ -200,6 +200,9 @@ function renderList() {
 function renderPane(focusTitle = false) {
   const pane = $('#res-pane');
   const s = dlg.sel;
+  // Repainting removes the focused element: focus the pane's title again rather than lose it.
+  const had = pane.contains(document.activeElement) || document.activeElement === document.body;
+  focusTitle ||= had && !!s;
   dlg.root.querySelector('.res-dialog').classList.toggle('has-pane', !!s);
   if (!s) {
     pane.innerHTML = '';
@@ -218,8 +221,16 @@ function notice(text) {
   if (n) n.textContent = text;
 }
 
+/** While the dialog is open, its keys (Escape, Tab) wherever focus is. */
+function onKeyDoc(ev) {
+  if (!dlg) return;
+  if (ev.key === 'Escape' && pk) return; // the picker's Escape, not ours
+  onKey(ev);
+}
+
 function closeBrowser() {
   if (!dlg) return;
+  document.removeEventListener('keydown', onKeyDoc, true);
   const opener = dlg.opener;
   dlg.root.remove();
   dlg = null;
@@ -434,7 +445,7 @@ async function browse(arg, ctx) {
   root.addEventListener('click', (ev) => onClick(ctx, ev).catch((e) => notice(e.message)));
   root.addEventListener('submit', (ev) => onSubmit(ctx, ev).catch((e) => notice(e.message)));
   root.addEventListener('input', (ev) => onInput(ctx, ev));
-  root.addEventListener('keydown', onKey);
+  document.addEventListener('keydown', onKeyDoc, true);
   root.querySelector('#res-server').addEventListener('change', (ev) => {
     dlg.filter = ev.target.value;
     renderList();

@@ -11,7 +11,13 @@ It listens on 127.0.0.1 only and prints the bound port as its first stdout line.
 Run with the venv from scripts/setup-mcp.sh:
     "$SKIFF_MCP_PY2" tests/servers/mcp/modern_server.py [--port 0] [--pidfile F] [--page-size 3]
         [--json-response] [--cors full|none|no-expose|no-allow-headers|no-param-headers]
-        [--no-event-store] [--retry-ms N] [--param-tool]
+        [--no-event-store] [--retry-ms N] [--param-tool] [--bump-tool] [--tick-ms N]
+
+Resources (issue 13's browser, cache and subscriptions are tested against them):
+    skiff://readme (text), skiff://config.json (JSON), skiff://logo.png (a PNG blob),
+    skiff://counter (text that --bump-tool's `bump` or --tick-ms changes; subscribable),
+    template skiff://greeting/{name} with completion/complete suggestions for `name`.
+Prompts: review(code), summarize(topic, style) with suggestions for `style`.
 """
 
 from __future__ import annotations
@@ -34,7 +40,8 @@ from pydantic import Field
 from mcp.server.mcpserver import Context, Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http import EventCallback, EventMessage, EventStore
-from mcp_types import ListToolsResult
+import mcp_types as types
+from mcp_types import Completion, ListToolsResult, PromptReference, ResourceTemplateReference
 from starlette.middleware.cors import CORSMiddleware
 
 # The browser must be allowed to send these, and to read Mcp-Session-Id back.
@@ -155,11 +162,92 @@ def build_server(page_size: int) -> PagedMCPServer:
     def greeting(name: str) -> str:
         return f"Hello, {name}!"
 
+    @mcp.resource("skiff://config.json", name="config.json", description="Settings as JSON.", mime_type="application/json")
+    def config() -> str:
+        return '{"theme":"dark","retries":3,"regions":["eu","us"]}'
+
+    @mcp.resource("skiff://logo.png", name="logo.png", description="A tiny red square.", mime_type="image/png")
+    def logo() -> bytes:
+        return tiny_png(4, 4)
+
+    @mcp.resource("skiff://counter", name="counter", description="Counts `bump` calls; subscribe to follow it.", mime_type="text/plain")
+    def counter() -> str:
+        return f"count: {COUNTER['n']}"
+
+    @mcp.completion()
+    async def complete(ref, argument, context):
+        if isinstance(ref, ResourceTemplateReference) and argument.name == "name":
+            names = ["Ada", "Alan", "Grace", "Linus", "Margaret"]
+            return Completion(values=[n for n in names if n.lower().startswith(argument.value.lower())])
+        if isinstance(ref, PromptReference) and argument.name == "style":
+            styles = ["brief", "bullet points", "detailed"]
+            return Completion(values=[s for s in styles if s.startswith(argument.value)])
+        return None
+
     @mcp.prompt(description="Ask for a review of some code.")
     def review(code: str) -> str:
         return f"Please review this code:\n\n{code}"
 
+    @mcp.prompt(description="Summarize a topic in a style.")
+    def summarize(topic: str, style: str = "brief") -> str:
+        return f"Summarize {topic} ({style})."
+
+    add_subscriptions(mcp)
     return mcp
+
+
+def add_bump_tool(mcp: PagedMCPServer) -> None:
+    """--bump-tool: `bump` changes skiff://counter on demand (a flag, so the default server keeps
+    the five tools other suites count)."""
+
+    @mcp.tool(description="Add one to skiff://counter and tell its subscribers.")
+    async def bump(ctx: Context) -> str:
+        COUNTER["n"] += 1
+        await notify_counter(ctx)
+        return f"count: {COUNTER['n']}"
+
+
+# skiff://counter's value, and the legacy-era sessions subscribed to it (resources/subscribe).
+COUNTER = {"n": 0}
+SUBSCRIBERS: dict[str, set] = {}
+
+
+async def notify_counter(ctx: Context | None) -> None:
+    """Tells every legacy session subscribed to skiff://counter, and modern listeners."""
+    for session in list(SUBSCRIBERS.get("skiff://counter", ())):
+        try:
+            await session.send_resource_updated("skiff://counter")
+        except Exception:  # a closed session: forget it
+            SUBSCRIBERS["skiff://counter"].discard(session)
+    if ctx is not None:
+        try:
+            await ctx.notify_resource_updated("skiff://counter")
+        except Exception:
+            pass
+
+
+def add_subscriptions(mcp: PagedMCPServer) -> None:
+    """`resources/subscribe` and `resources/unsubscribe` for the legacy era (the modern era has
+    `subscriptions/listen`, which the SDK serves itself)."""
+
+    async def subscribe(ctx, params: types.SubscribeRequestParams) -> types.EmptyResult:
+        SUBSCRIBERS.setdefault(str(params.uri), set()).add(ctx.session)
+        return types.EmptyResult()
+
+    async def unsubscribe(ctx, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
+        SUBSCRIBERS.get(str(params.uri), set()).discard(ctx.session)
+        return types.EmptyResult()
+
+    mcp._lowlevel_server.add_request_handler("resources/subscribe", types.SubscribeRequestParams, subscribe)
+    mcp._lowlevel_server.add_request_handler("resources/unsubscribe", types.UnsubscribeRequestParams, unsubscribe)
+
+
+async def tick(every_ms: int) -> None:
+    """--tick-ms: skiff://counter changes on its own, as a live resource would."""
+    while True:
+        await asyncio.sleep(every_ms / 1000)
+        COUNTER["n"] += 1
+        await notify_counter(None)
 
 
 def main() -> None:
@@ -180,11 +268,15 @@ def main() -> None:
     ap.add_argument("--param-tool", action="store_true", help="also offer `route`, which declares x-mcp-header")
     ap.add_argument("--no-event-store", action="store_true", help="legacy era: no SSE event ids, no resume")
     ap.add_argument("--retry-ms", type=int, default=None, help="legacy era: SSE `retry:` sent with priming events")
+    ap.add_argument("--bump-tool", action="store_true", help="also offer `bump`, which changes skiff://counter")
+    ap.add_argument("--tick-ms", type=int, default=0, help="skiff://counter changes every N ms (0: only on `bump`)")
     args = ap.parse_args()
 
     mcp = build_server(args.page_size)
     if args.param_tool:
         add_param_tool(mcp)
+    if args.bump_tool:
+        add_bump_tool(mcp)
     app = mcp.streamable_http_app(
         json_response=args.json_response,
         event_store=None if args.no_event_store else InMemoryEventStore(),
@@ -216,7 +308,13 @@ def main() -> None:
             f.write(f"{os.getpid()}\n")
 
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
-    asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))
+
+    async def serve() -> None:
+        if args.tick_ms > 0:
+            ticker = asyncio.create_task(tick(args.tick_ms))  # noqa: F841 (lives as long as the server)
+        await uvicorn.Server(config).serve(sockets=[sock])
+
+    asyncio.run(serve())
 
 
 if __name__ == "__main__":

@@ -1,0 +1,367 @@
+// End-to-end: MCP resources (issue 13 items 1–4) in the on-demand module (src/extras), against
+// the real server-everything (Streamable HTTP) and the modern Python server
+// (tests/servers/mcp/modern_server.py), with the scripted OpenAI-compatible model recording
+// what each chat request carries.
+//
+//   a. Browse → search → preview → Attach: the resource's text reaches the provider request;
+//      Escape closes the dialog and gives focus back.
+//   b. A template form with completion/complete suggestions, read and attached.
+//   c. Subscribe: the server's update is read again and shown; after a reload the module
+//      boots by itself and resubscribes (server-everything only notifies subscribed sessions).
+//   d. The `@` picker: keyboard navigation, Enter attaches and removes the `@query`.
+//   e. A reload keeps the cache and the pending attachment; the server killed, the cached copy
+//      is still usable, marked stale, and attachable.
+//   f. The modern-era server: a PNG preview, pretty JSON, a text resource attached.
+//   g. A corrupt stored value is never overwritten and says so.
+//
+// Needs: scripts/build.sh (dist/, or SKIFF_DIST, with dist/extras) and scripts/setup-mcp.sh.
+//   SKIFF_DIST=$PWD/dist node --test --test-concurrency=1 tests/e2e/resources.test.mjs
+import { test, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, distDir, repoRoot, chatSettings,
+  rustConst, requireServerEverything, screenshot,
+} from './harness.mjs';
+import { startServer } from '../servers/mcp/servers.mjs';
+
+const WAIT_MS = 20_000;
+const SERVERS_VERSION = rustConst('src/core/mcp/config.rs', 'SERVERS_VERSION');
+const ARCH = 'demo://resource/static/document/architecture.md';
+const TEXTAREA = 'textarea[aria-label="Message"]';
+// Chromium logs a refused connection by itself once a server is killed (test e).
+const REFUSED = [/ERR_CONNECTION_REFUSED/, /Failed to load resource/];
+
+let api, site, browser, everything, modern;
+
+before(async () => {
+  assert.ok(existsSync(path.join(distDir(), 'extras', 'extras.js')), `no module in ${distDir()}/extras: run scripts/build.sh`);
+  requireServerEverything();
+  api = await startOpenAiServer({ models: ['skiff-test-small'] });
+  site = await startStaticServer();
+  browser = await launchBrowser();
+  [everything, modern] = await Promise.all([
+    startServer('everything-http'),
+    startServer('modern', { extraArgs: ['--tick-ms', '1500'] }),
+  ]);
+});
+
+after(async () => {
+  await browser?.close();
+  await site?.stop();
+  await api?.stop();
+  await everything?.stop();
+  await modern?.stop();
+});
+
+beforeEach(async () => {
+  await api.reset();
+});
+
+async function openPage({ servers = ['everything'], context, seed = {}, width = 1200 } = {}) {
+  const list = servers.map((id) => ({ id, name: id, url: (id === 'everything' ? everything : modern).url, transport: 'auto', headers: [], enabled: true }));
+  const stored = JSON.stringify({ v: SERVERS_VERSION, data: { servers: list } });
+  context ??= await browser.newContext({ viewport: { width, height: 860 } });
+  await context.addInitScript(([s, m, extra]) => {
+    if (!localStorage.getItem('skiff:settings')) localStorage.setItem('skiff:settings', s);
+    if (!localStorage.getItem('skiff:mcp-servers')) localStorage.setItem('skiff:mcp-servers', m);
+    for (const [k, v] of Object.entries(extra)) if (localStorage.getItem(k) === null) localStorage.setItem(k, v);
+  }, [chatSettings(api.url), stored, seed]);
+  const page = await context.newPage();
+  const errors = collectConsoleErrors(page, { ignore: REFUSED });
+  await page.goto(site.url);
+  await page.waitForSelector(TEXTAREA, { timeout: WAIT_MS });
+  await waitConnected(page, servers);
+  return { context, page, errors };
+}
+
+/** The page's own answer to the module: every server connected with its resource list. */
+async function waitConnected(page, ids) {
+  await page.waitForFunction(async (want) => {
+    const host = window.wasmBindings?.skiff_host;
+    if (typeof host !== 'function') return false;
+    try {
+      const servers = JSON.parse(await host('servers', 'null'));
+      return want.every((id) => servers.some((s) => s.id === id && s.connected && (s.resources?.length ?? 0) > 0));
+    } catch {
+      return false;
+    }
+  }, ids, { timeout: WAIT_MS, polling: 250 });
+}
+
+const browse = (page, server = '') => page.evaluate((s) => window.skiffExtras('browse', s), server);
+const dialog = (page) => page.locator('.res-dialog[role="dialog"]');
+const chips = (page) => page.locator('form.composer .attachment');
+
+async function openResource(page, name) {
+  await dialog(page).locator('.res-item', { hasText: name }).first().click();
+  await dialog(page).locator('.res-name', { hasText: name }).waitFor({ timeout: WAIT_MS });
+}
+
+async function sendAndWait(page, text) {
+  await page.fill(TEXTAREA, text);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => {
+    const all = document.querySelectorAll('article.message-assistant');
+    return all.length > 0 && all[all.length - 1].dataset.status === 'done';
+  }, null, { timeout: WAIT_MS });
+}
+
+async function lastUserText() {
+  const reqs = (await api.requests()).filter((r) => r.path.includes('/chat/completions'));
+  assert.ok(reqs.length > 0, 'no chat request');
+  const b = reqs[reqs.length - 1].body;
+  const body = typeof b === 'string' ? JSON.parse(b) : b;
+  const user = body.messages.filter((m) => m.role === 'user').pop();
+  return typeof user.content === 'string' ? user.content : user.content.map((c) => c.text ?? '').join('\n');
+}
+
+async function axe(page) {
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) {
+    await page.evaluate(await readFile(path.join(repoRoot, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8'));
+  }
+  return page.evaluate(async () => {
+    const r = await window.axe.run({ include: [['.res-dialog']] });
+    return r.violations.map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`);
+  });
+}
+
+test('a. browse, search, preview and attach a resource: its text reaches the model', async () => {
+  const { context, page, errors } = await openPage();
+  try {
+    await page.focus(TEXTAREA);
+    await browse(page);
+    await dialog(page).waitFor({ timeout: WAIT_MS });
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'res-search', 'focus moves into the dialog');
+    await page.fill('#res-search', 'architec');
+    assert.equal(await dialog(page).locator('.res-item').count(), 1, 'search narrows the list');
+    await openResource(page, 'architecture.md');
+    const pane = dialog(page).locator('#res-pane');
+    assert.match(await pane.locator('.res-meta').first().innerText(), /text\/markdown · [\d.]+ (KB|bytes)/);
+    const text = await pane.locator('.res-text').innerText();
+    assert.ok(text.length > 50, 'the text is shown');
+    assert.deepEqual(await axe(page), [], 'axe on the dialog');
+    await screenshot(page, 'resources-browser').catch(() => {});
+    await pane.locator('[data-act="attach"]').click();
+    await pane.locator('.res-note', { hasText: 'Attached architecture.md' }).waitFor({ timeout: WAIT_MS });
+    await page.keyboard.press('Escape');
+    await dialog(page).waitFor({ state: 'detached', timeout: WAIT_MS });
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Message', 'focus goes back');
+    await chips(page).filter({ hasText: 'architecture.md' }).waitFor({ timeout: WAIT_MS });
+    await sendAndWait(page, 'Summarize the attached document');
+    const sent = await lastUserText();
+    assert.ok(sent.includes(text.trim().split('\n')[0]), `the resource's first line is in the request: ${sent.slice(0, 300)}`);
+    assert.ok(sent.includes('Summarize the attached document'));
+    // Cached with its server and URI (localStorage, versioned).
+    const stored = JSON.parse(await page.evaluate(() => localStorage.getItem('skiff.extras.resources')));
+    assert.equal(stored.v, 1);
+    assert.ok(stored.cache.entries.some((e) => e.server_id === 'everything' && e.uri === ARCH));
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('b. a template form suggests values (completion/complete), reads and attaches the URI', async () => {
+  const { context, page, errors } = await openPage({ servers: ['modern'] });
+  try {
+    await browse(page, 'modern');
+    await dialog(page).locator('.res-template', { hasText: 'greeting' }).click();
+    const input = dialog(page).locator('.res-form input[name="name"]');
+    await input.waitFor({ timeout: WAIT_MS });
+    // Read with nothing typed: the field says it is required, nothing is read.
+    await dialog(page).locator('.res-read').click();
+    await dialog(page).locator('.res-field .res-error', { hasText: 'name is required.' }).waitFor({ timeout: WAIT_MS });
+    assert.equal(await input.getAttribute('aria-invalid'), 'true');
+    await input.pressSequentially('A', { delay: 30 });
+    await page.waitForFunction(() => {
+      const list = document.querySelector('.res-form datalist');
+      return list && [...list.options].map((o) => o.value).join(',') === 'Ada,Alan';
+    }, null, { timeout: WAIT_MS });
+    await input.fill('Ada');
+    await dialog(page).locator('.res-read').click();
+    const pane = dialog(page).locator('#res-pane');
+    await pane.locator('.res-text', { hasText: 'Hello, Ada!' }).waitFor({ timeout: WAIT_MS });
+    assert.match(await pane.locator('.res-uri').innerText(), /skiff:\/\/greeting\/Ada/);
+    await pane.locator('[data-act="attach"]').click();
+    await chips(page).first().waitFor({ timeout: WAIT_MS });
+    await page.keyboard.press('Escape');
+    await sendAndWait(page, 'Greet back');
+    assert.ok((await lastUserText()).includes('Hello, Ada!'));
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+/** server-everything sends `notifications/resources/updated` every 5 s to subscribed
+ * sessions once its `toggle-subscriber-updates` tool has been called in that session. */
+async function startUpdates(page) {
+  await page.evaluate(() => window.wasmBindings.skiff_host('request', JSON.stringify({
+    server: 'everything', method: 'tools/call', params: { name: 'toggle-subscriber-updates', arguments: {} },
+  })));
+}
+
+test('c. subscribe: an update is read again and shown; after a reload the module resubscribes by itself', async () => {
+  const { context, page, errors } = await openPage();
+  try {
+    await browse(page);
+    await openResource(page, 'architecture.md');
+    const pane = dialog(page).locator('#res-pane');
+    await pane.locator('[data-act="subscribe"]').click();
+    await pane.locator('[data-act="unsubscribe"]').waitFor({ timeout: WAIT_MS });
+    assert.equal(await page.evaluate(() => localStorage.getItem('skiff.extras.boot')), '1', 'boot flag while subscribed');
+    await startUpdates(page);
+    await pane.locator('.res-note', { hasText: 'architecture.md was updated; its content is the same.' }).waitFor({ timeout: WAIT_MS });
+    await page.keyboard.press('Escape');
+
+    // Reload: nothing opens the module, yet it boots and subscribes again in the new session.
+    await page.reload();
+    await page.waitForSelector(TEXTAREA, { timeout: WAIT_MS });
+    await page.waitForFunction(() => globalThis.skiffExtrasOn === true, null, { timeout: WAIT_MS });
+    await waitConnected(page, ['everything']);
+    // The boot's resubscribe may race the connection; the status event repeats it.
+    await page.waitForTimeout(1000);
+    await startUpdates(page);
+    await page.locator('.res-toast', { hasText: 'architecture.md was updated' }).first().waitFor({ timeout: WAIT_MS });
+
+    // Unsubscribe: the boot flag goes.
+    await browse(page);
+    await openResource(page, 'architecture.md');
+    await dialog(page).locator('[data-act="unsubscribe"]').click();
+    await dialog(page).locator('[data-act="subscribe"]').waitFor({ timeout: WAIT_MS });
+    assert.equal(await page.evaluate(() => localStorage.getItem('skiff.extras.boot')), null);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('d. the @ picker: arrows and Enter attach a resource and remove the @query', async () => {
+  const { context, page, errors } = await openPage({ servers: ['everything', 'modern'] });
+  try {
+    await page.click(TEXTAREA);
+    await page.keyboard.type('Please read @feat', { delay: 20 });
+    const picker = page.locator('#res-picker');
+    await picker.locator('[role="option"]').first().waitFor({ timeout: WAIT_MS });
+    assert.match(await picker.locator('[role="option"][aria-selected="true"]').innerText(), /features\.md/);
+    // Wider query: both servers' resources; arrows move, Escape closes without sending.
+    await page.keyboard.press('Backspace');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type('re', { delay: 20 });
+    await page.waitForFunction(() => document.querySelectorAll('#res-picker [role="option"]').length >= 2, null, { timeout: WAIT_MS });
+    const first = await picker.locator('[aria-selected="true"]').innerText();
+    await page.keyboard.press('ArrowDown');
+    assert.notEqual(await picker.locator('[aria-selected="true"]').innerText(), first);
+    await page.keyboard.press('ArrowUp');
+    assert.equal(await picker.locator('[aria-selected="true"]').innerText(), first);
+    await page.keyboard.type('adme', { delay: 20 });
+    await page.waitForFunction(() => /readme/.test(document.querySelector('#res-picker [aria-selected="true"]')?.textContent ?? ''), null, { timeout: WAIT_MS });
+    await page.keyboard.press('Enter');
+    await picker.waitFor({ state: 'detached', timeout: WAIT_MS });
+    await chips(page).filter({ hasText: 'readme' }).waitFor({ timeout: WAIT_MS });
+    assert.equal(await page.inputValue(TEXTAREA), 'Please read ', 'the @query is gone, nothing was sent');
+    assert.equal((await api.requests()).filter((r) => r.path.includes('/chat/completions')).length, 0);
+    await page.keyboard.type('it.');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.querySelector('article.message-assistant')?.dataset.status === 'done', null, { timeout: WAIT_MS });
+    const sent = await lastUserText();
+    assert.ok(sent.includes('Skiff modern test server: a fixed resource.'), sent);
+    assert.ok(sent.includes('Please read it.'));
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('e. a reload keeps the cache and the pending attachment; a killed server leaves the copy usable, marked stale', async () => {
+  const own = await startServer('everything-http');
+  const saved = everything;
+  everything = own; // this test kills its own server
+  const { context, page, errors } = await openPage();
+  try {
+    await browse(page);
+    await openResource(page, 'architecture.md');
+    const firstLine = (await dialog(page).locator('.res-text').innerText()).trim().split('\n')[0];
+    await dialog(page).locator('[data-act="attach"]').click();
+    await chips(page).filter({ hasText: 'architecture.md' }).waitFor({ timeout: WAIT_MS });
+    await page.keyboard.press('Escape');
+
+    await page.reload();
+    await page.waitForSelector(TEXTAREA, { timeout: WAIT_MS });
+    await chips(page).filter({ hasText: 'architecture.md' }).waitFor({ timeout: WAIT_MS });
+
+    await own.kill('SIGKILL');
+    await page.waitForFunction(async () => {
+      const servers = JSON.parse(await window.wasmBindings.skiff_host('servers', 'null'));
+      return servers.every((s) => !s.connected);
+    }, null, { timeout: WAIT_MS, polling: 250 });
+    await browse(page);
+    await dialog(page).locator('.res-offline').first().waitFor({ timeout: WAIT_MS });
+    await openResource(page, 'architecture.md');
+    const pane = dialog(page).locator('#res-pane');
+    await pane.locator('.res-fresh', { hasText: 'is offline: this is the copy read' }).waitFor({ timeout: WAIT_MS });
+    assert.equal((await pane.locator('.res-text').innerText()).trim().split('\n')[0], firstLine);
+    assert.equal(await pane.locator('[data-act="subscribe"]').count(), 0, 'no Subscribe while offline');
+    // A resource never read cannot be opened while its server is down.
+    assert.equal(await dialog(page).locator('.res-item', { hasText: 'features.md' }).isDisabled(), true);
+    await page.keyboard.press('Escape');
+    await sendAndWait(page, 'Still there?');
+    assert.ok((await lastUserText()).includes(firstLine), 'the pending attachment was sent after the reload');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    everything = saved;
+    await own.stop();
+  }
+});
+
+test('f. the modern-era server: an image preview, pretty JSON and a text resource', async () => {
+  const { context, page, errors } = await openPage({ servers: ['modern'], width: 375 });
+  try {
+    await browse(page, 'modern');
+    // 375 px: list and preview one at a time.
+    await openResource(page, 'logo.png');
+    const pane = dialog(page).locator('#res-pane');
+    const img = pane.locator('img.res-img');
+    await img.waitFor({ timeout: WAIT_MS });
+    assert.match(await img.getAttribute('src'), /^data:image\/png;base64,iVBOR/);
+    assert.ok(await page.evaluate(() => document.querySelector('img.res-img').naturalWidth === 4), 'the PNG decodes');
+    assert.equal(await dialog(page).locator('#res-list').isVisible(), false, 'the list steps aside at 375 px');
+    const box = await dialog(page).boundingBox();
+    assert.ok(box.width <= 375, `the dialog fits (${box.width})`);
+    await screenshot(page, 'resources-375').catch(() => {});
+    await pane.locator('[data-act="back"]').click();
+    await openResource(page, 'config.json');
+    assert.match(await pane.locator('.res-text').innerText(), /\{\n {2}"theme": "dark",/);
+    await pane.locator('[data-act="back"]').click();
+    await openResource(page, 'readme');
+    await pane.locator('[data-act="attach"]').click();
+    await chips(page).filter({ hasText: 'readme' }).waitFor({ timeout: WAIT_MS });
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('g. a corrupt stored value is never overwritten and says so; Start afresh replaces it', async () => {
+  const { context, page, errors } = await openPage({ seed: { 'skiff.extras.resources': '{"v":1,"subs":"oops"' } });
+  try {
+    await browse(page);
+    const alert = dialog(page).locator('.res-locked[role="alert"]');
+    await alert.waitFor({ timeout: WAIT_MS });
+    assert.match(await alert.innerText(), /could not read its saved MCP resources/);
+    await openResource(page, 'architecture.md');
+    assert.equal(await page.evaluate(() => localStorage.getItem('skiff.extras.resources')), '{"v":1,"subs":"oops"', 'kept as it was');
+    await dialog(page).locator('[data-act="reset"]').click();
+    await alert.waitFor({ state: 'detached', timeout: WAIT_MS });
+    assert.equal(JSON.parse(await page.evaluate(() => localStorage.getItem('skiff.extras.resources'))).v, 1);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
