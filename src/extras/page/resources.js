@@ -27,8 +27,17 @@ function store(ctx) {
       raw = undefined;
     }
     R = new wasm.Resources(raw);
+    if (!R.locked()) sweep().catch(() => {});
   }
   return R;
+}
+
+/** Bytes no kept copy names (a read cut short between storing and keeping) are deleted. Never
+ * while the store is locked: its copies are unknown, so every hash might still be named. */
+async function sweep() {
+  const keep = new Set(JSON.parse(R.hashes()));
+  const keys = await idb('readonly', (s) => s.getAllKeys());
+  await idbDelete((keys ?? []).filter((k) => !keep.has(k)));
 }
 
 /** Writes the store (unless locked) and the boot flag; a full storage is a sentence. */

@@ -189,10 +189,14 @@ impl Store {
             let connected = v.get("connected").and_then(Value::as_bool).unwrap_or(false);
             let resources: Vec<Resource> = items(v.get("resources"));
             let templates: Vec<ResourceTemplate> = items(v.get("templates"));
+            // The modern era (2026-07-28) has no `resources/subscribe`: updates come only on a
+            // `subscriptions/listen` stream, whose filter the page's session does not yet extend
+            // with resource URIs. Offering Subscribe there would only fail.
             let can_subscribe = v
                 .pointer("/capabilities/resources/subscribe")
                 .and_then(Value::as_bool)
-                .unwrap_or(false);
+                .unwrap_or(false)
+                && str_at(v, "era") != crate::mcp::Era::Modern.as_str();
             let name = match str_at(v, "name") {
                 "" => id.to_string(),
                 n => n.to_string(),

@@ -28,7 +28,8 @@ fn servers(everything_up: bool) -> Value {
          "templates": if everything_up { json!([
             {"uriTemplate": "demo://resource/dynamic/text/{resourceId}", "name": "Dynamic Text Resource", "mimeType": "text/plain"}
          ]) } else { json!([]) }},
-        {"id": "modern", "name": "Modern \u{202e}txt.exe", "connected": true, "capabilities": {"resources": {}},
+        {"id": "modern", "name": "Modern \u{202e}txt.exe", "connected": true, "era": "modern",
+         "capabilities": {"resources": {"subscribe": true}},
          "resources": [{"uri": "skiff://readme", "name": "readme", "title": "Read me", "mimeType": "text/plain"}],
          "templates": []}
     ])
@@ -63,7 +64,7 @@ fn a_fresh_store_syncs_the_page_lists_and_keeps_them_while_a_server_is_down() {
     assert_eq!(e.resources.len(), 2);
     assert_eq!(e.templates.len(), 1);
     assert!(s.can_subscribe("everything"));
-    assert!(!s.can_subscribe("modern"));
+    assert!(!s.can_subscribe("modern"), "no resources/subscribe in the modern era");
     // The server goes down and the page no longer has its lists: the last ones stay.
     s.sync(&servers(false));
     assert!(!s.up("everything"));
