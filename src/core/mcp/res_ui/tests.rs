@@ -64,7 +64,10 @@ fn a_fresh_store_syncs_the_page_lists_and_keeps_them_while_a_server_is_down() {
     assert_eq!(e.resources.len(), 2);
     assert_eq!(e.templates.len(), 1);
     assert!(s.can_subscribe("everything"));
-    assert!(!s.can_subscribe("modern"), "no resources/subscribe in the modern era");
+    assert!(
+        !s.can_subscribe("modern"),
+        "no resources/subscribe in the modern era"
+    );
     // The server goes down and the page no longer has its lists: the last ones stay.
     s.sync(&servers(false));
     assert!(!s.up("everything"));
