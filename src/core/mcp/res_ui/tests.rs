@@ -28,7 +28,7 @@ fn servers(everything_up: bool) -> Value {
          "templates": if everything_up { json!([
             {"uriTemplate": "demo://resource/dynamic/text/{resourceId}", "name": "Dynamic Text Resource", "mimeType": "text/plain"}
          ]) } else { json!([]) }},
-        {"id": "modern", "name": "Modern \u{202e}txt.exe", "connected": true, "era": "modern",
+        {"id": "modern", "name": "Modern \u{202e}txt.exe", "connected": true, "version": "2026-07-28",
          "capabilities": {"resources": {"subscribe": true}},
          "resources": [{"uri": "skiff://readme", "name": "readme", "title": "Read me", "mimeType": "text/plain"}],
          "templates": []}
