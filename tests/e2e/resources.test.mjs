@@ -45,7 +45,7 @@ before(async () => {
   browser = await launchBrowser();
   [everything, modern] = await Promise.all([
     startServer('everything-http'),
-    startServer('modern', { extraArgs: ['--tick-ms', '1500'] }),
+    startServer('modern'),
   ]);
 });
 
@@ -132,8 +132,8 @@ async function axe(page) {
 test('a. browse, search, preview and attach a resource: its text reaches the model', async () => {
   const { context, page, errors } = await openPage();
   try {
-    await page.focus(TEXTAREA);
-    await browse(page);
+    // The composer's MCP button opens the browser for every server.
+    await page.locator('form.composer .mcp-button').click();
     await dialog(page).waitFor({ timeout: WAIT_MS });
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'res-search', 'focus moves into the dialog');
     await page.fill('#res-search', 'architec');
@@ -149,7 +149,7 @@ test('a. browse, search, preview and attach a resource: its text reaches the mod
     await pane.locator('.res-note', { hasText: 'Attached architecture.md' }).waitFor({ timeout: WAIT_MS });
     await page.keyboard.press('Escape');
     await dialog(page).waitFor({ state: 'detached', timeout: WAIT_MS });
-    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Message', 'focus goes back');
+    assert.equal(await page.evaluate(() => document.activeElement?.classList.contains('mcp-button')), true, 'focus goes back to the button');
     await chips(page).filter({ hasText: 'architecture.md' }).waitFor({ timeout: WAIT_MS });
     await sendAndWait(page, 'Summarize the attached document');
     const sent = await lastUserText();
@@ -168,7 +168,12 @@ test('a. browse, search, preview and attach a resource: its text reaches the mod
 test('b. a template form suggests values (completion/complete), reads and attaches the URI', async () => {
   const { context, page, errors } = await openPage({ servers: ['modern'] });
   try {
-    await browse(page, 'modern');
+    // The server card's "Resources" button opens the browser for that server.
+    await page.click('button[aria-label="Settings"]');
+    await page.getByRole('tab', { name: 'MCP servers' }).click();
+    await page.locator('li.mcp-server[data-server-name="modern"] .mcp-browse').click();
+    await dialog(page).waitFor({ timeout: WAIT_MS });
+    assert.equal(await dialog(page).locator('#res-server').inputValue(), 'modern');
     await dialog(page).locator('.res-template', { hasText: 'greeting' }).click();
     const input = dialog(page).locator('.res-form input[name="name"]');
     await input.waitFor({ timeout: WAIT_MS });
@@ -189,6 +194,8 @@ test('b. a template form suggests values (completion/complete), reads and attach
     await pane.locator('[data-act="attach"]').click();
     await chips(page).first().waitFor({ timeout: WAIT_MS });
     await page.keyboard.press('Escape');
+    await page.keyboard.press('Escape'); // Settings
+    await page.waitForSelector(TEXTAREA, { timeout: WAIT_MS });
     await sendAndWait(page, 'Greet back');
     assert.ok((await lastUserText()).includes('Hello, Ada!'));
     assert.deepEqual(errors, []);
@@ -225,6 +232,17 @@ test('c. subscribe: an update is read again and shown; after a reload the module
     await waitConnected(page, ['everything']);
     // The boot's resubscribe may race the connection; the status event repeats it.
     await page.waitForTimeout(1000);
+    await startUpdates(page);
+    await page.locator('.res-toast', { hasText: 'architecture.md was updated' }).first().waitFor({ timeout: WAIT_MS });
+
+    // The server restarts (a fresh process: no subscription survives it). The page reconnects,
+    // sends `status` connected, and the module subscribes again.
+    await everything.restart();
+    await page.waitForTimeout(1500);
+    await waitConnected(page, ['everything']);
+    await page.waitForTimeout(1000);
+    // Only a toast from after the restart counts.
+    await page.evaluate(() => document.querySelectorAll('.res-toast').forEach((t) => t.remove()));
     await startUpdates(page);
     await page.locator('.res-toast', { hasText: 'architecture.md was updated' }).first().waitFor({ timeout: WAIT_MS });
 
