@@ -159,25 +159,11 @@ pub fn list_html(
         return h.finish();
     }
     let mut shown = 0usize;
+    // In the all-servers view, servers with nothing to show are named in one line at the end
+    // instead of a section each (the built-in server has no resources).
+    let mut quiet: Vec<String> = Vec::new();
     for s in servers {
         let name = text::name(&s.name);
-        h.open("section").attr("class", "res-server").body();
-        h.open("h3").attr("class", "res-server-name").body();
-        h.el("bdi", "", &name);
-        h.el(
-            "span",
-            if s.connected {
-                "res-state"
-            } else {
-                "res-state res-offline"
-            },
-            if s.connected {
-                ""
-            } else {
-                " offline: cached copies only"
-            },
-        );
-        h.close("h3");
         let resources: Vec<_> = s
             .resources
             .iter()
@@ -209,7 +195,31 @@ pub fn list_html(
                 )
             })
             .collect();
-        if resources.is_empty() && templates.is_empty() {
+        let nothing = resources.is_empty() && templates.is_empty();
+        if nothing && filter.is_empty() {
+            if q.is_empty() {
+                quiet.push(name.into_owned());
+            }
+            continue;
+        }
+        h.open("section").attr("class", "res-server").body();
+        h.open("h3").attr("class", "res-server-name").body();
+        h.el("bdi", "", &name);
+        h.el(
+            "span",
+            if s.connected {
+                "res-state"
+            } else {
+                "res-state res-offline"
+            },
+            if s.connected {
+                ""
+            } else {
+                " offline: cached copies only"
+            },
+        );
+        h.close("h3");
+        if nothing {
             h.el(
                 "p",
                 "res-empty",
@@ -270,7 +280,7 @@ pub fn list_html(
             h.close("ul");
         }
         if !templates.is_empty() {
-            h.el("h4", "res-sub", "Templates");
+            h.el("h4", "res-subhead", "Templates");
             h.open("ul").attr("class", "res-items").body();
             for (i, t) in templates {
                 shown += 1;
@@ -292,6 +302,13 @@ pub fn list_html(
             h.close("ul");
         }
         h.close("section");
+    }
+    if !quiet.is_empty() {
+        h.el(
+            "p",
+            "res-empty res-quiet",
+            &format!("No resources from {}.", quiet.join(", ")),
+        );
     }
     if shown == 0 && !q.is_empty() {
         h.el(
@@ -413,12 +430,12 @@ pub fn preview_html(store: &Store, p: &PreviewInfo<'_>, now_ms: f64) -> String {
         .close("button");
     if store.can_subscribe(p.server) {
         if store.subscribed(p.server, p.uri) {
-            h.action("res-unsub", "unsubscribe", "Unsubscribe");
+            h.action("res-unsubscribe", "unsubscribe", "Unsubscribe");
         } else {
-            h.action("res-sub", "subscribe", "Subscribe");
+            h.action("res-subscribe", "subscribe", "Subscribe");
         }
     } else if store.subscribed(p.server, p.uri) {
-        h.action("res-unsub", "unsubscribe", "Unsubscribe");
+        h.action("res-unsubscribe", "unsubscribe", "Unsubscribe");
     }
     if store.up(p.server) {
         h.action("res-reload", "reload", "Read again");

@@ -314,7 +314,11 @@ fn the_preview_shows_each_kind_of_content_and_only_the_actions_that_work() {
         hash: Some("h".into()),
         ..img.clone()
     };
-    let parts = [img, svg, json_part, gone];
+    let wav = Part {
+        mime: "audio/wav; codecs=1".into(),
+        ..img.clone()
+    };
+    let parts = [img, svg, json_part, gone, wav];
     let info = PreviewInfo {
         server: "everything",
         uri: ARCH,
@@ -337,6 +341,17 @@ fn the_preview_shows_each_kind_of_content_and_only_the_actions_that_work() {
         "JSON pretty: {p}"
     );
     assert!(p.contains("gone from the browser"));
+    assert!(
+        p.contains(
+            r#"<audio class="res-audio" controls="" src="data:audio/wav;base64,iVBORw=="></audio>"#
+        ),
+        "{p}"
+    );
+    assert_eq!(
+        p.matches(r#"data-act="download""#).count(),
+        3,
+        "every binary part downloads"
+    );
     assert!(p.contains(r#"data-act="subscribe""#));
     assert!(p.contains(r#"data-act="reload""#));
     assert!(p.contains("Static document file exposed from /docs"));
