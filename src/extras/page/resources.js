@@ -170,8 +170,9 @@ async function load(ctx, server, uri, force = false) {
  */
 async function attachParts(ctx, server, uri, parts) {
   const name = R.display_name(server, uri);
+  const refusal = R.attach_refusal(JSON.stringify(parts));
+  if (refusal) throw new Error(refusal);
   const usable = parts.filter((p) => p.data != null);
-  if (!usable.length) throw new Error(`${name} has no content Skiff can attach.`);
   for (const p of usable) {
     const fileName = p.uri || uri;
     const file = p.binary

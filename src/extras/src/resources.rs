@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use skiff_core::mcp::prompt_result::suggestions;
 use skiff_core::mcp::res_ui::form::TemplateForm;
 use skiff_core::mcp::res_ui::html::{self, PreviewInfo};
-use skiff_core::mcp::res_ui::read::{change_summary, parse_read, Part};
+use skiff_core::mcp::res_ui::read::{attach_check, change_summary, parse_read, Part};
 use skiff_core::mcp::res_ui::search::{mention_at, search, strip_mention};
 use skiff_core::mcp::res_ui::store::Store;
 use skiff_core::mcp::resource_cache::ReadPlan;
@@ -181,6 +181,11 @@ impl Resources {
             (!old.is_empty()).then_some(old.as_slice()),
             &parts(new),
         )
+    }
+
+    /// Why these parts (JSON) cannot be attached, or `undefined` when they can.
+    pub fn attach_refusal(&self, parts_json: &str) -> Option<String> {
+        attach_check(&parts(parts_json)).err()
     }
 
     /// A safe file name for downloading a part.

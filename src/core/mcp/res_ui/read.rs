@@ -242,3 +242,22 @@ pub fn pretty_json(mime: &str, text: &str) -> Option<String> {
     let v: Value = serde_json::from_str(text).ok()?;
     serde_json::to_string_pretty(&v).ok()
 }
+
+/// Whether the page will take these parts as attachments (the checks a picked file meets:
+/// `attach::classify` on the URI as its name, the part's type, `text/plain` for text, and its
+/// size), or the sentence saying why not, before anything is handed over.
+pub fn attach_check(parts: &[Part]) -> Result<(), String> {
+    let usable: Vec<&Part> = parts.iter().filter(|p| p.data.is_some()).collect();
+    if usable.is_empty() {
+        return Err("There is no content to attach: read it again when the server is back.".into());
+    }
+    for p in usable {
+        let mime = if p.binary {
+            crate::display::media::clean_mime(&p.mime).unwrap_or_default()
+        } else {
+            crate::attach::TEXT.to_string()
+        };
+        crate::attach::classify(&p.uri, &mime, p.size).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}

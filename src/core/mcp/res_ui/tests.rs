@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::form::TemplateForm;
 use super::html::{self, PreviewInfo};
-use super::read::{change_summary, parse_read, pretty_json, Part, READ_MAX_BYTES};
+use super::read::{attach_check, change_summary, parse_read, pretty_json, Part, READ_MAX_BYTES};
 use super::search::{mention_at, search, strip_mention};
 use super::store::{Store, INLINE_TEXT_MAX, STORE_KEY, VERSION};
 use crate::mcp::model::ResourceTemplate;
@@ -552,4 +552,37 @@ fn an_update_says_what_changed() {
         change_summary("img", Some(&[bin(1)]), &[bin(2048)]),
         "img changed: 1 byte \u{2192} 2.0 KB."
     );
+}
+
+#[test]
+fn attaching_meets_the_checks_a_picked_file_meets() {
+    let png = Part {
+        uri: "skiff://logo.png".into(),
+        mime: "image/png".into(),
+        binary: true,
+        data: Some("iVBORw==".into()),
+        size: 4,
+        ..Part::default()
+    };
+    assert_eq!(
+        attach_check(&[png.clone(), text_part("x://a", "a")]),
+        Ok(())
+    );
+    // Bytes of a type the page cannot send are refused here, with the page's own sentence.
+    let zip = Part {
+        uri: "x://a.bin".into(),
+        mime: "application/octet-stream".into(),
+        ..png.clone()
+    };
+    let e = attach_check(&[zip]).unwrap_err();
+    assert!(e.contains("x://a.bin"), "{e}");
+    let huge = Part {
+        size: 500_000_000,
+        ..png.clone()
+    };
+    assert!(attach_check(&[huge]).is_err());
+    let gone = Part { data: None, ..png };
+    assert!(attach_check(&[gone])
+        .unwrap_err()
+        .starts_with("There is no content"));
 }
