@@ -13,12 +13,14 @@ mod card_html;
 mod form;
 mod order;
 mod request;
+mod tray;
 mod url;
 
 pub use card_html::{card_html, field_id, CardState};
 pub use form::{Choice, Field, FieldInput, FieldKind, FormModel, TextFormat};
 pub use order::property_order;
 pub use request::{parse_create, ElicitAction, ElicitAnswer, ElicitKind, ElicitRequest};
+pub use tray::{notice_html, Effect, Tray, INVALID_PARAMS};
 pub use url::{UrlAsk, UrlRefusal};
 
 /// The method a server uses to ask.
@@ -35,3 +37,5 @@ pub fn client_capability() -> serde_json::Value {
 mod card_html_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tray_tests;
