@@ -2,11 +2,15 @@
 // `trigger-elicitation-request` tool asks the user for a form (strings with formats, an
 // integer and a number with ranges and defaults, enums of every kind, multi-selects).
 //
-//   a. In the chat: the scripted model calls the tool, the question shows as a card in the
-//      chat, Accept with an empty required field is refused with the field's sentence, then the
+// The cards are the on-demand module's (src/extras/page/elicit.js): a tray pinned above the
+// composer, outside the page's own tree, and above Settings while it is open.
+//
+//   a. In the chat: the scripted model calls the tool, the question shows as a card above the
+//      composer and takes focus, Accept with an empty required field is refused with the field's sentence, then the
 //      typed values and the defaults go back and the tool's result shows the accepted content.
-//   b. From Settings (no chat visible): the tool's "try" form calls it, the question shows at
-//      the top of Settings, Decline goes back and the result says so.
+//   b. From Settings (no chat visible): the tool's "try" form calls it, the question shows over
+//      Settings (on top, clickable), Decline goes back, focus returns to Settings and the result
+//      says so.
 //
 // Needs: scripts/build.sh (dist/, or SKIFF_DIST) and scripts/setup-mcp.sh (server-everything).
 //   SKIFF_DIST=$PWD/dist node --test --test-concurrency=1 tests/e2e/elicit.test.mjs
@@ -120,9 +124,14 @@ test('a. in the chat: the question shows as a card; typed values and defaults ar
     await page.fill('textarea[aria-label="Message"]', 'Ask me for my details');
     await page.keyboard.press('Enter');
 
-    const card = page.locator('main.chat .elicit-card');
+    const card = page.locator('.elicit-tray .elicit-card');
     await card.waitFor({ timeout: WAIT_MS });
     assert.equal(await card.getAttribute('data-server-name'), SERVER_ID);
+    // Where the user is looking: above the composer, and focus on the card (its label read).
+    // (The tray's box: a long form scrolls inside it.)
+    const [trayBox, composerBox] = [await page.locator('.elicit-tray').boundingBox(), await page.locator('.composer').boundingBox()];
+    assert.ok(trayBox.y + trayBox.height <= composerBox.y + 1, `the card sits above the composer (${JSON.stringify({ trayBox, composerBox })})`);
+    await page.waitForFunction(() => document.activeElement?.classList.contains('elicit-card'), null, { timeout: WAIT_MS });
     assert.match(await card.locator('.elicit-title').innerText(), /everything asks for input/);
     assert.match(await card.locator('.elicit-message').innerText(), /Please provide inputs/);
     // Defaults are in the inputs before the user touches anything.
@@ -189,11 +198,24 @@ test('b. from Settings, with no chat visible: the question shows there; Decline 
     await li.locator('.mcp-try-args').fill('{}');
     await li.locator('.mcp-try-call').click();
 
-    const card = page.locator('.settings .elicit-card');
+    const card = page.locator('.elicit-tray .elicit-card');
     await card.waitFor({ timeout: WAIT_MS });
-    assert.equal(await page.locator('main.chat .elicit-card').count(), 0, 'shown once, where the user is');
-    await card.locator('button.elicit-decline').click();
+    assert.equal(await page.locator('.elicit-card').count(), 1, 'shown once');
+    // Over Settings' backdrop, not under it: the topmost element at the button is the button.
+    const decline = card.locator('button.elicit-decline');
+    await decline.scrollIntoViewIfNeeded();
+    assert.ok(
+      await decline.evaluate((b) => {
+        const r = b.getBoundingClientRect();
+        return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === b;
+      }),
+      'the card is on top of Settings',
+    );
+    await decline.click();
     await card.waitFor({ state: 'detached', timeout: WAIT_MS });
+    // Focus goes back into Settings (to the control the call was made from), so its focus trap
+    // and Escape keep working.
+    assert.ok(await page.evaluate(() => !!document.activeElement?.closest('.settings')), 'focus is back in Settings');
     await li.locator('.mcp-try-result, .mcp-try-error').first().waitFor({ timeout: WAIT_MS });
     const text = await li.locator('.mcp-try-result').innerText();
     assert.match(text, /declined/, text);
@@ -222,7 +244,7 @@ test('c. URL mode: the domain shows, nothing opens until the user chooses Open, 
     await li.locator('.mcp-try-args').fill(JSON.stringify({ url: target, message: 'Sign in to continue' }));
     await li.locator('.mcp-try-call').click();
 
-    const card = page.locator('.settings .elicit-card[data-mode="url"]');
+    const card = page.locator('.elicit-tray .elicit-card[data-mode="url"]');
     await card.waitFor({ timeout: WAIT_MS });
     assert.equal(await card.locator('.elicit-domain').innerText(), '127.0.0.1');
     assert.match(await card.locator('.elicit-message').innerText(), /Sign in to continue/);

@@ -133,8 +133,15 @@ function focusAway(id) {
   // Another question still waiting is where the user is needed next.
   const next = tray.querySelector('.elicit-card');
   if (next) return next.focus();
-  if (back?.isConnected) return back.focus();
-  document.getElementById('composer-input')?.focus();
+  if (back?.isConnected && back !== document.body) {
+    back.focus();
+    if (document.activeElement === back) return;
+  }
+  // The control is gone or disabled (a "try" button stays disabled until the call ends):
+  // the open dialog itself, so its focus trap and Escape keep working, else the message box.
+  const dialogs = document.querySelectorAll('.modal-backdrop [role="dialog"]');
+  const target = dialogs[dialogs.length - 1] ?? document.getElementById('composer-input');
+  target?.focus();
 }
 
 async function answer(arg) {
