@@ -6,11 +6,16 @@
 // composer, outside the page's own tree, and above Settings while it is open.
 //
 //   a. In the chat: the scripted model calls the tool, the question shows as a card above the
-//      composer and takes focus, Accept with an empty required field is refused with the field's sentence, then the
-//      typed values and the defaults go back and the tool's result shows the accepted content.
+//      composer and takes focus, Accept with an empty required field is refused with the
+//      field's sentence, then the typed values and the defaults go back and the tool's result
+//      shows the accepted content.
 //   b. From Settings (no chat visible): the tool's "try" form calls it, the question shows over
-//      Settings (on top, clickable), Decline goes back, focus returns to Settings and the result
-//      says so.
+//      Settings (on top, clickable, Tab stays in the card), Decline goes back, focus returns to
+//      Settings and the result says so.
+//   c. URL mode: the domain shows, nothing opens before Open; then the tab opens, the server
+//      hears accept, and the card waits until dismissed.
+//   d. On a 375 px phone, keyboard only: the card fits the width, Tab reaches the first field
+//      from the focused card, Enter there is Accept, and focus returns to the message box.
 //
 // Needs: scripts/build.sh (dist/, or SKIFF_DIST) and scripts/setup-mcp.sh (server-everything).
 //   SKIFF_DIST=$PWD/dist node --test --test-concurrency=1 tests/e2e/elicit.test.mjs
@@ -52,7 +57,7 @@ after(async () => {
   await mcp?.stop();
 });
 
-async function openPage() {
+async function openPage({ width = 1200, height = 900 } = {}) {
   const settings = JSON.stringify({
     // Format 1 (one provider in flat fields), as builds before profiles stored it: the page
     // migrates it into one profile, which this suite also keeps in use.
@@ -68,7 +73,7 @@ async function openPage() {
     v: SERVERS_VERSION,
     data: { servers: [{ id: SERVER_ID, name: SERVER_ID, url: mcp.url, transport: 'auto', headers: [], enabled: true }] },
   });
-  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  const context = await browser.newContext({ viewport: { width, height } });
   await context.addInitScript(([s, m]) => {
     if (!localStorage.getItem('skiff:settings')) localStorage.setItem('skiff:settings', s);
     if (!localStorage.getItem('skiff:mcp-servers')) localStorage.setItem('skiff:mcp-servers', m);
@@ -203,6 +208,13 @@ test('b. from Settings, with no chat visible: the question shows there; Decline 
     assert.equal(await page.locator('.elicit-card').count(), 1, 'shown once');
     // Over Settings' backdrop, not under it: the topmost element at the button is the button.
     const decline = card.locator('button.elicit-decline');
+    // Keyboard: focus is on the card, and Tab stays in it (Settings' focus trap would pull it
+    // back into the dialog otherwise).
+    await page.waitForFunction(() => document.activeElement?.classList.contains('elicit-card'), null, { timeout: WAIT_MS });
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.closest('.elicit-field')?.dataset.field), 'name', 'Tab went to the first field');
+    await page.keyboard.press('Tab');
+    assert.ok(await page.evaluate(() => !!document.activeElement?.closest('.elicit-card')), 'a second Tab stays in the card');
     await decline.scrollIntoViewIfNeeded();
     assert.ok(
       await decline.evaluate((b) => {
@@ -266,6 +278,52 @@ test('c. URL mode: the domain shows, nothing opens until the user chooses Open, 
     assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
   } catch (err) {
     await screenshot(page, 'elicit-c-failure').catch(() => {});
+    throw err;
+  } finally {
+    await context.close();
+  }
+});
+
+test('d. on a 375 px phone, by keyboard only: the card fits, Tab then Enter answers, focus returns to the message box', async () => {
+  const { context, page, errors } = await openPage({ width: 375, height: 740 });
+  try {
+    await waitForTool(page);
+    await api.script([
+      { reply: 'Let me ask you.', tool_calls: [{ id: 'call_elicit_d', name: TOOL, arguments: {} }] },
+      { reply: 'Thanks.' },
+    ]);
+    await page.fill('textarea[aria-label="Message"]', 'Ask me');
+    await page.keyboard.press('Enter');
+    const card = page.locator('.elicit-tray .elicit-card');
+    await card.waitFor({ timeout: WAIT_MS });
+    await page.waitForFunction(() => document.activeElement?.classList.contains('elicit-card'), null, { timeout: WAIT_MS });
+    const fit = await page.evaluate(() => {
+      const c = document.querySelector('.elicit-card');
+      const r = c.getBoundingClientRect();
+      return { left: r.left, right: r.right, cardOverflow: c.scrollWidth - c.clientWidth, page: document.documentElement.scrollWidth };
+    });
+    assert.ok(fit.left >= 0 && fit.right <= 375 && fit.cardOverflow <= 0 && fit.page <= 375, `fits 375 px: ${JSON.stringify(fit)}`);
+    await screenshot(page, 'elicit-375').catch(() => {});
+    await scanCards(page, 'at 375 px');
+
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.closest('.elicit-field')?.dataset.field), 'name');
+    await page.keyboard.type('Grace Hopper');
+    await page.keyboard.press('Enter');
+    await card.waitFor({ state: 'detached', timeout: WAIT_MS });
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'composer-input', 'focus is back in the message box');
+
+    await page.waitForFunction(() => document.querySelector('details.tool-card[data-call-id="call_elicit_d"]')?.dataset.status === 'done', null, { timeout: WAIT_MS });
+    const tool = page.locator('details.tool-card[data-call-id="call_elicit_d"]');
+    if (!(await tool.evaluate((d) => d.open))) await tool.locator('summary').first().click();
+    const result = await tool.locator('.tool-result').innerText();
+    const raw = JSON.parse(result.slice(result.indexOf('{', result.indexOf('Raw result:'))));
+    assert.equal(raw.action, 'accept');
+    assert.equal(raw.content.name, 'Grace Hopper');
+    assert.equal(raw.content.integer, 42, 'the default went with it');
+    assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
+  } catch (err) {
+    await screenshot(page, 'elicit-d-failure').catch(() => {});
     throw err;
   } finally {
     await context.close();
