@@ -16,6 +16,8 @@
 //      hears accept, and the card waits until dismissed.
 //   d. On a 375 px phone, keyboard only: the card fits the width, Tab reaches the first field
 //      from the focused card, Enter there is Accept, and focus returns to the message box.
+//   e. A link the page must not open (`javascript:`): refused at once with "invalid params" and
+//      core's sentence, a notice says so until dismissed, and no card or tab appears.
 //
 // Needs: scripts/build.sh (dist/, or SKIFF_DIST) and scripts/setup-mcp.sh (server-everything).
 //   SKIFF_DIST=$PWD/dist node --test --test-concurrency=1 tests/e2e/elicit.test.mjs
@@ -324,6 +326,41 @@ test('d. on a 375 px phone, by keyboard only: the card fits, Tab then Enter answ
     assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
   } catch (err) {
     await screenshot(page, 'elicit-d-failure').catch(() => {});
+    throw err;
+  } finally {
+    await context.close();
+  }
+});
+
+test('e. a link the page must not open is refused at once: the server hears invalid params, a notice says why', async () => {
+  const { context, page, errors } = await openPage();
+  try {
+    await waitForTool(page);
+    await page.click('button[aria-label="Settings"]');
+    await page.getByRole('tab', { name: 'MCP servers' }).click();
+    const row = page.locator(`li.mcp-server[data-server-name="${SERVER_ID}"]`);
+    if (!(await row.locator('ul.mcp-tools').count())) await row.locator('.mcp-toggle-tools').click();
+    const li = row.locator('li.mcp-tool[data-tool="trigger-url-elicitation"]');
+    await li.waitFor({ timeout: WAIT_MS });
+    await li.locator('summary').click();
+    await li.locator('.mcp-try-args').fill(JSON.stringify({ url: 'javascript:alert(1)', message: 'Click me' }));
+    await li.locator('.mcp-try-call').click();
+
+    const notice = page.locator('.elicit-tray .elicit-notice');
+    await notice.waitFor({ timeout: WAIT_MS });
+    const text = await notice.innerText();
+    assert.match(text, new RegExp(`Refused ${SERVER_ID}.s request for input: the link uses .javascript:., not http\\(s\\)`), text);
+    assert.equal(await page.locator('.elicit-card').count(), 0, 'no question card for a refused request');
+    await li.locator('.mcp-try-result, .mcp-try-error').first().waitFor({ timeout: WAIT_MS });
+    const out = await li.locator('.mcp-try-out').innerText();
+    assert.match(out, /not http\(s\)|-32602|invalid/i, out);
+    assert.equal(context.pages().length, 1, 'nothing opened');
+    await notice.locator('button.elicit-dismiss').click();
+    await notice.waitFor({ state: 'detached', timeout: WAIT_MS });
+    assert.equal(await page.locator('.elicit-tray').isHidden(), true, 'the empty tray hides');
+    assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
+  } catch (err) {
+    await screenshot(page, 'elicit-e-failure').catch(() => {});
     throw err;
   } finally {
     await context.close();

@@ -132,7 +132,11 @@ function focusAway(id) {
   if (!had) return;
   // Another question still waiting is where the user is needed next.
   const next = tray.querySelector('.elicit-card');
-  if (next) return next.focus();
+  if (next) {
+    // ...and when it is answered too, focus goes back where it was before the first.
+    if (back && !returnTo.has(next.id)) returnTo.set(next.id, back);
+    return next.focus();
+  }
   if (back?.isConnected && back !== document.body) {
     back.focus();
     if (document.activeElement === back) return;
@@ -189,9 +193,11 @@ function perform(effects) {
         el.innerHTML = fx.html;
         ensureTray().append(el);
         showTray();
-        if (fx.focus) {
-          const active = document.activeElement;
-          if (active && !tray.contains(active)) returnTo.set(fx.id, active);
+        // Focus goes to the new card unless the user is already in another one (filling a
+        // form of the first question must not be interrupted by the second).
+        const active = document.activeElement;
+        if (fx.focus && !(active && tray.contains(active))) {
+          if (active) returnTo.set(fx.id, active);
           el.focus();
           el.scrollIntoView({ block: 'nearest' });
         }
