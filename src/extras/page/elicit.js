@@ -28,7 +28,7 @@ function ensureTray() {
   tray.hidden = true;
   tray.addEventListener('click', onClick);
   tray.addEventListener('submit', (ev) => {
-    // Enter in a field submits: that is Accept.
+    // Never a page load; a submission that gets past `onKey` (Enter) is Accept.
     ev.preventDefault();
     const card = ev.target.closest('.elicit-card');
     if (card) act(card, 'accept');
@@ -37,7 +37,6 @@ function ensureTray() {
   // Outside the page's own tree (Leptos owns that), so the tray is never redrawn under the
   // user, and above the modal backdrop so it shows over Settings.
   document.body.append(tray);
-  window.addEventListener('resize', place);
   return tray;
 }
 
@@ -61,6 +60,9 @@ function place() {
     tray.style.maxHeight = `${h * 0.6}px`;
   }
 }
+
+// Once per page (this module is imported once).
+window.addEventListener('resize', place);
 
 function showTray() {
   const empty = tray.childElementCount === 0;
