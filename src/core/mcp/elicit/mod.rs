@@ -4,7 +4,9 @@
 //! This module turns `elicitation/create` params into values the UI renders ([`ElicitRequest`]:
 //! a [`FormModel`] or a [`UrlAsk`]), validates what the user typed (a sentence per field), and
 //! builds the answer (`{action, content}`). It decides everything a card needs; the UI only
-//! renders it and reports clicks.
+//! renders it and reports clicks. [`Tray`] is the cards on screen as one machine: the
+//! on-demand module (`src/extras`, `elicit.js`) feeds it the page's `ask` events and the
+//! user's clicks and performs the [`Effect`]s it returns.
 //!
 //! Architecture invariant: nothing here opens a URL or sends anything. A URL request only
 //! yields the domain to show; opening it is the UI's job, and only after the user consents.
