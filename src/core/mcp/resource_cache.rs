@@ -242,6 +242,18 @@ impl ResourceCache {
         }
     }
 
+    /// One copy goes (a second bound the store keeps, such as what fits in localStorage); the
+    /// hashes it alone named are candidates to free.
+    pub fn remove(&mut self, server_id: &str, uri: &str) -> Vec<String> {
+        let mut before = self.all_hashes();
+        if let Some(at) = self.position(server_id, uri) {
+            self.entries.remove(at);
+        }
+        let after = self.all_hashes();
+        before.retain(|h| !after.contains(h));
+        before
+    }
+
     /// A server was removed: its copies go; the hashes they named are candidates to free.
     pub fn forget_server(&mut self, server_id: &str) -> Vec<String> {
         let mut before = self.all_hashes();

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::read::Part;
 use crate::mcp::model::{Resource, ResourceTemplate};
-use crate::mcp::resource_cache::{Entry, Freshness, ReadPlan, ResourceCache};
+use crate::mcp::resource_cache::{CachedPart, Entry, Freshness, ReadPlan, ResourceCache};
 
 /// localStorage key of the store.
 pub const STORE_KEY: &str = "skiff.extras.resources";
@@ -23,6 +23,9 @@ pub const VERSION: u32 = 1;
 pub const CACHE_MAX_BYTES: u64 = 16_000_000;
 /// Text longer than this goes to the blob store, so the localStorage value stays small.
 pub const INLINE_TEXT_MAX: u64 = 16 * 1024;
+/// All text kept in the stored JSON together (localStorage has ~5 MB for the whole page):
+/// past it, the least recently used copies holding text go first.
+pub const INLINE_TOTAL_MAX: u64 = 1_000_000;
 
 /// One server's lists as last seen.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -106,6 +109,16 @@ fn items<T: serde::de::DeserializeOwned>(v: Option<&Value>) -> Vec<T> {
         .flatten()
         .filter_map(|x| serde_json::from_value(x.clone()).ok())
         .collect()
+}
+
+fn inline(e: &Entry) -> u64 {
+    e.parts
+        .iter()
+        .map(|p| match p {
+            CachedPart::Text { text, .. } => text.len() as u64,
+            _ => 0,
+        })
+        .sum()
 }
 
 impl Store {
@@ -311,7 +324,27 @@ impl Store {
             used_ms: now_ms,
             changed: false,
         };
-        self.cache.insert(entry, now_ms, false).freed
+        let mut freed = self.cache.insert(entry, now_ms, false).freed;
+        // The second bound: text in the stored JSON. Never the copy just kept.
+        while self.inline_bytes() > INLINE_TOTAL_MAX {
+            let Some((s, u)) = self
+                .cache
+                .entries()
+                .iter()
+                .filter(|e| !(e.server_id == server && e.uri == uri) && inline(e) > 0)
+                .min_by(|a, b| a.used_ms.total_cmp(&b.used_ms))
+                .map(|e| (e.server_id.clone(), e.uri.clone()))
+            else {
+                break;
+            };
+            freed.extend(self.cache.remove(&s, &u));
+        }
+        freed
+    }
+
+    /// Bytes of text the stored JSON holds.
+    pub fn inline_bytes(&self) -> u64 {
+        self.cache.entries().iter().map(inline).sum()
     }
 
     pub fn mark_changed(&mut self, server: &str, uri: &str) -> bool {

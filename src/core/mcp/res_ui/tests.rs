@@ -7,7 +7,7 @@ use super::form::TemplateForm;
 use super::html::{self, PreviewInfo};
 use super::read::{attach_check, change_summary, parse_read, pretty_json, Part, READ_MAX_BYTES};
 use super::search::{mention_at, search, strip_mention};
-use super::store::{Store, INLINE_TEXT_MAX, STORE_KEY, VERSION};
+use super::store::{Store, INLINE_TEXT_MAX, INLINE_TOTAL_MAX, STORE_KEY, VERSION};
 use crate::mcp::model::ResourceTemplate;
 use crate::mcp::resource_cache::{Freshness, ReadPlan};
 
@@ -585,4 +585,52 @@ fn attaching_meets_the_checks_a_picked_file_meets() {
     assert!(attach_check(&[gone])
         .unwrap_err()
         .starts_with("There is no content"));
+}
+
+#[test]
+fn text_in_the_stored_json_is_bounded_least_recently_used_first() {
+    let mut s = synced(true);
+    let chunk = "y".repeat(INLINE_TEXT_MAX as usize);
+    let n = (INLINE_TOTAL_MAX / INLINE_TEXT_MAX) as usize;
+    for i in 0..n {
+        let uri = format!("x://{i}");
+        s.keep(
+            "everything",
+            &uri,
+            &[text_part(&uri, &chunk)],
+            0.0,
+            i as f64,
+        );
+    }
+    assert!(s.entry("everything", "x://0").is_some());
+    // x://0 used again: x://1 is now the least recently used.
+    s.cached_parts("everything", "x://0", 1e6);
+    s.keep(
+        "everything",
+        "x://new",
+        &[text_part("x://new", &chunk)],
+        0.0,
+        2e6,
+    );
+    assert!(s.inline_bytes() <= INLINE_TOTAL_MAX);
+    assert!(
+        s.entry("everything", "x://1").is_none(),
+        "the least recently used went"
+    );
+    assert!(s.entry("everything", "x://0").is_some());
+    assert!(
+        s.entry("everything", "x://new").is_some(),
+        "never the copy just kept"
+    );
+    // Blob-backed copies do not count against it.
+    let blob = Part {
+        hash: Some("h".into()),
+        data: None,
+        binary: true,
+        size: 5_000_000,
+        ..Part::default()
+    };
+    s.keep("everything", "x://big", &[blob], 0.0, 3e6);
+    assert!(s.entry("everything", "x://big").is_some());
+    assert!(s.entry("everything", "x://2").is_some());
 }
