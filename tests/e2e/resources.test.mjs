@@ -404,6 +404,8 @@ test('g. a corrupt stored value is never overwritten and says so; Start afresh r
     await dialog(page).locator('[data-act="reset"]').click();
     await alert.waitFor({ state: 'detached', timeout: WAIT_MS });
     assert.equal(JSON.parse(await page.evaluate(() => localStorage.getItem('skiff.extras.resources'))).v, 1);
+    assert.equal(await page.evaluate(() => localStorage.getItem('skiff.extras.resources.bad')), '{"v":1,"subs":"oops"', 'set aside');
+    assert.match(await dialog(page).locator('#res-notice').innerText(), /damaged value is kept under “skiff\.extras\.resources\.bad”/);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();

@@ -287,12 +287,21 @@ async function onClick(ctx, ev) {
       renderPane();
       $('#res-search')?.focus();
       return;
-    case 'reset':
+    case 'reset': {
+      // The damaged value is set aside, not lost: a later Skiff (or a person) may still read it.
+      const key = wasm.Resources.key();
+      try {
+        const bad = localStorage.getItem(key);
+        if (bad !== null) localStorage.setItem(`${key}.bad`, bad);
+      } catch {
+        return notice('The damaged value could not be set aside (storage refused), so it is kept and nothing is replaced.');
+      }
       R.reset();
       save();
       await refreshServers(ctx).catch(() => {});
       renderList();
-      return notice('Started afresh: the saved resources were replaced.');
+      return notice(`Started afresh. The damaged value is kept under “${key}.bad”.`);
+    }
     case 'open':
       return openResource(ctx, btn.dataset.server, btn.dataset.uri);
     case 'template':
@@ -594,9 +603,15 @@ window.addEventListener(
 );
 
 let serversAt = 0;
+let lockedShown = false;
 async function mention(arg, ctx) {
   store(ctx);
   listen(ctx);
+  // The browser shows it with "Start afresh"; the picker says it once.
+  if (R.locked() && !lockedShown) {
+    lockedShown = true;
+    toast(R.locked(), true);
+  }
   // The lists change rarely; asking the page on every keystroke is not needed.
   if (Date.now() - serversAt > 3000) {
     serversAt = Date.now();
