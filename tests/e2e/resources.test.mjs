@@ -273,6 +273,7 @@ test('d. the @ picker: arrows and Enter attach a resource and remove the @query'
     await page.keyboard.press('Backspace');
     await page.keyboard.type('re', { delay: 20 });
     await page.waitForFunction(() => document.querySelectorAll('#res-picker [role="option"]').length >= 2, null, { timeout: WAIT_MS });
+    await screenshot(page, 'resources-picker').catch(() => {});
     const first = await picker.locator('[aria-selected="true"]').innerText();
     await page.keyboard.press('ArrowDown');
     assert.notEqual(await picker.locator('[aria-selected="true"]').innerText(), first);

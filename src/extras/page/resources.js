@@ -498,11 +498,12 @@ function closePicker() {
 }
 
 function placePicker() {
-  const anchor = pk.ta.closest('.composer') ?? pk.ta;
-  const r = anchor.getBoundingClientRect();
+  // Over the message box, as wide as it (at least 280 px, within the window).
+  const r = pk.ta.getBoundingClientRect();
+  const width = Math.min(Math.max(r.width, 280), window.innerWidth - 8);
   // CSSOM, not a style attribute: the page's CSP allows only its own stylesheets.
-  pk.el.style.left = `${Math.max(4, r.left)}px`;
-  pk.el.style.width = `${Math.min(r.width, window.innerWidth - 8)}px`;
+  pk.el.style.left = `${Math.max(4, Math.min(r.left, window.innerWidth - width - 4))}px`;
+  pk.el.style.width = `${width}px`;
   pk.el.style.bottom = `${window.innerHeight - r.top + 4}px`;
 }
 
