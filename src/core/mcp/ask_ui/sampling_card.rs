@@ -1,0 +1,264 @@
+//! The sampling approval card as a machine: whether a server's `sampling/createMessage` is
+//! shown at all ([`admit`]: parsed and checked, within the server's budget), what the user
+//! may change (the last user message, when it is text), and what the server gets back
+//! (the model's result, or the refusal the specification gives as its example).
+//!
+//! Nothing reaches the user's model before Approve: [`SamplingCard::approve`] is the only way
+//! to the host's `sample`, and it sends the request as shown, with the user's edit.
+
+use serde_json::{json, Value};
+
+use crate::mcp::sampling::{Limiter, Part, Role, SamplingError, SamplingRequest};
+
+/// The method this card answers.
+pub const METHOD: &str = "sampling/createMessage";
+
+/// Where a card is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stage {
+    /// Waiting for Approve or Deny.
+    Asking,
+    /// Approved: the model is writing (its text so far).
+    Sampling { text: String },
+    /// The model or the host failed; the user may try again or deny.
+    Failed(String),
+    /// The server can no longer be answered (its connection ended).
+    Gone,
+}
+
+/// A sampling request the user is deciding on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SamplingCard {
+    pub server: String,
+    pub server_name: String,
+    pub key: String,
+    params: Value,
+    pub(super) request: SamplingRequest,
+    /// The last user message, when it is text only (index into the messages).
+    pub(super) editable: Option<usize>,
+    /// The user's text for that message.
+    pub(super) draft: String,
+    pub(super) stage: Stage,
+    /// Why the last Approve did not go (an empty message).
+    pub(super) problem: Option<String>,
+}
+
+/// What becomes of an `ask` event.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Admission {
+    /// Show the card.
+    Show(Box<SamplingCard>),
+    /// Answer at once with this host `answer` argument (`{server, key, error}`), and say
+    /// `sentence` where the user sees it (or nothing, when it is empty).
+    Refuse { answer: Value, sentence: String },
+}
+
+fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+fn error_answer(server: &str, key: &str, code: i64, message: &str) -> Value {
+    json!({"server": server, "key": key, "error": {"code": code, "message": message}})
+}
+
+/// An `ask` event (`{server, name, key, method, params}`) at `now_ms`: a malformed request is
+/// answered with its JSON-RPC error at once (-32602 and the sentence saying what is wrong), a
+/// server over its budget is refused (`sampling::Limiter`), and only a well-formed request
+/// within budget becomes a card.
+pub fn admit(event: &Value, limiter: &mut Limiter, now_ms: f64) -> Admission {
+    let server = str_at(event, "server");
+    let key = str_at(event, "key");
+    let name = match str_at(event, "name") {
+        "" => server,
+        n => n,
+    };
+    let method = str_at(event, "method");
+    if method != METHOD {
+        return Admission::Refuse {
+            answer: error_answer(
+                server,
+                key,
+                -32601,
+                &format!("Skiff cannot answer \u{201c}{method}\u{201d}."),
+            ),
+            sentence: String::new(),
+        };
+    }
+    let params = event.get("params").cloned().unwrap_or(Value::Null);
+    let checked =
+        SamplingRequest::parse(&params).and_then(|r| limiter.admit(server, now_ms).map(|()| r));
+    match checked {
+        Ok(request) => {
+            let editable = last_user_text(&request);
+            let draft = editable
+                .map(|i| joined_text(&request.messages[i].parts))
+                .unwrap_or_default();
+            Admission::Show(Box::new(SamplingCard {
+                server: server.to_string(),
+                server_name: name.to_string(),
+                key: key.to_string(),
+                params,
+                request,
+                editable,
+                draft,
+                stage: Stage::Asking,
+                problem: None,
+            }))
+        }
+        Err(e) => {
+            let sentence = format!(
+                "Refused a request from {} to use your model: {e}",
+                crate::display::text::name(name)
+            );
+            Admission::Refuse {
+                answer: error_answer(server, key, e.code(), &e.to_string()),
+                sentence,
+            }
+        }
+    }
+}
+
+/// The last message when it is the user's and holds text only.
+fn last_user_text(r: &SamplingRequest) -> Option<usize> {
+    let i = r.messages.len().checked_sub(1)?;
+    let m = &r.messages[i];
+    let text_only = !m.parts.is_empty() && m.parts.iter().all(|p| matches!(p, Part::Text(_)));
+    (m.role == Role::User && text_only).then_some(i)
+}
+
+pub(super) fn joined_text(parts: &[Part]) -> String {
+    parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// The protocol's stop reasons, kept as the host gives them.
+const STOP_REASONS: [&str; 4] = ["endTurn", "stopSequence", "maxTokens", "toolUse"];
+
+impl SamplingCard {
+    pub fn stage(&self) -> &Stage {
+        &self.stage
+    }
+
+    /// Whether the user can still change the last user message.
+    pub fn can_edit(&self) -> bool {
+        self.editable.is_some() && matches!(self.stage, Stage::Asking | Stage::Failed(_))
+    }
+
+    /// The user typed in the last user message's box.
+    pub fn set_draft(&mut self, text: &str) {
+        if self.can_edit() {
+            self.draft = text.to_string();
+            self.problem = None;
+        }
+    }
+
+    /// The request as the user approved it: the server's params with the last user message
+    /// replaced by the user's text when it was changed.
+    pub fn approved_request(&self) -> Value {
+        let mut params = self.params.clone();
+        if let Some(i) = self.editable {
+            let original = joined_text(&self.request.messages[i].parts);
+            if self.draft != original {
+                if let Some(m) = params
+                    .get_mut("messages")
+                    .and_then(|m| m.get_mut(i))
+                    .and_then(Value::as_object_mut)
+                {
+                    m.insert(
+                        "content".into(),
+                        json!({"type": "text", "text": self.draft}),
+                    );
+                }
+            }
+        }
+        params
+    }
+
+    /// Approve (or try again after a failure): the host `sample` argument without its `id`
+    /// (`{server, request}`), or `None` when there is nothing to send (an emptied message,
+    /// whose sentence the card now shows, or a card no longer asking).
+    pub fn approve(&mut self) -> Option<Value> {
+        if !matches!(self.stage, Stage::Asking | Stage::Failed(_)) {
+            return None;
+        }
+        if self.editable.is_some() && self.draft.trim().is_empty() {
+            self.problem =
+                Some("The message is empty: write what the model should answer, or Deny.".into());
+            return None;
+        }
+        self.problem = None;
+        self.stage = Stage::Sampling {
+            text: String::new(),
+        };
+        Some(json!({"server": self.server, "request": self.approved_request()}))
+    }
+
+    /// Streamed text of the approved request (a host `chunk` event's text, appended).
+    pub fn chunk(&mut self, text: &str) -> Option<&str> {
+        match &mut self.stage {
+            Stage::Sampling { text: so_far } => {
+                so_far.push_str(text);
+                Some(so_far)
+            }
+            _ => None,
+        }
+    }
+
+    /// The host's `sample` answer: the host `answer` argument (`{server, key, result}`) with
+    /// a `CreateMessageResult`. The host gives either the whole result (`role`, `content`,
+    /// `model`, `stopReason`) or `{text, model, stopReason}`; anything else is a failure the
+    /// card shows.
+    pub fn sampled(&mut self, answer: &Value) -> Result<Value, String> {
+        let result = if answer.get("content").is_some() && answer.get("role").is_some() {
+            Some(answer.clone())
+        } else {
+            answer.get("text").and_then(Value::as_str).map(|text| {
+                let stop = match str_at(answer, "stopReason") {
+                    s if STOP_REASONS.contains(&s) => s,
+                    "" => "endTurn",
+                    other => crate::mcp::sampling::stop_reason(Some(other), false),
+                };
+                json!({
+                    "role": "assistant",
+                    "content": {"type": "text", "text": text},
+                    "model": str_at(answer, "model"),
+                    "stopReason": stop,
+                })
+            })
+        };
+        match result {
+            Some(result) => Ok(json!({"server": self.server, "key": self.key, "result": result})),
+            None => {
+                let s = "Your model's answer could not be read, so nothing was sent.".to_string();
+                self.stage = Stage::Failed(s.clone());
+                Err(s)
+            }
+        }
+    }
+
+    /// The host's `sample` failed (no model set up, the provider refused): the sentence shows
+    /// on the card, which can be tried again or denied.
+    pub fn failed(&mut self, sentence: &str) {
+        if !matches!(self.stage, Stage::Gone) {
+            self.stage = Stage::Failed(sentence.to_string());
+        }
+    }
+
+    /// Deny: the host `answer` argument with the specification's refusal (-1, "User rejected
+    /// sampling request").
+    pub fn deny(&self) -> Value {
+        let e = SamplingError::Declined;
+        error_answer(&self.server, &self.key, e.code(), &e.to_string())
+    }
+
+    /// The server can no longer be answered: the card says so until dismissed.
+    pub fn gone(&mut self) {
+        self.stage = Stage::Gone;
+    }
+}
