@@ -219,13 +219,15 @@ impl Picker {
         p
     }
 
-    /// What follows the slash changed: filter again, keeping the highlighted prompt when it is
-    /// still shown (typing must not make the highlight jump), else the best match.
+    /// What follows the slash changed: filter again. A new word highlights the best match
+    /// (what Enter then uses); text after the word changes nothing the user chose.
     pub fn set_typed(&mut self, typed: &str) {
+        let same_word = word(typed) == word(&self.typed);
         let before = self.shown.get(self.selected).copied();
         self.typed = typed.to_string();
         self.shown = filter(&self.entries, typed);
         self.selected = before
+            .filter(|_| same_word)
             .and_then(|b| self.shown.iter().position(|i| *i == b))
             .unwrap_or(0);
     }

@@ -103,9 +103,11 @@ fn keys_move_wrap_choose_and_close() {
     assert_eq!(p.key(Key::Down), PickerMove::Moved);
     assert_eq!(p.key(Key::Enter), PickerMove::Choose(1));
     assert_eq!(p.active_id().as_deref(), Some("ask-opt-1"));
-    // Typing keeps the highlighted prompt when it is still shown.
-    p.set_typed("a");
+    // Text after the word keeps the choice; a new word highlights its best match.
+    p.set_typed("  ");
     assert_eq!(p.highlighted(), Some(1));
+    p.set_typed("s");
+    assert_eq!(p.highlighted(), Some(0), "simple-prompt starts with s");
     p.set_typed("tea");
     assert_eq!(p.highlighted(), Some(2));
     assert_eq!(p.key(Key::Tab), PickerMove::Choose(2));
