@@ -340,6 +340,9 @@ impl Picker {
                     },
                 )
                 .attr("role", "option")
+                // Focus stays in the message box (aria-activedescendant); -1 only lets a
+                // pointer or assistive technology reach an option of a list that scrolls.
+                .attr("tabindex", "-1")
                 .attr("aria-selected", if selected { "true" } else { "false" })
                 .attr("data-act", &format!("choose:{at}"))
                 .attr("data-prompt", &e.name)

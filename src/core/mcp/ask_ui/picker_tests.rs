@@ -142,7 +142,7 @@ fn the_list_escapes_server_text_and_marks_the_highlight() {
         "{html}"
     );
     assert!(html.contains(
-        r#"<div id="ask-opt-0" class="ask-option selected" role="option" aria-selected="true" data-act="choose:0""#
+        r#"<div id="ask-opt-0" class="ask-option selected" role="option" tabindex="-1" aria-selected="true" data-act="choose:0""#
     ));
     assert_eq!(
         p.status(),
