@@ -332,13 +332,30 @@ function complete(i) {
 }
 
 function onFormKey(ev) {
-  if (!prompt || prompt.mode !== 'form' || ev.key !== 'Escape' || ev.isComposing) return;
+  if (!prompt || prompt.mode !== 'form' || ev.isComposing) return;
+  const field = ev.target.closest?.('.ask-field');
+  const input = field?.querySelector('[data-arg-index]');
+  const chips = field ? [...field.querySelectorAll('.ask-suggestion')] : [];
+  const at = chips.indexOf(ev.target);
+  // Arrows walk from a field into its suggestions and along them; Up from the first goes
+  // back to the field.
+  if (input && chips.length && ['ArrowDown', 'ArrowUp', 'ArrowRight', 'ArrowLeft'].includes(ev.key)) {
+    const forward = ev.key === 'ArrowDown' || ev.key === 'ArrowRight';
+    if (at < 0 && ev.key !== 'ArrowDown') return;
+    ev.preventDefault();
+    if (at < 0) chips[0].focus();
+    else if (forward) chips[Math.min(at + 1, chips.length - 1)].focus();
+    else if (at === 0) input.focus();
+    else chips[at - 1].focus();
+    return;
+  }
+  if (ev.key !== 'Escape') return;
   // Ours: the page must not take Escape (it would stop an answer being written).
   ev.preventDefault();
   ev.stopPropagation();
-  const input = ev.target.closest?.('[data-arg-index]');
   if (input && prompt.ui.clear_suggestions(Number(input.dataset.argIndex))) {
     paintSuggestions(Number(input.dataset.argIndex));
+    input.focus();
     return;
   }
   closePrompt(true);
