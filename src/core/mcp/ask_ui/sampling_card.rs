@@ -215,6 +215,13 @@ impl SamplingCard {
     /// `model`, `stopReason`) or `{text, model, stopReason}`; anything else is a failure the
     /// card shows.
     pub fn sampled(&mut self, answer: &Value) -> Result<Value, String> {
+        if self.stage == Stage::Gone {
+            // The server stopped waiting while the model wrote: nothing goes back.
+            return Err(format!(
+                "{} no longer waits for this answer.",
+                crate::display::text::name(&self.server_name)
+            ));
+        }
         let result = if answer.get("content").is_some() && answer.get("role").is_some() {
             Some(answer.clone())
         } else {

@@ -232,4 +232,9 @@ fn answers_deny_failures_and_gone() {
     assert!(!html.contains(r#"data-act="approve""#));
     card.failed("late");
     assert_eq!(card.stage(), &Stage::Gone);
+    assert!(
+        card.sampled(&whole).is_err(),
+        "an answer that arrives after the server stopped waiting is not sent"
+    );
+    assert_eq!(card.stage(), &Stage::Gone);
 }
