@@ -109,7 +109,8 @@ async function toolResult(page, callId) {
   await page.waitForFunction((id) => document.querySelector(`details.tool-card[data-call-id="${id}"]`)?.dataset.status === 'done'
     || document.querySelector(`details.tool-card[data-call-id="${id}"]`)?.dataset.status === 'error', callId, { timeout: WAIT_MS });
   if (!(await tool.evaluate((d) => d.open))) await tool.locator('summary').first().click();
-  return tool.locator('.tool-result').innerText();
+  // A tool error may be a result marked isError or the card's error sentence.
+  return (await tool.locator('.tool-result, .tool-error').allInnerTexts()).join('\n');
 }
 
 test('a. approved: the user edits the message, the model answers it, the server gets the answer', async () => {
