@@ -12,6 +12,6 @@ pub mod compact;
 pub mod mcp;
 pub mod models;
 pub mod request_view;
-mod side_request;
+pub mod side_request;
 mod step;
 pub mod title;

@@ -22,7 +22,19 @@ pub async fn answer_text(
     messages: &[Message],
 ) -> Result<String, ProviderError> {
     // A cheaper model for side requests, where the profile names one.
-    let provider = Provider::from_settings(&settings.for_side_request())?;
+    let (text, _) = answer_streamed(&settings.for_side_request(), messages, &|_| {}).await?;
+    Ok(text)
+}
+
+/// The same with `settings` as given (a server's sampling request runs on the
+/// conversation's model), each piece of text handed to `on_text` as it arrives, and the
+/// provider's finish reason.
+pub async fn answer_streamed(
+    settings: &ChatSettings,
+    messages: &[Message],
+    on_text: &dyn Fn(&str),
+) -> Result<(String, Option<String>), ProviderError> {
+    let provider = Provider::from_settings(settings)?;
     let ctx = StepContext {
         system_template: "",
         system_prompt: "",
@@ -51,10 +63,16 @@ pub async fn answer_text(
         }
         let mut decoder = provider.decoder();
         let mut text = String::new();
+        let mut finish = None;
         let mut take = |events: Vec<StreamEvent>| {
             for e in events {
-                if let StreamEvent::Content(t) = e {
-                    text.push_str(&t);
+                match e {
+                    StreamEvent::Content(t) => {
+                        on_text(&t);
+                        text.push_str(&t);
+                    }
+                    StreamEvent::Finish(f) => finish = Some(f),
+                    _ => {}
                 }
             }
         };
@@ -66,7 +84,7 @@ pub async fn answer_text(
             take(decoder.feed(&bytes)?);
         }
         take(decoder.finish()?);
-        Ok(text)
+        Ok((text, finish))
     }
     .await;
     abort.abort();

@@ -50,6 +50,7 @@ pub fn App() -> impl IntoView {
         sidebar_open: RwSignal::new(false),
     };
     provide_context(ctx);
+    super::extras_host::install(ctx);
 
     // Reopen the conversation named in the URL (a reload or a bookmark), else the newest.
     let wanted = location::hash()

@@ -14,7 +14,6 @@ use skiff_core::projects::{self, project_line_html};
 use super::composer::Composer;
 use super::context::ctx;
 use super::conversation_menu::ConversationMenu;
-use super::elicit_card::ElicitTray;
 use super::icons;
 use super::keyed_list::keyed_list;
 use super::message_view::MessageView;
@@ -241,7 +240,6 @@ pub fn ChatView() -> impl IntoView {
                     },
                 )}
             </div>
-            <ElicitTray />
             <Composer />
         </main>
     }

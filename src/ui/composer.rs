@@ -11,6 +11,7 @@ use leptos::html;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::attach::Attachment;
+use skiff_core::mcp::composer_trigger::trigger;
 use skiff_core::send_queue::{back_beside_draft, back_into_draft, QueueOutcome, Queued, SendQueue};
 use wasm_bindgen::JsCast;
 
@@ -57,10 +58,7 @@ pub fn Composer() -> impl IntoView {
     let input = NodeRef::<html::Textarea>::new();
     // Files attached to the next message (stored already; `data` kept for the thumbnails).
     let pending = RwSignal::new(Vec::<Attachment>::new());
-    let add = move |list: Option<web_sys::FileList>| {
-        let files: Vec<web_sys::File> = list
-            .map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect())
-            .unwrap_or_default();
+    let add_files = move |files: Vec<web_sys::File>| {
         hint.set(None);
         spawn_local(async move {
             for f in files {
@@ -79,6 +77,15 @@ pub fn Composer() -> impl IntoView {
             }
         });
     };
+    let add = move |list: Option<web_sys::FileList>| {
+        add_files(
+            list.map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect())
+                .unwrap_or_default(),
+        )
+    };
+    // An MCP resource the user picked (the MCP module reads it and hands over a file).
+    super::extras_host::on_attach(move |f| add_files(vec![f]));
+    let has_mcp = move || ctx.mcp.servers.with(|s| !s.is_empty());
     let owner = Owner::current();
     let configured = move || ctx.settings.settings.with(|s| s.is_configured());
     let current_id = memo(move || ctx.convs.current.get().map(|l| l.id()));
@@ -254,6 +261,11 @@ pub fn Composer() -> impl IntoView {
                         el.set_value("");
                     } />
             </label>
+            {move || has_mcp().then(|| view! {
+                <button type="button" class="attach-button mcp-button" title="MCP resources and prompts"
+                    aria-label="MCP resources and prompts"
+                    on:click=|_| super::extras_host::open("browse", String::new())>"@"</button>
+            })}
             <textarea
                 id=INPUT_ID
                 node_ref=input
@@ -263,7 +275,18 @@ pub fn Composer() -> impl IntoView {
                 prop:value=move || draft.get()
                 on:input=move |ev| {
                     hint.set(None);
-                    draft.set(event_target_value(&ev));
+                    let text = event_target_value(&ev);
+                    // `/prompt` or `@resource`: the MCP module's pickers (only with servers).
+                    if has_mcp() {
+                        let el: web_sys::HtmlTextAreaElement = event_target(&ev);
+                        // The caret counts UTF-16 units: slice on the JS side.
+                        let caret = el.selection_start().ok().flatten().unwrap_or(0);
+                        let before = String::from(js_sys::JsString::from(text.as_str()).slice(0, caret));
+                        if let Some((op, q)) = trigger(&before) {
+                            super::extras_host::open(op, q.to_string());
+                        }
+                    }
+                    draft.set(text);
                 }
                 on:paste=move |ev: leptos::ev::ClipboardEvent| {
                     let files = ev.clipboard_data().and_then(|d| d.files());

@@ -168,6 +168,9 @@ fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
                         format!("Tools ({n})")
                     }}
                 </button>
+                // Resources, prompts and roots live in the on-demand MCP module (src/extras).
+                <button class="small mcp-browse" on:click=move |_| super::extras_host::open("browse", id.get_value())>"Resources"</button>
+                <button class="small mcp-roots" on:click=move |_| super::extras_host::open("roots", id.get_value())>"Roots"</button>
                 <button class="small mcp-edit" on:click=move |_| editing.update(|e| *e = !*e)>"Edit"</button>
                 <When
                     when=move || confirm_remove.get()

@@ -14,7 +14,7 @@ pub mod conversation_menu;
 pub mod conversation_settings;
 pub mod delete_message;
 pub mod dialog;
-pub mod elicit_card;
+pub mod extras_host;
 pub mod icons;
 pub mod keyed_list;
 pub mod markdown_body;

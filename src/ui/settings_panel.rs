@@ -17,7 +17,6 @@ use skiff_core::settings::{ChatSettings, Theme, DEFAULT_SILENCE_LIMIT_S};
 use super::context::ctx;
 use super::conversation_settings::ConversationSettings;
 use super::dialog::Modal;
-use super::elicit_card::ElicitTray;
 use super::icons;
 use super::masks_settings::MasksSettings;
 use super::mcp_settings::McpSettings;
@@ -52,7 +51,6 @@ pub fn SettingsPanel() -> impl IntoView {
                     <h2>"Settings"</h2>
                     <button class="icon-button" aria-label="Close settings" on:click=move |_| close()>{icons::close()}</button>
                 </header>
-                <ElicitTray in_settings=true />
 
                 <div class="tabs" role="tablist">
                     {[

@@ -351,7 +351,7 @@ const FLOWS = [
     kind: 'everything-http',
     transport: 'streamable',
     protocol: /protocol 2025-11-25 \(legacy\)/,
-    tools: 15, // 13, and the two elicitation tools it lists for a client that declares both modes
+    tools: 17, // 13, the two elicitation tools it lists for a client that declares both modes, and get-roots-list and trigger-sampling-request (roots and sampling declared)
     slow: { tool: 'trigger-long-running-operation', args: { duration: 20, steps: 20 } },
     echoText: (m) => `Echo: ${m}`,
     session: 'header',
@@ -361,7 +361,7 @@ const FLOWS = [
     kind: 'everything-sse',
     transport: 'auto',
     protocol: /protocol 2025-11-25 \(legacy\)/,
-    tools: 15, // 13, and the two elicitation tools it lists for a client that declares both modes
+    tools: 17, // 13, the two elicitation tools it lists for a client that declares both modes, and get-roots-list and trigger-sampling-request (roots and sampling declared)
     slow: { tool: 'trigger-long-running-operation', args: { duration: 20, steps: 20 } },
     echoText: (m) => `Echo: ${m}`,
     session: 'query',

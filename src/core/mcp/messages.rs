@@ -6,7 +6,7 @@
 //! sends: decoding never panics, unknown fields are ignored, a batch may mix good and bad
 //! entries, and one malformed tool in a list must not hide the others.
 
-use crate::mcp::model::{Prompt, Resource, ResourceTemplate, Tool};
+use crate::mcp::model::Tool;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
@@ -209,6 +209,29 @@ pub fn decode_page<T: DeserializeOwned>(result: &Value, field: &str) -> Result<P
     })
 }
 
+/// A page whose entries stay JSON (checked by the MCP module that reads them): only objects
+/// are kept, so a list of strings or numbers cannot pass for entries.
+fn raw_page(result: &Value, field: &str) -> Result<Page<Value>, McpError> {
+    let Some(list) = result.get(field).and_then(Value::as_array) else {
+        return Err(McpError::Protocol(format!(
+            "the list result has no `{field}` array"
+        )));
+    };
+    let (items, odd): (Vec<Value>, Vec<Value>) = list.iter().cloned().partition(Value::is_object);
+    Ok(Page {
+        items,
+        skipped: odd
+            .iter()
+            .map(|e| format!("{field}: {e} is not an object"))
+            .collect(),
+        next_cursor: result
+            .get("nextCursor")
+            .and_then(Value::as_str)
+            .filter(|c| !c.is_empty())
+            .map(str::to_string),
+    })
+}
+
 /// Which `*/list` method, with its result field and the rmcp type of its entries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ListKind {
@@ -240,11 +263,14 @@ impl ListKind {
 
 /// Items accumulated across pages, typed per list.
 #[derive(Debug, Clone, PartialEq)]
+/// Tools are typed (the page calls them); resources, templates and prompts stay the server's
+/// JSON, which the MCP module (`src/extras`) decodes: typing them here cost the page their
+/// deserializers for lists it never reads.
 pub enum ListItems {
     Tools(Vec<Tool>),
-    Resources(Vec<Resource>),
-    ResourceTemplates(Vec<ResourceTemplate>),
-    Prompts(Vec<Prompt>),
+    Resources(Vec<Value>),
+    ResourceTemplates(Vec<Value>),
+    Prompts(Vec<Value>),
 }
 
 impl ListItems {
@@ -279,9 +305,9 @@ impl ListItems {
         let field = kind.field();
         match self {
             ListItems::Tools(v) => take(v, decode_page(result, field)?),
-            ListItems::Resources(v) => take(v, decode_page(result, field)?),
-            ListItems::ResourceTemplates(v) => take(v, decode_page(result, field)?),
-            ListItems::Prompts(v) => take(v, decode_page(result, field)?),
+            ListItems::Resources(v) | ListItems::ResourceTemplates(v) | ListItems::Prompts(v) => {
+                take(v, raw_page(result, field)?)
+            }
         }
     }
 }

@@ -13,6 +13,7 @@
 
 pub mod ask_ui;
 pub mod backoff;
+pub mod composer_trigger;
 pub mod config;
 pub mod elicit;
 mod envelope;
@@ -31,13 +32,13 @@ pub mod resource_cache;
 pub mod roots;
 pub mod sampling;
 pub mod session;
-mod session_elicit;
+mod session_asks;
 mod session_lists;
 mod session_requests;
 pub mod session_types;
 pub mod streamable_http;
 pub mod supervisor;
-mod supervisor_elicit;
+mod supervisor_asks;
 mod supervisor_events;
 mod supervisor_link;
 mod supervisor_reports;
@@ -56,8 +57,6 @@ pub use supervisor_types::{
     Action, CallKey, ElicitKey, LinkId, Request, ServerKind, Setup, WsReport,
 };
 
-#[cfg(test)]
-mod session_elicit_tests;
 #[cfg(test)]
 mod session_tests;
 #[cfg(test)]

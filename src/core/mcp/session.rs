@@ -100,12 +100,19 @@ pub struct McpSession {
     /// Each listed tool's `Mcp-Param-*` declarations, or why the tool cannot be called
     /// (a broken declaration: the server would refuse the call for a missing header).
     pub(super) param_decls: Vec<(String, Result<Vec<Declaration>, String>)>,
+    /// The server's capabilities as it sent them, for the MCP module (it reads what the page
+    /// does not type, such as `resources.subscribe` and `completions`).
+    pub(super) caps_json: Value,
 }
 
 /// How many requests (pings, sampling, roots, ...) a server may make of us per second. Each
 /// answer costs a message (over HTTP a whole POST); a server asking 1,000 times a second kept
 /// the page's main thread busy for seconds. Beyond this, requests are left unanswered.
 pub const MAX_SERVER_ASKS_PER_S: u32 = 20;
+
+/// Server requests the session holds for the page to answer (`Action::Ask`).
+pub const SAMPLING_METHOD: &str = "sampling/createMessage";
+pub const ROOTS_METHOD: &str = "roots/list";
 
 impl McpSession {
     pub fn new(config: SessionConfig) -> Self {
@@ -118,6 +125,7 @@ impl McpSession {
             queued: Vec::new(),
             lists: KindMap::default(),
             era: None,
+            caps_json: Value::Null,
             version: None,
             tried_modern: false,
             tried_legacy: false,
@@ -217,12 +225,17 @@ impl McpSession {
     pub(super) fn set_phase(&mut self, phase: Phase) {
         if !phase.is_ready() {
             // Nobody is left to answer: the request belonged to the session that ended.
-            self.drop_elicitations();
+            self.drop_asks();
         }
         if self.phase != phase {
             self.phase = phase.clone();
             self.emit(SessionEvent::StateChanged(phase));
         }
+    }
+
+    /// The server's capabilities as it sent them (`Null` before the handshake).
+    pub fn capabilities_json(&self) -> &Value {
+        &self.caps_json
     }
 
     pub(super) fn client_info(&self) -> Value {
@@ -366,7 +379,11 @@ impl McpSession {
             .unwrap_or_else(|| "2025-11-25".to_string());
         let params = json!({
             "protocolVersion": version,
-            "capabilities": { "elicitation": elicit::client_capability() },
+            "capabilities": {
+                "elicitation": elicit::client_capability(),
+                "sampling": { "tools": {} },
+                "roots": { "listChanged": true },
+            },
             "clientInfo": self.client_info(),
         });
         let id = self.alloc_id();
@@ -510,11 +527,13 @@ impl McpSession {
         }
         let body = match method {
             "ping" => messages::response(&id, json!({})),
-            // Answered later, when the user has decided (`answer_elicitation`); the session
-            // keeps serving everything else meanwhile.
-            elicit::CREATE_METHOD => return self.on_elicit_create(id, params, raw),
-            // We declare no other client capability (sampling, roots), so nothing else may be
-            // asked of us.
+            // Held until answered (`answer_ask`): the MCP module asks the user (elicitation,
+            // sampling) or the page reads the stored answer (roots). The session keeps
+            // serving everything else meanwhile. An elicitation keeps its text: the form's
+            // fields follow the schema's order, which parsed JSON does not keep.
+            elicit::CREATE_METHOD => return self.on_ask(id, method, params, Some(raw)),
+            SAMPLING_METHOD | ROOTS_METHOD => return self.on_ask(id, method, params, None),
+            // We declare no other client capability, so nothing else may be asked of us.
             _ => messages::error_response(&id, messages::METHOD_NOT_FOUND, "Method not found"),
         };
         self.send_response(body);
@@ -532,8 +551,15 @@ impl McpSession {
                 });
             }
             "notifications/tools/list_changed" => self.relist(ListKind::Tools, now_ms),
-            elicit::COMPLETE_NOTIFICATION => self.on_elicit_complete(params),
+            elicit::COMPLETE_NOTIFICATION => self.emit(SessionEvent::Notified {
+                method: method.to_string(),
+                params: params.clone(),
+            }),
             "notifications/prompts/list_changed" => self.relist(ListKind::Prompts, now_ms),
+            "notifications/resources/updated" => self.emit(SessionEvent::Notified {
+                method: method.to_string(),
+                params: params.clone(),
+            }),
             "notifications/resources/list_changed" => {
                 self.relist(ListKind::Resources, now_ms);
                 self.relist(ListKind::ResourceTemplates, now_ms);
@@ -557,14 +583,17 @@ impl McpSession {
             PendingKind::Probe => {
                 let (m, l) = (&self.config.modern_versions, &self.config.legacy_versions);
                 match era::judge_discover_result(&result, m, l) {
-                    ProbeVerdict::Modern { version, info } => self.become_ready(
-                        Era::Modern,
-                        version,
-                        info.server_info,
-                        info.capabilities,
-                        info.instructions,
-                        now_ms,
-                    ),
+                    ProbeVerdict::Modern { version, info } => {
+                        self.caps_json = result["capabilities"].clone();
+                        self.become_ready(
+                            Era::Modern,
+                            version,
+                            info.server_info,
+                            info.capabilities,
+                            info.instructions,
+                            now_ms,
+                        )
+                    }
                     ProbeVerdict::RetryWith(v) => self.start_probe(v, now_ms),
                     ProbeVerdict::Legacy => self.fall_back_to_legacy(
                         McpError::Protocol("the server/discover result was not usable".into()),
@@ -604,10 +633,8 @@ impl McpSession {
             self.fail(e);
             return;
         }
-        let capabilities = result
-            .get("capabilities")
-            .and_then(|c| serde_json::from_value(c.clone()).ok())
-            .unwrap_or_default();
+        self.caps_json = result["capabilities"].clone();
+        let capabilities = serde_json::from_value(self.caps_json.clone()).unwrap_or_default();
         let server_info = result
             .get("serverInfo")
             .and_then(|s| serde_json::from_value(s.clone()).ok());

@@ -51,25 +51,24 @@ impl McpSession {
     }
 
     pub fn read_resource(&mut self, uri: &str, now_ms: f64) -> RequestId {
+        self.request("resources/read", Some(json!({ "uri": uri })), now_ms)
+    }
+
+    /// Any other request a caller makes (`resources/read`, `resources/subscribe`,
+    /// `completion/complete`, `prompts/get`, ...): the MCP module builds the params; the
+    /// session adds the era's decorations and never re-sends it after a connection loss.
+    pub fn request(&mut self, method: &str, params: Option<Value>, now_ms: f64) -> RequestId {
         let id = self.alloc_id();
-        let params = json!({ "uri": uri });
-        self.user_request(id.clone(), "resources/read", Some(params), false, now_ms);
+        self.user_request(id.clone(), method, params, false, now_ms);
         id
     }
 
-    pub fn get_prompt(
-        &mut self,
-        name: &str,
-        arguments: Option<Map<String, Value>>,
-        now_ms: f64,
-    ) -> RequestId {
-        let id = self.alloc_id();
-        let mut params = json!({ "name": name });
-        if let Some(args) = arguments {
-            params["arguments"] = Value::Object(args);
+    /// Tell the server something (`notifications/roots/list_changed`); dropped while no
+    /// session is ready, since a new session asks afresh.
+    pub fn notify(&mut self, method: &str) {
+        if matches!(self.phase, Phase::Ready { .. }) {
+            self.send_notification(method, None);
         }
-        self.user_request(id.clone(), "prompts/get", Some(params), false, now_ms);
-        id
     }
 
     /// An explicit ping (the "test" button). The modern era removed `ping`; `server/discover`

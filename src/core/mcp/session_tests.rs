@@ -147,7 +147,8 @@ fn legacy_handshake_with_server_everything_capture() {
     assert_eq!(init["params"]["protocolVersion"], "2025-11-25");
     assert_eq!(
         init["params"]["capabilities"],
-        json!({"elicitation": {"form": {}, "url": {}}}),
+        json!({"elicitation": {"form": {}, "url": {}}, "sampling": {"tools": {}},
+            "roots": {"listChanged": true}}),
         "both elicitation modes are declared, nothing else"
     );
     assert_eq!(
@@ -482,7 +483,11 @@ fn pagination_follows_cursors_across_three_pages() {
         .events
         .iter()
         .find_map(|e| match e {
-            SessionEvent::PromptsListed(p) => Some(p.iter().map(|p| p.name.clone()).collect()),
+            SessionEvent::PromptsListed(p) => Some(
+                p.iter()
+                    .map(|p| p["name"].as_str().unwrap_or_default().to_string())
+                    .collect(),
+            ),
             _ => None,
         })
         .expect("one event with the full list");
@@ -647,8 +652,8 @@ fn server_ping_is_answered_and_unknown_requests_get_method_not_found() {
     legacy_ready(&mut s, 0.0);
     s.handle_message(r#"{"jsonrpc":"2.0","id":"srv-1","method":"ping"}"#, 1.0);
     s.handle_message(
-        r#"[{"jsonrpc":"2.0","id":7,"method":"sampling/createMessage","params":{}},
-                        {"jsonrpc":"2.0","id":8,"method":"roots/list"}]"#,
+        r#"[{"jsonrpc":"2.0","id":7,"method":"tasks/list","params":{}},
+                        {"jsonrpc":"2.0","id":8,"method":"no/such"}]"#,
         1.0,
     );
     let d = drain(&mut s);

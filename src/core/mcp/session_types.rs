@@ -2,12 +2,9 @@
 //! reports and the outputs a transport must act on. Kept apart from the state machine so the
 //! store and the transports can read them without wading through its logic.
 
-use crate::mcp::model::{
-    Implementation, Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool,
-};
+use crate::mcp::model::{Implementation, ServerCapabilities, Tool};
 use serde_json::Value;
 
-use super::elicit::ElicitRequest;
 use super::era::{self, Era, EraCache};
 use super::error::McpError;
 use super::messages::{ListKind, RequestId};
@@ -98,9 +95,9 @@ pub enum SessionEvent {
     /// The era/version differs from the configured cache: persist this.
     EraDetected(EraCache),
     ToolsListed(Vec<Tool>),
-    ResourcesListed(Vec<Resource>),
-    ResourceTemplatesListed(Vec<ResourceTemplate>),
-    PromptsListed(Vec<Prompt>),
+    ResourcesListed(Vec<Value>),
+    ResourceTemplatesListed(Vec<Value>),
+    PromptsListed(Vec<Value>),
     ListFailed {
         kind: ListKind,
         error: McpError,
@@ -110,7 +107,7 @@ pub enum SessionEvent {
         kind: ListKind,
         entries: Vec<String>,
     },
-    /// The answer to `call_tool`, `read_resource`, `get_prompt` or `ping`.
+    /// The answer to `call_tool`, `request` (`read_resource`) or `ping`.
     Response {
         id: RequestId,
         method: String,
@@ -139,18 +136,23 @@ pub enum SessionEvent {
     },
     /// Something odd the server did that changed nothing (a late answer, an invalid message).
     Notice(String),
-    /// The server asks the user (`elicitation/create`); answer with `answer_elicitation(id)`.
-    Elicit {
-        id: RequestId,
-        request: ElicitRequest,
-    },
-    /// The question `id` can no longer be answered (the session ended): take the card away.
+    /// The held request `id` (`Ask`) can no longer be answered (the session ended).
     ElicitGone {
         id: RequestId,
     },
-    /// `notifications/elicitation/complete`: the URL-mode interaction finished out of band.
-    ElicitComplete {
-        elicitation_id: String,
+    /// The server asks `method` (elicitation, sampling, roots) and waits; answer with
+    /// `answer_ask(id)`. Withdrawn with `ElicitGone` when the session ends. `raw` is the
+    /// message's text for an elicitation (its form's field order).
+    Ask {
+        id: RequestId,
+        method: String,
+        params: Value,
+        raw: Option<String>,
+    },
+    /// A notification for the MCP module (`notifications/resources/updated`).
+    Notified {
+        method: String,
+        params: Value,
     },
 }
 

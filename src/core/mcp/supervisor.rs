@@ -244,9 +244,8 @@ impl Supervisor {
                     Request::Tool { name, args } => {
                         (session.call_tool(&name, Some(args), true, now), true)
                     }
-                    Request::ReadResource { uri } => (session.read_resource(&uri, now), false),
-                    Request::GetPrompt { name, args } => {
-                        (session.get_prompt(&name, args, now), false)
+                    Request::Raw { method, params } => {
+                        (session.request(&method, params, now), false)
                     }
                     Request::Ping => (session.ping(now), false),
                 };

@@ -41,6 +41,11 @@ impl Supervisor {
                     server_info: info,
                     instructions,
                     icon,
+                    capabilities: self
+                        .link
+                        .as_ref()
+                        .map(|l| l.session().capabilities_json().clone())
+                        .unwrap_or_default(),
                 });
                 // What the server no longer offers must not linger from a previous session.
                 if capabilities.tools.is_none() {
@@ -121,11 +126,16 @@ impl Supervisor {
                 self.health_failed(&format!("the health check failed: {error}"), now);
             }
             SessionEvent::Notice(text) => self.log(text),
-            SessionEvent::Elicit { id, request } => self.elicit_opened(id, request),
-            SessionEvent::ElicitGone { id } => self.elicit_gone(&id),
-            SessionEvent::ElicitComplete { elicitation_id } => {
-                self.emit(Action::ElicitComplete { elicitation_id })
+            SessionEvent::Ask {
+                id,
+                method,
+                params,
+                raw,
+            } => self.ask_opened(id, method, params, raw),
+            SessionEvent::Notified { method, params } => {
+                self.emit(Action::Notified { method, params })
             }
+            SessionEvent::ElicitGone { id } => self.elicit_gone(&id),
         }
     }
 }

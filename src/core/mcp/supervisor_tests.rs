@@ -896,15 +896,18 @@ fn questions_are_keyed_answered_on_their_link_and_withdrawn_when_it_goes() {
     let key = acts
         .iter()
         .find_map(|a| match a {
-            Action::Elicit { key, request } if request.message == "ok?" => Some(*key),
+            Action::Ask {
+                key, method, raw, ..
+            } if method == "elicitation/create"
+                && raw.as_deref().is_some_and(|r| r.contains("ok?")) =>
+            {
+                Some(*key)
+            }
             _ => None,
         })
-        .expect("an Elicit action");
-    r.sup.handle_elicit_answer(
-        key,
-        crate::mcp::elicit::ElicitAnswer::accept(Some(serde_json::Map::new())),
-        20.0,
-    );
+        .expect("an Ask action");
+    r.sup
+        .handle_ask_answer(key, Ok(json!({"action": "accept", "content": {}})), 20.0);
     let sent = fetches(&r.take());
     assert_eq!(sent.len(), 1);
     assert_eq!(
@@ -920,10 +923,10 @@ fn questions_are_keyed_answered_on_their_link_and_withdrawn_when_it_goes() {
         .take()
         .iter()
         .find_map(|a| match a {
-            Action::Elicit { key, .. } => Some(*key),
+            Action::Ask { key, .. } => Some(*key),
             _ => None,
         })
-        .expect("a second Elicit");
+        .expect("a second Ask");
     assert_ne!(key, key2);
     r.sup.handle_disconnect(40.0);
     assert!(r.take().contains(&Action::ElicitGone { key: key2 }));

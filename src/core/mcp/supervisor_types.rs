@@ -2,12 +2,11 @@
 //! (`Request`), what a WebSocket reported (`WsReport`) and what the browser must do (`Action`).
 //! Kept apart from the machine so the driver can read them without wading through its logic.
 
-use crate::mcp::model::{Prompt, Resource, ResourceTemplate, Tool};
+use crate::mcp::model::Tool;
 use serde_json::{Map, Value};
 
 use super::backoff::HealthStatus;
 use super::config::ServerConfig;
-use super::elicit::ElicitRequest;
 use super::era::{Era, EraCache};
 use super::error::McpError;
 use super::http_common::Token;
@@ -50,12 +49,11 @@ pub enum Request {
         name: String,
         args: Map<String, Value>,
     },
-    ReadResource {
-        uri: String,
-    },
-    GetPrompt {
-        name: String,
-        args: Option<Map<String, Value>>,
+    /// Any other request, params as the MCP module built them (`resources/read`,
+    /// `prompts/get`, `completion/complete`, `resources/subscribe`, ...).
+    Raw {
+        method: String,
+        params: Option<Value>,
     },
     Ping,
 }
@@ -134,11 +132,15 @@ pub enum Action {
         instructions: Option<String>,
         /// The server's icon, if one may be shown (`mcp::icon::pick`).
         icon: Option<crate::mcp::icon::IconSource>,
+        /// The server's capabilities as it sent them, for the MCP module (subscribe,
+        /// completions).
+        capabilities: Value,
     },
     Tools(Vec<Tool>),
-    Resources(Vec<Resource>),
-    ResourceTemplates(Vec<ResourceTemplate>),
-    Prompts(Vec<Prompt>),
+    /// Resources, templates and prompts: the server's JSON, for the MCP module.
+    Resources(Vec<Value>),
+    ResourceTemplates(Vec<Value>),
+    Prompts(Vec<Value>),
     /// Persist what era this server speaks.
     EraDetected(EraCache),
     /// The answer to a caller's request.
@@ -152,17 +154,23 @@ pub enum Action {
         total: Option<f64>,
         message: Option<String>,
     },
-    /// The server asks the user; show a card and answer with `handle_elicit_answer(key)`.
-    Elicit {
-        key: ElicitKey,
-        request: ElicitRequest,
-    },
-    /// The question `key` can no longer be answered (its connection ended).
+    /// The request `key` (`Ask`) can no longer be answered (its connection ended).
     ElicitGone {
         key: ElicitKey,
     },
-    /// The server says the URL-mode interaction `elicitation_id` finished.
-    ElicitComplete {
-        elicitation_id: String,
+    /// The server asks `method` (`elicitation/create`, `sampling/createMessage`,
+    /// `roots/list`) and waits; answer with `handle_ask_answer(key)`. `raw` is an
+    /// elicitation's message text (its form's field order).
+    Ask {
+        key: ElicitKey,
+        method: String,
+        params: Value,
+        raw: Option<String>,
+    },
+    /// A notification the MCP module follows (`notifications/resources/updated`,
+    /// `notifications/elicitation/complete`).
+    Notified {
+        method: String,
+        params: Value,
     },
 }

@@ -27,7 +27,8 @@ const host = async (op, arg) => {
   if (!bindings || typeof bindings.skiff_host !== 'function') {
     throw new Error('Skiff has not finished starting; try again in a moment.');
   }
-  const text = await bindings.skiff_host(op, JSON.stringify(arg ?? null));
+  // A File (op "attach") goes as it is; everything else as JSON.
+  const text = await bindings.skiff_host(op, arg instanceof File ? arg : JSON.stringify(arg ?? null));
   return text ? JSON.parse(text) : null;
 };
 

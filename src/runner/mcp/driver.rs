@@ -16,12 +16,12 @@ use futures::future::{join_all, select};
 use futures::StreamExt;
 use gloo_timers::callback::Timeout;
 use leptos::prelude::{RwSignal, Set};
-use serde_json::Value;
+use serde_json::{json, Value};
 use skiff_core::http::{HttpRequest, Method};
 use skiff_core::mcp::config::ServerConfig;
-use skiff_core::mcp::elicit::ElicitAnswer;
 use skiff_core::mcp::http_common::Token;
 use skiff_core::mcp::icon::{self, IconSource};
+use skiff_core::mcp::session::ROOTS_METHOD;
 use skiff_core::mcp::{
     Action, CallKey, ElicitKey, LinkId, McpError, ServerKind, Setup, Supervisor, WsReport,
 };
@@ -31,7 +31,7 @@ use super::in_page::InPageServer;
 use super::link::{forward_ws, spawn_detached_fetch, spawn_fetch, FetchEv};
 use crate::platform::abort::AbortHandle;
 use crate::platform::websocket::{WebSocket, WsEvent};
-use crate::platform::{clock, fetch, online};
+use crate::platform::{clock, extras, fetch, online, storage};
 use crate::stores::mcp::{McpStore, ServerLive};
 use crate::stores::notices::{Level, MCP_DOWN_KEY};
 
@@ -77,11 +77,12 @@ pub(super) enum Msg {
     Timer {
         gen: u64,
     },
-    /// The user answered the server's question `key`.
-    ElicitAnswer {
+    /// The page answered the server's held request `key` (sampling, roots).
+    AskAnswer {
         key: ElicitKey,
-        answer: ElicitAnswer,
+        answer: Result<Value, (i64, String)>,
     },
+    Notify(&'static str),
     /// The server was removed: close and end the task.
     Stop,
 }
@@ -212,7 +213,8 @@ impl Driver {
                 self.sup.handle_request(key, req, now);
             }
             Msg::Cancel { key, reason } => self.sup.handle_cancel(key, reason, now),
-            Msg::ElicitAnswer { key, answer } => self.sup.handle_elicit_answer(key, answer, now),
+            Msg::AskAnswer { key, answer } => self.sup.handle_ask_answer(key, answer, now),
+            Msg::Notify(method) => self.sup.handle_notify(method, now),
             Msg::Fetch { link, token, ev } => match ev {
                 FetchEv::Head { status, headers } => self
                     .sup
@@ -354,13 +356,50 @@ impl Driver {
                         f(progress, total, message);
                     }
                 }
-                Action::Elicit { key, request } if show => {
-                    self.store.elicit_arrived(&self.id, key, request)
+                Action::ElicitGone { key } if show => {
+                    extras::event(&json!({"kind": "ask-gone", "server": self.id, "key": key}))
                 }
-                Action::ElicitGone { key } if show => self.store.elicit_gone(&self.id, key),
-                Action::ElicitComplete { elicitation_id } if show => {
-                    self.store.elicit_complete(&self.id, &elicitation_id)
+                // Roots are stored by the MCP module as the answer itself, so the page answers
+                // without loading it; sampling needs the module's approval card.
+                Action::Ask {
+                    key,
+                    method,
+                    params,
+                    raw,
+                } if show => {
+                    if method == ROOTS_METHOD {
+                        let stored = storage::get(&format!("skiff.roots.{}", self.id));
+                        let roots = stored
+                            .ok()
+                            .flatten()
+                            .and_then(|s| serde_json::from_str(&s).ok())
+                            .unwrap_or_else(|| json!({"roots": []}));
+                        let _ = self.tx.unbounded_send(Msg::AskAnswer {
+                            key,
+                            answer: Ok(roots),
+                        });
+                    } else {
+                        let name = self.store.server_name(&self.id);
+                        let ask = json!({"kind": "ask", "server": self.id, "name": name,
+                            "key": key, "method": method, "params": params, "raw": raw});
+                        let (tx, live) = (self.tx.clone(), self.live);
+                        spawn_local(async move {
+                            // Offline before the module was ever stored: the server hears why
+                            // instead of waiting for its own timeout.
+                            if let Err(why) = extras::wake(&ask).await {
+                                let line = format!("Skiff's MCP module could not load ({why}), so the server's {method} request was refused. Reload while online.");
+                                live.push_log(line.clone());
+                                let _ = tx.unbounded_send(Msg::AskAnswer {
+                                    key,
+                                    answer: Err((-32603, line)),
+                                });
+                            }
+                        });
+                    }
                 }
+                Action::Notified { method, params } if show => extras::event(
+                    &json!({"kind": "notify", "server": self.id, "method": method, "params": params}),
+                ),
                 Action::FailureNotice(text) if show => {
                     let key = failure_key(&self.id);
                     self.store
@@ -381,7 +420,16 @@ impl Driver {
     fn show(&self, action: Action) {
         let live = &self.live;
         match action {
-            Action::Status(status) => live.set_status(status),
+            Action::Status(status) => {
+                let connected = matches!(
+                    status,
+                    skiff_core::mcp::backoff::HealthStatus::Connected { .. }
+                );
+                extras::event(
+                    &json!({"kind": "status", "server": self.id, "connected": connected}),
+                );
+                live.set_status(status)
+            }
             Action::Transport(label) => live.transport.set(Some(label.to_string())),
             Action::Log(line) => live.push_log(line),
             Action::Checked(at) => live.checked(at),
@@ -391,7 +439,9 @@ impl Driver {
                 server_info,
                 instructions,
                 icon,
+                capabilities,
             } => {
+                live.capabilities.set(capabilities);
                 live.negotiated.set(Some((era, version)));
                 live.server_info.set(server_info);
                 live.instructions.set(instructions);
@@ -401,12 +451,18 @@ impl Driver {
                     None => live.icon.set(None),
                 }
             }
+            Action::Resources(r) => self.set_list(live.resources, r),
+            Action::ResourceTemplates(r) => self.set_list(live.resource_templates, r),
+            Action::Prompts(p) => self.set_list(live.prompts, p),
             Action::Tools(t) => ServerLive::set_list(live.tools, t),
-            Action::Resources(r) => ServerLive::set_list(live.resources, r),
-            Action::ResourceTemplates(r) => ServerLive::set_list(live.resource_templates, r),
-            Action::Prompts(p) => ServerLive::set_list(live.prompts, p),
             _ => {}
         }
+    }
+
+    /// A list the MCP module shows changed: it reads the lists again (`servers`).
+    fn set_list(&self, list: RwSignal<Vec<Value>>, new: Vec<Value>) {
+        ServerLive::set_list(list, new);
+        extras::event(&json!({"kind": "lists", "server": self.id}));
     }
 
     /// Keep exactly one timer, at the supervisor's next deadline.

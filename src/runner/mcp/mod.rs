@@ -29,7 +29,6 @@ use futures::channel::{mpsc, oneshot};
 use futures::future::join_all;
 use leptos::prelude::*;
 use serde_json::{Map, Value};
-use skiff_core::mcp::elicit::{ElicitAction, ElicitAnswer, ElicitKind};
 use skiff_core::mcp::{ElicitKey, McpError};
 use wasm_bindgen_futures::spawn_local;
 
@@ -163,26 +162,26 @@ impl McpRunner {
         );
     }
 
-    /// `resources/read`; the raw `ReadResourceResult` JSON.
-    pub async fn read_resource(&self, id: &str, uri: &str) -> Result<Value, McpError> {
-        let req = Req::ReadResource {
-            uri: uri.to_string(),
-        };
+    /// Any request the MCP module makes (`resources/read`, `prompts/get`,
+    /// `completion/complete`, `resources/subscribe`, ...); the raw `result` JSON.
+    pub async fn request(
+        &self,
+        id: &str,
+        method: String,
+        params: Option<Value>,
+    ) -> Result<Value, McpError> {
+        let req = Req::Raw { method, params };
         self.start_call(id, req, None).result().await
     }
 
-    /// `prompts/get`; the raw `GetPromptResult` JSON.
-    pub async fn get_prompt(
-        &self,
-        id: &str,
-        name: &str,
-        args: Option<Map<String, Value>>,
-    ) -> Result<Value, McpError> {
-        let req = Req::GetPrompt {
-            name: name.to_string(),
-            args,
-        };
-        self.start_call(id, req, None).result().await
+    /// Answer a request server `id` holds open (`Action::Ask`: sampling, roots).
+    pub fn answer_ask(&self, id: &str, key: ElicitKey, answer: Result<Value, (i64, String)>) {
+        self.send_existing(id, Msg::AskAnswer { key, answer });
+    }
+
+    /// Send server `id` a notification of ours (`notifications/roots/list_changed`).
+    pub fn notify(&self, id: &str, method: &'static str) {
+        self.send_existing(id, Msg::Notify(method));
     }
 
     /// An explicit health check (`ping`, or `server/discover` in the modern era).
@@ -274,21 +273,6 @@ impl McpRunner {
     }
 
     /// Send to a server's task, starting it if the server exists and has none.
-    /// Answer server `id`'s question `key` and take its card away (an accepted URL-mode
-    /// question stays, waiting for the server to say the step finished).
-    pub fn answer_elicitation(&self, id: &str, key: ElicitKey, answer: ElicitAnswer) {
-        let url_accepted = answer.action == ElicitAction::Accept
-            && self.store.elicits.with_untracked(|cards| {
-                cards.iter().any(|c| {
-                    c.server_id == id
-                        && c.key == key
-                        && matches!(c.request.kind, ElicitKind::Url(_))
-                })
-            });
-        self.store.elicit_answered(id, key, url_accepted);
-        self.send_existing(id, Msg::ElicitAnswer { key, answer });
-    }
-
     fn send(&self, id: &str, msg: Msg) {
         if let Some(tx) = self.sender(id) {
             let _ = tx.unbounded_send(msg);

@@ -5,8 +5,9 @@
 //! `health` does not re-render a tool list.
 
 use leptos::prelude::*;
+use serde_json::Value;
 use skiff_core::mcp::backoff::{Health, HealthStatus};
-use skiff_core::mcp::model::{Prompt, Resource, ResourceTemplate, Tool};
+use skiff_core::mcp::model::Tool;
 use skiff_core::mcp::Era;
 
 /// How many log lines a server keeps; older ones are dropped first.
@@ -21,14 +22,18 @@ pub struct ServerLive {
     pub server_info: RwSignal<Option<String>>,
     /// The server's icon as a checked `data:` URI (`core::mcp::icon`), if it has one to show.
     pub icon: RwSignal<Option<String>>,
+    /// The server's capabilities (JSON), once ready: the MCP module reads them.
+    pub capabilities: RwSignal<Value>,
     /// The server's `instructions`, if it sent any.
     pub instructions: RwSignal<Option<String>>,
     /// The transport in use: "Streamable HTTP", "HTTP+SSE (deprecated)", "WebSocket", "in-page".
     pub transport: RwSignal<Option<String>>,
     pub tools: RwSignal<Vec<Tool>>,
-    pub resources: RwSignal<Vec<Resource>>,
-    pub resource_templates: RwSignal<Vec<ResourceTemplate>>,
-    pub prompts: RwSignal<Vec<Prompt>>,
+    /// Resources, templates and prompts as the server sent them: only the MCP module
+    /// (`src/extras`) reads them, through `ui::extras_host`.
+    pub resources: RwSignal<Vec<Value>>,
+    pub resource_templates: RwSignal<Vec<Value>>,
+    pub prompts: RwSignal<Vec<Value>>,
     /// The last [`LOG_LIMIT`] notices, server log lines and errors, newest last.
     pub log: RwSignal<Vec<String>>,
 }
@@ -46,6 +51,7 @@ impl ServerLive {
             negotiated: RwSignal::new(None),
             server_info: RwSignal::new(None),
             icon: RwSignal::new(None),
+            capabilities: RwSignal::new(Value::Null),
             instructions: RwSignal::new(None),
             transport: RwSignal::new(None),
             tools: RwSignal::new(Vec::new()),

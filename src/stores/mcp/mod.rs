@@ -15,10 +15,8 @@
 //!
 //! It never talks to a server: connecting, calling and reconnecting are `runner::mcp`'s job.
 
-mod elicits;
 mod live;
 
-pub use elicits::ElicitCard;
 pub use live::{ServerLive, LOG_LIMIT};
 pub use skiff_core::mcp::model::{Prompt, Resource, ResourceTemplate, Tool};
 
@@ -54,8 +52,6 @@ pub struct McpStore {
     pub live: RwSignal<Vec<(String, ServerLive)>>,
     /// In-page servers (built-in tools): `(id, name)`, never persisted.
     pub in_page: RwSignal<Vec<(String, String)>>,
-    /// Questions servers are asking the user, oldest first (see `elicits`).
-    pub elicits: RwSignal<Vec<ElicitCard>>,
     pub notices: Notices,
     persisted: WholeValue,
     /// The store's root owner and one child per `live` entry.
@@ -96,7 +92,6 @@ impl McpStore {
             servers,
             live,
             in_page,
-            elicits: RwSignal::new(Vec::new()),
             notices,
             persisted,
             owners: StoredValue::new((store_root(), HashMap::new())),
