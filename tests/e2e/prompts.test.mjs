@@ -273,9 +273,14 @@ test('d. roots: entered in the editor, stored as the roots/list result, reported
       if (/srv\/data/.test(text)) break;
       await page.waitForTimeout(300);
     } while (Date.now() < end);
-    assert.match(text, /Current MCP Roots \(2 total\)/, text);
-    assert.match(text, /Project\s+URI: file:\/\/\/home\/me\/project/, text);
-    assert.match(text, /URI: file:\/\/\/srv\/data/, text);
+    // The try form shows the raw result: its text block holds the server's report.
+    let report = text;
+    try {
+      report = JSON.parse(text.slice(text.indexOf('{'))).content.map((c) => c.text).join('\n');
+    } catch { /* shown as text already */ }
+    assert.match(report, /Current MCP Roots \(2 total\)/, text);
+    assert.match(report, /1\. Project\s+URI: file:\/\/\/home\/me\/project/, text);
+    assert.match(report, /2\. Unnamed Root\s+URI: file:\/\/\/srv\/data/, text);
     assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
   } catch (err) {
     await screenshot(page, 'prompts-d-failure').catch(() => {});

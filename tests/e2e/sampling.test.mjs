@@ -183,8 +183,11 @@ test('b. denied: the server hears "User rejected sampling request" and the model
 
     const result = await toolResult(page, 'call_sample_b');
     assert.match(result, /User rejected sampling request/, result);
+    // Only the chat's own requests (the tool call and the answer after it): none carries the
+    // server's message as a user's.
     const requests = await api.requests();
-    assert.ok(!requests.some((r) => JSON.stringify(r.body.messages).includes('Say no')), 'the sampling request never reached the model');
+    const asked = requests.filter((r) => r.body.messages.some((m) => m.role === 'user' && /sampling-request context/.test(JSON.stringify(m.content))));
+    assert.deepEqual(asked, [], 'the sampling request never reached the model');
     assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
   } catch (err) {
     await screenshot(page, 'sampling-b-failure').catch(() => {});

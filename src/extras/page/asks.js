@@ -98,7 +98,7 @@ function focusIn(root, selector) {
 let prompt = null;
 /** Escape closed the list: it stays closed until the box no longer starts with "/". */
 let dismissed = false;
-/** The latest text after "/" while the servers are being asked for. */
+/** Set while the servers are being asked for (the picker opens once, with the box's text then). */
 let pendingTyped = null;
 
 function composer() {
@@ -179,18 +179,27 @@ function onKey(ev) {
 }
 document.addEventListener('keydown', onKey, true);
 
+/** What follows "/" while the box (up to the caret) opens the picker, else undefined. */
+function slashQuery(box, ctx) {
+  return ctx.wasm.slash_query(box.value.slice(0, box.selectionStart ?? box.value.length));
+}
+
 /** Boxes whose typing this file follows (the composer may be drawn anew). */
 const watched = new WeakSet();
-/** Typing in the box: the list follows what is typed, and goes when the "/" does. */
-function watchBox(box) {
+/**
+ * Typing in the box: the list follows what is typed, and goes when the page's trigger no
+ * longer holds (no "/" at the start, or a space after the name: "/usr/bin is" is text).
+ */
+function watchBox(box, ctx) {
   if (watched.has(box)) return;
   watched.add(box);
   box.addEventListener('input', () => {
-    if (!box.value.startsWith('/')) {
-      dismissed = false;
+    const q = slashQuery(box, ctx);
+    if (q === undefined) {
+      if (!box.value.startsWith('/')) dismissed = false;
       if (prompt?.mode === 'list') closePrompt();
     } else if (prompt?.mode === 'list' && prompt.box === box) {
-      prompt.ui.set_typed(box.value.slice(1));
+      prompt.ui.set_typed(q);
       paintList();
     }
   });
@@ -209,9 +218,8 @@ function onBoxBlur(ev) {
 /** The page: the box starts with "/", and `typed` follows it. */
 async function slash(typed, ctx) {
   const box = composer();
-  if (box) watchBox(box);
-  if (!box || !box.value.startsWith('/')) {
-    dismissed = false;
+  if (box) watchBox(box, ctx);
+  if (!box || slashQuery(box, ctx) === undefined) {
     if (prompt?.mode === 'list') closePrompt();
     return;
   }
@@ -236,10 +244,11 @@ async function slash(typed, ctx) {
     notice(`The prompts could not be listed: ${sentence(err)}`, true);
     return;
   }
-  const latest = pendingTyped;
   pendingTyped = null;
-  if (prompt || dismissed || !box.isConnected || !box.value.startsWith('/')) return;
-  openPicker(new ctx.wasm.PromptUi(JSON.stringify(servers ?? []), latest), box, ctx);
+  if (prompt || dismissed || !box.isConnected) return;
+  const now = slashQuery(box, ctx);
+  if (now === undefined) return;
+  openPicker(new ctx.wasm.PromptUi(JSON.stringify(servers ?? []), now), box, ctx);
 }
 
 function openPicker(ui, box, ctx) {
@@ -621,9 +630,12 @@ export const ops = {
   roots: (arg, ctx) => roots(String(arg ?? ''), ctx),
 };
 
+/** The one question this file answers; others (elicitation) belong to other features. */
+const SAMPLING = 'sampling/createMessage';
+
 export async function onEvent(event, ctx) {
   if (!event || typeof event !== 'object') return;
-  if (event.kind === 'ask') {
+  if (event.kind === 'ask' && event.method === SAMPLING) {
     const s = samplingUi(ctx);
     const out = JSON.parse(s.ui.ask(JSON.stringify(event), Date.now()));
     if (out.show) {
@@ -646,8 +658,17 @@ export async function onEvent(event, ctx) {
     const text = sampling.ui.chunk(event.id, String(event.text ?? ''));
     const el = text === undefined ? null : cardEl(event.id)?.querySelector('.ask-stream');
     if (el) el.textContent = text;
-  } else if (event.kind === 'notify' && event.method === 'notifications/prompts/list_changed' && prompt?.mode === 'list') {
-    // The list is stale: the next key typed after "/" asks for it again.
-    closePrompt();
+  } else if (event.kind === 'lists' && prompt?.mode === 'list') {
+    // A server's prompts changed while the list is open: read them again.
+    const p = prompt;
+    try {
+      const servers = await ctx.host('servers');
+      if (prompt === p && p.mode === 'list') {
+        p.ui.refresh(JSON.stringify(servers ?? []));
+        paintList();
+      }
+    } catch (err) {
+      console.debug('could not read the servers again', err);
+    }
   }
 }

@@ -8,6 +8,7 @@ use skiff_core::mcp::ask_ui::{
     admit, entries, roots_key, suggest_id, Admission, FormOutcome, Key, Picker, PickerMove,
     PromptForm, RootsForm, RootsOutcome, SamplingCard,
 };
+use skiff_core::mcp::composer_trigger::trigger;
 use skiff_core::mcp::sampling::Limiter;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen::prelude::*;
@@ -38,6 +39,11 @@ impl PromptUi {
 
     pub fn set_typed(&mut self, typed: &str) {
         self.picker.set_typed(typed);
+    }
+
+    /// The servers' prompts changed (the host's `servers` answer again).
+    pub fn refresh(&mut self, servers: &str) {
+        self.picker.set_entries(entries(&parse(servers)));
     }
 
     pub fn picker_html(&self) -> String {
@@ -237,7 +243,8 @@ impl SamplingUi {
         }
     }
 
-    /// Approve: the host `sample` argument (JSON, with `id`), or nothing to send.
+    /// Approve: the host `sample` argument (JSON, with `id`: chunks come back with it), or
+    /// nothing to send.
     pub fn approve(&mut self, id: &str) -> Option<String> {
         let mut arg = self.card(id)?.approve()?;
         arg["id"] = Value::String(id.to_string());
@@ -275,11 +282,11 @@ impl SamplingUi {
     pub fn gone(&mut self, event: &str) -> Option<String> {
         let e = parse(event);
         let server = e.get("server").and_then(Value::as_str).unwrap_or("");
-        let key = e.get("key").and_then(Value::as_str).unwrap_or("");
+        let key = e.get("key").unwrap_or(&Value::Null);
         let (id, card) = self
             .cards
             .iter_mut()
-            .find(|(_, c)| c.server == server && c.key == key)?;
+            .find(|(_, c)| c.server == server && c.key == *key)?;
         card.gone();
         Some(id.clone())
     }
@@ -341,6 +348,17 @@ impl RootsUi {
 
     pub fn failed(&mut self, sentence: &str) {
         self.form.failed(sentence);
+    }
+}
+
+/// What follows "/" when the message box (its text up to the caret) opens the prompt
+/// picker — the page's own rule (`composer_trigger`), so the list closes exactly when the page
+/// stops asking for it.
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
+pub fn slash_query(before_caret: &str) -> Option<String> {
+    match trigger(before_caret) {
+        Some(("slash", q)) => Some(q.to_string()),
+        _ => None,
     }
 }
 

@@ -232,6 +232,24 @@ impl Picker {
             .unwrap_or(0);
     }
 
+    /// The servers' prompts changed while the list is open: the highlighted prompt stays
+    /// highlighted when it is still there.
+    pub fn set_entries(&mut self, entries: Vec<PromptEntry>) {
+        let before = self
+            .highlighted()
+            .and_then(|i| self.entries.get(i))
+            .map(|e| (e.server_id.clone(), e.name.clone()));
+        self.entries = entries;
+        self.shown = filter(&self.entries, &self.typed);
+        self.selected = before
+            .and_then(|(server, name)| {
+                self.shown.iter().position(|&i| {
+                    self.entries[i].server_id == server && self.entries[i].name == name
+                })
+            })
+            .unwrap_or(0);
+    }
+
     pub fn entry(&self, index: usize) -> Option<&PromptEntry> {
         self.entries.get(index)
     }

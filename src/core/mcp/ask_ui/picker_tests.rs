@@ -155,3 +155,27 @@ fn the_list_escapes_server_text_and_marks_the_highlight() {
         .html()
         .contains("No connected MCP server offers prompts"));
 }
+
+#[test]
+fn a_changed_list_keeps_the_highlighted_prompt() {
+    let mut p = Picker::new(entries(&servers()), "");
+    p.key(Key::Down);
+    p.key(Key::Down);
+    assert_eq!(
+        p.entry(p.highlighted().unwrap_or(99))
+            .map(|e| e.name.as_str()),
+        Some("completable-prompt")
+    );
+    // The server dropped its first prompt: the same prompt stays highlighted.
+    let mut fewer = entries(&servers());
+    fewer.remove(0);
+    p.set_entries(fewer);
+    assert_eq!(
+        p.entry(p.highlighted().unwrap_or(99))
+            .map(|e| e.name.as_str()),
+        Some("completable-prompt")
+    );
+    // Gone altogether: the first is highlighted.
+    p.set_entries(Vec::new());
+    assert_eq!(p.highlighted(), None);
+}

@@ -8,7 +8,10 @@
 
 use serde_json::{json, Value};
 
-use crate::mcp::sampling::{Limiter, Part, Role, SamplingError, SamplingRequest};
+use crate::format::human_bytes;
+use crate::mcp::sampling::{
+    result, Limiter, MediaKind, Part, Role, SamplingError, SamplingRequest,
+};
 
 /// The method this card answers.
 pub const METHOD: &str = "sampling/createMessage";
@@ -31,8 +34,8 @@ pub enum Stage {
 pub struct SamplingCard {
     pub server: String,
     pub server_name: String,
-    pub key: String,
-    params: Value,
+    /// The page's key for the held request (a number today), echoed back as it came.
+    pub key: Value,
     pub(super) request: SamplingRequest,
     /// The last user message, when it is text only (index into the messages).
     pub(super) editable: Option<usize>,
@@ -57,7 +60,7 @@ fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
-fn error_answer(server: &str, key: &str, code: i64, message: &str) -> Value {
+fn error_answer(server: &str, key: &Value, code: i64, message: &str) -> Value {
     json!({"server": server, "key": key, "error": {"code": code, "message": message}})
 }
 
@@ -67,7 +70,7 @@ fn error_answer(server: &str, key: &str, code: i64, message: &str) -> Value {
 /// within budget becomes a card.
 pub fn admit(event: &Value, limiter: &mut Limiter, now_ms: f64) -> Admission {
     let server = str_at(event, "server");
-    let key = str_at(event, "key");
+    let key = event.get("key").cloned().unwrap_or(Value::Null);
     let name = match str_at(event, "name") {
         "" => server,
         n => n,
@@ -77,16 +80,16 @@ pub fn admit(event: &Value, limiter: &mut Limiter, now_ms: f64) -> Admission {
         return Admission::Refuse {
             answer: error_answer(
                 server,
-                key,
+                &key,
                 -32601,
                 &format!("Skiff cannot answer \u{201c}{method}\u{201d}."),
             ),
             sentence: String::new(),
         };
     }
-    let params = event.get("params").cloned().unwrap_or(Value::Null);
+    let params = event.get("params").unwrap_or(&Value::Null);
     let checked =
-        SamplingRequest::parse(&params).and_then(|r| limiter.admit(server, now_ms).map(|()| r));
+        SamplingRequest::parse(params).and_then(|r| limiter.admit(server, now_ms).map(|()| r));
     match checked {
         Ok(request) => {
             let editable = last_user_text(&request);
@@ -96,8 +99,7 @@ pub fn admit(event: &Value, limiter: &mut Limiter, now_ms: f64) -> Admission {
             Admission::Show(Box::new(SamplingCard {
                 server: server.to_string(),
                 server_name: name.to_string(),
-                key: key.to_string(),
-                params,
+                key,
                 request,
                 editable,
                 draft,
@@ -111,7 +113,7 @@ pub fn admit(event: &Value, limiter: &mut Limiter, now_ms: f64) -> Admission {
                 crate::display::text::name(name)
             );
             Admission::Refuse {
-                answer: error_answer(server, key, e.code(), &e.to_string()),
+                answer: error_answer(server, &key, e.code(), &e.to_string()),
                 sentence,
             }
         }
@@ -126,6 +128,46 @@ fn last_user_text(r: &SamplingRequest) -> Option<usize> {
     (m.role == Role::User && text_only).then_some(i)
 }
 
+/// A part as text: text as it is; media and tool blocks named (the page sends text only).
+pub(super) fn part_text(p: &Part) -> String {
+    match p {
+        Part::Text(t) => t.clone(),
+        Part::Media { kind, mime, data } => {
+            let what = match kind {
+                MediaKind::Image => "Image",
+                MediaKind::Audio => "Audio",
+            };
+            // Base64: four characters carry three bytes.
+            let bytes = (data.len() as u64) / 4 * 3;
+            format!("[{what}, {mime}, {}]", human_bytes(bytes))
+        }
+        Part::ToolUse { name, input, .. } => format!(
+            "[Calls the tool {name} with {}]",
+            Value::Object(input.clone())
+        ),
+        Part::ToolResult {
+            content, is_error, ..
+        } => {
+            let body: Vec<String> = content.iter().map(part_text).collect();
+            let what = if *is_error {
+                "Tool error"
+            } else {
+                "Tool result"
+            };
+            format!("[{what}: {}]", body.join(" "))
+        }
+    }
+}
+
+/// A message's parts as one text: text parts apart by a blank line, the rest named.
+pub(super) fn message_text(parts: &[Part]) -> String {
+    if parts.iter().all(|p| matches!(p, Part::Text(_))) {
+        joined_text(parts)
+    } else {
+        parts.iter().map(part_text).collect::<Vec<_>>().join("\n")
+    }
+}
+
 pub(super) fn joined_text(parts: &[Part]) -> String {
     parts
         .iter()
@@ -136,9 +178,6 @@ pub(super) fn joined_text(parts: &[Part]) -> String {
         .collect::<Vec<_>>()
         .join("\n\n")
 }
-
-/// The protocol's stop reasons, kept as the host gives them.
-const STOP_REASONS: [&str; 4] = ["endTurn", "stopSequence", "maxTokens", "toolUse"];
 
 impl SamplingCard {
     pub fn stage(&self) -> &Stage {
@@ -158,31 +197,33 @@ impl SamplingCard {
         }
     }
 
-    /// The request as the user approved it: the server's params with the last user message
-    /// replaced by the user's text when it was changed.
-    pub fn approved_request(&self) -> Value {
-        let mut params = self.params.clone();
-        if let Some(i) = self.editable {
-            let original = joined_text(&self.request.messages[i].parts);
-            if self.draft != original {
-                if let Some(m) = params
-                    .get_mut("messages")
-                    .and_then(|m| m.get_mut(i))
-                    .and_then(Value::as_object_mut)
-                {
-                    m.insert(
-                        "content".into(),
-                        json!({"type": "text", "text": self.draft}),
-                    );
-                }
-            }
-        }
-        params
+    /// The messages as the user approved them, as `{role, text}` (what the host's `sample`
+    /// takes): the last user message is the user's text; images, audio and tool blocks, which
+    /// the page cannot send, are named in the text rather than dropped in silence.
+    pub fn approved_messages(&self) -> Vec<Value> {
+        self.request
+            .messages
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let text = if self.editable == Some(i) {
+                    self.draft.clone()
+                } else {
+                    message_text(&m.parts)
+                };
+                let role = match m.role {
+                    Role::User => "user",
+                    Role::Assistant => "assistant",
+                };
+                json!({"role": role, "text": text})
+            })
+            .collect()
     }
 
     /// Approve (or try again after a failure): the host `sample` argument without its `id`
-    /// (`{server, request}`), or `None` when there is nothing to send (an emptied message,
-    /// whose sentence the card now shows, or a card no longer asking).
+    /// (`{system, messages, maxTokens, temperature}`), or `None` when there is nothing to
+    /// send (an emptied message, whose sentence the card now shows, or a card no longer
+    /// asking).
     pub fn approve(&mut self) -> Option<Value> {
         if !matches!(self.stage, Stage::Asking | Stage::Failed(_)) {
             return None;
@@ -196,7 +237,16 @@ impl SamplingCard {
         self.stage = Stage::Sampling {
             text: String::new(),
         };
-        Some(json!({"server": self.server, "request": self.approved_request()}))
+        let r = &self.request;
+        let mut arg = json!({
+            "system": r.system_prompt,
+            "messages": self.approved_messages(),
+            "maxTokens": r.max_tokens,
+        });
+        if let Some(t) = r.temperature {
+            arg["temperature"] = json!(t);
+        }
+        Some(arg)
     }
 
     /// Streamed text of the approved request (a host `chunk` event's text, appended).
@@ -210,10 +260,9 @@ impl SamplingCard {
         }
     }
 
-    /// The host's `sample` answer: the host `answer` argument (`{server, key, result}`) with
-    /// a `CreateMessageResult`. The host gives either the whole result (`role`, `content`,
-    /// `model`, `stopReason`) or `{text, model, stopReason}`; anything else is a failure the
-    /// card shows.
+    /// The host's `sample` answer (`{text, model, finish}`, `finish` in the provider's
+    /// words): the host `answer` argument (`{server, key, result}`) with the
+    /// `CreateMessageResult` (`sampling::result`). Anything else is a failure the card shows.
     pub fn sampled(&mut self, answer: &Value) -> Result<Value, String> {
         if self.stage == Stage::Gone {
             // The server stopped waiting while the model wrote: nothing goes back.
@@ -222,25 +271,12 @@ impl SamplingCard {
                 crate::display::text::name(&self.server_name)
             ));
         }
-        let result = if answer.get("content").is_some() && answer.get("role").is_some() {
-            Some(answer.clone())
-        } else {
-            answer.get("text").and_then(Value::as_str).map(|text| {
-                let stop = match str_at(answer, "stopReason") {
-                    s if STOP_REASONS.contains(&s) => s,
-                    "" => "endTurn",
-                    other => crate::mcp::sampling::stop_reason(Some(other), false),
-                };
-                json!({
-                    "role": "assistant",
-                    "content": {"type": "text", "text": text},
-                    "model": str_at(answer, "model"),
-                    "stopReason": stop,
-                })
-            })
-        };
-        match result {
-            Some(result) => Ok(json!({"server": self.server, "key": self.key, "result": result})),
+        match answer.get("text").and_then(Value::as_str) {
+            Some(text) => {
+                let finish = answer.get("finish").and_then(Value::as_str);
+                let result = result(text, &[], str_at(answer, "model"), finish);
+                Ok(json!({"server": self.server, "key": self.key, "result": result}))
+            }
             None => {
                 let s = "Your model's answer could not be read, so nothing was sent.".to_string();
                 self.stage = Stage::Failed(s.clone());

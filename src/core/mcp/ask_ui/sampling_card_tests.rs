@@ -3,8 +3,9 @@ use serde_json::{json, Value};
 use super::*;
 use crate::mcp::sampling::{Limiter, PER_WINDOW};
 
-/// server-everything's `trigger-sampling-request`, as its tool sends it.
-fn everything_ask(key: &str) -> Value {
+/// server-everything's `trigger-sampling-request`, as the page forwards it (its key is the
+/// page's number for the held request).
+fn everything_ask(key: u64) -> Value {
     json!({
         "kind": "ask", "server": "everything", "name": "everything", "key": key,
         "method": "sampling/createMessage",
@@ -27,21 +28,21 @@ fn shown(a: Admission) -> SamplingCard {
 #[test]
 fn a_malformed_request_is_answered_at_once_with_its_code_and_sentence() {
     let mut limiter = Limiter::default();
-    let mut ask = everything_ask("k1");
+    let mut ask = everything_ask(1);
     ask["params"]["maxTokens"] = json!(0);
     assert_eq!(
         admit(&ask, &mut limiter, 0.0),
         Admission::Refuse {
-            answer: json!({"server": "everything", "key": "k1", "error": {"code": -32602,
+            answer: json!({"server": "everything", "key": 1, "error": {"code": -32602,
                 "message": "Invalid sampling request: maxTokens must be a positive whole number"}}),
             sentence: "Refused a request from everything to use your model: Invalid sampling request: maxTokens must be a positive whole number".into(),
         }
     );
-    let mut other = everything_ask("k2");
+    let mut other = everything_ask(2);
     other["method"] = json!("roots/list");
     assert!(matches!(
         admit(&other, &mut limiter, 0.0),
-        Admission::Refuse { answer, .. } if answer["error"]["code"] == -32601
+        Admission::Refuse { answer, .. } if answer["error"]["code"] == -32601 && answer["key"] == 2
     ));
 }
 
@@ -49,13 +50,9 @@ fn a_malformed_request_is_answered_at_once_with_its_code_and_sentence() {
 fn a_flooding_server_is_refused_and_others_are_not() {
     let mut limiter = Limiter::default();
     for i in 0..PER_WINDOW {
-        shown(admit(
-            &everything_ask(&i.to_string()),
-            &mut limiter,
-            i as f64,
-        ));
+        shown(admit(&everything_ask(i as u64), &mut limiter, i as f64));
     }
-    match admit(&everything_ask("over"), &mut limiter, 10.0) {
+    match admit(&everything_ask(99), &mut limiter, 10.0) {
         Admission::Refuse { answer, sentence } => {
             assert_eq!(answer["error"]["code"], -1);
             assert!(
@@ -65,18 +62,18 @@ fn a_flooding_server_is_refused_and_others_are_not() {
         }
         Admission::Show(_) => panic!("a sixth request within a minute was shown"),
     }
-    let mut other = everything_ask("o");
+    let mut other = everything_ask(100);
     other["server"] = json!("another");
     shown(admit(&other, &mut limiter, 10.0));
     // A minute later the server may ask again.
-    shown(admit(&everything_ask("later"), &mut limiter, 70_000.0));
+    shown(admit(&everything_ask(101), &mut limiter, 70_000.0));
 }
 
 #[test]
 fn the_card_escapes_hostile_text_and_shows_what_the_model_would_see() {
     let mut limiter = Limiter::default();
     let ask = json!({
-        "server": "evil", "name": "Evil\u{202E}gnp.exe<script>", "key": "7",
+        "server": "evil", "name": "Evil\u{202E}gnp.exe<script>", "key": 7,
         "method": "sampling/createMessage",
         "params": {
             "messages": [
@@ -136,34 +133,44 @@ fn the_card_escapes_hostile_text_and_shows_what_the_model_would_see() {
         html.contains(r#"data-act="approve">Approve</button>"#),
         "{html}"
     );
+    // What the page cannot pass on is said before approval.
+    assert!(html.contains("<dt>Images and audio</dt>"), "{html}");
+    assert!(
+        html.contains("<dt>Tools</dt><dd>not offered to your model"),
+        "{html}"
+    );
 }
 
 #[test]
 fn the_user_edits_the_last_message_and_approve_sends_the_edit() {
     let mut limiter = Limiter::default();
-    let mut card = shown(admit(&everything_ask("k"), &mut limiter, 0.0));
+    let mut ask = everything_ask(3);
+    ask["params"]["messages"] = json!([
+        {"role": "user", "content": [{"type": "text", "text": "Earlier"}, {"type": "image", "mimeType": "image/png", "data": "AAAA"}]},
+        {"role": "assistant", "content": {"type": "text", "text": "Seen."}},
+        {"role": "user", "content": {"type": "text", "text": "Resource trigger-sampling-request context: Say hi"}}
+    ]);
+    let mut card = shown(admit(&ask, &mut limiter, 0.0));
     assert!(card.can_edit());
-    let untouched = card.approved_request();
-    assert_eq!(
-        untouched,
-        everything_ask("k")["params"],
-        "unchanged when not edited"
-    );
     card.set_draft("   ");
     assert_eq!(card.approve(), None, "an emptied message is not sent");
     assert!(card.html("c").contains("The message is empty"));
     card.set_draft("Say hello in French");
-    let sent = card.approve().unwrap_or_default();
-    assert_eq!(sent["server"], "everything");
+    // The host's `sample` argument: the system prompt, every message as text (the image
+    // named), the edit in place of the last message, the limits.
     assert_eq!(
-        sent["request"]["messages"][0]["content"],
-        json!({"type": "text", "text": "Say hello in French"})
+        card.approve(),
+        Some(json!({
+            "system": "You are a helpful test server.",
+            "messages": [
+                {"role": "user", "text": "Earlier\n[Image, image/png, 3 bytes]"},
+                {"role": "assistant", "text": "Seen."},
+                {"role": "user", "text": "Say hello in French"}
+            ],
+            "maxTokens": 100,
+            "temperature": 0.7f32
+        }))
     );
-    assert_eq!(
-        sent["request"]["systemPrompt"],
-        "You are a helpful test server."
-    );
-    assert_eq!(sent["request"]["maxTokens"], 100);
     // Approved: no second approve, no edit, the text streams in.
     assert_eq!(card.approve(), None);
     card.set_draft("changed later");
@@ -180,9 +187,20 @@ fn the_user_edits_the_last_message_and_approve_sends_the_edit() {
 }
 
 #[test]
+fn an_unedited_message_goes_as_the_server_wrote_it() {
+    let mut limiter = Limiter::default();
+    let mut card = shown(admit(&everything_ask(4), &mut limiter, 0.0));
+    let arg = card.approve().unwrap_or_default();
+    assert_eq!(
+        arg["messages"],
+        json!([{"role": "user", "text": "Resource trigger-sampling-request context: Say hi"}])
+    );
+}
+
+#[test]
 fn a_last_message_that_is_not_plain_text_is_not_editable() {
     let mut limiter = Limiter::default();
-    let mut ask = everything_ask("k");
+    let mut ask = everything_ask(5);
     ask["params"]["messages"] = json!([
         {"role": "user", "content": {"type": "text", "text": "q"}},
         {"role": "assistant", "content": {"type": "text", "text": "a"}}
@@ -195,10 +213,10 @@ fn a_last_message_that_is_not_plain_text_is_not_editable() {
 #[test]
 fn answers_deny_failures_and_gone() {
     let mut limiter = Limiter::default();
-    let mut card = shown(admit(&everything_ask("k9"), &mut limiter, 0.0));
+    let mut card = shown(admit(&everything_ask(9), &mut limiter, 0.0));
     assert_eq!(
         card.deny(),
-        json!({"server": "everything", "key": "k9", "error": {"code": -1, "message": "User rejected sampling request"}})
+        json!({"server": "everything", "key": 9, "error": {"code": -1, "message": "User rejected sampling request"}})
     );
     card.approve();
     card.failed("No model is set up.");
@@ -207,22 +225,17 @@ fn answers_deny_failures_and_gone() {
         .html("c")
         .contains(r#"data-act="approve">Try again</button>"#));
     assert!(card.approve().is_some(), "a failure can be tried again");
-    // The whole result, as the host may give it.
-    let whole = json!({"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m", "stopReason": "endTurn"});
+    // The host's `{text, model, finish}`, the provider's finish mapped to the protocol's.
+    let answer = json!({"text": "hi", "model": "m", "finish": "length"});
     assert_eq!(
-        card.sampled(&whole),
-        Ok(json!({"server": "everything", "key": "k9", "result": whole}))
-    );
-    // Or its parts, with the provider's finish words mapped to the protocol's.
-    assert_eq!(
-        card.sampled(&json!({"text": "hi", "model": "m", "stopReason": "length"})),
-        Ok(json!({"server": "everything", "key": "k9", "result":
+        card.sampled(&answer),
+        Ok(json!({"server": "everything", "key": 9, "result":
             {"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m", "stopReason": "maxTokens"}}))
     );
     assert_eq!(
-        card.sampled(&json!({"text": "hi", "model": "m", "stopReason": "maxTokens"}))
+        card.sampled(&json!({"text": "hi", "model": "m", "finish": null}))
             .map(|a| a["result"]["stopReason"].clone()),
-        Ok(json!("maxTokens"))
+        Ok(json!("endTurn"))
     );
     assert!(card.sampled(&json!(42)).is_err());
     card.gone();
@@ -233,7 +246,7 @@ fn answers_deny_failures_and_gone() {
     card.failed("late");
     assert_eq!(card.stage(), &Stage::Gone);
     assert!(
-        card.sampled(&whole).is_err(),
+        card.sampled(&answer).is_err(),
         "an answer that arrives after the server stopped waiting is not sent"
     );
     assert_eq!(card.stage(), &Stage::Gone);

@@ -5,47 +5,16 @@
 //! Everything here came from a server and is untrusted: names through `display::text::name`,
 //! prose through `display::text::prose`, all of it escaped; media are named, never shown.
 
-use super::sampling_card::{joined_text, SamplingCard, Stage};
+use super::sampling_card::{message_text, SamplingCard, Stage};
 use crate::display::text;
-use crate::format::{decimal_f32, human_bytes};
+use crate::format::decimal_f32;
 use crate::html::Html;
-use crate::mcp::sampling::{IncludeContext, MediaKind, Part, Role, ToolChoice};
+use crate::mcp::sampling::{IncludeContext, Part, Role, ToolChoice};
 
 fn role_label(role: Role) -> &'static str {
     match role {
         Role::User => "User",
         Role::Assistant => "Assistant",
-    }
-}
-
-/// A part as one line of text (text as it is; the rest named).
-fn part_text(p: &Part) -> String {
-    match p {
-        Part::Text(t) => t.clone(),
-        Part::Media { kind, mime, data } => {
-            let what = match kind {
-                MediaKind::Image => "Image",
-                MediaKind::Audio => "Audio",
-            };
-            // Base64: four characters carry three bytes.
-            let bytes = (data.len() as u64) / 4 * 3;
-            format!("[{what}, {mime}, {}]", human_bytes(bytes))
-        }
-        Part::ToolUse { name, input, .. } => format!(
-            "[Calls the tool {name} with {}]",
-            serde_json::Value::Object(input.clone())
-        ),
-        Part::ToolResult {
-            content, is_error, ..
-        } => {
-            let body: Vec<String> = content.iter().map(part_text).collect();
-            let what = if *is_error {
-                "Tool error"
-            } else {
-                "Tool result"
-            };
-            format!("[{what}: {}]", body.join(" "))
-        }
     }
 }
 
@@ -147,10 +116,8 @@ impl SamplingCard {
                 let shown = if self.editable == Some(i) {
                     // Approved: what was sent, the user's edit included.
                     self.draft.clone()
-                } else if m.parts.iter().all(|p| matches!(p, Part::Text(_))) {
-                    joined_text(&m.parts)
                 } else {
-                    m.parts.iter().map(part_text).collect::<Vec<_>>().join("\n")
+                    message_text(&m.parts)
                 };
                 h.open("div")
                     .attr("class", "ask-text")
@@ -252,6 +219,24 @@ impl SamplingCard {
             ToolChoice::Required if !r.tools.is_empty() => row("Tool use", "required"),
             ToolChoice::None if !r.tools.is_empty() => row("Tool use", "none"),
             _ => {}
+        }
+        // What Skiff cannot pass on is said before the user approves, not discovered after.
+        let media = r
+            .messages
+            .iter()
+            .flat_map(|m| &m.parts)
+            .any(|p| matches!(p, Part::Media { .. }));
+        if media {
+            row(
+                "Images and audio",
+                "named to your model in the text; Skiff sends it text only.",
+            );
+        }
+        if !r.tools.is_empty() {
+            row(
+                "Tools",
+                "not offered to your model: it answers in text, without calling them.",
+            );
         }
         match r.include_context {
             IncludeContext::None => {}
