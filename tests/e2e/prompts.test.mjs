@@ -19,6 +19,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, distDir, repoRoot, screenshot } from './harness.mjs';
 import { startServer } from '../servers/mcp/servers.mjs';
@@ -97,6 +98,19 @@ async function openPicker(page, typed, prompt) {
   }
 }
 
+/** axe-core on one of the module's surfaces: every violation, whatever its impact, fails. */
+async function scan(page, selector, what) {
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) {
+    await page.evaluate(await readFile(path.join(repoRoot, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8'));
+  }
+  const { passed, violations } = await page.evaluate(async (sel) => {
+    const r = await window.axe.run({ include: [[sel]] });
+    return { passed: r.passes.length, violations: r.violations.map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`) };
+  }, selector);
+  assert.ok(passed >= 5, `axe checked ${selector} (${passed} rules passed, ${what})`);
+  assert.deepEqual(violations, [], `axe on ${selector} (${what})`);
+}
+
 async function within(page, selector) {
   const box = await page.locator(selector).boundingBox();
   const vw = page.viewportSize().width;
@@ -111,6 +125,7 @@ test('a. "/" lists the prompts, keys choose, the required argument is checked, t
     const options = page.locator('#ask-panel .ask-option');
     assert.ok((await options.count()) >= 4, 'every prompt of the server is listed');
     assert.match(await page.locator('#ask-panel').innerText(), /Arguments Prompt[\s\S]*\/args-prompt[\s\S]*everything/);
+    await scan(page, '#ask-panel', 'the picker');
     // Filtering: "arg" leaves the one prompt whose name starts with it first.
     await page.locator(BOX).pressSequentially('arg', { delay: 20 });
     await page.waitForFunction(() => document.querySelector('#ask-panel .ask-option.selected')?.dataset.prompt === 'args-prompt');
@@ -135,6 +150,7 @@ test('a. "/" lists the prompts, keys choose, the required argument is checked, t
     assert.match(await form.locator('.ask-field[data-arg="city"] .ask-error').innerText(), /city is required/);
     assert.equal(await city.getAttribute('aria-invalid'), 'true');
     await screenshot(page, 'prompts-form-error').catch(() => {});
+    await scan(page, '#ask-panel', 'the form with an error');
 
     await city.fill('Paris');
     await form.getByRole('textbox', { name: 'state (optional)' }).fill('Île-de-France');
@@ -246,6 +262,7 @@ test('d. roots: entered in the editor, stored as the roots/list result, reported
     await dialog.getByLabel('Folder or file URI').fill('https://example.com/x');
     await dialog.getByRole('button', { name: 'Add root' }).click();
     assert.match(await dialog.locator('.ask-error').innerText(), /not a file:\/\/ URI/);
+    await scan(page, 'dialog.ask-roots', 'the roots editor with an error');
     await dialog.getByLabel('Folder or file URI').fill('file:///home/me/project');
     await dialog.getByLabel('Name (optional)').fill('Project');
     await dialog.getByLabel('Folder or file URI').press('Enter');
