@@ -8,6 +8,8 @@
 //      reaches the server, whose tool result shows the sampled text.
 //   b. Denied: the server gets the specification's refusal (-1, "User rejected sampling
 //      request"), and the model is never asked.
+//   c. Gone: the server dies while the card waits; the card says nothing can be sent any more
+//      and offers only Dismiss (runs last: it kills the server).
 //
 // Needs: scripts/build.sh (dist/, or SKIFF_DIST) and scripts/setup-mcp.sh (server-everything).
 //   SKIFF_DIST=$PWD/dist node --test --test-concurrency=1 tests/e2e/sampling.test.mjs
@@ -120,7 +122,7 @@ test('a. approved: the user edits the message, the model answers it, the server 
     await api.reset();
     await api.script([
       { reply: 'Asking the server.', tool_calls: [{ id: 'call_sample_a', name: TOOL, arguments: { prompt: 'Say hi', maxTokens: 50 } }] },
-      { reply: SAMPLED, chunk_chars: 3, delay_ms: 40 },
+      { reply: SAMPLED, chunk_chars: 3, delay_ms: 150 },
       { reply: 'The server got its answer.' },
     ]);
     await page.fill(BOX, 'Use the sampling tool');
@@ -142,6 +144,11 @@ test('a. approved: the user edits the message, the model answers it, the server 
 
     await last.fill('Say hi in French, please');
     await card.getByRole('button', { name: 'Approve' }).click();
+    // The answer streams into the card (11 pieces, 150 ms apart) before it goes back.
+    await page.waitForFunction((full) => {
+      const t = document.querySelector('dialog.ask-sampling .ask-stream')?.textContent ?? '';
+      return t.length > 0 && t.length < full.length && full.startsWith(t);
+    }, SAMPLED, { timeout: WAIT_MS, polling: 50 });
     await dialog.waitFor({ state: 'detached', timeout: WAIT_MS });
 
     const requests = await api.requests();
@@ -191,6 +198,36 @@ test('b. denied: the server hears "User rejected sampling request" and the model
     assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
   } catch (err) {
     await screenshot(page, 'sampling-b-failure').catch(() => {});
+    throw err;
+  } finally {
+    await context.close();
+  }
+});
+
+test('c. gone: the server dies while the card waits; the card says so and only dismisses', async () => {
+  const { context, page, errors } = await openPage();
+  try {
+    await waitForTool(page);
+    await api.reset();
+    await api.script([
+      { reply: 'Asking the server.', tool_calls: [{ id: 'call_sample_c', name: TOOL, arguments: { prompt: 'Say bye', maxTokens: 20 } }] },
+      { reply: 'The server went away.' },
+    ]);
+    await page.fill(BOX, 'Use the sampling tool once more');
+    await page.keyboard.press('Enter');
+    const dialog = page.locator('dialog.ask-sampling[open]');
+    await dialog.waitFor({ timeout: WAIT_MS });
+    await mcp.kill('SIGKILL');
+    const gone = dialog.locator('.ask-gone');
+    await gone.waitFor({ timeout: WAIT_MS });
+    assert.match(await gone.innerText(), /everything no longer waits for this answer/);
+    assert.equal(await dialog.getByRole('button', { name: 'Approve' }).count(), 0, 'nothing can be approved');
+    await dialog.getByRole('button', { name: 'Dismiss' }).click();
+    await dialog.waitFor({ state: 'detached', timeout: WAIT_MS });
+    assert.equal((await api.requests()).filter((r) => r.body.messages.some((m) => /sampling-request context/.test(JSON.stringify(m.content)))).length, 0);
+    assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
+  } catch (err) {
+    await screenshot(page, 'sampling-c-failure').catch(() => {});
     throw err;
   } finally {
     await context.close();
