@@ -34,6 +34,15 @@ pub fn event(json: &serde_json::Value) {
     }
 }
 
+/// Import the module if needed and run `op`; its answer as a string ("" for none).
+pub async fn call(op: &str, arg: &str) -> Result<String, String> {
+    let p = extras(op, arg).map_err(|e| format!("{e:?}"))?;
+    let v = wasm_bindgen_futures::JsFuture::from(p)
+        .await
+        .map_err(|e| format!("{e:?}"))?;
+    Ok(v.as_string().unwrap_or_default())
+}
+
 /// Import the module if needed and hand it `json` (a server waiting for the user); resolves
 /// once the module took it, or fails with the reason it could not load.
 pub async fn wake(json: &serde_json::Value) -> Result<(), String> {

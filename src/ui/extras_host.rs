@@ -111,6 +111,18 @@ async fn host(op: &str, arg: JsValue) -> Result<Value, String> {
             ctx.mcp_runner.answer_ask(server, key, answer);
             Ok(Value::Null)
         }
+        // The sign-in (issue 10) says whether this server's requests carry its token, what
+        // its card says, and whether to connect now (after a sign-in).
+        "auth" => {
+            crate::runner::mcp::auth::set(server, a["enabled"].as_bool().unwrap_or(false));
+            if let Some(live) = ctx.mcp.live_for(server) {
+                live.auth_note.set(a["status"].as_str().map(str::to_string));
+            }
+            if a["connect"].as_bool() == Some(true) {
+                ctx.mcp_runner.connect(server);
+            }
+            Ok(Value::Null)
+        }
         "roots" => {
             ctx.mcp_runner
                 .notify(server, "notifications/roots/list_changed");
@@ -131,9 +143,13 @@ fn servers(ctx: Ctx) -> Value {
         l.iter()
             .map(|(id, live)| {
                 let negotiated = live.negotiated.get_untracked();
+                let config = store.server(id);
                 json!({
                     "id": id,
                     "name": store.server_name(id).unwrap_or_else(|| id.clone()),
+                    "url": config.as_ref().map(|c| c.url.clone()),
+                    "transport": config.as_ref().map(|c| c.transport.as_str()),
+                    "proxy": config.and_then(|c| c.proxy),
                     "connected": live.health.with_untracked(|h| matches!(h.status, skiff_core::mcp::backoff::HealthStatus::Connected { .. })),
                     "version": negotiated.map(|n| n.1),
                     "instructions": live.instructions.get_untracked(),

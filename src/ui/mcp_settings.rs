@@ -151,6 +151,7 @@ fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
                 </label>
             </div>
             <div class="mcp-status-text" role="status">{status_text}</div>
+            {move || live.and_then(|l| l.auth_note.get()).map(|t| view! { <div class="mcp-auth-note muted">{t}</div> })}
             <div class="mcp-protocol muted">
                 {move || {
                     [negotiated(), live.and_then(|l| l.transport.get()), server_info()]
@@ -171,6 +172,7 @@ fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
                 // Resources, prompts and roots live in the on-demand MCP module (src/extras).
                 <button class="small mcp-browse" on:click=move |_| super::extras_host::open("browse", id.get_value())>"Resources"</button>
                 <button class="small mcp-roots" on:click=move |_| super::extras_host::open("roots", id.get_value())>"Roots"</button>
+                <button class="small mcp-account" on:click=move |_| super::extras_host::open("auth", id.get_value())>"Account"</button>
                 <button class="small mcp-edit" on:click=move |_| editing.update(|e| *e = !*e)>"Edit"</button>
                 <When
                     when=move || confirm_remove.get()

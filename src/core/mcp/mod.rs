@@ -34,6 +34,7 @@ pub mod sampling;
 pub mod session;
 mod session_asks;
 mod session_lists;
+pub mod session_mrtr;
 mod session_requests;
 pub mod session_types;
 pub mod streamable_http;

@@ -278,7 +278,8 @@ impl Driver {
                 } => match AbortHandle::new() {
                     Ok(handle) => {
                         self.aborts.insert((link, token), handle.clone());
-                        spawn_fetch(self.tx.clone(), link, token, request, handle);
+                        let server = self.id.clone();
+                        spawn_fetch(self.tx.clone(), link, token, request, handle, server);
                     }
                     Err(e) => self
                         .sup

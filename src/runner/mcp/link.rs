@@ -12,6 +12,7 @@ use skiff_core::mcp::http_common::Token;
 use skiff_core::mcp::LinkId;
 use wasm_bindgen_futures::spawn_local;
 
+use super::auth;
 use super::driver::Msg;
 use crate::platform::abort::AbortHandle;
 use crate::platform::fetch::{self, FetchError};
@@ -47,21 +48,44 @@ pub(super) fn spawn_fetch(
     tx: mpsc::UnboundedSender<Msg>,
     link: LinkId,
     token: Token,
-    request: HttpRequest,
+    mut request: HttpRequest,
     abort: AbortHandle,
+    server: String,
 ) {
     spawn_local(async move {
         let report = |ev: FetchEv| tx.unbounded_send(Msg::Fetch { link, token, ev }).is_ok();
-        let mut response = match fetch::send(&request, Some(&abort)).await {
-            Ok(r) => r,
-            Err(FetchError::Aborted) => return,
-            Err(FetchError::RedirectRefused { to }) => {
-                report(FetchEv::RedirectRefused { to });
-                return;
+        // OAuth (issue 10) sits below the session, like a fetch interceptor: the MCP module
+        // holds the credentials and decides (`core::oauth::AuthMachine`); this asks it for
+        // the header and, after a 401, for a fresh one, and re-sends that request once (a
+        // 401 means the server did not run it). The session never sees a refused token.
+        if auth::enabled(&server) {
+            let value = auth::ask("auth-header", &server, &request, None).await;
+            set_authorization(&mut request, value);
+        }
+        let mut retried = false;
+        let mut response = loop {
+            let response = match fetch::send(&request, Some(&abort)).await {
+                Ok(r) => r,
+                Err(FetchError::Aborted) => return,
+                Err(FetchError::RedirectRefused { to }) => {
+                    report(FetchEv::RedirectRefused { to });
+                    return;
+                }
+                Err(e) => {
+                    report(FetchEv::Error(browser_detail(e)));
+                    return;
+                }
+            };
+            let challenge = response.header("www-authenticate").map(str::to_string);
+            let refused = response.status == 401 || (response.status == 403 && challenge.is_some());
+            if !refused || retried {
+                break response;
             }
-            Err(e) => {
-                report(FetchEv::Error(browser_detail(e)));
-                return;
+            retried = true;
+            let status = (response.status, challenge);
+            match auth::ask("auth-401", &server, &request, Some(status)).await {
+                Some(fresh) => set_authorization(&mut request, Some(fresh)),
+                None => break response,
             }
         };
         let head = FetchEv::Head {
@@ -90,6 +114,15 @@ pub(super) fn spawn_fetch(
             }
         }
     });
+}
+
+fn set_authorization(request: &mut HttpRequest, value: Option<String>) {
+    if let Some(v) = value {
+        request
+            .headers
+            .retain(|(n, _)| !n.eq_ignore_ascii_case("authorization"));
+        request.headers.push(("Authorization".into(), v));
+    }
 }
 
 /// Perform a request whose answer nobody reads (the session DELETE on disconnect); `done`

@@ -24,6 +24,8 @@ pub struct ServerLive {
     pub icon: RwSignal<Option<String>>,
     /// The server's capabilities (JSON), once ready: the MCP module reads them.
     pub capabilities: RwSignal<Value>,
+    /// What the sign-in (OAuth, in the MCP module) says on the card, if anything.
+    pub auth_note: RwSignal<Option<String>>,
     /// The server's `instructions`, if it sent any.
     pub instructions: RwSignal<Option<String>>,
     /// The transport in use: "Streamable HTTP", "HTTP+SSE (deprecated)", "WebSocket", "in-page".
@@ -52,6 +54,7 @@ impl ServerLive {
             server_info: RwSignal::new(None),
             icon: RwSignal::new(None),
             capabilities: RwSignal::new(Value::Null),
+            auth_note: RwSignal::new(None),
             instructions: RwSignal::new(None),
             transport: RwSignal::new(None),
             tools: RwSignal::new(Vec::new()),
