@@ -146,9 +146,12 @@ test('a. approved: the user edits the message, the model answers it, the server 
     await card.getByRole('button', { name: 'Approve' }).click();
     // The answer streams into the card (11 pieces, 150 ms apart) before it goes back.
     await page.waitForFunction((full) => {
+      if (document.querySelector('dialog.ask-sampling .ask-failure')) return true;
       const t = document.querySelector('dialog.ask-sampling .ask-stream')?.textContent ?? '';
       return t.length > 0 && t.length < full.length && full.startsWith(t);
     }, SAMPLED, { timeout: WAIT_MS, polling: 50 });
+    const failure = card.locator('.ask-failure');
+    assert.equal(await failure.count(), 0, `the model answered: ${await failure.allInnerTexts()}`);
     await dialog.waitFor({ state: 'detached', timeout: WAIT_MS });
 
     const requests = await api.requests();
