@@ -13,6 +13,8 @@
 //   d. Roots: a server card's "Roots" opens the editor; a non-file URI is refused with a
 //      sentence; saved roots are stored as the exact roots/list result and the server's own
 //      get-roots-list tool reports them.
+//   e. A server's refusal of prompts/get is the form's sentence, the form stays filled; fixed,
+//      the prompt's embedded resource is inlined into the user's message.
 //
 // Needs: scripts/build.sh (dist/, or SKIFF_DIST) and scripts/setup-mcp.sh (server-everything).
 //   SKIFF_DIST=$PWD/dist node --test --test-concurrency=1 tests/e2e/prompts.test.mjs
@@ -301,6 +303,40 @@ test('d. roots: entered in the editor, stored as the roots/list result, reported
     assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
   } catch (err) {
     await screenshot(page, 'prompts-d-failure').catch(() => {});
+    throw err;
+  } finally {
+    await context.close();
+  }
+});
+
+test('e. a refused prompts/get is a sentence in the form; an embedded resource is inlined', async () => {
+  const { context, page, errors } = await openPage();
+  try {
+    const option = await openPicker(page, 'resource', 'resource-prompt');
+    await option.click();
+    const form = page.locator('#ask-panel[role="dialog"]');
+    await form.waitFor({ timeout: WAIT_MS });
+    await form.locator('#ask-arg-0').fill('Nope');
+    await form.locator('#ask-arg-1').fill('1');
+    await form.locator('button.ask-insert').click();
+    const failure = form.locator('.ask-failure');
+    await failure.waitFor({ timeout: WAIT_MS });
+    assert.match(await failure.innerText(), /The server could not give the prompt: .*Invalid resourceType: Nope/);
+    assert.equal(await form.locator('#ask-arg-1').inputValue(), '1', 'what was typed stays');
+    assert.equal(await page.locator('article.message-user').count(), 0, 'nothing was inserted');
+
+    await form.locator('#ask-arg-0').fill('Text');
+    await form.locator('button.ask-insert').click();
+    await form.waitFor({ state: 'detached', timeout: WAIT_MS });
+    const msg = page.locator('article.message-user').last();
+    await msg.waitFor({ timeout: WAIT_MS });
+    const text = await msg.innerText();
+    assert.match(text, /This prompt includes the Text resource with id: 1/, text);
+    assert.match(text, /Resource 1: This is a plaintext resource created at/, text);
+    assert.equal(await page.locator('article.message-user').count(), 1, 'one user turn: consecutive user parts are joined');
+    assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
+  } catch (err) {
+    await screenshot(page, 'prompts-e-failure').catch(() => {});
     throw err;
   } finally {
     await context.close();
