@@ -8,8 +8,8 @@
 //   b. Completions: server-everything's completable-prompt suggests departments, then team
 //      members that depend on the chosen department (context.arguments); the chosen values
 //      reach the inserted message. At 375 px wide the picker and the form fit the screen.
-//   c. Escape closes the picker and the text typed stays; Enter then sends nothing it should
-//      not (the picker took no key after Escape).
+//   c. A word nothing matches is said; Escape closes the picker and the text typed stays; a
+//      prompt without arguments goes in at once when chosen with Enter.
 //   d. Roots: a server card's "Roots" opens the editor; a non-file URI is refused with a
 //      sentence; saved roots are stored as the exact roots/list result and the server's own
 //      get-roots-list tool reports them.
