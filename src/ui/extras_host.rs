@@ -200,7 +200,17 @@ fn insert(ctx: Ctx, a: &Value) -> Result<Value, String> {
 /// A server's sampling request, approved by the user: its messages through the user's model,
 /// streamed to the module as `chunk` events.
 async fn sample(ctx: Ctx, a: &Value) -> Result<Value, String> {
-    let mut settings = ctx.settings.settings.get_untracked();
+    // The open conversation's profile and model, as its own requests resolve them.
+    let choice = ctx
+        .convs
+        .current
+        .get_untracked()
+        .and_then(|c| c.meta.try_with_untracked(|m| m.model.clone()).flatten());
+    let mut settings = ctx
+        .settings
+        .settings
+        .get_untracked()
+        .for_conversation(choice.as_ref());
     if !settings.is_configured() {
         return Err("No model is set up: choose a provider in Settings first.".into());
     }
