@@ -11,6 +11,7 @@
 //! payload types are owned in `model` (rmcp's client cannot run in a browser, and its model
 //! cost build time and page bytes for ten structs).
 
+pub mod ask_ui;
 pub mod backoff;
 pub mod composer_trigger;
 pub mod config;

@@ -17,6 +17,8 @@ pub mod resources;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen::prelude::*;
 
+mod asks;
+
 /// The module's build, for the page's diagnostics.
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
 pub fn extras_version() -> String {
