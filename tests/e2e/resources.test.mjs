@@ -119,14 +119,14 @@ async function lastUserText() {
   return typeof user.content === 'string' ? user.content : user.content.map((c) => c.text ?? '').join('\n');
 }
 
-async function axe(page) {
+async function axe(page, where = '.res-dialog') {
   if (!(await page.evaluate(() => typeof window.axe === 'object'))) {
     await page.evaluate(await readFile(path.join(repoRoot, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8'));
   }
-  return page.evaluate(async () => {
-    const r = await window.axe.run({ include: [['.res-dialog']] });
+  return page.evaluate(async (sel) => {
+    const r = await window.axe.run({ include: [[sel]] });
     return r.violations.map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`);
-  });
+  }, where);
 }
 
 test('a. browse, search, preview and attach a resource: its text reaches the model', async () => {
@@ -274,6 +274,7 @@ test('d. the @ picker: arrows and Enter attach a resource and remove the @query'
     await page.keyboard.type('re', { delay: 20 });
     await page.waitForFunction(() => document.querySelectorAll('#res-picker [role="option"]').length >= 2, null, { timeout: WAIT_MS });
     await screenshot(page, 'resources-picker').catch(() => {});
+    assert.deepEqual(await axe(page, '#res-picker'), [], 'axe on the picker');
     const first = await picker.locator('[aria-selected="true"]').innerText();
     await page.keyboard.press('ArrowDown');
     assert.notEqual(await picker.locator('[aria-selected="true"]').innerText(), first);

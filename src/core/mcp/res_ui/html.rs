@@ -659,6 +659,8 @@ pub fn picker_html(items: &[Item], query: &str, active: usize) -> String {
                 },
             )
             .attr("aria-selected", if i == active { "true" } else { "false" })
+            // Reachable for a list long enough to scroll, while focus stays in the message box.
+            .attr("tabindex", "-1")
             .attr("data-act", "pick")
             .attr("data-i", &i.to_string())
             .body();
