@@ -114,6 +114,16 @@ pub struct McpSession {
 /// the page's main thread busy for seconds. Beyond this, requests are left unanswered.
 pub const MAX_SERVER_ASKS_PER_S: u32 = 20;
 
+/// What Skiff can answer when a server asks (both eras: `initialize`, and every modern
+/// request's `_meta`): elicitation (form and URL), sampling with tools, roots.
+pub fn client_capabilities() -> Value {
+    json!({
+        "elicitation": elicit::client_capability(),
+        "sampling": { "tools": {} },
+        "roots": { "listChanged": true },
+    })
+}
+
 /// Server requests the session holds for the page to answer (`Action::Ask`).
 pub const SAMPLING_METHOD: &str = "sampling/createMessage";
 pub const ROOTS_METHOD: &str = "roots/list";
@@ -392,11 +402,7 @@ impl McpSession {
             .unwrap_or_else(|| "2025-11-25".to_string());
         let params = json!({
             "protocolVersion": version,
-            "capabilities": {
-                "elicitation": elicit::client_capability(),
-                "sampling": { "tools": {} },
-                "roots": { "listChanged": true },
-            },
+            "capabilities": client_capabilities(),
             "clientInfo": self.client_info(),
         });
         let id = self.alloc_id();

@@ -243,7 +243,8 @@ fn modern_handshake_and_pagination_with_python_sdk_capture() {
     );
     assert_eq!(
         page1["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"],
-        json!({})
+        super::session::client_capabilities(),
+        "a modern server asks (input_required) only what the client declared"
     );
     assert_eq!(meta.protocol_version.as_deref(), Some("2026-07-28"));
     assert_eq!(meta.era, Some(Era::Modern));

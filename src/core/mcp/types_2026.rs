@@ -126,7 +126,10 @@ pub fn with_request_meta(
     };
     meta.insert(META_PROTOCOL_VERSION.into(), json!(version));
     meta.insert(META_CLIENT_INFO.into(), client_info.clone());
-    meta.insert(META_CLIENT_CAPABILITIES.into(), json!({}));
+    meta.insert(
+        META_CLIENT_CAPABILITIES.into(),
+        super::session::client_capabilities(),
+    );
     if let Some(level) = log_level {
         meta.insert(META_LOG_LEVEL.into(), json!(level));
     }
@@ -203,7 +206,10 @@ mod tests {
         );
         assert_eq!(p["_meta"]["progressToken"], 3);
         assert_eq!(p["_meta"][META_PROTOCOL_VERSION], "2026-07-28");
-        assert_eq!(p["_meta"][META_CLIENT_CAPABILITIES], json!({}));
+        assert_eq!(
+            p["_meta"][META_CLIENT_CAPABILITIES],
+            super::super::session::client_capabilities()
+        );
         assert_eq!(p["name"], "t");
     }
 }

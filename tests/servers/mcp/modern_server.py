@@ -38,6 +38,9 @@ from typing import Annotated
 import uvicorn
 from pydantic import Field
 from mcp.server.mcpserver import Context, Image, MCPServer
+from mcp.server.mcpserver.prompts.base import UserMessage
+from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve
+from pydantic import BaseModel
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http import EventCallback, EventMessage, EventStore
 import mcp_types as types
@@ -196,6 +199,43 @@ def build_server(page_size: int) -> PagedMCPServer:
     return mcp
 
 
+class Booking(BaseModel):
+    """What `book` asks the user (an elicitation form)."""
+
+    name: str
+    guests: int = 2
+
+
+def ask_booking(room: str) -> Elicit[Booking]:
+    return Elicit(f"Who is booking {room}?", Booking)
+
+
+def ask_roots() -> ListRoots:
+    return ListRoots()
+
+
+def add_ask_tools(mcp: PagedMCPServer) -> None:
+    """`book` asks the user through the SDK's resolvers: at 2026-07-28 the question travels as an
+    `input_required` result and the answer comes back on the retry (multi round-trip requests);
+    `postcard` is a prompt whose message is an image."""
+
+    @mcp.tool(description="Book a room: asks who books it, and reads the client's roots.")
+    def book(
+        room: str,
+        booking: Annotated[Booking, Resolve(ask_booking)],
+        roots: Annotated[types.ListRootsResult, Resolve(ask_roots)],
+    ) -> str:
+        where = ", ".join(str(r.uri) for r in roots.roots) or "no roots"
+        return f"Booked {room} for {booking.name} ({booking.guests} guests); roots: {where}"
+
+    @mcp.prompt(description="A postcard: a picture and a line.")
+    def postcard() -> list[UserMessage]:
+        return [
+            UserMessage(content=Image(data=tiny_png(3, 3, (0, 128, 255)), format="png")),
+            UserMessage(content="Describe this postcard."),
+        ]
+
+
 def add_bump_tool(mcp: PagedMCPServer) -> None:
     """--bump-tool: `bump` changes skiff://counter on demand (a flag, so the default server keeps
     the five tools other suites count)."""
@@ -269,6 +309,7 @@ def main() -> None:
     ap.add_argument("--no-event-store", action="store_true", help="legacy era: no SSE event ids, no resume")
     ap.add_argument("--retry-ms", type=int, default=None, help="legacy era: SSE `retry:` sent with priming events")
     ap.add_argument("--bump-tool", action="store_true", help="also offer `bump`, which changes skiff://counter")
+    ap.add_argument("--ask-tools", action="store_true", help="also offer `book` (input_required) and the `postcard` prompt")
     ap.add_argument("--tick-ms", type=int, default=0, help="skiff://counter changes every N ms (0: only on `bump`)")
     args = ap.parse_args()
 
@@ -277,6 +318,8 @@ def main() -> None:
         add_param_tool(mcp)
     if args.bump_tool:
         add_bump_tool(mcp)
+    if args.ask_tools:
+        add_ask_tools(mcp)
     app = mcp.streamable_http_app(
         json_response=args.json_response,
         event_store=None if args.no_event_store else InMemoryEventStore(),
