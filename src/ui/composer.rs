@@ -11,6 +11,8 @@ use leptos::html;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::attach::Attachment;
+
+use crate::platform::storage;
 use skiff_core::mcp::composer_trigger::trigger;
 use skiff_core::send_queue::{back_beside_draft, back_into_draft, QueueOutcome, Queued, SendQueue};
 use wasm_bindgen::JsCast;
@@ -22,6 +24,8 @@ use super::when::When;
 
 /// The message box's element id, for [`focus_composer`].
 const INPUT_ID: &str = "composer-input";
+/// Where the next message's attachment records wait across reloads.
+const PENDING_KEY: &str = "skiff:pending-attachments";
 
 /// Puts the caret in the message box, so the next keystroke is not lost on `<body>`.
 ///
@@ -57,7 +61,22 @@ pub fn Composer() -> impl IntoView {
     let hint = RwSignal::new(None::<String>);
     let input = NodeRef::<html::Textarea>::new();
     // Files attached to the next message (stored already; `data` kept for the thumbnails).
-    let pending = RwSignal::new(Vec::<Attachment>::new());
+    // The records (not the bytes, which are in the blob store by hash) outlive a reload, so a
+    // file or an MCP resource attached and not yet sent is not lost.
+    let kept: Vec<Attachment> = storage::get(PENDING_KEY)
+        .ok()
+        .flatten()
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or_default();
+    let pending = RwSignal::new(kept);
+    crate::stores::reactive::effect(move || {
+        let records = pending.with(|p| serde_json::to_string(p).unwrap_or_default());
+        let _ = if records == "[]" {
+            storage::remove(PENDING_KEY)
+        } else {
+            storage::set(PENDING_KEY, &records)
+        };
+    });
     let add_files = move |files: Vec<web_sys::File>| {
         hint.set(None);
         spawn_local(async move {

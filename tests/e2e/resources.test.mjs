@@ -10,8 +10,8 @@
 //      boots by itself and resubscribes (server-everything only notifies subscribed sessions).
 //   d. The `@` picker: keyboard navigation, Enter attaches and removes the `@query`.
 //   e. A reload keeps the cache; the server killed, the kept copy is still usable, marked
-//      stale, attachable and offered by the picker. (e2, a pending attachment kept across a
-//      reload, is the page's and marked todo until the composer stores them.)
+//      stale, attachable and offered by the picker. e2: a resource attached and not yet sent
+//      is still attached after a reload (the composer keeps its records).
 //   f. The modern-era server: a PNG preview, pretty JSON, a text resource attached.
 //   g. A corrupt stored value is never overwritten and says so.
 //
@@ -348,7 +348,7 @@ test('e. a reload keeps the cache; a killed server leaves the copy usable, marke
 
 // The composer's pending attachments live in a signal (src/ui/composer.rs), not in storage:
 // the page side, not this module. Runs, and reports, until the page keeps them.
-test('e2. a pending attachment survives a reload', { todo: 'page: the composer does not persist pending attachments yet' }, async () => {
+test('e2. a pending attachment survives a reload', async () => {
   const { context, page } = await openPage();
   try {
     await browse(page);
@@ -359,6 +359,15 @@ test('e2. a pending attachment survives a reload', { todo: 'page: the composer d
     await page.reload();
     await page.waitForSelector(TEXTAREA, { timeout: WAIT_MS });
     await chips(page).filter({ hasText: 'architecture.md' }).waitFor({ timeout: 5000 });
+    // Its bytes come back from the blob store by hash: the model reads the resource.
+    await sendAndWait(page, 'What does it say?');
+    const sent = await lastUserText();
+    assert.match(sent, /architecture\.md/, sent.slice(0, 300));
+    assert.ok(sent.length > 'What does it say?'.length + 40, `the resource's text went with it: ${sent.slice(0, 300)}`);
+    assert.equal(await chips(page).count(), 0, 'sent, so no longer pending');
+    await page.reload();
+    await page.waitForSelector(TEXTAREA, { timeout: WAIT_MS });
+    assert.equal(await chips(page).count(), 0, 'and not back after a reload');
   } finally {
     await context.close();
   }
