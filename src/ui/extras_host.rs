@@ -201,13 +201,11 @@ fn insert(ctx: Ctx, a: &Value) -> Result<Value, String> {
         for img in raw["images"].as_array().into_iter().flatten() {
             let mime = img["mime"].as_str().unwrap_or_default();
             let event = image_out::from_base64(mime, img["b64"].as_str().unwrap_or_default());
-            let (store, conv) = (ctx.convs, conv.clone());
+            let store = ctx.convs;
             leptos::task::spawn_local(async move {
                 let note = match event {
                     StreamEvent::Image(image) => {
-                        attach::keep_returned(store, conv.clone(), live, image)
-                            .await
-                            .err()
+                        attach::keep_returned(store, conv, live, image).await.err()
                     }
                     StreamEvent::Content(note) => Some(note),
                     _ => None,
