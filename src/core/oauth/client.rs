@@ -41,6 +41,28 @@ impl AppIdentity {
         }
     }
 
+    /// Skiff deployed with its page at `page_base` (the directory URL of `index.html`, as
+    /// `document.baseURI` gives it): the callback page and the Client ID Metadata Document are
+    /// files of the on-demand module (`extras/oauth-callback.html`,
+    /// `extras/oauth-client-metadata.json`). `metadata_written` says whether the build wrote
+    /// that document (it does only when `SKIFF_PUBLIC_URL` was set, since a static build cannot
+    /// know its own address otherwise); without it the client id comes from registration.
+    pub fn for_page(page_base: &str, metadata_written: bool) -> AppIdentity {
+        let base = page_base.trim().split(['?', '#']).next().unwrap_or("");
+        // Drop a file name: everything after the last slash that follows the authority.
+        let path_from = base.find("://").map_or(0, |i| i + 3);
+        let dir = match base[path_from..].rfind('/') {
+            Some(i) => base[..path_from + i + 1].to_string(),
+            None => format!("{base}/"),
+        };
+        AppIdentity {
+            client_name: "Skiff".into(),
+            client_uri: dir.trim_end_matches('/').to_string(),
+            redirect_uri: format!("{dir}{CALLBACK_PATH}"),
+            client_metadata_url: metadata_written.then(|| format!("{dir}{METADATA_PATH}")),
+        }
+    }
+
     fn usable_metadata_url(&self) -> Option<&str> {
         let url = self.client_metadata_url.as_deref()?;
         let parsed = HttpUrl::parse(url)?;
@@ -56,6 +78,12 @@ impl AppIdentity {
         }
     }
 }
+
+/// The callback page, relative to the page's directory (`scripts/build-extras.sh` copies it).
+pub const CALLBACK_PATH: &str = "extras/oauth-callback.html";
+/// The Client ID Metadata Document, relative to the page's directory (written by
+/// `scripts/build-extras.sh` only when `SKIFF_PUBLIC_URL` is set).
+pub const METADATA_PATH: &str = "extras/oauth-client-metadata.json";
 
 /// How Skiff identifies itself to one authorization server.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -297,6 +325,37 @@ mod tests {
                 issuer: "https://auth.example.com".into()
             })
         );
+    }
+
+    #[test]
+    fn for_page_puts_the_callback_and_document_beside_the_module() {
+        for base in [
+            "https://skiff.example/app/",
+            "https://skiff.example/app/index.html",
+            "https://skiff.example/app/?x=1#y",
+        ] {
+            let a = AppIdentity::for_page(base, true);
+            assert_eq!(
+                a.redirect_uri, "https://skiff.example/app/extras/oauth-callback.html",
+                "{base}"
+            );
+            assert_eq!(
+                a.client_metadata_url.as_deref(),
+                Some("https://skiff.example/app/extras/oauth-client-metadata.json")
+            );
+            assert_eq!(a.client_uri, "https://skiff.example/app");
+        }
+        let root = AppIdentity::for_page("http://127.0.0.1:8080", false);
+        assert_eq!(
+            root.redirect_uri,
+            "http://127.0.0.1:8080/extras/oauth-callback.html"
+        );
+        assert_eq!(root.client_metadata_url, None);
+        assert_eq!(root.application_type(), "native");
+        // Without a written document the server's CIMD support is not used.
+        let mut s = server(true, true);
+        s.registration_endpoint = None;
+        assert!(choose(None, &root, &s).is_err());
     }
 
     #[test]

@@ -217,6 +217,35 @@ impl AuthMachine {
         self.prepare_sign_in(challenge.resource_metadata.as_deref());
     }
 
+    /// `handle_unauthorized` for a request to `url`: a request that went without a token to a
+    /// URL the credentials do cover (the page asked before the stored credentials were
+    /// loaded, at start) is simply given the token, or waits for a refresh, instead of being
+    /// failed as `NotCovered`.
+    pub fn handle_unauthorized_at(
+        &mut self,
+        now_ms: f64,
+        waiter: WaiterId,
+        url: &str,
+        sent: Option<&str>,
+        www_authenticate: &[&str],
+    ) {
+        if sent.is_none() && self.creds.as_ref().is_some_and(|c| c.covers(url)) {
+            match self.access(now_ms, waiter, url) {
+                Access::Bearer(authorization) => self.commands.push_back(AuthCommand::Resume {
+                    waiter,
+                    authorization,
+                }),
+                Access::Wait => {}
+                Access::Anonymous => self.commands.push_back(AuthCommand::Fail {
+                    waiter,
+                    error: OAuthError::NotCovered,
+                }),
+            }
+            return;
+        }
+        self.handle_unauthorized(now_ms, waiter, sent, www_authenticate);
+    }
+
     /// The MCP server answered 403 to request `waiter`. Returns `false` when its challenge does
     /// not ask for scope (`BearerChallenge::asks_for_scope`: an ordinary refusal, the caller's
     /// to report). Otherwise
@@ -349,6 +378,23 @@ impl AuthMachine {
                 scopes: pending.scopes,
             });
         }
+    }
+
+    /// The user closed the authorization page (the popup) without an answer coming back. The
+    /// request it carried is abandoned (its state and verifier are never reused), and Sign in
+    /// starts a fresh one from what discovery found. A redirect that already came back is
+    /// not affected: only a sign-in still waiting for its callback is.
+    pub fn handle_authorization_closed(&mut self, now_ms: f64) {
+        let _ = now_ms;
+        let Phase::Callback(p) = std::mem::replace(&mut self.phase, Phase::Idle) else {
+            return;
+        };
+        self.commands.push_back(AuthCommand::CloseAuthorization);
+        self.open_when_ready = false;
+        self.set_status(AuthStatus::SignInRequired {
+            issuer: p.issuer,
+            scopes: p.scopes,
+        });
     }
 
     /// The redirect URI was loaded with the authorization response.

@@ -13,6 +13,8 @@
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen::prelude::*;
 
+pub mod oauth;
+
 /// The module's build, for the page's diagnostics.
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
 pub fn extras_version() -> String {
