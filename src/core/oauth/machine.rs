@@ -37,6 +37,21 @@ pub const REFRESH_RETRY_MS: f64 = 30_000.0;
 /// Flow": retry "no more than a few times").
 pub const MAX_STEP_UPS: u32 = 2;
 
+/// The URL a request to `fetched` is for: `fetched` without the CORS proxy prefix the page put
+/// in front of it (`HttpTarget::fetch_url`), so the resource check judges the MCP server's own
+/// address, never the proxy's. A URL without that prefix is returned as it is.
+pub fn unproxied<'a>(proxy: Option<&str>, fetched: &'a str) -> &'a str {
+    let Some(proxy) = proxy.map(str::trim).filter(|p| !p.is_empty()) else {
+        return fetched;
+    };
+    let prefix = HttpTarget {
+        proxy: Some(proxy.to_string()),
+        ..HttpTarget::default()
+    }
+    .fetch_url("");
+    fetched.strip_prefix(prefix.as_str()).unwrap_or(fetched)
+}
+
 pub struct AuthMachine {
     pub(super) setup: AuthSetup,
     pub(super) server: Option<HttpUrl>,
@@ -138,6 +153,7 @@ impl AuthMachine {
     /// What an MCP request to `url` may carry. A token only ever goes to a URL inside the
     /// resource it was issued for; a token due for refresh makes the request wait for it.
     pub fn access(&mut self, now_ms: f64, waiter: WaiterId, url: &str) -> Access {
+        let url = unproxied(self.setup.proxy.as_deref(), url);
         let Some(c) = self.creds.as_ref().filter(|c| c.covers(url)) else {
             return Access::Anonymous;
         };
@@ -229,6 +245,7 @@ impl AuthMachine {
         sent: Option<&str>,
         www_authenticate: &[&str],
     ) {
+        let url = unproxied(self.setup.proxy.as_deref(), url);
         if sent.is_none() && self.creds.as_ref().is_some_and(|c| c.covers(url)) {
             match self.access(now_ms, waiter, url) {
                 Access::Bearer(authorization) => self.commands.push_back(AuthCommand::Resume {

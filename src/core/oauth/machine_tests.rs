@@ -1180,3 +1180,66 @@ fn a_401_for_a_covered_request_sent_before_credentials_loaded_gets_the_token() {
     m.handle_unauthorized_at(0.0, 4, MCP, Some("Bearer old"), &[]);
     assert!(m.credentials().is_some());
 }
+
+#[test]
+fn requests_through_the_cors_proxy_are_judged_by_their_target() {
+    use crate::oauth::machine::unproxied;
+    for (proxy, fetched, want) in [
+        (
+            Some("http://127.0.0.1:9/"),
+            "http://127.0.0.1:9/https://mcp.example.com/mcp",
+            "https://mcp.example.com/mcp",
+        ),
+        (
+            Some("http://127.0.0.1:9"),
+            "http://127.0.0.1:9/https://mcp.example.com/mcp",
+            "https://mcp.example.com/mcp",
+        ),
+        (
+            Some("https://p.example/?url="),
+            "https://p.example/?url=https://mcp.example.com/mcp",
+            "https://mcp.example.com/mcp",
+        ),
+        (
+            Some("  "),
+            "https://mcp.example.com/mcp",
+            "https://mcp.example.com/mcp",
+        ),
+        (
+            None,
+            "http://127.0.0.1:9/https://mcp.example.com/mcp",
+            "http://127.0.0.1:9/https://mcp.example.com/mcp",
+        ),
+        (
+            Some("http://127.0.0.1:9/"),
+            "https://evil.example.com/mcp",
+            "https://evil.example.com/mcp",
+        ),
+    ] {
+        assert_eq!(unproxied(proxy, fetched), want, "{proxy:?} {fetched}");
+    }
+    let mut m = AuthMachine::new(AuthSetup {
+        stored: Some(stored(Some(600_000.0), true)),
+        proxy: Some("http://127.0.0.1:9/".into()),
+        ..setup()
+    });
+    drain(&mut m);
+    let through = format!("http://127.0.0.1:9/{MCP}");
+    assert_eq!(
+        m.access(0.0, 1, &through),
+        Access::Bearer("Bearer old".into())
+    );
+    // The proxy's own address is not the resource.
+    assert_eq!(
+        m.access(0.0, 2, "http://127.0.0.1:9/mcp"),
+        Access::Anonymous
+    );
+    m.handle_unauthorized_at(0.0, 3, &through, None, &[]);
+    assert_eq!(
+        drain(&mut m),
+        vec![AuthCommand::Resume {
+            waiter: 3,
+            authorization: "Bearer old".into()
+        }]
+    );
+}
