@@ -228,3 +228,68 @@ test('Sign out revokes at the authorization server and the card says signed out'
   await screenshot(page, 'oauth-signed-out');
   assert.deepEqual(errors, []);
 });
+
+/** A fresh context (its own storage) with the MCP settings open; `init` runs before the page. */
+async function freshPage(init) {
+  context = await browser.newContext({ viewport: { width: 375, height: 800 } });
+  if (init) await context.addInitScript(init);
+  page = await context.newPage();
+  errors = collectConsoleErrors(page, { ignore: EXPECTED_CONSOLE });
+  await page.goto(site.url);
+  await openMcpSettings();
+}
+
+test('popups blocked: Sign in goes by full-page redirect and the page resumes the sign-in after it', async () => {
+  const more = await startOAuthServers();
+  try {
+    // A browser that blocks every popup.
+    await freshPage(() => {
+      window.open = () => null;
+    });
+    await addServer('redirected', more.mcp);
+    await note('redirected')(/Sign in required/);
+    const dialog = await openAccount('redirected');
+    await Promise.all([page.waitForURL((u) => u.href.startsWith(site.url) && !u.href.includes('oauth-callback'), { timeout: 20_000 }).catch(() => {}), dialog.locator('[data-act="sign-in"]').click()]);
+    // The tab went to the AS, came back through the callback page, and the page started again.
+    await page.waitForFunction(() => !location.href.includes('oauth-callback') && document.querySelector('button[aria-label="Settings"]'), null, { timeout: 20_000 });
+    assert.ok(!page.url().includes('code='), `no code left in the address: ${page.url()}`);
+    await openMcpSettings();
+    await note('redirected')(/Signed in at/, 30_000);
+    await status('redirected')(/^connected$/, 30_000);
+    const r = await callTool('redirected', 'whoami', {});
+    assert.ok(r.ok, r.text);
+    const s = await (await fetch(`${more.as}/_state`)).json();
+    assert.equal(s.codes, 1);
+    assert.deepEqual(errors, []);
+  } finally {
+    more.child.kill('SIGTERM');
+    await context.close();
+  }
+});
+
+test('the user declines at the authorization server: the card says so, nothing is stored', async () => {
+  const denying = await startOAuthServers(['--deny']);
+  try {
+    await freshPage();
+    await addServer('declined', denying.mcp);
+    await note('declined')(/Sign in required/);
+    const dialog = await openAccount('declined');
+    const popupP = context.waitForEvent('page');
+    await dialog.locator('[data-act="sign-in"]').click();
+    await (await popupP).waitForEvent('close', { timeout: 20_000 });
+    await note('declined')(/You declined the sign-in\./);
+    assert.match(await dialog.innerText(), /You declined the sign-in/);
+    // The 375 px dialog fits: no horizontal overflow.
+    const fits = await page.evaluate(() => {
+      const d = document.querySelector('.oauth-dialog').getBoundingClientRect();
+      return d.left >= 0 && d.right <= window.innerWidth;
+    });
+    assert.ok(fits, 'the dialog fits a 375 px screen');
+    const keys = await page.evaluate(() => Object.keys(localStorage).join(' '));
+    assert.ok(!keys.includes('skiff.oauth.cred.'));
+    assert.deepEqual(errors, []);
+  } finally {
+    denying.child.kill('SIGTERM');
+    await context.close();
+  }
+});

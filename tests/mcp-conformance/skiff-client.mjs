@@ -96,7 +96,8 @@ async function callTool(page, tool, args, timeout) {
     const shown = await r.locator('li.mcp-tool').evaluateAll((ls) => ls.map((l) => l.dataset.tool));
     return { ok: false, text: `the tool ${tool} is not listed (listed: ${shown.join(', ') || 'none'})` };
   }
-  await li.locator('summary').click();
+  // A second call (after a step-up sign-in) finds the form open already.
+  if (!(await li.locator('.mcp-try-args').isVisible())) await li.locator('summary').click();
   await li.locator('.mcp-try-args').fill(JSON.stringify(args));
   await li.locator('.mcp-try-call').click();
   if (scenario.startsWith('elicitation')) {
@@ -111,6 +112,9 @@ async function callTool(page, tool, args, timeout) {
     }
   }
   try {
+    // The call runs, then its result (or error) replaces any earlier one.
+    await li.locator('.mcp-try-running').waitFor({ state: 'attached', timeout: 2_000 }).catch(() => {});
+    await li.locator('.mcp-try-running').waitFor({ state: 'detached', timeout });
     await li.locator('.mcp-try-result, .mcp-try-error').first().waitFor({ timeout });
   } catch {
     return { ok: false, text: `no result within ${timeout} ms (${await li.locator('.mcp-try-running').innerText().catch(() => '')})` };

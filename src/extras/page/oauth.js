@@ -145,11 +145,20 @@ function metadataServed() {
   return metadataPromise;
 }
 
+/** The page's description of server `id`; `patient`: at start the list may still be filling. */
+async function findServer(ctx, id, patient = false) {
+  for (let i = 0; ; i++) {
+    const info = (await servers(ctx)).find((s) => s.id === id);
+    if (info || !patient || i >= 40) return info ?? null;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 async function entryFor(ctx, id, pending = null) {
   if (entries.has(id)) return entries.get(id);
   if (creating.has(id)) return creating.get(id);
   const p = (async () => {
-    const info = (await servers(ctx)).find((s) => s.id === id);
+    const info = await findServer(ctx, id, pending != null);
     if (!info || !info.url || info.transport === 'websocket') return null;
     const found = (await stored()).find((c) => ctx.wasm.oauth_covers(c, info.url));
     const setup = {
