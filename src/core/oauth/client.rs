@@ -89,8 +89,14 @@ pub const METADATA_PATH: &str = "extras/oauth-client-metadata.json";
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ClientIdentity {
-    /// Entered by the user, registered with that server beforehand.
-    PreRegistered { client_id: String },
+    /// Entered by the user, registered with that server beforehand, with the secret that
+    /// registration gave when it is a confidential client (the user enters it; the store
+    /// encrypts it with the tokens).
+    PreRegistered {
+        client_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        secret: Option<ClientSecret>,
+    },
     /// The URL of Skiff's Client ID Metadata Document.
     MetadataDocument { client_id: String },
     /// Issued by the server's registration endpoint, with the secret it may have issued too
@@ -122,7 +128,7 @@ pub enum SecretMethod {
 impl ClientIdentity {
     pub fn client_id(&self) -> &str {
         match self {
-            ClientIdentity::PreRegistered { client_id }
+            ClientIdentity::PreRegistered { client_id, .. }
             | ClientIdentity::MetadataDocument { client_id }
             | ClientIdentity::Registered { client_id, .. } => client_id,
         }
@@ -130,8 +136,9 @@ impl ClientIdentity {
 
     pub fn secret(&self) -> Option<&ClientSecret> {
         match self {
-            ClientIdentity::Registered { secret, .. } => secret.as_ref(),
-            _ => None,
+            ClientIdentity::Registered { secret, .. }
+            | ClientIdentity::PreRegistered { secret, .. } => secret.as_ref(),
+            ClientIdentity::MetadataDocument { .. } => None,
         }
     }
 }
@@ -151,9 +158,27 @@ pub fn choose(
     app: &AppIdentity,
     server: &AuthorizationServer,
 ) -> Result<ClientChoice, OAuthError> {
+    choose_with_secret(pre_registered, None, app, server)
+}
+
+/// `choose`, with the secret the user entered beside a pre-registered client id: sent the way
+/// the server's metadata lists first (`client_secret_basic` or `client_secret_post`), Basic
+/// when it lists neither (RFC 7591 §2's default).
+pub fn choose_with_secret(
+    pre_registered: Option<&str>,
+    pre_secret: Option<&str>,
+    app: &AppIdentity,
+    server: &AuthorizationServer,
+) -> Result<ClientChoice, OAuthError> {
     if let Some(id) = pre_registered.map(str::trim).filter(|s| !s.is_empty()) {
+        let secret = pre_secret.filter(|s| !s.is_empty()).map(|s| ClientSecret {
+            secret: s.to_string(),
+            method: listed_method(&server.token_endpoint_auth_methods_supported)
+                .unwrap_or(SecretMethod::ClientSecretBasic),
+        });
         return Ok(ClientChoice::Use(ClientIdentity::PreRegistered {
             client_id: id.to_string(),
+            secret,
         }));
     }
     if server.client_id_metadata_document_supported {
@@ -169,6 +194,19 @@ pub fn choose(
     Err(OAuthError::NoClientIdentity {
         issuer: server.issuer.clone(),
     })
+}
+
+fn method_named(name: &str) -> Option<SecretMethod> {
+    match name {
+        "client_secret_basic" => Some(SecretMethod::ClientSecretBasic),
+        "client_secret_post" => Some(SecretMethod::ClientSecretPost),
+        _ => None,
+    }
+}
+
+/// The first secret method a server's metadata lists that Skiff knows.
+fn listed_method(server_methods: &[String]) -> Option<SecretMethod> {
+    server_methods.iter().find_map(|m| method_named(m))
 }
 
 /// The grant types Skiff uses; `refresh_token` is listed so servers issue refresh tokens
@@ -241,16 +279,11 @@ pub fn parse_registration(
                 .and_then(Value::as_str)
                 .filter(|s| !s.is_empty())
         };
-        let method = |name: &str| match name {
-            "client_secret_basic" => Some(SecretMethod::ClientSecretBasic),
-            "client_secret_post" => Some(SecretMethod::ClientSecretPost),
-            _ => None,
-        };
         let secret = text("client_secret").map(|secret| ClientSecret {
             secret: secret.to_string(),
             method: text("token_endpoint_auth_method")
-                .and_then(method)
-                .or_else(|| server_methods.iter().find_map(|m| method(m)))
+                .and_then(method_named)
+                .or_else(|| listed_method(server_methods))
                 .unwrap_or(SecretMethod::ClientSecretBasic),
         });
         return match id {
@@ -305,9 +338,38 @@ mod tests {
         assert_eq!(
             choose(Some(" mine "), &app(), &server(true, true)).unwrap(),
             ClientChoice::Use(ClientIdentity::PreRegistered {
-                client_id: "mine".into()
+                client_id: "mine".into(),
+                secret: None
             })
         );
+        // A confidential pre-registered client: its secret goes as the server lists first.
+        let mut confidential = server(false, false);
+        confidential.token_endpoint_auth_methods_supported =
+            vec!["none".into(), "client_secret_post".into()];
+        let Ok(ClientChoice::Use(id)) =
+            choose_with_secret(Some("mine"), Some("s3"), &app(), &confidential)
+        else {
+            panic!("expected the pre-registered id");
+        };
+        assert_eq!(
+            id.secret(),
+            Some(&ClientSecret {
+                secret: "s3".into(),
+                method: SecretMethod::ClientSecretPost
+            })
+        );
+        confidential.token_endpoint_auth_methods_supported = Vec::new();
+        let Ok(ClientChoice::Use(id)) =
+            choose_with_secret(Some("mine"), Some("s3"), &app(), &confidential)
+        else {
+            panic!("expected the pre-registered id");
+        };
+        assert_eq!(
+            id.secret().map(|s| s.method),
+            Some(SecretMethod::ClientSecretBasic)
+        );
+        // A secret without an id is nothing to use.
+        assert!(choose_with_secret(None, Some("s3"), &app(), &confidential).is_err());
         assert_eq!(
             choose(Some("  "), &app(), &server(true, true)).unwrap(),
             ClientChoice::Use(ClientIdentity::MetadataDocument {

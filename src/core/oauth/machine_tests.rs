@@ -40,6 +40,7 @@ fn setup() -> AuthSetup {
         server_url: MCP.into(),
         app: AppIdentity::for_origin("https://skiff.example"),
         client_id: None,
+        client_secret: None,
         proxy: None,
         stored: None,
         pending: None,
@@ -658,6 +659,7 @@ fn stored(expires_in_ms: Option<f64>, refresh: bool) -> Credentials {
         resource: MCP.into(),
         client: ClientIdentity::PreRegistered {
             client_id: "cid".into(),
+            secret: None,
         },
         token_endpoint: "https://auth.example.com/t1/token".into(),
         revocation_endpoint: None,

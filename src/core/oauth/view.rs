@@ -71,6 +71,8 @@ pub struct DialogView<'a> {
     pub credentials: Option<&'a Credentials>,
     /// The pre-registered client id the user entered, if any.
     pub client_id: Option<&'a str>,
+    /// A client secret is stored with it (never shown back).
+    pub secret_saved: bool,
     /// The server's CORS proxy prefix, if one is set.
     pub proxy: Option<&'a str>,
     pub now_ms: f64,
@@ -171,6 +173,25 @@ pub fn dialog_html(v: &DialogView<'_>) -> String {
         .attr("spellcheck", "false")
         .attr("value", v.client_id.unwrap_or(""))
         .void();
+    h.open("label")
+        .attr("for", "oauth-client-secret")
+        .body()
+        .text("Its client secret, if that registration gave one (kept encrypted)")
+        .close("label");
+    h.open("input")
+        .attr("id", "oauth-client-secret")
+        .attr("name", "client_secret")
+        .attr("type", "password")
+        .attr("autocomplete", "off")
+        .attr(
+            "placeholder",
+            if v.secret_saved {
+                "saved (leave empty to keep it)"
+            } else {
+                "none"
+            },
+        )
+        .void();
     h.action("oauth-save-client", "save-client", "Save client id");
     let proxy = match v.proxy.filter(|p| !p.trim().is_empty()) {
         Some(p) => format!(
@@ -247,6 +268,7 @@ mod tests {
             resource: "https://mcp.example.com/mcp".into(),
             client: ClientIdentity::PreRegistered {
                 client_id: "c".into(),
+                secret: None,
             },
             token_endpoint: "https://auth.example.com/token".into(),
             revocation_endpoint: None,
@@ -272,6 +294,7 @@ mod tests {
             status: Some(&status),
             credentials: Some(&c),
             client_id: Some("my\"id"),
+            secret_saved: true,
             proxy: None,
             now_ms: 0.0,
         });
@@ -281,6 +304,7 @@ mod tests {
         assert!(html.contains(r#"value="my&quot;id""#));
         assert!(html.contains("expires in 10 min (renewed automatically)"));
         assert!(html.contains("set a CORS proxy"));
+        assert!(html.contains(r#"type="password""#) && html.contains("saved (leave empty"));
         assert!(!html.contains("SECRET"), "{html}");
 
         let html = dialog_html(&DialogView {
@@ -289,6 +313,7 @@ mod tests {
             status: None,
             credentials: None,
             client_id: None,
+            secret_saved: false,
             proxy: Some("http://127.0.0.1:1/"),
             now_ms: 0.0,
         });
@@ -307,6 +332,7 @@ mod tests {
             status: None,
             credentials: None,
             client_id: None,
+            secret_saved: false,
             proxy: None,
             now_ms: 0.0,
         });

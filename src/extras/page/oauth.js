@@ -21,6 +21,7 @@ const BOOT = 'skiff.extras.boot';
 const MY_BOOT = 'skiff.extras.boot.oauth';
 const RECORD = 'skiff.oauth.cred.'; // + issuer + " " + resource
 const CLIENT_ID = 'skiff.oauth.client.'; // + server id: a pre-registered client id
+const SECRET = 'skiff.oauth.secret.'; // + server id: its client secret, encrypted like tokens
 const PENDING = 'skiff.oauth.pending'; // sessionStorage, full-page redirect only
 const RETURNED = 'skiff.oauth.returned'; // sessionStorage: the callback URL after a redirect
 const CHANNEL = 'skiff-oauth';
@@ -83,13 +84,37 @@ function tokenKey() {
 
 const recordName = (c) => `${RECORD}${c.issuer} ${c.resource}`;
 
-async function saveCredentials(creds) {
-  const name = recordName(creds);
+/** Encrypt `text` into localStorage `name` (the name is the additional data: a record copied
+ * under another name does not decrypt). */
+async function seal(name, text) {
   const iv = random(12);
-  const data = new TextEncoder().encode(JSON.stringify(creds));
   const ad = new TextEncoder().encode(name);
-  const ct = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: ad }, await tokenKey(), data);
+  const ct = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: ad }, await tokenKey(), new TextEncoder().encode(text));
   localStorage.setItem(name, JSON.stringify({ v: 1, iv: b64(iv), ct: b64(ct) }));
+}
+
+/** The text sealed under `name`; throws when it does not decrypt. */
+async function unseal(name) {
+  const rec = JSON.parse(localStorage.getItem(name));
+  const plain = await crypto.subtle.decrypt(
+    { name: 'AES-GCM', iv: unb64(rec.iv), additionalData: new TextEncoder().encode(name) },
+    await tokenKey(),
+    unb64(rec.ct),
+  );
+  return new TextDecoder().decode(plain);
+}
+
+async function clientSecret(id) {
+  if (!localStorage.getItem(SECRET + id)) return null;
+  try {
+    return await unseal(SECRET + id);
+  } catch {
+    return null;
+  }
+}
+
+async function saveCredentials(creds) {
+  await seal(recordName(creds), JSON.stringify(creds));
   // index.html imports the module at start while credentials exist (README.md).
   localStorage.setItem(BOOT, '1');
   localStorage.setItem(MY_BOOT, '1');
@@ -108,16 +133,9 @@ function stored() {
     const out = [];
     const names = Object.keys(localStorage).filter((k) => k.startsWith(RECORD));
     if (!names.length) return out;
-    const key = await tokenKey();
     for (const name of names) {
       try {
-        const rec = JSON.parse(localStorage.getItem(name));
-        const plain = await crypto.subtle.decrypt(
-          { name: 'AES-GCM', iv: unb64(rec.iv), additionalData: new TextEncoder().encode(name) },
-          key,
-          unb64(rec.ct),
-        );
-        out.push(new TextDecoder().decode(plain));
+        out.push(await unseal(name));
       } catch (e) {
         console.warn(`Skiff: the stored sign-in ${name.slice(RECORD.length)} cannot be decrypted (${e?.name ?? e}); it is kept as it is.`);
       }
@@ -166,6 +184,7 @@ async function entryFor(ctx, id, pending = null) {
       page_base: document.baseURI,
       metadata_written: await metadataServed(),
       client_id: localStorage.getItem(CLIENT_ID + id) || null,
+      client_secret: await clientSecret(id),
       proxy: info.proxy || null,
       stored: found ? JSON.parse(found) : null,
       pending,
@@ -377,10 +396,11 @@ function paint(e, info) {
   const { wasm } = ctxRef;
   const ws = info?.transport === 'websocket';
   const clientId = localStorage.getItem(CLIENT_ID + dialog.id) || null;
+  const secretSaved = !!localStorage.getItem(SECRET + dialog.id);
   const proxy = info?.proxy || null;
   return e
-    ? e.m.dialog(info?.name ?? dialog.id, ws, clientId, proxy, Date.now())
-    : wasm.oauth_dialog_idle(info?.name ?? dialog.id, ws, clientId, proxy);
+    ? e.m.dialog(info?.name ?? dialog.id, ws, clientId, secretSaved, proxy, Date.now())
+    : wasm.oauth_dialog_idle(info?.name ?? dialog.id, ws, clientId, secretSaved, proxy);
 }
 
 function repaint(id) {
@@ -486,16 +506,28 @@ function onAction(ctx, id, act) {
   }
   if (act === 'save-client') {
     const v = dialog?.root.querySelector('#oauth-client-id')?.value.trim() ?? '';
-    if (v) localStorage.setItem(CLIENT_ID + id, v);
-    else localStorage.removeItem(CLIENT_ID + id);
-    // The machine takes its client id when made: a server not signed in starts afresh with it.
-    const e = entries.get(id);
-    if (e && !e.m.signed_in()) {
-      clearTimeout(e.timer);
-      closePopup(e);
-      entries.delete(id);
-    }
-    repaint(id);
+    const secret = dialog?.root.querySelector('#oauth-client-secret')?.value ?? '';
+    (async () => {
+      if (v) {
+        localStorage.setItem(CLIENT_ID + id, v);
+        if (secret) await seal(SECRET + id, secret);
+      } else {
+        localStorage.removeItem(CLIENT_ID + id);
+        localStorage.removeItem(SECRET + id);
+      }
+      // The machine takes its client id when made: a server not signed in starts afresh with it.
+      const e = entries.get(id);
+      if (e && !e.m.signed_in()) {
+        clearTimeout(e.timer);
+        closePopup(e);
+        entries.delete(id);
+      }
+      if (dialog?.id === id) {
+        const input = dialog.root.querySelector('#oauth-client-secret');
+        if (input) input.value = '';
+      }
+      repaint(id);
+    })().catch((err) => console.warn(`Skiff: the client id could not be saved: ${err?.name ?? err}`));
   }
 }
 

@@ -31,6 +31,8 @@ struct SetupJson {
     #[serde(default)]
     client_id: Option<String>,
     #[serde(default)]
+    client_secret: Option<String>,
+    #[serde(default)]
     proxy: Option<String>,
     #[serde(default)]
     stored: Option<Credentials>,
@@ -90,6 +92,7 @@ impl OAuthServer {
             server_url: s.server_url,
             app: AppIdentity::for_page(&s.page_base, s.metadata_written),
             client_id: s.client_id,
+            client_secret: s.client_secret,
             proxy: s.proxy,
             stored: s.stored,
             pending: s.pending,
@@ -220,6 +223,7 @@ impl OAuthServer {
         server_name: &str,
         websocket: bool,
         client_id: Option<String>,
+        secret_saved: bool,
         proxy: Option<String>,
         now_ms: f64,
     ) -> String {
@@ -229,6 +233,7 @@ impl OAuthServer {
             status: self.m.status(),
             credentials: self.m.credentials(),
             client_id: client_id.as_deref(),
+            secret_saved,
             proxy: proxy.as_deref(),
             now_ms,
         })
@@ -241,6 +246,7 @@ pub fn oauth_dialog_idle(
     server_name: &str,
     websocket: bool,
     client_id: Option<String>,
+    secret_saved: bool,
     proxy: Option<String>,
 ) -> String {
     dialog_html(&DialogView {
@@ -249,6 +255,7 @@ pub fn oauth_dialog_idle(
         status: None,
         credentials: None,
         client_id: client_id.as_deref(),
+        secret_saved,
         proxy: proxy.as_deref(),
         now_ms: 0.0,
     })
