@@ -64,6 +64,11 @@ if [[ -n "${SKIFF_PUBLIC_URL:-}" ]]; then
     const doc = glue.oauth_client_metadata(process.env.SKIFF_PUBLIC_URL);
     if (!doc) { console.error("build-extras: SKIFF_PUBLIC_URL must be an https address for a client metadata document"); process.exit(1); }
     writeFileSync(`${out}/oauth-client-metadata.json`, doc + "\n");
+    // oauth.js uses the document only where the page runs at that address.
+    const js = readFileSync(`${out}/oauth.js`, "utf8");
+    const line = "const PUBLIC_URL = \x27\x27;";
+    if (!js.includes(line)) { console.error("build-extras: oauth.js has no PUBLIC_URL line"); process.exit(1); }
+    writeFileSync(`${out}/oauth.js`, js.replace(line, `const PUBLIC_URL = ${JSON.stringify(process.env.SKIFF_PUBLIC_URL)};`));
     console.log(`build-extras: client metadata document for ${JSON.parse(doc).client_id}`);
   ' "$OUT"
 fi

@@ -12,11 +12,13 @@ use std::cell::{Cell, RefCell};
 use leptos::prelude::*;
 use serde_json::{json, Value};
 use skiff_core::chat::{Message, Role};
+use skiff_core::image_out;
+use skiff_core::provider::StreamEvent;
 use wasm_bindgen::prelude::*;
 
 use super::context::Ctx;
 use crate::platform::{clock, extras, ids};
-use crate::runner::side_request;
+use crate::runner::{attach, side_request};
 
 /// How a file joins the composer's next message.
 type AttachFn = Box<dyn Fn(web_sys::File)>;
@@ -188,10 +190,35 @@ fn insert(ctx: Ctx, a: &Value) -> Result<Value, String> {
         .current
         .get_untracked()
         .unwrap_or_else(|| ctx.convs.create(None));
-    for m in messages(a, clock::now_ms()) {
-        ctx.convs
-            .push_message(&conv, &m)
+    let list = a["messages"].as_array().cloned().unwrap_or_default();
+    for (m, raw) in messages(a, clock::now_ms()).iter().zip(list) {
+        let live = ctx
+            .convs
+            .push_message(&conv, m)
             .ok_or("The conversation was deleted meanwhile.")?;
+        // A prompt's images join the message as the model's own images do: checked
+        // (`image_out`), stored once by hash, shown as chips and sent to vision models.
+        for img in raw["images"].as_array().into_iter().flatten() {
+            let mime = img["mime"].as_str().unwrap_or_default();
+            let event = image_out::from_base64(mime, img["b64"].as_str().unwrap_or_default());
+            let (store, conv) = (ctx.convs, conv.clone());
+            leptos::task::spawn_local(async move {
+                let note = match event {
+                    StreamEvent::Image(image) => {
+                        attach::keep_returned(store, conv.clone(), live, image)
+                            .await
+                            .err()
+                    }
+                    StreamEvent::Content(note) => Some(note),
+                    _ => None,
+                };
+                // What could not be kept is said in the message, as for a model's image.
+                if let Some(note) = note {
+                    live.content.update(|t| t.push_str(&note));
+                    store.save_throttled(&conv);
+                }
+            });
+        }
     }
     ctx.convs.save(&conv);
     Ok(Value::Null)
@@ -200,7 +227,17 @@ fn insert(ctx: Ctx, a: &Value) -> Result<Value, String> {
 /// A server's sampling request, approved by the user: its messages through the user's model,
 /// streamed to the module as `chunk` events.
 async fn sample(ctx: Ctx, a: &Value) -> Result<Value, String> {
-    let mut settings = ctx.settings.settings.get_untracked();
+    // The open conversation's profile and model, as its own requests resolve them.
+    let choice = ctx
+        .convs
+        .current
+        .get_untracked()
+        .and_then(|c| c.meta.try_with_untracked(|m| m.model.clone()).flatten());
+    let mut settings = ctx
+        .settings
+        .settings
+        .get_untracked()
+        .for_conversation(choice.as_ref());
     if !settings.is_configured() {
         return Err("No model is set up: choose a provider in Settings first.".into());
     }

@@ -2,11 +2,22 @@
 // `trigger-elicitation-request` tool asks the user for a form (strings with formats, an
 // integer and a number with ranges and defaults, enums of every kind, multi-selects).
 //
-//   a. In the chat: the scripted model calls the tool, the question shows as a card in the
-//      chat, Accept with an empty required field is refused with the field's sentence, then the
-//      typed values and the defaults go back and the tool's result shows the accepted content.
-//   b. From Settings (no chat visible): the tool's "try" form calls it, the question shows at
-//      the top of Settings, Decline goes back and the result says so.
+// The cards are the on-demand module's (src/extras/page/elicit.js): a tray pinned above the
+// composer, outside the page's own tree, and above Settings while it is open.
+//
+//   a. In the chat: the scripted model calls the tool, the question shows as a card above the
+//      composer and takes focus, Accept with an empty required field is refused with the
+//      field's sentence, then the typed values and the defaults go back and the tool's result
+//      shows the accepted content.
+//   b. From Settings (no chat visible): the tool's "try" form calls it, the question shows over
+//      Settings (on top, clickable, Tab stays in the card), Decline goes back, focus returns to
+//      Settings and the result says so.
+//   c. URL mode: the domain shows, nothing opens before Open; then the tab opens, the server
+//      hears accept, and the card waits until dismissed.
+//   d. On a 375 px phone, keyboard only: the card fits the width, Tab reaches the first field
+//      from the focused card, Enter there is Accept, and focus returns to the message box.
+//   e. A link the page must not open (`javascript:`): refused at once with "invalid params" and
+//      core's sentence, a notice says so until dismissed, and no card or tab appears.
 //
 // Needs: scripts/build.sh (dist/, or SKIFF_DIST) and scripts/setup-mcp.sh (server-everything).
 //   SKIFF_DIST=$PWD/dist node --test --test-concurrency=1 tests/e2e/elicit.test.mjs
@@ -48,7 +59,7 @@ after(async () => {
   await mcp?.stop();
 });
 
-async function openPage() {
+async function openPage({ width = 1200, height = 900 } = {}) {
   const settings = JSON.stringify({
     // Format 1 (one provider in flat fields), as builds before profiles stored it: the page
     // migrates it into one profile, which this suite also keeps in use.
@@ -64,7 +75,7 @@ async function openPage() {
     v: SERVERS_VERSION,
     data: { servers: [{ id: SERVER_ID, name: SERVER_ID, url: mcp.url, transport: 'auto', headers: [], enabled: true }] },
   });
-  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  const context = await browser.newContext({ viewport: { width, height } });
   await context.addInitScript(([s, m]) => {
     if (!localStorage.getItem('skiff:settings')) localStorage.setItem('skiff:settings', s);
     if (!localStorage.getItem('skiff:mcp-servers')) localStorage.setItem('skiff:mcp-servers', m);
@@ -120,9 +131,14 @@ test('a. in the chat: the question shows as a card; typed values and defaults ar
     await page.fill('textarea[aria-label="Message"]', 'Ask me for my details');
     await page.keyboard.press('Enter');
 
-    const card = page.locator('main.chat .elicit-card');
+    const card = page.locator('.elicit-tray .elicit-card');
     await card.waitFor({ timeout: WAIT_MS });
     assert.equal(await card.getAttribute('data-server-name'), SERVER_ID);
+    // Where the user is looking: above the composer, and focus on the card (its label read).
+    // (The tray's box: a long form scrolls inside it.)
+    const [trayBox, composerBox] = [await page.locator('.elicit-tray').boundingBox(), await page.locator('.composer').boundingBox()];
+    assert.ok(trayBox.y + trayBox.height <= composerBox.y + 1, `the card sits above the composer (${JSON.stringify({ trayBox, composerBox })})`);
+    await page.waitForFunction(() => document.activeElement?.classList.contains('elicit-card'), null, { timeout: WAIT_MS });
     assert.match(await card.locator('.elicit-title').innerText(), /everything asks for input/);
     assert.match(await card.locator('.elicit-message').innerText(), /Please provide inputs/);
     // Defaults are in the inputs before the user touches anything.
@@ -189,11 +205,31 @@ test('b. from Settings, with no chat visible: the question shows there; Decline 
     await li.locator('.mcp-try-args').fill('{}');
     await li.locator('.mcp-try-call').click();
 
-    const card = page.locator('.settings .elicit-card');
+    const card = page.locator('.elicit-tray .elicit-card');
     await card.waitFor({ timeout: WAIT_MS });
-    assert.equal(await page.locator('main.chat .elicit-card').count(), 0, 'shown once, where the user is');
-    await card.locator('button.elicit-decline').click();
+    assert.equal(await page.locator('.elicit-card').count(), 1, 'shown once');
+    // Over Settings' backdrop, not under it: the topmost element at the button is the button.
+    const decline = card.locator('button.elicit-decline');
+    // Keyboard: focus is on the card, and Tab stays in it (Settings' focus trap would pull it
+    // back into the dialog otherwise).
+    await page.waitForFunction(() => document.activeElement?.classList.contains('elicit-card'), null, { timeout: WAIT_MS });
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.closest('.elicit-field')?.dataset.field), 'name', 'Tab went to the first field');
+    await page.keyboard.press('Tab');
+    assert.ok(await page.evaluate(() => !!document.activeElement?.closest('.elicit-card')), 'a second Tab stays in the card');
+    await decline.scrollIntoViewIfNeeded();
+    assert.ok(
+      await decline.evaluate((b) => {
+        const r = b.getBoundingClientRect();
+        return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === b;
+      }),
+      'the card is on top of Settings',
+    );
+    await decline.click();
     await card.waitFor({ state: 'detached', timeout: WAIT_MS });
+    // Focus goes back into Settings (to the control the call was made from), so its focus trap
+    // and Escape keep working.
+    assert.ok(await page.evaluate(() => !!document.activeElement?.closest('.settings')), 'focus is back in Settings');
     await li.locator('.mcp-try-result, .mcp-try-error').first().waitFor({ timeout: WAIT_MS });
     const text = await li.locator('.mcp-try-result').innerText();
     assert.match(text, /declined/, text);
@@ -222,7 +258,7 @@ test('c. URL mode: the domain shows, nothing opens until the user chooses Open, 
     await li.locator('.mcp-try-args').fill(JSON.stringify({ url: target, message: 'Sign in to continue' }));
     await li.locator('.mcp-try-call').click();
 
-    const card = page.locator('.settings .elicit-card[data-mode="url"]');
+    const card = page.locator('.elicit-tray .elicit-card[data-mode="url"]');
     await card.waitFor({ timeout: WAIT_MS });
     assert.equal(await card.locator('.elicit-domain').innerText(), '127.0.0.1');
     assert.match(await card.locator('.elicit-message').innerText(), /Sign in to continue/);
@@ -244,6 +280,87 @@ test('c. URL mode: the domain shows, nothing opens until the user chooses Open, 
     assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
   } catch (err) {
     await screenshot(page, 'elicit-c-failure').catch(() => {});
+    throw err;
+  } finally {
+    await context.close();
+  }
+});
+
+test('d. on a 375 px phone, by keyboard only: the card fits, Tab then Enter answers, focus returns to the message box', async () => {
+  const { context, page, errors } = await openPage({ width: 375, height: 740 });
+  try {
+    await waitForTool(page);
+    await api.script([
+      { reply: 'Let me ask you.', tool_calls: [{ id: 'call_elicit_d', name: TOOL, arguments: {} }] },
+      { reply: 'Thanks.' },
+    ]);
+    await page.fill('textarea[aria-label="Message"]', 'Ask me');
+    await page.keyboard.press('Enter');
+    const card = page.locator('.elicit-tray .elicit-card');
+    await card.waitFor({ timeout: WAIT_MS });
+    await page.waitForFunction(() => document.activeElement?.classList.contains('elicit-card'), null, { timeout: WAIT_MS });
+    const fit = await page.evaluate(() => {
+      const c = document.querySelector('.elicit-card');
+      const r = c.getBoundingClientRect();
+      return { left: r.left, right: r.right, cardOverflow: c.scrollWidth - c.clientWidth, page: document.documentElement.scrollWidth };
+    });
+    assert.ok(fit.left >= 0 && fit.right <= 375 && fit.cardOverflow <= 0 && fit.page <= 375, `fits 375 px: ${JSON.stringify(fit)}`);
+    await screenshot(page, 'elicit-375').catch(() => {});
+    await scanCards(page, 'at 375 px');
+
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.closest('.elicit-field')?.dataset.field), 'name');
+    await page.keyboard.type('Grace Hopper');
+    await page.keyboard.press('Enter');
+    await card.waitFor({ state: 'detached', timeout: WAIT_MS });
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'composer-input', 'focus is back in the message box');
+
+    await page.waitForFunction(() => document.querySelector('details.tool-card[data-call-id="call_elicit_d"]')?.dataset.status === 'done', null, { timeout: WAIT_MS });
+    const tool = page.locator('details.tool-card[data-call-id="call_elicit_d"]');
+    if (!(await tool.evaluate((d) => d.open))) await tool.locator('summary').first().click();
+    const result = await tool.locator('.tool-result').innerText();
+    const raw = JSON.parse(result.slice(result.indexOf('{', result.indexOf('Raw result:'))));
+    assert.equal(raw.action, 'accept');
+    assert.equal(raw.content.name, 'Grace Hopper');
+    assert.equal(raw.content.integer, 42, 'the default went with it');
+    assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
+  } catch (err) {
+    await screenshot(page, 'elicit-d-failure').catch(() => {});
+    throw err;
+  } finally {
+    await context.close();
+  }
+});
+
+test('e. a link the page must not open is refused at once: the server hears invalid params, a notice says why', async () => {
+  const { context, page, errors } = await openPage();
+  try {
+    await waitForTool(page);
+    await page.click('button[aria-label="Settings"]');
+    await page.getByRole('tab', { name: 'MCP servers' }).click();
+    const row = page.locator(`li.mcp-server[data-server-name="${SERVER_ID}"]`);
+    if (!(await row.locator('ul.mcp-tools').count())) await row.locator('.mcp-toggle-tools').click();
+    const li = row.locator('li.mcp-tool[data-tool="trigger-url-elicitation"]');
+    await li.waitFor({ timeout: WAIT_MS });
+    await li.locator('summary').click();
+    await li.locator('.mcp-try-args').fill(JSON.stringify({ url: 'javascript:alert(1)', message: 'Click me' }));
+    await li.locator('.mcp-try-call').click();
+
+    const notice = page.locator('.elicit-tray .elicit-notice');
+    await notice.waitFor({ timeout: WAIT_MS });
+    const text = await notice.innerText();
+    assert.match(text, new RegExp(`Refused ${SERVER_ID}.s request for input: the link uses .javascript:., not http\\(s\\)`), text);
+    assert.equal(await page.locator('.elicit-card').count(), 0, 'no question card for a refused request');
+    await li.locator('.mcp-try-result, .mcp-try-error').first().waitFor({ timeout: WAIT_MS });
+    const out = await li.locator('.mcp-try-out').innerText();
+    assert.match(out, /not http\(s\)|-32602|invalid/i, out);
+    assert.equal(context.pages().length, 1, 'nothing opened');
+    await notice.locator('button.elicit-dismiss').click();
+    await notice.waitFor({ state: 'detached', timeout: WAIT_MS });
+    assert.equal(await page.locator('.elicit-tray').isHidden(), true, 'the empty tray hides');
+    assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
+  } catch (err) {
+    await screenshot(page, 'elicit-e-failure').catch(() => {});
     throw err;
   } finally {
     await context.close();

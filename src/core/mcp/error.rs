@@ -58,9 +58,6 @@ pub enum McpError {
         streamable: Box<McpError>,
         sse: Box<McpError>,
     },
-    /// The server asked for input in the middle of a request (sampling, elicitation, roots),
-    /// which Skiff does not provide yet.
-    InputRequired { method: String },
     /// The browser could not send a `tools/call` carrying these `Mcp-Param-*` headers, most
     /// likely because the server's CORS rules do not allow them.
     HeadersNotAllowed { headers: Vec<String> },
@@ -200,10 +197,6 @@ impl fmt::Display for McpError {
             McpError::BothTransportsFailed { streamable, sse } => write!(
                 f,
                 "Neither MCP transport worked. Streamable HTTP: {streamable} Legacy HTTP+SSE: {sse}"
-            ),
-            McpError::InputRequired { method } => write!(
-                f,
-                "The server asked for extra input during `{method}` (sampling, elicitation or roots), which Skiff does not support yet."
             ),
             McpError::EndlessPagination { method, pages } => write!(
                 f,

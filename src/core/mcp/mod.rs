@@ -11,6 +11,7 @@
 //! payload types are owned in `model` (rmcp's client cannot run in a browser, and its model
 //! cost build time and page bytes for ten structs).
 
+pub mod ask_ui;
 pub mod backoff;
 pub mod composer_trigger;
 pub mod config;
@@ -33,6 +34,7 @@ pub mod sampling;
 pub mod session;
 mod session_asks;
 mod session_lists;
+pub mod session_mrtr;
 mod session_requests;
 pub mod session_types;
 pub mod streamable_http;

@@ -103,6 +103,10 @@ pub struct McpSession {
     /// The server's capabilities as it sent them, for the MCP module (it reads what the page
     /// does not type, such as `resources.subscribe` and `completions`).
     pub(super) caps_json: Value,
+    /// Modern requests waiting for the answers to their questions (`session_mrtr`), and the
+    /// retries sent: (retry id, the caller's id, round).
+    pub(super) rounds: Vec<super::session_mrtr::Round>,
+    pub(super) retries: Vec<(RequestId, RequestId, u32)>,
 }
 
 /// How many requests (pings, sampling, roots, ...) a server may make of us per second. Each
@@ -126,6 +130,8 @@ impl McpSession {
             lists: KindMap::default(),
             era: None,
             caps_json: Value::Null,
+            rounds: Vec::new(),
+            retries: Vec::new(),
             version: None,
             tried_modern: false,
             tried_legacy: false,
@@ -218,7 +224,13 @@ impl McpSession {
         id
     }
 
-    pub(super) fn emit(&mut self, event: SessionEvent) {
+    pub(super) fn emit(&mut self, mut event: SessionEvent) {
+        // The answer to a multi round-trip retry is the caller's, under its first id.
+        if let SessionEvent::Response { id, .. } = &mut event {
+            if let Some(at) = self.retries.iter().position(|(r, _, _)| r == id) {
+                *id = self.retries.remove(at).1;
+            }
+        }
         self.outputs.push_back(Output::Event(event));
     }
 
@@ -226,6 +238,7 @@ impl McpSession {
         if !phase.is_ready() {
             // Nobody is left to answer: the request belonged to the session that ended.
             self.drop_asks();
+            self.drop_rounds();
         }
         if self.phase != phase {
             self.phase = phase.clone();
@@ -606,18 +619,14 @@ impl McpSession {
             PendingKind::ListPage(kind) => self.on_list_page(kind, &result, now_ms),
             PendingKind::Health => self.health_ok(p.sent_ms, now_ms),
             PendingKind::Listen => {}
-            PendingKind::User { .. } => {
-                let result = if types_2026::result_type(&result) == "input_required" {
-                    Err(McpError::InputRequired {
-                        method: p.method.clone(),
-                    })
-                } else {
-                    Ok(result)
-                };
+            PendingKind::User { tool } => {
+                if types_2026::result_type(&result) == "input_required" {
+                    return self.on_input_required(id, p.method, p.params, tool, &result, now_ms);
+                }
                 self.emit(SessionEvent::Response {
                     id,
                     method: p.method,
-                    result,
+                    result: Ok(result),
                 });
             }
         }

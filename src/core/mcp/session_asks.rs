@@ -35,6 +35,17 @@ impl McpSession {
         answer: Result<Value, (i64, String)>,
         now_ms: f64,
     ) -> bool {
+        if self.elicits.contains(id)
+            && self
+                .rounds
+                .iter()
+                .any(|r| r.waiting.iter().any(|(_, i)| i == id))
+        {
+            self.elicits.retain(|e| e != id);
+            self.answer_round(id, answer, now_ms);
+            self.resume_timers(now_ms);
+            return true;
+        }
         let Some(at) = self.elicits.iter().position(|e| e == id) else {
             return false;
         };
@@ -43,8 +54,13 @@ impl McpSession {
             Ok(result) => messages::response(id, result),
             Err((code, message)) => messages::error_response(id, code, &message),
         });
+        self.resume_timers(now_ms);
+        true
+    }
+
+    /// The wait for the user does not count against the requests' timeouts.
+    fn resume_timers(&mut self, now_ms: f64) {
         if self.elicits.is_empty() {
-            // The wait for the user does not count against the requests' timeouts.
             let timeout = self.config.request_timeout_ms;
             for p in self.pending.values_mut() {
                 if let (PendingKind::User { .. }, Some(d)) = (&p.kind, p.deadline) {
@@ -52,7 +68,6 @@ impl McpSession {
                 }
             }
         }
-        true
     }
 
     /// Requests waiting for an answer.

@@ -87,7 +87,7 @@ impl McpSession {
         }
     }
 
-    fn user_request(
+    pub(super) fn user_request(
         &mut self,
         id: RequestId,
         method: &str,

@@ -915,8 +915,7 @@ fn requests_made_while_connecting_wait_and_time_out_if_never_ready() {
     assert_eq!(s.tool_calls_in_flight(), 0);
 }
 
-#[test]
-fn input_required_results_are_reported_not_misread() {
+fn modern_session() -> McpSession {
     let mut s = McpSession::new(config());
     s.connect(0.0);
     let probe = drain(&mut s).id_of("server/discover");
@@ -928,6 +927,137 @@ fn input_required_results_are_reported_not_misread() {
         1.0,
     );
     drain(&mut s);
+    s
+}
+
+#[test]
+fn input_required_asks_each_question_then_retries_with_the_answers() {
+    let mut s = modern_session();
+    let id = s.call_tool(
+        "book",
+        Some(
+            json!({"room": "A"})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+        ),
+        false,
+        2.0,
+    );
+    let call = drain(&mut s).id_of("tools/call");
+    s.handle_message(
+        &result_msg(
+            &call,
+            json!({"resultType": "input_required", "requestState": "s1", "inputRequests": {
+                "who": {"method": "elicitation/create", "params": {"message": "Name?",
+                    "requestedSchema": {"type": "object", "properties": {"n": {"type": "string"}}}}},
+                "where": {"method": "roots/list"}}}),
+        ),
+        3.0,
+    );
+    let d = drain(&mut s);
+    assert!(d.sent.is_empty(), "nothing goes out before the answers");
+    let asks: Vec<(RequestId, String)> = d
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            SessionEvent::Ask { id, method, .. } => Some((id.clone(), method.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asks.len(), 2, "{:?}", d.events);
+    let by = |m: &str| {
+        asks.iter()
+            .find(|a| a.1 == m)
+            .map(|a| a.0.clone())
+            .expect(m)
+    };
+    let (who, roots) = (by("elicitation/create"), by("roots/list"));
+    assert_eq!(
+        s.next_deadline(),
+        None,
+        "no timeout while the user is asked"
+    );
+
+    assert!(s.answer_ask(&roots, Ok(json!({"roots": []})), 4.0));
+    assert!(
+        drain(&mut s).sent.is_empty(),
+        "one answer of two sends nothing"
+    );
+    let elicit = json!({"action": "accept", "content": {"n": "Ada"}});
+    assert!(s.answer_ask(&who, Ok(elicit.clone()), 5.0));
+    let d = drain(&mut s);
+    let [(retry, _)] = &d.sent[..] else {
+        panic!("one retry: {:?}", d.sent)
+    };
+    assert_eq!(retry["method"], "tools/call");
+    assert_ne!(retry["id"], call, "a retry is a new request");
+    assert_eq!(retry["params"]["arguments"], json!({"room": "A"}));
+    assert_eq!(retry["params"]["requestState"], "s1");
+    assert_eq!(
+        retry["params"]["inputResponses"],
+        json!({"who": elicit, "where": {"roots": []}})
+    );
+    s.handle_message(
+        &result_msg(
+            &retry["id"],
+            json!({"content": [{"type": "text", "text": "booked"}]}),
+        ),
+        6.0,
+    );
+    let d = drain(&mut s);
+    assert!(
+        matches!(&responses(&d.events)[..], [(i, Ok(r))] if *i == id && r["content"][0]["text"] == "booked"),
+        "the caller gets the answer under its own id: {:?}",
+        d.events
+    );
+}
+
+#[test]
+fn a_refused_question_ends_the_request_and_endless_rounds_stop() {
+    let mut s = modern_session();
+    let id = s.call_tool("ask", None, false, 2.0);
+    let call = drain(&mut s).id_of("tools/call");
+    let ask = json!({"resultType": "input_required", "inputRequests": {
+        "q": {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}}}});
+    s.handle_message(&result_msg(&call, ask.clone()), 3.0);
+    let d = drain(&mut s);
+    let Some(SessionEvent::Ask { id: q, .. }) = d.events.first() else {
+        panic!("{:?}", d.events)
+    };
+    assert!(s.answer_ask(q, Err((-1, "User rejected sampling request".into())), 4.0));
+    let d = drain(&mut s);
+    assert!(d.sent.is_empty());
+    assert!(
+        matches!(&responses(&d.events)[..], [(i, Err(McpError::Cancelled { reason: Some(r) }))] if *i == id && r.contains("User rejected")),
+        "{:?}",
+        d.events
+    );
+
+    // A server that asks again after every answer ends after MAX_ROUNDS.
+    let id = s.call_tool("ask", None, false, 10.0);
+    let mut call = drain(&mut s).id_of("tools/call");
+    for round in 0..super::session_mrtr::MAX_ROUNDS {
+        s.handle_message(&result_msg(&call, ask.clone()), 11.0);
+        let d = drain(&mut s);
+        if let [(i, Err(McpError::Protocol(why)))] = &responses(&d.events)[..] {
+            assert_eq!(*i, id);
+            assert!(why.contains("kept asking"), "{why}");
+            assert_eq!(round + 1, super::session_mrtr::MAX_ROUNDS);
+            return;
+        }
+        let Some(SessionEvent::Ask { id: q, .. }) = d.events.first() else {
+            panic!("{:?}", d.events)
+        };
+        assert!(s.answer_ask(q, Ok(json!({"role": "assistant"})), 12.0));
+        call = drain(&mut s).id_of("tools/call");
+    }
+    panic!("the rounds never ended");
+}
+
+#[test]
+fn an_empty_input_required_is_an_error_and_a_lost_session_fails_the_waiting_call() {
+    let mut s = modern_session();
     let id = s.call_tool("ask", None, false, 2.0);
     let call = drain(&mut s).id_of("tools/call");
     s.handle_message(
@@ -938,12 +1068,34 @@ fn input_required_results_are_reported_not_misread() {
         3.0,
     );
     let d = drain(&mut s);
+    assert!(matches!(&responses(&d.events)[..], [(i, Err(McpError::Protocol(_)))] if *i == id));
+
+    let id = s.call_tool("ask", None, false, 4.0);
+    let call = drain(&mut s).id_of("tools/call");
+    s.handle_message(
+        &result_msg(
+            &call,
+            json!({"resultType": "input_required", "inputRequests": {
+            "r": {"method": "roots/list"}}}),
+        ),
+        5.0,
+    );
+    drain(&mut s);
+    s.transport_lost("gone", 6.0);
+    let d = drain(&mut s);
     assert!(
-        matches!(&responses(&d.events)[..], [(i, Err(McpError::InputRequired { .. }))] if *i == id)
+        d.events
+            .iter()
+            .any(|e| matches!(e, SessionEvent::ElicitGone { .. })),
+        "{:?}",
+        d.events
+    );
+    assert!(
+        matches!(&responses(&d.events)[..], [(i, Err(McpError::ConnectionLost { .. }))] if *i == id),
+        "{:?}",
+        d.events
     );
     // Modern ping uses server/discover (2026-07-28 removed ping).
-    s.ping(4.0);
-    assert_eq!(drain(&mut s).methods(), ["server/discover"]);
 }
 
 /// The captured WebSocket frames of a Python `mcp[ws]` 1.x server killed mid-call and restarted.

@@ -147,20 +147,19 @@ function stored() {
 
 // ----- one machine per server -----
 
-let metadataPromise = null;
-/** Whether the build wrote the Client ID Metadata Document (SKIFF_PUBLIC_URL) and it is served here. */
+// The page's public address when the build wrote Skiff's Client ID Metadata Document
+// (scripts/build-extras.sh replaces this line when SKIFF_PUBLIC_URL is set).
+const PUBLIC_URL = '';
+
+/** Whether that document is served beside this copy of the page (its URL is the client id,
+ * so it only counts where the page runs at the address it was built for). */
 function metadataServed() {
-  metadataPromise ??= (async () => {
-    const url = new URL('oauth-client-metadata.json', import.meta.url).href;
-    try {
-      const r = await fetch(url, { cache: 'no-store' });
-      if (!r.ok) return false;
-      return (await r.json()).client_id === url;
-    } catch {
-      return false;
-    }
-  })();
-  return metadataPromise;
+  if (!PUBLIC_URL) return false;
+  try {
+    return new URL('.', PUBLIC_URL).href === new URL('.', document.baseURI).href;
+  } catch {
+    return false;
+  }
 }
 
 /** The page's description of server `id`; `patient`: at start the list may still be filling. */
@@ -182,7 +181,7 @@ async function entryFor(ctx, id, pending = null) {
     const setup = {
       server_url: info.url,
       page_base: document.baseURI,
-      metadata_written: await metadataServed(),
+      metadata_written: metadataServed(),
       client_id: localStorage.getItem(CLIENT_ID + id) || null,
       client_secret: await clientSecret(id),
       proxy: info.proxy || null,

@@ -4,7 +4,9 @@
 //! This module turns `elicitation/create` params into values the UI renders ([`ElicitRequest`]:
 //! a [`FormModel`] or a [`UrlAsk`]), validates what the user typed (a sentence per field), and
 //! builds the answer (`{action, content}`). It decides everything a card needs; the UI only
-//! renders it and reports clicks.
+//! renders it and reports clicks. [`Tray`] is the cards on screen as one machine: the
+//! on-demand module (`src/extras`, `elicit.js`) feeds it the page's `ask` events and the
+//! user's clicks and performs the [`Effect`]s it returns.
 //!
 //! Architecture invariant: nothing here opens a URL or sends anything. A URL request only
 //! yields the domain to show; opening it is the UI's job, and only after the user consents.
@@ -13,12 +15,14 @@ mod card_html;
 mod form;
 mod order;
 mod request;
+mod tray;
 mod url;
 
 pub use card_html::{card_html, field_id, CardState};
 pub use form::{Choice, Field, FieldInput, FieldKind, FormModel, TextFormat};
 pub use order::property_order;
 pub use request::{parse_create, ElicitAction, ElicitAnswer, ElicitKind, ElicitRequest};
+pub use tray::{notice_html, Effect, Tray, INVALID_PARAMS};
 pub use url::{UrlAsk, UrlRefusal};
 
 /// The method a server uses to ask.
@@ -35,3 +39,5 @@ pub fn client_capability() -> serde_json::Value {
 mod card_html_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tray_tests;

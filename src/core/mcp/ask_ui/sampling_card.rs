@@ -1,0 +1,307 @@
+//! The sampling approval card as a machine: whether a server's `sampling/createMessage` is
+//! shown at all ([`admit`]: parsed and checked, within the server's budget), what the user
+//! may change (the last user message, when it is text), and what the server gets back
+//! (the model's result, or the refusal the specification gives as its example).
+//!
+//! Nothing reaches the user's model before Approve: [`SamplingCard::approve`] is the only way
+//! to the host's `sample`, and it sends the request as shown, with the user's edit.
+
+use serde_json::{json, Value};
+
+use crate::format::human_bytes;
+use crate::mcp::sampling::{
+    result, Limiter, MediaKind, Part, Role, SamplingError, SamplingRequest,
+};
+
+/// The method this card answers.
+pub const METHOD: &str = "sampling/createMessage";
+
+/// Where a card is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stage {
+    /// Waiting for Approve or Deny.
+    Asking,
+    /// Approved: the model is writing (its text so far).
+    Sampling { text: String },
+    /// The model or the host failed; the user may try again or deny.
+    Failed(String),
+    /// The server can no longer be answered (its connection ended).
+    Gone,
+}
+
+/// A sampling request the user is deciding on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SamplingCard {
+    pub server: String,
+    pub server_name: String,
+    /// The page's key for the held request (a number today), echoed back as it came.
+    pub key: Value,
+    pub(super) request: SamplingRequest,
+    /// The last user message, when it is text only (index into the messages).
+    pub(super) editable: Option<usize>,
+    /// The user's text for that message.
+    pub(super) draft: String,
+    pub(super) stage: Stage,
+    /// Why the last Approve did not go (an empty message).
+    pub(super) problem: Option<String>,
+}
+
+/// What becomes of an `ask` event.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Admission {
+    /// Show the card.
+    Show(Box<SamplingCard>),
+    /// Answer at once with this host `answer` argument (`{server, key, error}`), and say
+    /// `sentence` where the user sees it (or nothing, when it is empty).
+    Refuse { answer: Value, sentence: String },
+}
+
+fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+fn error_answer(server: &str, key: &Value, code: i64, message: &str) -> Value {
+    json!({"server": server, "key": key, "error": {"code": code, "message": message}})
+}
+
+/// An `ask` event (`{server, name, key, method, params}`) at `now_ms`: a malformed request is
+/// answered with its JSON-RPC error at once (-32602 and the sentence saying what is wrong), a
+/// server over its budget is refused (`sampling::Limiter`), and only a well-formed request
+/// within budget becomes a card.
+pub fn admit(event: &Value, limiter: &mut Limiter, now_ms: f64) -> Admission {
+    let server = str_at(event, "server");
+    let key = event.get("key").cloned().unwrap_or(Value::Null);
+    let name = match str_at(event, "name") {
+        "" => server,
+        n => n,
+    };
+    let method = str_at(event, "method");
+    if method != METHOD {
+        return Admission::Refuse {
+            answer: error_answer(
+                server,
+                &key,
+                -32601,
+                &format!("Skiff cannot answer \u{201c}{method}\u{201d}."),
+            ),
+            sentence: String::new(),
+        };
+    }
+    let params = event.get("params").unwrap_or(&Value::Null);
+    let checked =
+        SamplingRequest::parse(params).and_then(|r| limiter.admit(server, now_ms).map(|()| r));
+    match checked {
+        Ok(request) => {
+            let editable = last_user_text(&request);
+            let draft = editable
+                .map(|i| joined_text(&request.messages[i].parts))
+                .unwrap_or_default();
+            Admission::Show(Box::new(SamplingCard {
+                server: server.to_string(),
+                server_name: name.to_string(),
+                key,
+                request,
+                editable,
+                draft,
+                stage: Stage::Asking,
+                problem: None,
+            }))
+        }
+        Err(e) => {
+            let sentence = format!(
+                "Refused a request from {} to use your model: {e}",
+                crate::display::text::name(name)
+            );
+            Admission::Refuse {
+                answer: error_answer(server, &key, e.code(), &e.to_string()),
+                sentence,
+            }
+        }
+    }
+}
+
+/// The last message when it is the user's and holds text only.
+fn last_user_text(r: &SamplingRequest) -> Option<usize> {
+    let i = r.messages.len().checked_sub(1)?;
+    let m = &r.messages[i];
+    let text_only = !m.parts.is_empty() && m.parts.iter().all(|p| matches!(p, Part::Text(_)));
+    (m.role == Role::User && text_only).then_some(i)
+}
+
+/// A part as text: text as it is; media and tool blocks named (the page sends text only).
+pub(super) fn part_text(p: &Part) -> String {
+    match p {
+        Part::Text(t) => t.clone(),
+        Part::Media { kind, mime, data } => {
+            let what = match kind {
+                MediaKind::Image => "Image",
+                MediaKind::Audio => "Audio",
+            };
+            // Base64: four characters carry three bytes.
+            let bytes = (data.len() as u64) / 4 * 3;
+            format!("[{what}, {mime}, {}]", human_bytes(bytes))
+        }
+        Part::ToolUse { name, input, .. } => format!(
+            "[Calls the tool {name} with {}]",
+            Value::Object(input.clone())
+        ),
+        Part::ToolResult {
+            content, is_error, ..
+        } => {
+            let body: Vec<String> = content.iter().map(part_text).collect();
+            let what = if *is_error {
+                "Tool error"
+            } else {
+                "Tool result"
+            };
+            format!("[{what}: {}]", body.join(" "))
+        }
+    }
+}
+
+/// A message's parts as one text: text parts apart by a blank line, the rest named.
+pub(super) fn message_text(parts: &[Part]) -> String {
+    if parts.iter().all(|p| matches!(p, Part::Text(_))) {
+        joined_text(parts)
+    } else {
+        parts.iter().map(part_text).collect::<Vec<_>>().join("\n")
+    }
+}
+
+pub(super) fn joined_text(parts: &[Part]) -> String {
+    parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+impl SamplingCard {
+    pub fn stage(&self) -> &Stage {
+        &self.stage
+    }
+
+    /// Whether the user can still change the last user message.
+    pub fn can_edit(&self) -> bool {
+        self.editable.is_some() && matches!(self.stage, Stage::Asking | Stage::Failed(_))
+    }
+
+    /// The user typed in the last user message's box.
+    pub fn set_draft(&mut self, text: &str) {
+        if self.can_edit() {
+            self.draft = text.to_string();
+            self.problem = None;
+        }
+    }
+
+    /// The messages as the user approved them, as `{role, text}` (what the host's `sample`
+    /// takes): the last user message is the user's text; images, audio and tool blocks, which
+    /// the page cannot send, are named in the text rather than dropped in silence.
+    pub fn approved_messages(&self) -> Vec<Value> {
+        self.request
+            .messages
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let text = if self.editable == Some(i) {
+                    self.draft.clone()
+                } else {
+                    message_text(&m.parts)
+                };
+                let role = match m.role {
+                    Role::User => "user",
+                    Role::Assistant => "assistant",
+                };
+                json!({"role": role, "text": text})
+            })
+            .collect()
+    }
+
+    /// Approve (or try again after a failure): the host `sample` argument without its `id`
+    /// (`{system, messages, maxTokens, temperature}`), or `None` when there is nothing to
+    /// send (an emptied message, whose sentence the card now shows, or a card no longer
+    /// asking).
+    pub fn approve(&mut self) -> Option<Value> {
+        if !matches!(self.stage, Stage::Asking | Stage::Failed(_)) {
+            return None;
+        }
+        if self.editable.is_some() && self.draft.trim().is_empty() {
+            self.problem =
+                Some("The message is empty: write what the model should answer, or Deny.".into());
+            return None;
+        }
+        self.problem = None;
+        self.stage = Stage::Sampling {
+            text: String::new(),
+        };
+        let r = &self.request;
+        let mut arg = json!({
+            "system": r.system_prompt,
+            "messages": self.approved_messages(),
+            "maxTokens": r.max_tokens,
+        });
+        if let Some(t) = r.temperature {
+            arg["temperature"] = json!(t);
+        }
+        Some(arg)
+    }
+
+    /// Streamed text of the approved request (a host `chunk` event's text, appended).
+    pub fn chunk(&mut self, text: &str) -> Option<&str> {
+        match &mut self.stage {
+            Stage::Sampling { text: so_far } => {
+                so_far.push_str(text);
+                Some(so_far)
+            }
+            _ => None,
+        }
+    }
+
+    /// The host's `sample` answer (`{text, model, finish}`, `finish` in the provider's
+    /// words): the host `answer` argument (`{server, key, result}`) with the
+    /// `CreateMessageResult` (`sampling::result`). Anything else is a failure the card shows.
+    pub fn sampled(&mut self, answer: &Value) -> Result<Value, String> {
+        if self.stage == Stage::Gone {
+            // The server stopped waiting while the model wrote: nothing goes back.
+            return Err(format!(
+                "{} no longer waits for this answer.",
+                crate::display::text::name(&self.server_name)
+            ));
+        }
+        match answer.get("text").and_then(Value::as_str) {
+            Some(text) => {
+                let finish = answer.get("finish").and_then(Value::as_str);
+                let result = result(text, &[], str_at(answer, "model"), finish);
+                Ok(json!({"server": self.server, "key": self.key, "result": result}))
+            }
+            None => {
+                let s = "Your model's answer could not be read, so nothing was sent.".to_string();
+                self.stage = Stage::Failed(s.clone());
+                Err(s)
+            }
+        }
+    }
+
+    /// The host's `sample` failed (no model set up, the provider refused): the sentence shows
+    /// on the card, which can be tried again or denied.
+    pub fn failed(&mut self, sentence: &str) {
+        if !matches!(self.stage, Stage::Gone) {
+            self.stage = Stage::Failed(sentence.to_string());
+        }
+    }
+
+    /// Deny: the host `answer` argument with the specification's refusal (-1, "User rejected
+    /// sampling request").
+    pub fn deny(&self) -> Value {
+        let e = SamplingError::Declined;
+        error_answer(&self.server, &self.key, e.code(), &e.to_string())
+    }
+
+    /// The server can no longer be answered: the card says so until dismissed.
+    pub fn gone(&mut self) {
+        self.stage = Stage::Gone;
+    }
+}

@@ -1,0 +1,238 @@
+// End-to-end: sampling (issue 13 item 8) in the on-demand module (src/extras, asks.js),
+// against the real server-everything, whose `trigger-sampling-request` tool sends
+// `sampling/createMessage` (a system prompt, one user message, maxTokens, temperature) and
+// returns what it got back; the scripted OpenAI-compatible provider is the user's model.
+//
+//   a. Approved: the card shows the server, system prompt, message and limits; the user edits
+//      the message; the model receives exactly the edit; its answer streams into the card and
+//      reaches the server, whose tool result shows the sampled text.
+//   b. Denied: the server gets the specification's refusal (-1, "User rejected sampling
+//      request"), and the model is never asked.
+//   c. Gone: the server dies while the card waits; the card says nothing can be sent any more
+//      and offers only Dismiss (runs last: it kills the server).
+//
+// Needs: scripts/build.sh (dist/, or SKIFF_DIST) and scripts/setup-mcp.sh (server-everything).
+//   SKIFF_DIST=$PWD/dist node --test --test-concurrency=1 tests/e2e/sampling.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, distDir, repoRoot, screenshot } from './harness.mjs';
+import { startServer } from '../servers/mcp/servers.mjs';
+
+const WAIT_MS = 20_000;
+const MODEL = 'skiff-sampling-model';
+const SERVER_ID = 'everything';
+const TOOL = 'trigger-sampling-request';
+const FATAL = /panicked|RuntimeError|unreachable executed|uncaught|CSP violation/i;
+const BOX = 'textarea[aria-label="Message"]';
+const SAMPLED = 'Bonjour from the scripted model';
+
+function versionConst(file, name) {
+  const m = new RegExp(`pub const ${name}: u32 = (\\d+);`).exec(readFileSync(path.join(repoRoot, file), 'utf8'));
+  assert.ok(m, `${name} not found in ${file}`);
+  return Number(m[1]);
+}
+const SERVERS_VERSION = versionConst('src/core/mcp/config.rs', 'SERVERS_VERSION');
+
+let api, site, browser, mcp;
+
+before(async () => {
+  assert.ok(existsSync(path.join(distDir(), 'index.html')), `no build in ${distDir()}: run scripts/build.sh first`);
+  api = await startOpenAiServer({ models: [MODEL] });
+  site = await startStaticServer();
+  browser = await launchBrowser();
+  mcp = await startServer('everything-http');
+});
+
+after(async () => {
+  await browser?.close();
+  await site?.stop();
+  await api?.stop();
+  await mcp?.stop();
+});
+
+async function openPage() {
+  const settings = JSON.stringify({
+    v: 1,
+    data: {
+      base_url: `${api.url}/v1`, api_key: '', model: MODEL, system_prompt: '', theme: 'system',
+      tool_mode: 'native', step_limit: 15, result_char_limit: 16000, tool_images_to_model: false,
+      approvals: { rules: { [`${SERVER_ID}\u001f${TOOL}`]: 'always' }, allow_read_only: false },
+      learned_tool_modes: {},
+    },
+  });
+  const servers = JSON.stringify({
+    v: SERVERS_VERSION,
+    data: { servers: [{ id: SERVER_ID, name: SERVER_ID, url: mcp.url, transport: 'auto', headers: [], enabled: true }] },
+  });
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  await context.addInitScript(([s, m]) => {
+    if (!localStorage.getItem('skiff:settings')) localStorage.setItem('skiff:settings', s);
+    if (!localStorage.getItem('skiff:mcp-servers')) localStorage.setItem('skiff:mcp-servers', m);
+  }, [settings, servers]);
+  const page = await context.newPage();
+  const errors = collectConsoleErrors(page);
+  await page.goto(site.url);
+  await page.waitForSelector(BOX, { timeout: WAIT_MS });
+  return { context, page, errors };
+}
+
+/** The tool exists only once Skiff declared sampling: wait for it in the tool picker. */
+async function waitForTool(page) {
+  const end = Date.now() + WAIT_MS;
+  const toggle = page.locator('.tool-picker-toggle');
+  await toggle.waitFor({ timeout: WAIT_MS });
+  for (;;) {
+    await toggle.click();
+    const found = await page.locator('.tool-switch', { hasText: TOOL }).count();
+    await page.keyboard.press('Escape');
+    if (found > 0) return;
+    if (Date.now() > end) throw new Error(`${TOOL} never reached the tool picker`);
+    await page.waitForTimeout(200);
+  }
+}
+
+async function scanDialog(page, what) {
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) {
+    await page.evaluate(await readFile(path.join(repoRoot, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8'));
+  }
+  const { passed, violations } = await page.evaluate(async () => {
+    const r = await window.axe.run({ include: [['dialog.ask-sampling']] });
+    return { passed: r.passes.length, violations: r.violations.map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`) };
+  });
+  assert.ok(passed >= 5, `axe checked the dialog (${passed} rules passed, ${what})`);
+  assert.deepEqual(violations, [], `axe on the sampling dialog (${what})`);
+}
+
+async function toolResult(page, callId) {
+  const tool = page.locator(`details.tool-card[data-call-id="${callId}"]`);
+  await page.waitForFunction((id) => document.querySelector(`details.tool-card[data-call-id="${id}"]`)?.dataset.status === 'done'
+    || document.querySelector(`details.tool-card[data-call-id="${id}"]`)?.dataset.status === 'error', callId, { timeout: WAIT_MS });
+  if (!(await tool.evaluate((d) => d.open))) await tool.locator('summary').first().click();
+  // A tool error may be a result marked isError or the card's error sentence.
+  return (await tool.locator('.tool-result, .tool-error').allInnerTexts()).join('\n');
+}
+
+test('a. approved: the user edits the message, the model answers it, the server gets the answer', async () => {
+  const { context, page, errors } = await openPage();
+  try {
+    await waitForTool(page);
+    await api.reset();
+    await api.script([
+      { reply: 'Asking the server.', tool_calls: [{ id: 'call_sample_a', name: TOOL, arguments: { prompt: 'Say hi', maxTokens: 50 } }] },
+      { reply: SAMPLED, chunk_chars: 3, delay_ms: 150 },
+      { reply: 'The server got its answer.' },
+    ]);
+    await page.fill(BOX, 'Use the sampling tool');
+    await page.keyboard.press('Enter');
+
+    const dialog = page.locator('dialog.ask-sampling[open]');
+    await dialog.waitFor({ timeout: WAIT_MS });
+    const card = dialog.locator('section.ask-card');
+    assert.match(await card.locator('.ask-title').innerText(), /everything wants to use your model/);
+    assert.match(await card.locator('.ask-system').innerText(), /You are a helpful test server\./);
+    assert.match(await card.locator('.ask-details').innerText(), /Max tokens\s+50[\s\S]*Temperature\s+0\.7/);
+    const last = card.getByRole('textbox', { name: /User \(you may edit this/ });
+    assert.equal(await last.inputValue(), 'Resource trigger-sampling-request context: Say hi');
+    assert.equal(await page.evaluate(() => document.activeElement?.classList.contains('ask-card')), true, 'focus is on the card, not on Approve');
+    await scanDialog(page, 'as it arrives');
+    await screenshot(page, 'sampling-card').catch(() => {});
+    // Nothing reached the model before Approve.
+    assert.equal((await api.requests()).length, 1);
+
+    await last.fill('Say hi in French, please');
+    await card.getByRole('button', { name: 'Approve' }).click();
+    // The answer streams into the card (11 pieces, 150 ms apart) before it goes back.
+    await page.waitForFunction((full) => {
+      if (document.querySelector('dialog.ask-sampling .ask-failure')) return true;
+      const t = document.querySelector('dialog.ask-sampling .ask-stream')?.textContent ?? '';
+      return t.length > 0 && t.length < full.length && full.startsWith(t);
+    }, SAMPLED, { timeout: WAIT_MS, polling: 50 });
+    const failure = card.locator('.ask-failure');
+    assert.equal(await failure.count(), 0, `the model answered: ${await failure.allInnerTexts()}`);
+    await dialog.waitFor({ state: 'detached', timeout: WAIT_MS });
+
+    const requests = await api.requests();
+    assert.ok(requests.length >= 2, `the model was asked (${requests.length} requests)`);
+    const sampled = requests[1].body;
+    const users = sampled.messages.filter((m) => m.role === 'user').map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
+    assert.deepEqual(users, ['Say hi in French, please'], 'exactly the edited message, nothing of the chat');
+    assert.ok(sampled.messages.some((m) => m.role === 'system' && /You are a helpful test server\./.test(JSON.stringify(m.content))), 'the system prompt goes along');
+    assert.ok(!JSON.stringify(sampled.messages).includes('Use the sampling tool'), 'the conversation is not sent to the server\'s request');
+
+    const result = await toolResult(page, 'call_sample_a');
+    assert.match(result, new RegExp(SAMPLED), result);
+    assert.match(result, /"role": "assistant"/, result);
+    assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
+  } catch (err) {
+    await screenshot(page, 'sampling-a-failure').catch(() => {});
+    throw err;
+  } finally {
+    await context.close();
+  }
+});
+
+test('b. denied: the server hears "User rejected sampling request" and the model is not asked', async () => {
+  const { context, page, errors } = await openPage();
+  try {
+    await waitForTool(page);
+    await api.reset();
+    await api.script([
+      { reply: 'Asking the server.', tool_calls: [{ id: 'call_sample_b', name: TOOL, arguments: { prompt: 'Say no', maxTokens: 20 } }] },
+      { reply: 'It was refused.' },
+    ]);
+    await page.fill(BOX, 'Use the sampling tool again');
+    await page.keyboard.press('Enter');
+
+    const dialog = page.locator('dialog.ask-sampling[open]');
+    await dialog.waitFor({ timeout: WAIT_MS });
+    await dialog.getByRole('button', { name: 'Deny' }).click();
+    await dialog.waitFor({ state: 'detached', timeout: WAIT_MS });
+
+    const result = await toolResult(page, 'call_sample_b');
+    assert.match(result, /User rejected sampling request/, result);
+    // Only the chat's own requests (the tool call and the answer after it): none carries the
+    // server's message as a user's.
+    const requests = await api.requests();
+    const asked = requests.filter((r) => r.body.messages.some((m) => m.role === 'user' && /sampling-request context/.test(JSON.stringify(m.content))));
+    assert.deepEqual(asked, [], 'the sampling request never reached the model');
+    assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
+  } catch (err) {
+    await screenshot(page, 'sampling-b-failure').catch(() => {});
+    throw err;
+  } finally {
+    await context.close();
+  }
+});
+
+test('c. gone: the server dies while the card waits; the card says so and only dismisses', async () => {
+  const { context, page, errors } = await openPage();
+  try {
+    await waitForTool(page);
+    await api.reset();
+    await api.script([
+      { reply: 'Asking the server.', tool_calls: [{ id: 'call_sample_c', name: TOOL, arguments: { prompt: 'Say bye', maxTokens: 20 } }] },
+      { reply: 'The server went away.' },
+    ]);
+    await page.fill(BOX, 'Use the sampling tool once more');
+    await page.keyboard.press('Enter');
+    const dialog = page.locator('dialog.ask-sampling[open]');
+    await dialog.waitFor({ timeout: WAIT_MS });
+    await mcp.kill('SIGKILL');
+    const gone = dialog.locator('.ask-gone');
+    await gone.waitFor({ timeout: WAIT_MS });
+    assert.match(await gone.innerText(), /everything no longer waits for this answer/);
+    assert.equal(await dialog.getByRole('button', { name: 'Approve' }).count(), 0, 'nothing can be approved');
+    await dialog.getByRole('button', { name: 'Dismiss' }).click();
+    await dialog.waitFor({ state: 'detached', timeout: WAIT_MS });
+    assert.equal((await api.requests()).filter((r) => r.body.messages.some((m) => /sampling-request context/.test(JSON.stringify(m.content)))).length, 0);
+    assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
+  } catch (err) {
+    await screenshot(page, 'sampling-c-failure').catch(() => {});
+    throw err;
+  } finally {
+    await context.close();
+  }
+});
