@@ -200,6 +200,7 @@ async function entryFor(ctx, id, pending = null) {
       enabled: false,
       state: null,
       connectOnSignIn: false,
+      tick: 0,
     };
     entries.set(id, e);
     return e;
@@ -223,6 +224,14 @@ function enable(e) {
   if (e.enabled) return;
   e.enabled = true;
   report(e);
+}
+
+/** The card's "expires in …" is a sentence at one moment: say it again each minute. */
+function keepFresh(e) {
+  if (e.tick) return;
+  e.tick = setInterval(() => {
+    if (e.state === 'signed-in') report(e);
+  }, 60_000);
 }
 
 /** Perform everything the machine asks, then arm its timer. */
@@ -279,6 +288,7 @@ function perform(e, c) {
       if (connect) e.connectOnSignIn = false;
       if (c.state === 'failed') closePopup(e);
       e.enabled = true;
+      keepFresh(e);
       report(e, connect ? { connect: true } : {});
       repaint(e.id);
       break;
@@ -616,6 +626,7 @@ export async function onEvent(event, ctx) {
     // A request the page sent before this ran went without the token; its 401 comes back
     // here (auth-401) and is answered with it, so no reconnect is needed.
     e.enabled = true;
+    keepFresh(e);
     report(e);
     drive(e);
   }
