@@ -8,7 +8,9 @@
 # 2. runs initialize, tools_call, elicitation-sep1034-client-defaults and sse-retry: these must
 #    pass (exit 1 otherwise);
 # 3. runs every other non-auth client scenario the installed suite lists: reported, not required;
-# 4. prints both summaries. The client command is tests/mcp-conformance/skiff-client.mjs.
+# 4. runs every auth/* client scenario (OAuth, issue 10: the page signs in through the popup,
+#    everything through the CORS proxy): reported per scenario, not required;
+# 5. prints the summaries. The client command is tests/mcp-conformance/skiff-client.mjs.
 # Results (checks.json, the client's stdout/stderr per scenario) stay in the printed folders.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +20,7 @@ BUILD=1
 for arg in "$@"; do
   case "$arg" in
     --no-build) BUILD=0 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "test-mcp-conformance.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
@@ -60,6 +62,19 @@ if [ ${#OTHERS[@]} -gt 0 ]; then
   set -e
 fi
 
+# Every auth client scenario of the installed suite (22 in 0.1.16).
+mapfile -t AUTH < <("$SKIFF_NODE22" tests/mcp-conformance/conformance.mjs list --client 2>/dev/null |
+  sed -n 's/^ *- \([^ ]*\).*/\1/p' | grep '^auth/' || true)
+auth_rc=0
+if [ ${#AUTH[@]} -gt 0 ]; then
+  echo "==> auth scenarios (reported only): ${AUTH[*]}"
+  set +e
+  SKIFF_CONFORMANCE_REQUIRED="" tests/mcp-conformance/run.sh --proxy --timeout 45000 --out "$OUT/auth" \
+    --command "$COMMAND" "${AUTH[@]}" > "$OUT/auth.summary"
+  auth_rc=$?
+  set -e
+fi
+
 echo
 echo "== MCP conformance, Skiff in headless Chromium through cors-anywhere"
 echo "-- required (must pass); results in $OUT/required"
@@ -68,5 +83,10 @@ if [ ${#OTHERS[@]} -gt 0 ]; then
   echo "-- others (reported); results in $OUT/others"
   cat "$OUT/others.summary"
   [ "$others_rc" = 0 ] || echo "(the run of the other scenarios exited $others_rc)"
+fi
+if [ ${#AUTH[@]} -gt 0 ]; then
+  echo "-- auth (OAuth sign-in, reported); results in $OUT/auth"
+  cat "$OUT/auth.summary"
+  [ "$auth_rc" = 0 ] || echo "(the run of the auth scenarios exited $auth_rc)"
 fi
 exit "$required_rc"

@@ -15,6 +15,13 @@
 //                  connect, call `test_client_elicitation_defaults`; the server's question
 //                  shows as a card (at the top of Settings, where the call was made) and is
 //                  accepted as it is, so the form's defaults go back (the server judges them)
+//   auth/*         the server answers 401 (OAuth, issue 10): the card must ask for a sign-in;
+//                  the command presses Account → Sign in (the suite's authorization server
+//                  approves at once, the popup returns to Skiff's callback page), waits for
+//                  the server to connect and calls `test-tool`; a refusal for more scope
+//                  (step-up) is answered by signing in again, at most 3 times, as a user would.
+//                  MCP_CONFORMANCE_CONTEXT's client_id and client_secret (pre-registration)
+//                  are entered in the Account dialog, as a user would.
 //   anything else  connect and report "not supported"
 // It exits 0 once the scenario's work is done (the suite kills it after its --timeout), and 1
 // when Skiff could not do it, printing what the page showed.
@@ -89,7 +96,8 @@ async function callTool(page, tool, args, timeout) {
     const shown = await r.locator('li.mcp-tool').evaluateAll((ls) => ls.map((l) => l.dataset.tool));
     return { ok: false, text: `the tool ${tool} is not listed (listed: ${shown.join(', ') || 'none'})` };
   }
-  await li.locator('summary').click();
+  // A second call (after a step-up sign-in) finds the form open already.
+  if (!(await li.locator('.mcp-try-args').isVisible())) await li.locator('summary').click();
   await li.locator('.mcp-try-args').fill(JSON.stringify(args));
   await li.locator('.mcp-try-call').click();
   if (scenario.startsWith('elicitation')) {
@@ -104,12 +112,82 @@ async function callTool(page, tool, args, timeout) {
     }
   }
   try {
+    // The call runs, then its result (or error) replaces any earlier one.
+    await li.locator('.mcp-try-running').waitFor({ state: 'attached', timeout: 2_000 }).catch(() => {});
+    await li.locator('.mcp-try-running').waitFor({ state: 'detached', timeout });
     await li.locator('.mcp-try-result, .mcp-try-error').first().waitFor({ timeout });
   } catch {
     return { ok: false, text: `no result within ${timeout} ms (${await li.locator('.mcp-try-running').innerText().catch(() => '')})` };
   }
   if (await li.locator('.mcp-try-result').count()) return { ok: true, text: await li.locator('.mcp-try-result').innerText() };
   return { ok: false, text: await li.locator('.mcp-try-error').innerText() };
+}
+
+const authNote = async (page) =>
+  (await row(page).locator('.mcp-auth-note').count()) ? row(page).locator('.mcp-auth-note').innerText() : '';
+
+/** Waits for the card's sign-in note to match `re`; returns it (or what it said at the end). */
+async function noteSays(page, re, timeout) {
+  const t0 = Date.now();
+  let said = '';
+  while (Date.now() - t0 < timeout) {
+    said = await authNote(page).catch(() => '');
+    if (re.test(said)) break;
+    await page.waitForTimeout(100);
+  }
+  return said;
+}
+
+/** Account → (client id) → Sign in; waits for the popup to come back. */
+async function signIn(page, context) {
+  await row(page).locator('.mcp-account').click();
+  const dialog = page.locator('.oauth-dialog[role="dialog"]');
+  await dialog.waitFor({ timeout: 5_000 });
+  const ctx = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}');
+  if (ctx.client_id && !(await dialog.locator('#oauth-client-id').inputValue())) {
+    await dialog.locator('details.oauth-advanced summary').click();
+    await dialog.locator('#oauth-client-id').fill(ctx.client_id);
+    if (ctx.client_secret) await dialog.locator('#oauth-client-secret').fill(ctx.client_secret);
+    await dialog.locator('[data-act="save-client"]').click();
+    await page.waitForTimeout(300);
+  }
+  const popupP = context.waitForEvent('page', { timeout: 15_000 }).catch(() => null);
+  await dialog.locator('[data-act="sign-in"]').click();
+  const popup = await popupP;
+  if (popup) {
+    log(`popup: ${popup.url()}`);
+    await popup.waitForEvent('close', { timeout: 15_000 }).catch(() => log('the popup did not close'));
+  } else {
+    log('no popup opened');
+  }
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached', timeout: 2_000 }).catch(() => {});
+}
+
+async function authScenario(page, context) {
+  const first = await noteSays(page, /Sign in required|Signed in|\.$/, 20_000);
+  log(`card before sign-in: ${first || '(no sign-in note)'} (status ${(await describeRow(page)).status})`);
+  // A server that offers no registration asks for a client id first (entered in signIn).
+  const needsId = /enter a client id/.test(first) && JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}').client_id;
+  if (!/Sign in required/.test(first) && !needsId) return 1;
+  await signIn(page, context);
+  const after = await noteSays(page, /Signed in|\.$/, 20_000);
+  log(`card after sign-in: ${after}`);
+  const state = await waitSettled(page, 20_000);
+  log(`status: ${state.status}: ${state.text}`);
+  if (state.status !== 'connected') return 1;
+  for (let attempt = 1; ; attempt++) {
+    const result = await callTool(page, 'test-tool', {}, 20_000);
+    log(`test-tool ${result.ok ? 'result' : 'error'} (attempt ${attempt}): ${result.text}`);
+    if (result.ok) return 0;
+    const note = await authNote(page);
+    log(`card: ${note}`);
+    if (attempt >= 3 || !/Sign in required/.test(note)) return 1;
+    // More scope asked (step-up): sign in again, as a user would from the card.
+    await signIn(page, context);
+    await noteSays(page, /Signed in|\.$/, 20_000);
+    await waitSettled(page, 20_000);
+  }
 }
 
 let site;
@@ -143,6 +221,10 @@ try {
   if (proxy) await page.locator('.mcp-proxy').fill(proxy);
   await page.click('.mcp-save');
 
+  if (scenario.startsWith('auth/')) {
+    code = await authScenario(page, context);
+    throw { done: true };
+  }
   const state = await waitSettled(page, 20_000);
   log(`status: ${state.status}: ${state.text}`);
   log(`protocol: ${state.protocol.trim()}`);
@@ -175,8 +257,10 @@ try {
     await page.waitForTimeout(300);
   }
 } catch (err) {
-  console.error(`skiff-client: ${err.stack ?? err}`);
-  code = 1;
+  if (!err?.done) {
+    console.error(`skiff-client: ${err.stack ?? err}`);
+    code = 1;
+  }
 } finally {
   await browser?.close().catch(() => {});
   await site?.stop().catch(() => {});

@@ -41,6 +41,28 @@ impl AppIdentity {
         }
     }
 
+    /// Skiff deployed with its page at `page_base` (the directory URL of `index.html`, as
+    /// `document.baseURI` gives it): the callback page and the Client ID Metadata Document are
+    /// files of the on-demand module (`extras/oauth-callback.html`,
+    /// `extras/oauth-client-metadata.json`). `metadata_written` says whether the build wrote
+    /// that document (it does only when `SKIFF_PUBLIC_URL` was set, since a static build cannot
+    /// know its own address otherwise); without it the client id comes from registration.
+    pub fn for_page(page_base: &str, metadata_written: bool) -> AppIdentity {
+        let base = page_base.trim().split(['?', '#']).next().unwrap_or("");
+        // Drop a file name: everything after the last slash that follows the authority.
+        let path_from = base.find("://").map_or(0, |i| i + 3);
+        let dir = match base[path_from..].rfind('/') {
+            Some(i) => base[..path_from + i + 1].to_string(),
+            None => format!("{base}/"),
+        };
+        AppIdentity {
+            client_name: "Skiff".into(),
+            client_uri: dir.trim_end_matches('/').to_string(),
+            redirect_uri: format!("{dir}{CALLBACK_PATH}"),
+            client_metadata_url: metadata_written.then(|| format!("{dir}{METADATA_PATH}")),
+        }
+    }
+
     fn usable_metadata_url(&self) -> Option<&str> {
         let url = self.client_metadata_url.as_deref()?;
         let parsed = HttpUrl::parse(url)?;
@@ -57,12 +79,24 @@ impl AppIdentity {
     }
 }
 
+/// The callback page, relative to the page's directory (`scripts/build-extras.sh` copies it).
+pub const CALLBACK_PATH: &str = "extras/oauth-callback.html";
+/// The Client ID Metadata Document, relative to the page's directory (written by
+/// `scripts/build-extras.sh` only when `SKIFF_PUBLIC_URL` is set).
+pub const METADATA_PATH: &str = "extras/oauth-client-metadata.json";
+
 /// How Skiff identifies itself to one authorization server.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ClientIdentity {
-    /// Entered by the user, registered with that server beforehand.
-    PreRegistered { client_id: String },
+    /// Entered by the user, registered with that server beforehand, with the secret that
+    /// registration gave when it is a confidential client (the user enters it; the store
+    /// encrypts it with the tokens).
+    PreRegistered {
+        client_id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        secret: Option<ClientSecret>,
+    },
     /// The URL of Skiff's Client ID Metadata Document.
     MetadataDocument { client_id: String },
     /// Issued by the server's registration endpoint, with the secret it may have issued too
@@ -94,7 +128,7 @@ pub enum SecretMethod {
 impl ClientIdentity {
     pub fn client_id(&self) -> &str {
         match self {
-            ClientIdentity::PreRegistered { client_id }
+            ClientIdentity::PreRegistered { client_id, .. }
             | ClientIdentity::MetadataDocument { client_id }
             | ClientIdentity::Registered { client_id, .. } => client_id,
         }
@@ -102,8 +136,9 @@ impl ClientIdentity {
 
     pub fn secret(&self) -> Option<&ClientSecret> {
         match self {
-            ClientIdentity::Registered { secret, .. } => secret.as_ref(),
-            _ => None,
+            ClientIdentity::Registered { secret, .. }
+            | ClientIdentity::PreRegistered { secret, .. } => secret.as_ref(),
+            ClientIdentity::MetadataDocument { .. } => None,
         }
     }
 }
@@ -123,9 +158,27 @@ pub fn choose(
     app: &AppIdentity,
     server: &AuthorizationServer,
 ) -> Result<ClientChoice, OAuthError> {
+    choose_with_secret(pre_registered, None, app, server)
+}
+
+/// `choose`, with the secret the user entered beside a pre-registered client id: sent the way
+/// the server's metadata lists first (`client_secret_basic` or `client_secret_post`), Basic
+/// when it lists neither (RFC 7591 §2's default).
+pub fn choose_with_secret(
+    pre_registered: Option<&str>,
+    pre_secret: Option<&str>,
+    app: &AppIdentity,
+    server: &AuthorizationServer,
+) -> Result<ClientChoice, OAuthError> {
     if let Some(id) = pre_registered.map(str::trim).filter(|s| !s.is_empty()) {
+        let secret = pre_secret.filter(|s| !s.is_empty()).map(|s| ClientSecret {
+            secret: s.to_string(),
+            method: listed_method(&server.token_endpoint_auth_methods_supported)
+                .unwrap_or(SecretMethod::ClientSecretBasic),
+        });
         return Ok(ClientChoice::Use(ClientIdentity::PreRegistered {
             client_id: id.to_string(),
+            secret,
         }));
     }
     if server.client_id_metadata_document_supported {
@@ -141,6 +194,19 @@ pub fn choose(
     Err(OAuthError::NoClientIdentity {
         issuer: server.issuer.clone(),
     })
+}
+
+fn method_named(name: &str) -> Option<SecretMethod> {
+    match name {
+        "client_secret_basic" => Some(SecretMethod::ClientSecretBasic),
+        "client_secret_post" => Some(SecretMethod::ClientSecretPost),
+        _ => None,
+    }
+}
+
+/// The first secret method a server's metadata lists that Skiff knows.
+fn listed_method(server_methods: &[String]) -> Option<SecretMethod> {
+    server_methods.iter().find_map(|m| method_named(m))
 }
 
 /// The grant types Skiff uses; `refresh_token` is listed so servers issue refresh tokens
@@ -213,16 +279,11 @@ pub fn parse_registration(
                 .and_then(Value::as_str)
                 .filter(|s| !s.is_empty())
         };
-        let method = |name: &str| match name {
-            "client_secret_basic" => Some(SecretMethod::ClientSecretBasic),
-            "client_secret_post" => Some(SecretMethod::ClientSecretPost),
-            _ => None,
-        };
         let secret = text("client_secret").map(|secret| ClientSecret {
             secret: secret.to_string(),
             method: text("token_endpoint_auth_method")
-                .and_then(method)
-                .or_else(|| server_methods.iter().find_map(|m| method(m)))
+                .and_then(method_named)
+                .or_else(|| listed_method(server_methods))
                 .unwrap_or(SecretMethod::ClientSecretBasic),
         });
         return match id {
@@ -277,9 +338,38 @@ mod tests {
         assert_eq!(
             choose(Some(" mine "), &app(), &server(true, true)).unwrap(),
             ClientChoice::Use(ClientIdentity::PreRegistered {
-                client_id: "mine".into()
+                client_id: "mine".into(),
+                secret: None
             })
         );
+        // A confidential pre-registered client: its secret goes as the server lists first.
+        let mut confidential = server(false, false);
+        confidential.token_endpoint_auth_methods_supported =
+            vec!["none".into(), "client_secret_post".into()];
+        let Ok(ClientChoice::Use(id)) =
+            choose_with_secret(Some("mine"), Some("s3"), &app(), &confidential)
+        else {
+            panic!("expected the pre-registered id");
+        };
+        assert_eq!(
+            id.secret(),
+            Some(&ClientSecret {
+                secret: "s3".into(),
+                method: SecretMethod::ClientSecretPost
+            })
+        );
+        confidential.token_endpoint_auth_methods_supported = Vec::new();
+        let Ok(ClientChoice::Use(id)) =
+            choose_with_secret(Some("mine"), Some("s3"), &app(), &confidential)
+        else {
+            panic!("expected the pre-registered id");
+        };
+        assert_eq!(
+            id.secret().map(|s| s.method),
+            Some(SecretMethod::ClientSecretBasic)
+        );
+        // A secret without an id is nothing to use.
+        assert!(choose_with_secret(None, Some("s3"), &app(), &confidential).is_err());
         assert_eq!(
             choose(Some("  "), &app(), &server(true, true)).unwrap(),
             ClientChoice::Use(ClientIdentity::MetadataDocument {
@@ -297,6 +387,37 @@ mod tests {
                 issuer: "https://auth.example.com".into()
             })
         );
+    }
+
+    #[test]
+    fn for_page_puts_the_callback_and_document_beside_the_module() {
+        for base in [
+            "https://skiff.example/app/",
+            "https://skiff.example/app/index.html",
+            "https://skiff.example/app/?x=1#y",
+        ] {
+            let a = AppIdentity::for_page(base, true);
+            assert_eq!(
+                a.redirect_uri, "https://skiff.example/app/extras/oauth-callback.html",
+                "{base}"
+            );
+            assert_eq!(
+                a.client_metadata_url.as_deref(),
+                Some("https://skiff.example/app/extras/oauth-client-metadata.json")
+            );
+            assert_eq!(a.client_uri, "https://skiff.example/app");
+        }
+        let root = AppIdentity::for_page("http://127.0.0.1:8080", false);
+        assert_eq!(
+            root.redirect_uri,
+            "http://127.0.0.1:8080/extras/oauth-callback.html"
+        );
+        assert_eq!(root.client_metadata_url, None);
+        assert_eq!(root.application_type(), "native");
+        // Without a written document the server's CIMD support is not used.
+        let mut s = server(true, true);
+        s.registration_endpoint = None;
+        assert!(choose(None, &root, &s).is_err());
     }
 
     #[test]

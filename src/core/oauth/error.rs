@@ -132,8 +132,8 @@ impl fmt::Display for OAuthError {
             OAuthError::NoClientIdentity { issuer } => write!(
                 f,
                 "The authorization server {issuer} neither accepts Skiff's client metadata nor \
-                 lets clients register; enter a client id registered there in this server's \
-                 settings."
+                 lets clients register; enter a client id registered there under this server's \
+                 Account."
             ),
             OAuthError::RegistrationRefused { error, description } => {
                 write!(
@@ -145,7 +145,7 @@ impl fmt::Display for OAuthError {
                 }
                 write!(
                     f,
-                    "); enter a client id registered there in this server's settings."
+                    "); enter a client id registered there under this server's Account."
                 )
             }
             OAuthError::Declined => write!(f, "You declined the sign-in."),

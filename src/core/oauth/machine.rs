@@ -37,6 +37,21 @@ pub const REFRESH_RETRY_MS: f64 = 30_000.0;
 /// Flow": retry "no more than a few times").
 pub const MAX_STEP_UPS: u32 = 2;
 
+/// The URL a request to `fetched` is for: `fetched` without the CORS proxy prefix the page put
+/// in front of it (`HttpTarget::fetch_url`), so the resource check judges the MCP server's own
+/// address, never the proxy's. A URL without that prefix is returned as it is.
+pub fn unproxied<'a>(proxy: Option<&str>, fetched: &'a str) -> &'a str {
+    let Some(proxy) = proxy.map(str::trim).filter(|p| !p.is_empty()) else {
+        return fetched;
+    };
+    let prefix = HttpTarget {
+        proxy: Some(proxy.to_string()),
+        ..HttpTarget::default()
+    }
+    .fetch_url("");
+    fetched.strip_prefix(prefix.as_str()).unwrap_or(fetched)
+}
+
 pub struct AuthMachine {
     pub(super) setup: AuthSetup,
     pub(super) server: Option<HttpUrl>,
@@ -138,6 +153,7 @@ impl AuthMachine {
     /// What an MCP request to `url` may carry. A token only ever goes to a URL inside the
     /// resource it was issued for; a token due for refresh makes the request wait for it.
     pub fn access(&mut self, now_ms: f64, waiter: WaiterId, url: &str) -> Access {
+        let url = unproxied(self.setup.proxy.as_deref(), url);
         let Some(c) = self.creds.as_ref().filter(|c| c.covers(url)) else {
             return Access::Anonymous;
         };
@@ -215,6 +231,36 @@ impl AuthMachine {
             self.wanted = Some(challenge.scope.clone());
         }
         self.prepare_sign_in(challenge.resource_metadata.as_deref());
+    }
+
+    /// `handle_unauthorized` for a request to `url`: a request that went without a token to a
+    /// URL the credentials do cover (the page asked before the stored credentials were
+    /// loaded, at start) is simply given the token, or waits for a refresh, instead of being
+    /// failed as `NotCovered`.
+    pub fn handle_unauthorized_at(
+        &mut self,
+        now_ms: f64,
+        waiter: WaiterId,
+        url: &str,
+        sent: Option<&str>,
+        www_authenticate: &[&str],
+    ) {
+        let url = unproxied(self.setup.proxy.as_deref(), url);
+        if sent.is_none() && self.creds.as_ref().is_some_and(|c| c.covers(url)) {
+            match self.access(now_ms, waiter, url) {
+                Access::Bearer(authorization) => self.commands.push_back(AuthCommand::Resume {
+                    waiter,
+                    authorization,
+                }),
+                Access::Wait => {}
+                Access::Anonymous => self.commands.push_back(AuthCommand::Fail {
+                    waiter,
+                    error: OAuthError::NotCovered,
+                }),
+            }
+            return;
+        }
+        self.handle_unauthorized(now_ms, waiter, sent, www_authenticate);
     }
 
     /// The MCP server answered 403 to request `waiter`. Returns `false` when its challenge does
@@ -349,6 +395,23 @@ impl AuthMachine {
                 scopes: pending.scopes,
             });
         }
+    }
+
+    /// The user closed the authorization page (the popup) without an answer coming back. The
+    /// request it carried is abandoned (its state and verifier are never reused), and Sign in
+    /// starts a fresh one from what discovery found. A redirect that already came back is
+    /// not affected: only a sign-in still waiting for its callback is.
+    pub fn handle_authorization_closed(&mut self, now_ms: f64) {
+        let _ = now_ms;
+        let Phase::Callback(p) = std::mem::replace(&mut self.phase, Phase::Idle) else {
+            return;
+        };
+        self.commands.push_back(AuthCommand::CloseAuthorization);
+        self.open_when_ready = false;
+        self.set_status(AuthStatus::SignInRequired {
+            issuer: p.issuer,
+            scopes: p.scopes,
+        });
     }
 
     /// The redirect URI was loaded with the authorization response.

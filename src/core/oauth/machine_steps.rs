@@ -357,7 +357,12 @@ impl AuthMachine {
     }
 
     fn choose_client(&mut self, prm: ProtectedResource, server: AuthorizationServer) {
-        match client::choose(self.setup.client_id.as_deref(), &self.setup.app, &server) {
+        match client::choose_with_secret(
+            self.setup.client_id.as_deref(),
+            self.setup.client_secret.as_deref(),
+            &self.setup.app,
+            &server,
+        ) {
             Ok(ClientChoice::Use(client)) => self.ask_for_pkce(Flow {
                 prm,
                 server,

@@ -40,6 +40,7 @@ fn setup() -> AuthSetup {
         server_url: MCP.into(),
         app: AppIdentity::for_origin("https://skiff.example"),
         client_id: None,
+        client_secret: None,
         proxy: None,
         stored: None,
         pending: None,
@@ -658,6 +659,7 @@ fn stored(expires_in_ms: Option<f64>, refresh: bool) -> Credentials {
         resource: MCP.into(),
         client: ClientIdentity::PreRegistered {
             client_id: "cid".into(),
+            secret: None,
         },
         token_endpoint: "https://auth.example.com/t1/token".into(),
         revocation_endpoint: None,
@@ -1109,4 +1111,137 @@ mod hostile {
             }
         }
     }
+}
+
+#[test]
+fn a_closed_popup_lets_sign_in_start_a_fresh_request() {
+    let mut m = at_callback();
+    m.handle_authorization_closed(0.0);
+    let cmds = drain(&mut m);
+    assert!(cmds.contains(&AuthCommand::CloseAuthorization), "{cmds:#?}");
+    assert_eq!(statuses(&cmds), vec!["sign-in-required"]);
+    // The abandoned request's answer, arriving late, is not trusted.
+    m.handle_callback(0.0, "https://skiff.example/oauth/callback.html?code=x&state=s&iss=https%3A%2F%2Fauth.example.com%2Ft1");
+    assert!(drain(&mut m).is_empty());
+    // Sign in again: no discovery, a new PKCE pair, then the page opens.
+    m.sign_in(0.0);
+    let cmds = drain(&mut m);
+    assert!(cmds.contains(&AuthCommand::PreparePkce), "{cmds:#?}");
+    assert!(!cmds.iter().any(|c| matches!(c, AuthCommand::Fetch { .. })));
+    m.handle_pkce(0.0, rfc_pkce(), "s2".into());
+    let cmds = drain(&mut m);
+    let Some(AuthCommand::OpenAuthorization { pending, .. }) = cmds
+        .iter()
+        .find(|c| matches!(c, AuthCommand::OpenAuthorization { .. }))
+    else {
+        panic!("{cmds:#?}");
+    };
+    assert_eq!(pending.state, "s2");
+    // Closing when nothing waits does nothing.
+    let mut idle = AuthMachine::new(setup());
+    drain(&mut idle);
+    idle.handle_authorization_closed(0.0);
+    assert!(drain(&mut idle).is_empty());
+}
+
+#[test]
+fn a_401_for_a_covered_request_sent_before_credentials_loaded_gets_the_token() {
+    let mut m = AuthMachine::new(AuthSetup {
+        stored: Some(stored(Some(600_000.0), true)),
+        ..setup()
+    });
+    drain(&mut m);
+    m.handle_unauthorized_at(0.0, 1, MCP, None, &[r#"Bearer error="invalid_token""#]);
+    assert_eq!(
+        drain(&mut m),
+        vec![AuthCommand::Resume {
+            waiter: 1,
+            authorization: "Bearer old".into()
+        }]
+    );
+    // Due for refresh: the request waits for it rather than going out with the old token.
+    m.handle_unauthorized_at(590_000.0, 2, MCP, None, &[]);
+    let cmds = drain(&mut m);
+    assert!(
+        cmds.iter().any(|c| matches!(c, AuthCommand::Fetch { .. })),
+        "{cmds:#?}"
+    );
+    assert!(!cmds
+        .iter()
+        .any(|c| matches!(c, AuthCommand::Resume { .. } | AuthCommand::Fail { .. })));
+    // Outside the resource it is still refused without touching the credentials.
+    m.handle_unauthorized_at(0.0, 3, "https://mcp.example.com/elsewhere", None, &[]);
+    assert_eq!(
+        drain(&mut m),
+        vec![AuthCommand::Fail {
+            waiter: 3,
+            error: OAuthError::NotCovered
+        }]
+    );
+    // A request that carried the token goes the usual way (refresh on 401).
+    m.handle_unauthorized_at(0.0, 4, MCP, Some("Bearer old"), &[]);
+    assert!(m.credentials().is_some());
+}
+
+#[test]
+fn requests_through_the_cors_proxy_are_judged_by_their_target() {
+    use crate::oauth::machine::unproxied;
+    for (proxy, fetched, want) in [
+        (
+            Some("http://127.0.0.1:9/"),
+            "http://127.0.0.1:9/https://mcp.example.com/mcp",
+            "https://mcp.example.com/mcp",
+        ),
+        (
+            Some("http://127.0.0.1:9"),
+            "http://127.0.0.1:9/https://mcp.example.com/mcp",
+            "https://mcp.example.com/mcp",
+        ),
+        (
+            Some("https://p.example/?url="),
+            "https://p.example/?url=https://mcp.example.com/mcp",
+            "https://mcp.example.com/mcp",
+        ),
+        (
+            Some("  "),
+            "https://mcp.example.com/mcp",
+            "https://mcp.example.com/mcp",
+        ),
+        (
+            None,
+            "http://127.0.0.1:9/https://mcp.example.com/mcp",
+            "http://127.0.0.1:9/https://mcp.example.com/mcp",
+        ),
+        (
+            Some("http://127.0.0.1:9/"),
+            "https://evil.example.com/mcp",
+            "https://evil.example.com/mcp",
+        ),
+    ] {
+        assert_eq!(unproxied(proxy, fetched), want, "{proxy:?} {fetched}");
+    }
+    let mut m = AuthMachine::new(AuthSetup {
+        stored: Some(stored(Some(600_000.0), true)),
+        proxy: Some("http://127.0.0.1:9/".into()),
+        ..setup()
+    });
+    drain(&mut m);
+    let through = format!("http://127.0.0.1:9/{MCP}");
+    assert_eq!(
+        m.access(0.0, 1, &through),
+        Access::Bearer("Bearer old".into())
+    );
+    // The proxy's own address is not the resource.
+    assert_eq!(
+        m.access(0.0, 2, "http://127.0.0.1:9/mcp"),
+        Access::Anonymous
+    );
+    m.handle_unauthorized_at(0.0, 3, &through, None, &[]);
+    assert_eq!(
+        drain(&mut m),
+        vec![AuthCommand::Resume {
+            waiter: 3,
+            authorization: "Bearer old".into()
+        }]
+    );
 }

@@ -26,6 +26,8 @@ pub struct AuthSetup {
     pub app: AppIdentity,
     /// A client id the user registered with the authorization server and entered.
     pub client_id: Option<String>,
+    /// The secret registered with that client id, for a confidential client (else `None`).
+    pub client_secret: Option<String>,
     /// The CORS proxy prefix set for this server; discovery, registration, token and
     /// revocation requests go through it (the authorization page itself never does).
     pub proxy: Option<String>,

@@ -28,6 +28,7 @@ pub mod metadata;
 pub mod pkce;
 pub mod token;
 pub mod url;
+pub mod view;
 pub mod www_authenticate;
 
 pub use error::OAuthError;

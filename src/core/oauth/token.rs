@@ -283,6 +283,43 @@ mod tests {
     }
 
     #[test]
+    fn a_pre_registered_secret_is_sent_too() {
+        let client = ClientIdentity::PreRegistered {
+            client_id: "pre-registered-client".into(),
+            secret: Some(ClientSecret {
+                secret: "s".into(),
+                method: SecretMethod::ClientSecretBasic,
+            }),
+        };
+        let r = code_request(
+            "https://as/token",
+            &client,
+            "c",
+            "https://s/cb",
+            "v",
+            "https://r",
+        );
+        // base64("pre-registered-client:s")
+        assert_eq!(
+            r.header("authorization"),
+            Some("Basic cHJlLXJlZ2lzdGVyZWQtY2xpZW50OnM=")
+        );
+        let public = ClientIdentity::PreRegistered {
+            client_id: "id".into(),
+            secret: None,
+        };
+        let r = code_request(
+            "https://as/token",
+            &public,
+            "c",
+            "https://s/cb",
+            "v",
+            "https://r",
+        );
+        assert_eq!(r.header("authorization"), None);
+    }
+
+    #[test]
     fn reads_a_token_answer() {
         let t = parse_token_response(
             200,
