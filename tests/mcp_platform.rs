@@ -304,7 +304,11 @@ async fn in_page_server_runs_through_the_session_and_joins_the_tool_index() {
     assert_eq!(runner.active_flows.get_untracked(), 0);
 
     let err = runner
-        .get_prompt("builtin", "nothing", None)
+        .request(
+            "builtin",
+            "prompts/get".into(),
+            Some(json!({"name": "nothing"})),
+        )
         .await
         .expect_err("the server has no prompts");
     assert_eq!(err.rpc_code(), Some(-32601), "{err}");
