@@ -14,9 +14,9 @@
 //   SKIFF_DIST=$PWD/dist node --test --test-concurrency=1 tests/e2e/mrtr.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, distDir, repoRoot, screenshot } from './harness.mjs';
+import { startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, distDir, screenshot, rustConst } from './harness.mjs';
 import { startServer } from '../servers/mcp/servers.mjs';
 
 const WAIT_MS = 20_000;
@@ -25,12 +25,7 @@ const SERVER_ID = 'modern';
 const ROOT = 'file:///home/ada/project';
 const FATAL = /panicked|RuntimeError|unreachable executed|uncaught|CSP violation/i;
 
-function versionConst(file, name) {
-  const m = new RegExp(`pub const ${name}: u32 = (\\d+);`).exec(readFileSync(path.join(repoRoot, file), 'utf8'));
-  assert.ok(m, `${name} not found in ${file}`);
-  return Number(m[1]);
-}
-const SERVERS_VERSION = versionConst('src/core/mcp/config.rs', 'SERVERS_VERSION');
+const SERVERS_VERSION = rustConst('src/core/mcp/config.rs', 'SERVERS_VERSION');
 
 let api, site, browser, mcp;
 

@@ -15,10 +15,10 @@
 //   SKIFF_DIST=$PWD/dist node --test --test-concurrency=1 tests/e2e/sampling.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, distDir, repoRoot, screenshot } from './harness.mjs';
+import { startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, distDir, repoRoot, screenshot, rustConst } from './harness.mjs';
 import { startServer } from '../servers/mcp/servers.mjs';
 
 const WAIT_MS = 20_000;
@@ -29,12 +29,7 @@ const FATAL = /panicked|RuntimeError|unreachable executed|uncaught|CSP violation
 const BOX = 'textarea[aria-label="Message"]';
 const SAMPLED = 'Bonjour from the scripted model';
 
-function versionConst(file, name) {
-  const m = new RegExp(`pub const ${name}: u32 = (\\d+);`).exec(readFileSync(path.join(repoRoot, file), 'utf8'));
-  assert.ok(m, `${name} not found in ${file}`);
-  return Number(m[1]);
-}
-const SERVERS_VERSION = versionConst('src/core/mcp/config.rs', 'SERVERS_VERSION');
+const SERVERS_VERSION = rustConst('src/core/mcp/config.rs', 'SERVERS_VERSION');
 
 let api, site, browser, mcp;
 
