@@ -49,28 +49,13 @@ if compgen -G "src/extras/page/*.css" >/dev/null; then cp src/extras/page/*.css 
 # Separate documents of the module (the OAuth callback page): each carries its own policy.
 if compgen -G "src/extras/page/*.html" >/dev/null; then cp src/extras/page/*.html "$OUT/"; fi
 
-# Skiff's OAuth Client ID Metadata Document: its URL is its client id, and a static build
-# cannot know where it will be served, so it is written only when SKIFF_PUBLIC_URL (the page's
-# public https address, e.g. https://skiff.example/app/) is set. Otherwise sign-in registers
-# dynamically. The document comes from skiff_core::oauth::client, through the built wasm.
+# Skiff's OAuth Client ID Metadata Document (beside index.html): its URL is its client id, and
+# a static build cannot know where it will be served, so it is written only when
+# SKIFF_PUBLIC_URL (the page's public https address, e.g. https://skiff.example/app/) is set.
+# Otherwise sign-in registers dynamically.
+rm -f "$DIST/client-metadata.json"
 if [[ -n "${SKIFF_PUBLIC_URL:-}" ]]; then
-  node --input-type=module -e '
-    import { readFileSync, writeFileSync } from "node:fs";
-    import { resolve } from "node:path";
-    import { pathToFileURL } from "node:url";
-    const out = resolve(process.argv[1]);
-    const glue = await import(pathToFileURL(`${out}/skiff_extras.js`).href);
-    glue.initSync({ module: readFileSync(`${out}/skiff_extras_bg.wasm`) });
-    const doc = glue.oauth_client_metadata(process.env.SKIFF_PUBLIC_URL);
-    if (!doc) { console.error("build-extras: SKIFF_PUBLIC_URL must be an https address for a client metadata document"); process.exit(1); }
-    writeFileSync(`${out}/oauth-client-metadata.json`, doc + "\n");
-    // oauth.js uses the document only where the page runs at that address.
-    const js = readFileSync(`${out}/oauth.js`, "utf8");
-    const line = "const PUBLIC_URL = \x27\x27;";
-    if (!js.includes(line)) { console.error("build-extras: oauth.js has no PUBLIC_URL line"); process.exit(1); }
-    writeFileSync(`${out}/oauth.js`, js.replace(line, `const PUBLIC_URL = ${JSON.stringify(process.env.SKIFF_PUBLIC_URL)};`));
-    console.log(`build-extras: client metadata document for ${JSON.parse(doc).client_id}`);
-  ' "$OUT"
+  node scripts/write-client-metadata.mjs "$DIST" "$SKIFF_PUBLIC_URL"
 fi
 
 gz=$(cat "$OUT"/* | gzip -9 | wc -c)

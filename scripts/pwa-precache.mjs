@@ -21,8 +21,11 @@ function walk(dir, prefix = '') {
     });
 }
 
-// sw.js is not its own asset; source maps and dotfiles are never fetched by the page.
-const files = walk(dist).filter((f) => f !== 'sw.js' && !f.endsWith('.map') && !path.basename(f).startsWith('.'));
+// sw.js is not its own asset; source maps and dotfiles are never fetched by the page, nor is
+// the OAuth client metadata document (authorization servers fetch it).
+const files = walk(dist).filter(
+  (f) => f !== 'sw.js' && f !== 'client-metadata.json' && !f.endsWith('.map') && !path.basename(f).startsWith('.'),
+);
 if (!files.includes('index.html')) {
   console.error(`pwa-precache: ${dist}/index.html is missing; run the build first`);
   process.exit(1);

@@ -22,6 +22,13 @@
 //                  (step-up) is answered by signing in again, at most 3 times, as a user would.
 //                  MCP_CONFORMANCE_CONTEXT's client_id and client_secret (pre-registration)
 //                  are entered in the Account dialog, as a user would.
+//   auth/basic-cimd
+//                  as auth/*, but Skiff is deployed as its Client ID Metadata Document needs:
+//                  a copy of the build with the document written for the scenario's address
+//                  (scripts/write-client-metadata.mjs, https://conformance-test.local/), and
+//                  the page, its module and its callback served at that https origin by
+//                  Playwright's routing from the loopback static server. Skiff then uses the
+//                  document's URL as its client id on its own, as it would in production.
 //   anything else  connect and report "not supported"
 // It exits 0 once the scenario's work is done (the suite kills it after its --timeout), and 1
 // when Skiff could not do it, printing what the page showed.
@@ -33,7 +40,11 @@
 //   env: MCP_CONFORMANCE_SCENARIO, SKIFF_CORS_PROXY (prefix), SKIFF_DIST (default dist/),
 //        SKIFF_CONFORMANCE_SCREENSHOT=1 to save target/screenshots/conformance-<scenario>.png
 
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { distDir, launchBrowser, startStaticServer, screenshot } from '../e2e/harness.mjs';
 
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
@@ -190,13 +201,45 @@ async function authScenario(page, context) {
   }
 }
 
+/** The address auth/basic-cimd expects as client id, minus `client-metadata.json`. */
+const CIMD_ORIGIN = 'https://conformance-test.local/';
+
+/** A copy of the build carrying the Client ID Metadata Document for CIMD_ORIGIN. */
+function cimdBuild() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'skiff-cimd-'));
+  cpSync(distDir(), dir, { recursive: true });
+  const script = fileURLToPath(new URL('../../scripts/write-client-metadata.mjs', import.meta.url));
+  log(execFileSync(process.execPath, [script, dir, CIMD_ORIGIN], { encoding: 'utf8' }).trim());
+  return dir;
+}
+
 let site;
 let browser;
+let cimdDir;
 let code = 1;
 try {
-  site = await startStaticServer();
+  if (scenario === 'auth/basic-cimd') cimdDir = cimdBuild();
+  site = await startStaticServer(cimdDir);
   browser = await launchBrowser();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+  // At the https origin the service worker would need a certificate chain Playwright's routing
+  // does not give; the page works without one (it is only the offline cache).
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 1000 },
+    ...(cimdDir ? { serviceWorkers: 'block' } : {}),
+  });
+  let pageUrl = site.url;
+  if (cimdDir) {
+    // A public https page reaching the loopback CORS proxy needs the user's consent to local
+    // network access (Chromium asks); this is that consent.
+    await context.grantPermissions(['local-network-access'], { origin: CIMD_ORIGIN.slice(0, -1) });
+    // Every request to the https origin (the page, its module, the popup's callback page) is
+    // answered by the loopback static server, so the page runs at that origin.
+    await context.route(`${CIMD_ORIGIN}**`, async (route) => {
+      const local = site.url.replace(/\/$/, '') + new URL(route.request().url()).pathname;
+      route.fulfill({ response: await route.fetch({ url: local }) });
+    });
+    pageUrl = CIMD_ORIGIN;
+  }
   const page = await context.newPage();
   page.on('console', (m) => {
     if (m.type() === 'error' || m.type() === 'warning') console.error(`page ${m.type()}: ${m.text()}`);
@@ -211,8 +254,8 @@ try {
     console.error(`wire: ${req.method()} ${req.url()} -> failed: ${req.failure()?.errorText}`);
   });
 
-  log(`scenario=${scenario || '(none)'} server=${serverUrl} proxy=${proxy || '(none)'} page=${site.url}`);
-  await page.goto(site.url);
+  log(`scenario=${scenario || '(none)'} server=${serverUrl} proxy=${proxy || '(none)'} page=${pageUrl}`);
+  await page.goto(pageUrl);
   await page.click('button[aria-label="Settings"]');
   await page.getByRole('tab', { name: 'MCP servers' }).click();
   await page.click('.mcp-add-open');
@@ -264,5 +307,6 @@ try {
 } finally {
   await browser?.close().catch(() => {});
   await site?.stop().catch(() => {});
+  if (cimdDir) rmSync(cimdDir, { recursive: true, force: true });
 }
 process.exit(code);

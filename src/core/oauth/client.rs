@@ -43,8 +43,8 @@ impl AppIdentity {
 
     /// Skiff deployed with its page at `page_base` (the directory URL of `index.html`, as
     /// `document.baseURI` gives it): the callback page and the Client ID Metadata Document are
-    /// files of the on-demand module (`extras/oauth-callback.html`,
-    /// `extras/oauth-client-metadata.json`). `metadata_written` says whether the build wrote
+    /// the on-demand module's `extras/oauth-callback.html` and the page directory's
+    /// `client-metadata.json`. `metadata_written` says whether the build wrote
     /// that document (it does only when `SKIFF_PUBLIC_URL` was set, since a static build cannot
     /// know its own address otherwise); without it the client id comes from registration.
     pub fn for_page(page_base: &str, metadata_written: bool) -> AppIdentity {
@@ -82,8 +82,11 @@ impl AppIdentity {
 /// The callback page, relative to the page's directory (`scripts/build-extras.sh` copies it).
 pub const CALLBACK_PATH: &str = "extras/oauth-callback.html";
 /// The Client ID Metadata Document, relative to the page's directory (written by
-/// `scripts/build-extras.sh` only when `SKIFF_PUBLIC_URL` is set).
-pub const METADATA_PATH: &str = "extras/oauth-client-metadata.json";
+/// `scripts/write-client-metadata.mjs` only when `SKIFF_PUBLIC_URL` is set). Beside
+/// `index.html` rather than in `extras/` so that its URL, which is the client id, is the short
+/// conventional `…/client-metadata.json` (the conformance suite's `auth/basic-cimd` expects
+/// exactly that name); only authorization servers fetch it, never the page.
+pub const METADATA_PATH: &str = "client-metadata.json";
 
 /// How Skiff identifies itself to one authorization server.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -403,7 +406,7 @@ mod tests {
             );
             assert_eq!(
                 a.client_metadata_url.as_deref(),
-                Some("https://skiff.example/app/extras/oauth-client-metadata.json")
+                Some("https://skiff.example/app/client-metadata.json")
             );
             assert_eq!(a.client_uri, "https://skiff.example/app");
         }
