@@ -17,13 +17,9 @@ OUT="$DIST/extras"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/skiff/target}"
 PATH="$ROOT/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
-want_bindgen="$(grep -A1 '^name = "wasm-bindgen"$' Cargo.lock | sed -n 's/^version = "\(.*\)"/\1/p')"
-have_bindgen="$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" || true
-if [[ "$have_bindgen" != "$want_bindgen" ]]; then
-  echo "build-extras: wasm-bindgen $want_bindgen is needed (found '${have_bindgen:-none}'): run 'source scripts/setup.sh'" >&2
-  exit 1
-fi
-command -v wasm-opt >/dev/null || { echo "build-extras: wasm-opt missing: run 'source scripts/setup.sh' (npm ci)" >&2; exit 1; }
+# shellcheck source=wasm-tools.sh
+source scripts/wasm-tools.sh
+require_wasm_tools build-extras
 
 start=$(date +%s)
 echo "==> cargo build --release --target wasm32-unknown-unknown -p skiff-extras"

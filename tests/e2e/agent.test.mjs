@@ -31,11 +31,12 @@
 
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
   startOpenAiServer, startStaticServer, launchBrowser, screenshot, collectConsoleErrors, distDir, repoRoot,
+  rustConst,
 } from './harness.mjs';
 import { startServer } from '../servers/mcp/servers.mjs';
 
@@ -50,13 +51,7 @@ const EVERYTHING_TOOLS = 13;
 
 // The envelope versions the page reads, taken from the source so a bump cannot make these
 // tests seed data the page refuses as "newer" (core::persist refuses newer versions).
-function versionConst(file, name) {
-  const text = readFileSync(path.join(repoRoot, file), 'utf8');
-  const m = new RegExp(`pub const ${name}: u32 = (\\d+);`).exec(text);
-  assert.ok(m, `${name} not found in ${file}`);
-  return Number(m[1]);
-}
-const SERVERS_VERSION = versionConst('src/core/mcp/config.rs', 'SERVERS_VERSION');
+const SERVERS_VERSION = rustConst('src/core/mcp/config.rs', 'SERVERS_VERSION');
 
 let api, site, browser, mcp;
 

@@ -31,18 +31,13 @@ import os from 'node:os';
 import path from 'node:path';
 import {
   startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, repoRoot, screenshot,
+  rustConst,
 } from './harness.mjs';
 
 const WAIT_MS = 20_000;
 const MODEL = 'skiff-hostile-model';
 
-function versionConst(file, name) {
-  const text = readFileSync(path.join(repoRoot, file), 'utf8');
-  const m = new RegExp(`pub const ${name}: u32 = (\\d+);`).exec(text);
-  assert.ok(m, `${name} not found in ${file}`);
-  return Number(m[1]);
-}
-const SERVERS_VERSION = versionConst('src/core/mcp/config.rs', 'SERVERS_VERSION');
+const SERVERS_VERSION = rustConst('src/core/mcp/config.rs', 'SERVERS_VERSION');
 
 const corpusFile = JSON.parse(readFileSync(path.join(repoRoot, 'tests/fixtures/hostile/corpus.json'), 'utf8'));
 
