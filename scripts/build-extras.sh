@@ -54,5 +54,11 @@ if [[ -n "${SKIFF_PUBLIC_URL:-}" ]]; then
   node scripts/write-client-metadata.mjs "$DIST" "$SKIFF_PUBLIC_URL"
 fi
 
+# A module rebuilt into a built page (this script alone) changes the files the service worker
+# precaches: write sw.js again, or it keeps the old list, never serves the new files from its
+# cache, and answers a navigation to a new document (extras/oauth-callback.html) with
+# index.html, so a sign-in popup never hands its answer back. build.sh writes it after us.
+if [[ -f "$DIST/sw.js" ]]; then node scripts/pwa-precache.mjs "$DIST"; fi
+
 gz=$(cat "$OUT"/* | gzip -9 | wc -c)
 echo "build-extras: $OUT gzip $((gz / 1024)) KiB (on demand); built in $(( $(date +%s) - start )) s"

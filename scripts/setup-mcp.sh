@@ -5,6 +5,8 @@
 #   SKIFF_NODE22   the Node 22 binary from that prefix (the conformance suite needs Node >= 22)
 #   SKIFF_MCP_PY2  python of a venv with mcp 2.x  (tests/servers/mcp/requirements-modern.txt)
 #   SKIFF_MCP_PY1  python of a venv with mcp[ws] 1.x (tests/servers/mcp/requirements-ws.txt)
+#                  (also runs tests/servers/oauth/legacy_server.py: FastMCP auth, HTTP+SSE; uvicorn,
+#                  starlette and httpx come with mcp)
 # Idempotent: each part is keyed by a hash of the files that pin it and skipped when the stamp matches.
 # Use it either way:  source scripts/setup-mcp.sh   (exports into your shell)
 #                     bash scripts/setup-mcp.sh     (installs, prints the exports as shell lines on stdout)

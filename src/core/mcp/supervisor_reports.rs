@@ -121,7 +121,10 @@ impl Supervisor {
                 } else {
                     self.lost = Some(McpError::Network {
                         message: format!("the WebSocket handshake failed (code {code}{reason})"),
-                        hint: Some("The server may be down, may not serve WebSocket MCP at this URL, or refused this page's origin.".into()),
+                        // A browser shows a page nothing of a refused handshake, not even
+                        // a 401, so a server that wants a sign-in looks like this too; say
+                        // it, since a WebSocket from a page cannot carry the token at all.
+                        hint: Some("The server may be down, may not serve WebSocket MCP at this URL, refused this page's origin, or require a sign-in: a browser cannot send an Authorization header on a WebSocket, so a server that needs OAuth must be added by its HTTP address.".into()),
                     });
                 }
             }

@@ -220,6 +220,22 @@ fn it_gives_up_after_the_configured_attempts_and_retry_now_starts_over() {
 }
 
 #[test]
+fn a_refused_handshake_says_a_websocket_cannot_carry_a_sign_in() {
+    let mut r = Rig::new(ServerKind::Remote, "ws://127.0.0.1:9/mcp", Some(0));
+    r.sup.handle_connect(0.0);
+    let link = opened_socket(&r.take()).unwrap();
+    r.sup.handle_ws(link, refused(link), 0.0);
+    r.take();
+    match r.status() {
+        Some(HealthStatus::Error { message }) => assert!(
+            message.contains("cannot send an Authorization header on a WebSocket"),
+            "{message}"
+        ),
+        s => panic!("{s:?}"),
+    }
+}
+
+#[test]
 fn a_killed_server_fails_the_call_in_flight_once_and_heals_on_restart() {
     let mut r = Rig::ws();
     r.sup.handle_connect(0.0);

@@ -74,7 +74,11 @@ pub struct AuthMachine {
     pub(super) refresh_retry_at: Option<f64>,
     /// The running refresh was caused by a 401 for the current token...
     pub(super) refresh_after_401: bool,
-    /// ...and this `Authorization` value is what it gave: a 401 for it ends the credentials.
+    /// ...and this `Authorization` value is what it gave: a 401 for it ends the credentials,
+    /// until `access` hands it to a new request. A 401 for the resent request itself means
+    /// the grant gives tokens this server refuses; once the token went out on its own, a later
+    /// 401 is a token that ended (expired early, revoked, a server restarted) and worth a
+    /// refresh like any other, or a second early end would ask the user to sign in again.
     pub(super) fresh_after_401: Option<String>,
     pub(super) revokes: Vec<FetchId>,
     pub(super) next_fetch: FetchId,
@@ -167,7 +171,10 @@ impl AuthMachine {
             }
         }
         match self.creds.as_ref() {
-            Some(c) => Access::Bearer(c.authorization_header()),
+            Some(c) => {
+                self.fresh_after_401 = None;
+                Access::Bearer(c.authorization_header())
+            }
             None => Access::Anonymous,
         }
     }

@@ -1018,6 +1018,51 @@ fn a_401_for_a_token_just_refreshed_after_a_401_asks_to_sign_in_instead_of_loopi
 }
 
 #[test]
+fn a_token_refreshed_after_a_401_that_went_out_on_its_own_is_refreshed_again_when_it_ends() {
+    let mut m = AuthMachine::new(AuthSetup {
+        stored: Some(stored(Some(1e9), true)),
+        ..setup()
+    });
+    drain(&mut m);
+    m.handle_unauthorized(1.0, 1, Some("Bearer old"), &[]);
+    let cmds = drain(&mut m);
+    let (id, _) = fetch_of(&cmds, Method::Post, "https://auth.example.com/t1/token");
+    m.handle_response(
+        2.0,
+        id,
+        200,
+        r#"{"access_token":"new","token_type":"Bearer","expires_in":3600,"refresh_token":"rt2"}"#,
+    );
+    drain(&mut m);
+    // A later request is handed the fresh token: the server took it (the resent request went
+    // through, or the page would have reported its 401 before anything else asked).
+    assert_eq!(m.access(3.0, 2, MCP), Access::Bearer("Bearer new".into()));
+    // The server ends it early (revoked, restarted): one refresh, not a new sign-in.
+    m.handle_unauthorized(60_000.0, 2, Some("Bearer new"), &[]);
+    let cmds = drain(&mut m);
+    assert!(!cmds
+        .iter()
+        .any(|c| matches!(c, AuthCommand::Fail { .. } | AuthCommand::Delete { .. })));
+    let (id, _) = fetch_of(&cmds, Method::Post, "https://auth.example.com/t1/token");
+    m.handle_response(
+        60_001.0,
+        id,
+        200,
+        r#"{"access_token":"newer","token_type":"Bearer","expires_in":3600}"#,
+    );
+    assert!(drain(&mut m).contains(&AuthCommand::Resume {
+        waiter: 2,
+        authorization: "Bearer newer".into()
+    }));
+    // The guard holds again for this one: its resent request refused too ends the credentials.
+    m.handle_unauthorized(60_002.0, 2, Some("Bearer newer"), &[]);
+    assert!(drain(&mut m).contains(&AuthCommand::Fail {
+        waiter: 2,
+        error: OAuthError::SignInRequired
+    }));
+}
+
+#[test]
 fn a_refresh_on_the_timer_does_not_count_as_one_after_a_401() {
     let mut m = AuthMachine::new(AuthSetup {
         stored: Some(stored(Some(100_000.0), true)),

@@ -78,6 +78,15 @@ pub(super) fn spawn_fetch(
             };
             let challenge = response.header("www-authenticate").map(str::to_string);
             let refused = response.status == 401 || (response.status == 403 && challenge.is_some());
+            if refused && retried && response.status == 401 {
+                // The token fresh for this very request is refused too: tell the module, which
+                // then knows the grant gives tokens this server will not take and asks for a
+                // new sign-in now, instead of refreshing again for each request that follows.
+                // Its answer is not used: a request is sent again only once.
+                let status = (response.status, challenge);
+                let _ = auth::ask("auth-401", &server, &request, Some(status)).await;
+                break response;
+            }
             if !refused || retried {
                 break response;
             }

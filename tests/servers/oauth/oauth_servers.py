@@ -16,6 +16,11 @@ and its 401 with `WWW-Authenticate: Bearer ... resource_metadata=...`), as the S
 - other MCP server: no auth; records every request's Authorization header.
 Both MCP servers send CORS headers exposing WWW-Authenticate and Mcp-Session-Id.
 
+RFC 7662 introspection at POST /introspect (form `token`; `active`, `client_id`, `scope`,
+`exp`, `aud` = the RFC 8707 resource, `sub`, `iss`), so resource servers in another process
+check its tokens: tests/servers/oauth/legacy_server.py (SDK 1.x, the 2025-11-25 era). As in the
+SDK's simple-auth example it asks no client authentication: it listens on loopback only.
+
 Test-only control routes on the authorization server: GET /_state (counts of registrations,
 codes, refreshes, revocations, and which tokens each MCP server saw), POST /_expire (every
 access token issued so far now expires; the next MCP request gets a 401).
@@ -220,12 +225,30 @@ async def main() -> None:
             provider.expiry[t] = 0
         return JSONResponse({"ok": True})
 
+    async def introspect(request: Request) -> Response:
+        form = await request.form()
+        token = form.get("token")
+        t = await provider.load_access_token(token) if isinstance(token, str) else None
+        if t is None:
+            return JSONResponse({"active": False})
+        return JSONResponse({
+            "active": True,
+            "client_id": t.client_id,
+            "scope": " ".join(t.scopes),
+            "exp": t.expires_at,
+            "aud": t.resource,
+            "sub": t.subject,
+            "iss": issuer,
+            "token_type": "Bearer",
+        })
+
     routes = create_auth_routes(
         provider=provider,
         issuer_url=AnyHttpUrl(issuer),
         client_registration_options=ClientRegistrationOptions(enabled=True, valid_scopes=[SCOPE], default_scopes=[SCOPE]),
         revocation_options=RevocationOptions(enabled=True),
     )
+    routes += [Route("/introspect", introspect, methods=["POST"])]
     routes += [Route("/_state", state, methods=["GET"]), Route("/_expire", expire, methods=["POST"])]
     as_app = cors(Starlette(routes=routes))
 
