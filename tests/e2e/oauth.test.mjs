@@ -20,6 +20,7 @@ import { createInterface } from 'node:readline';
 import os from 'node:os';
 import path from 'node:path';
 import { launchBrowser, startStaticServer, collectConsoleErrors, distDir, repoRoot, screenshot } from './harness.mjs';
+import { startServer } from '../servers/mcp/servers.mjs';
 
 const PY = process.env.SKIFF_MCP_PY2 ?? path.join(process.env.SKIFF_CACHE ?? path.join(os.homedir(), '.cache', 'skiff'), 'mcp-py2', 'bin', 'python');
 const LIFETIME_S = 8;
@@ -290,6 +291,77 @@ test('the user declines at the authorization server: the card says so, nothing i
     assert.deepEqual(errors, []);
   } finally {
     denying.child.kill('SIGTERM');
+    await context.close();
+  }
+});
+
+test('a token endpoint that refuses CORS: the card says to turn on the CORS proxy, and with it the sign-in works', async () => {
+  const strict = await startOAuthServers(['--no-token-cors']);
+  const proxy = await startServer('cors-proxy');
+  try {
+    await freshPage();
+    await addServer('strict', strict.mcp);
+    await note('strict')(/Sign in required/);
+    let dialog = await openAccount('strict');
+    let popupP = context.waitForEvent('page');
+    await dialog.locator('[data-act="sign-in"]').click();
+    await (await popupP).waitForEvent('close', { timeout: 20_000 });
+    // The code came back, but the browser hid the token answer: the sentence names the way out.
+    const said = await note('strict')(/CORS/);
+    assert.match(said, /token endpoint/);
+    assert.match(said, /Turn on the CORS proxy in this server's settings and sign in again\./);
+    assert.match(await dialog.innerText(), /CORS proxy/);
+    assert.ok(!(await page.evaluate(() => Object.keys(localStorage).join(' '))).includes('skiff.oauth.cred.'), 'no credentials kept');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    // As the sentence says: the proxy in the server's settings, then Sign in again.
+    await card('strict').locator('.mcp-edit').click();
+    await card('strict').locator('.mcp-proxy').fill(proxy.url);
+    await card('strict').locator('.mcp-save').click();
+    dialog = await openAccount('strict');
+    popupP = context.waitForEvent('page');
+    await dialog.locator('[data-act="sign-in"]').click();
+    await (await popupP).waitForEvent('close', { timeout: 20_000 });
+    await note('strict')(/Signed in at/);
+    await status('strict')(/^connected$/);
+    await page.keyboard.press('Escape');
+    const r = await callTool('strict', 'whoami', {});
+    assert.ok(r.ok, r.text);
+    const s = await (await fetch(`${strict.as}/_state`)).json();
+    // CORS hides answers, not requests: the server did exchange the first code, for a token the
+    // page never saw; the second went through the proxy.
+    assert.equal(s.codes, 2);
+    assert.ok(s.seen_mcp.some((h) => h.startsWith('Bearer at_')), 'the MCP server saw the token');
+    await screenshot(page, 'oauth-cors-proxy');
+    assert.deepEqual(errors.filter((e) => !/blocked by CORS policy/.test(e)), []);
+  } finally {
+    strict.child.kill('SIGTERM');
+    await proxy.stop();
+    await context.close();
+  }
+});
+
+test('an authorization answer naming another issuer (RFC 9207) is ignored with a sentence; no code is exchanged', async () => {
+  const mixed = await startOAuthServers(['--wrong-iss']);
+  try {
+    await freshPage();
+    await addServer('mixed', mixed.mcp);
+    await note('mixed')(/Sign in required/);
+    const dialog = await openAccount('mixed');
+    const popupP = context.waitForEvent('page');
+    await dialog.locator('[data-act="sign-in"]').click();
+    await (await popupP).waitForEvent('close', { timeout: 20_000 });
+    const said = await note('mixed')(/came from/);
+    assert.match(said, /The sign-in answer came from http:\/\/127\.0\.0\.1:1\/elsewhere, not from http:\/\/127\.0\.0\.1:\d+/);
+    assert.match(said, /so it was ignored\. Sign in again\./);
+    assert.notEqual(await card('mixed').getAttribute('data-status'), 'connected');
+    const s = await (await fetch(`${mixed.as}/_state`)).json();
+    assert.equal(s.authorizations, 1);
+    assert.equal(s.codes, 0, 'the code of a mixed-up answer is never sent to a token endpoint');
+    assert.ok(!(await page.evaluate(() => Object.keys(localStorage).join(' '))).includes('skiff.oauth.cred.'), 'no credentials kept');
+    assert.deepEqual(errors, []);
+  } finally {
+    mixed.child.kill('SIGTERM');
     await context.close();
   }
 });

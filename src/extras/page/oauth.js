@@ -434,6 +434,17 @@ function closeDialog() {
 async function openDialog(ctx, id) {
   closeDialog();
   const info = (await servers(ctx)).find((s) => s.id === id);
+  // A machine takes the server's address and CORS proxy when made. After an edit of either
+  // (the way out the CORS sentence gives), it is made again: one not signed in starts afresh,
+  // a signed-in one comes back from its stored record (if it still covers the address), so the
+  // next sign-in and every refresh go the new way. Not while requests wait on it.
+  const old = entries.get(id);
+  const moved = old && info && (old.info?.url !== info.url || (old.info?.proxy || null) !== (info.proxy || null));
+  if (moved && old.waiters.size === 0) {
+    clearTimeout(old.timer);
+    closePopup(old);
+    entries.delete(id);
+  }
   const root = document.createElement('div');
   root.className = 'oauth-backdrop';
   const panel = document.createElement('div');

@@ -83,9 +83,11 @@ def free_port() -> int:
 class TestProvider:
     """In-memory `OAuthAuthorizationServerProvider` that approves at once."""
 
-    def __init__(self, lifetime: int, deny: bool) -> None:
+    def __init__(self, lifetime: int, deny: bool, callback_iss: str | None = None) -> None:
         self.lifetime = lifetime
         self.deny = deny
+        # RFC 9207: an `iss` in the authorization response, which a client must check when given.
+        self.callback_iss = callback_iss
         self.clients: dict[str, OAuthClientInformationFull] = {}
         self.codes: dict[str, AuthorizationCode] = {}
         self.tokens: dict[str, AccessToken] = {}
@@ -116,7 +118,8 @@ class TestProvider:
             resource=params.resource,
             subject="test-user",
         )
-        return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state)
+        extra = {"iss": self.callback_iss} if self.callback_iss else {}
+        return construct_redirect_uri(str(params.redirect_uri), code=code, state=params.state, **extra)
 
     async def load_authorization_code(self, client, authorization_code: str):
         return self.codes.get(authorization_code)
@@ -193,6 +196,26 @@ def cors(app):
     )
 
 
+def without_cors_on_token(app):
+    """The token endpoint answers without CORS headers (a browser then refuses to read it), as
+    many real authorization servers do; every other route keeps them. The SDK's token route adds
+    its own, so they are taken out of the answer."""
+
+    async def wrapped(scope, receive, send):
+        if scope.get("type") != "http" or scope.get("path") != "/token":
+            return await app(scope, receive, send)
+
+        async def send_bare(message):
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [(k, v) for k, v in message.get("headers", [])
+                                                  if not k.lower().startswith(b"access-control-")]}
+            await send(message)
+
+        await app(scope, receive, send_bare)
+
+    return wrapped
+
+
 def add_tools(mcp: MCPServer) -> None:
     @mcp.tool(description="Echo the message back.")
     def echo(message: str) -> str:
@@ -207,12 +230,17 @@ async def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--token-lifetime", type=int, default=3600, help="access token lifetime, seconds")
     ap.add_argument("--deny", action="store_true", help="the test user declines every authorization")
+    ap.add_argument("--no-token-cors", action="store_true",
+                    help="the token endpoint sends no CORS headers, as many real authorization servers")
+    ap.add_argument("--wrong-iss", action="store_true",
+                    help="the authorization response names another issuer (a mix-up attack's answer)")
     args = ap.parse_args()
 
     as_port, mcp_port, other_port = free_port(), free_port(), free_port()
     issuer = f"http://127.0.0.1:{as_port}"
     resource = f"http://127.0.0.1:{mcp_port}/mcp"
-    provider = TestProvider(args.token_lifetime, args.deny)
+    provider = TestProvider(args.token_lifetime, args.deny,
+                            "http://127.0.0.1:1/elsewhere" if args.wrong_iss else None)
     seen_mcp: list[str] = []
     seen_other: list[str] = []
 
@@ -251,6 +279,8 @@ async def main() -> None:
     routes += [Route("/introspect", introspect, methods=["POST"])]
     routes += [Route("/_state", state, methods=["GET"]), Route("/_expire", expire, methods=["POST"])]
     as_app = cors(Starlette(routes=routes))
+    if args.no_token_cors:
+        as_app = without_cors_on_token(as_app)
 
     protected = MCPServer(
         name="skiff-oauth-test-server",
