@@ -93,8 +93,7 @@ async fn host(op: &str, arg: JsValue) -> Result<Value, String> {
             None => Err("Open a conversation first: attachments join the message box.".into()),
         });
     }
-    let raw = arg.as_string().unwrap_or_default();
-    let a: Value = serde_json::from_str(&raw)
+    let a: Value = serde_json::from_str(&arg.as_string().unwrap_or_default())
         .map_err(|e| format!("The MCP module sent the page something unreadable ({e})."))?;
     let server = a["server"].as_str().unwrap_or_default();
     let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
@@ -134,7 +133,7 @@ async fn host(op: &str, arg: JsValue) -> Result<Value, String> {
             Ok(Value::Null)
         }
         "insert" => insert(ctx, &a),
-        "sample" => sample(ctx, &a, &raw).await,
+        "sample" => sample(ctx, &a).await,
         _ => Err(format!(
             "The page has no \u{201c}{op}\u{201d} for the MCP module."
         )),
@@ -229,12 +228,8 @@ fn insert(ctx: Ctx, a: &Value) -> Result<Value, String> {
 /// the module mapped it): its messages and tools through the user's model, streamed to the
 /// module as `chunk` events. The model's tool calls are returned, never run: the server runs
 /// them.
-async fn sample(ctx: Ctx, a: &Value, raw: &str) -> Result<Value, String> {
-    // From the text, as stored conversations are read: decoding messages from a `Value`
-    // would build a second copy of their whole decoder into the page (KiBs of its budget).
-    let call: SampleCall = serde_json::from_str(raw).map_err(|e| {
-        format!("The MCP module sent a sampling request the page cannot read ({e}).")
-    })?;
+async fn sample(ctx: Ctx, a: &Value) -> Result<Value, String> {
+    let call = SampleCall::from_host(a)?;
     // The open conversation's profile and model, as its own requests resolve them.
     let choice = ctx
         .convs

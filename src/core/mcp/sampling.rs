@@ -17,7 +17,7 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 /// Requests one server may make in [`WINDOW_MS`]: a human approves each, so more is a flood.
@@ -65,18 +65,17 @@ pub struct Turn {
 }
 
 /// A tool the server offers the model (never run by Skiff: a call goes back to the server).
-/// Serde in the protocol's words, as the host `sample` argument carries it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Serialized in the protocol's words, as the host `sample` argument carries it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Tool {
     pub name: String,
-    #[serde(default)]
     pub description: String,
     pub input_schema: Map<String, Value>,
 }
 
 /// `toolChoice.mode`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolChoice {
     #[default]

@@ -12,7 +12,7 @@
 //!
 //! Pure: no IO.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::sampling::{
@@ -24,21 +24,20 @@ use crate::chat::{self, Message};
 use crate::provider::ChatParams;
 
 /// The host `sample` argument (without its `id`): what the page runs through the
-/// conversation's model, exactly as the user approved it.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+/// conversation's model, exactly as the user approved it. Written by the module (serde) and
+/// read by the page with [`SampleCall::from_host`].
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SampleCall {
-    #[serde(default)]
     pub system: String,
     pub messages: Vec<Message>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<Tool>,
-    #[serde(default)]
     pub tool_choice: ToolChoice,
     pub max_tokens: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f32>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stop_sequences: Vec<String>,
 }
 
@@ -152,6 +151,50 @@ fn part_json(p: &Part) -> Value {
 }
 
 impl SampleCall {
+    /// The host `sample` argument as the page reads it. Field by field, and the messages from
+    /// their text as stored conversations are read (`persist::typed`): a derived decoder over
+    /// a `Value` would build a second decoder of every message type into the page, KiBs of
+    /// its budget. `Err` is the sentence the card shows.
+    pub fn from_host(a: &Value) -> Result<SampleCall, String> {
+        let unreadable = |what: &str| {
+            format!("The MCP module sent a sampling request the page cannot read ({what}).")
+        };
+        let messages: Vec<Message> =
+            crate::persist::typed(a["messages"].clone()).map_err(|e| unreadable(&e.to_string()))?;
+        let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+        let tools = a["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|t| Tool {
+                name: text(&t["name"]),
+                description: text(&t["description"]),
+                input_schema: t["inputSchema"].as_object().cloned().unwrap_or_default(),
+            })
+            .collect();
+        Ok(SampleCall {
+            system: text(&a["system"]),
+            messages,
+            tools,
+            tool_choice: match a["toolChoice"].as_str() {
+                Some("none") => ToolChoice::None,
+                Some("required") => ToolChoice::Required,
+                _ => ToolChoice::Auto,
+            },
+            max_tokens: a["maxTokens"]
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| unreadable("no maxTokens"))?,
+            temperature: a["temperature"].as_f64().map(|t| t as f32),
+            stop_sequences: a["stopSequences"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(text)
+                .collect(),
+        })
+    }
+
     /// The checked request (`SamplingRequest::parse` enforced the tool pairs) as the
     /// conversation's messages: an assistant's `tool_use` blocks become its tool calls, the
     /// next user message's `tool_result` blocks those calls' results; text stays text, and

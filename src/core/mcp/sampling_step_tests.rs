@@ -78,8 +78,18 @@ fn a_tool_exchange_becomes_the_conversations_calls_and_results() {
     let wire = serde_json::to_value(&call).unwrap_or_default();
     assert_eq!(wire["toolChoice"], "auto");
     assert_eq!(wire["maxTokens"], 200);
-    let back: SampleCall = serde_json::from_value(wire).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(back, call);
+    assert_eq!(SampleCall::from_host(&wire), Ok(call.clone()));
+    let mut required = call.clone();
+    required.tool_choice = ToolChoice::Required;
+    required.temperature = None;
+    let wire = serde_json::to_value(&required).unwrap_or_default();
+    assert_eq!(SampleCall::from_host(&wire), Ok(required));
+    // What the page cannot read is a sentence, not a default.
+    assert_eq!(
+        SampleCall::from_host(&json!({"messages": [], "system": ""})),
+        Err("The MCP module sent a sampling request the page cannot read (no maxTokens).".into())
+    );
+    assert!(SampleCall::from_host(&json!({"messages": "x", "maxTokens": 5})).is_err());
 }
 
 #[test]
