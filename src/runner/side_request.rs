@@ -1,8 +1,10 @@
 //! A request beside the conversation (a title, a summary): built from given messages, sent
 //! through the same provider seam and stream decoder as an answer (one code path for every
 //! wire format), without tools or system template, and given up after a time limit — a side
-//! request is never worth a hung connection. Returns the answer's text only.
+//! request is never worth a hung connection. Returns the answer's text only (and, for an MCP
+//! server's sampling request, the tool calls the model asked for: never run here).
 
+use skiff_core::agent::assemble::{AssembledCall, ToolCallAssembler};
 use skiff_core::agent::ToolMode;
 use skiff_core::chat::Message;
 use skiff_core::provider::{Provider, ProviderError, StepContext, StreamEvent};
@@ -22,19 +24,7 @@ pub async fn answer_text(
     messages: &[Message],
 ) -> Result<String, ProviderError> {
     // A cheaper model for side requests, where the profile names one.
-    let (text, _) = answer_streamed(&settings.for_side_request(), messages, &|_| {}).await?;
-    Ok(text)
-}
-
-/// The same with `settings` as given (a server's sampling request runs on the
-/// conversation's model), each piece of text handed to `on_text` as it arrives, and the
-/// provider's finish reason.
-pub async fn answer_streamed(
-    settings: &ChatSettings,
-    messages: &[Message],
-    on_text: &dyn Fn(&str),
-) -> Result<(String, Option<String>), ProviderError> {
-    let provider = Provider::from_settings(settings)?;
+    let provider = Provider::from_settings(&settings.for_side_request())?;
     let ctx = StepContext {
         system_template: "",
         system_prompt: "",
@@ -45,7 +35,26 @@ pub async fn answer_streamed(
         result_char_limit: 1,
         vision: false,
     };
-    let req = provider.step_request(&ctx);
+    Ok(answer_streamed(&provider, &ctx, &|_| {}).await?.text)
+}
+
+/// A side request's answer: its text, the provider's finish reason, and the tool calls the
+/// model made (only when `ctx` offered tools).
+pub struct Answer {
+    pub text: String,
+    pub finish: Option<String>,
+    pub calls: Vec<AssembledCall>,
+}
+
+/// The same through `provider` with `ctx` as given (a server's sampling request runs on the
+/// conversation's model, with the server's tools), each piece of text handed to `on_text` as
+/// it arrives.
+pub async fn answer_streamed(
+    provider: &Provider,
+    ctx: &StepContext<'_>,
+    on_text: &dyn Fn(&str),
+) -> Result<Answer, ProviderError> {
+    let req = provider.step_request(ctx);
     let abort = AbortHandle::new().map_err(|e| ProviderError::Network(e.to_string()))?;
     let timer = abort.clone();
     leptos::task::spawn_local(async move {
@@ -64,6 +73,7 @@ pub async fn answer_streamed(
         let mut decoder = provider.decoder();
         let mut text = String::new();
         let mut finish = None;
+        let mut calls = ToolCallAssembler::new();
         let mut take = |events: Vec<StreamEvent>| {
             for e in events {
                 match e {
@@ -72,6 +82,7 @@ pub async fn answer_streamed(
                         text.push_str(&t);
                     }
                     StreamEvent::Finish(f) => finish = Some(f),
+                    StreamEvent::ToolCall(d) => calls.push(&d),
                     _ => {}
                 }
             }
@@ -84,7 +95,11 @@ pub async fn answer_streamed(
             take(decoder.feed(&bytes)?);
         }
         take(decoder.finish()?);
-        Ok((text, finish))
+        Ok(Answer {
+            text,
+            finish,
+            calls: calls.finish(),
+        })
     }
     .await;
     abort.abort();

@@ -11,9 +11,11 @@ use std::cell::{Cell, RefCell};
 
 use leptos::prelude::*;
 use serde_json::{json, Value};
+use skiff_core::agent::result::DEFAULT_RESULT_CHAR_LIMIT;
 use skiff_core::chat::{Message, Role};
 use skiff_core::image_out;
-use skiff_core::provider::StreamEvent;
+use skiff_core::mcp::sampling_step::SampleCall;
+use skiff_core::provider::{Provider, StepContext, StreamEvent};
 use wasm_bindgen::prelude::*;
 
 use super::context::Ctx;
@@ -222,16 +224,19 @@ fn insert(ctx: Ctx, a: &Value) -> Result<Value, String> {
     Ok(Value::Null)
 }
 
-/// A server's sampling request, approved by the user: its messages through the user's model,
-/// streamed to the module as `chunk` events.
+/// A server's sampling request, approved by the user (`mcp::sampling_step::SampleCall`, as
+/// the module mapped it): its messages and tools through the user's model, streamed to the
+/// module as `chunk` events. The model's tool calls are returned, never run: the server runs
+/// them.
 async fn sample(ctx: Ctx, a: &Value) -> Result<Value, String> {
+    let call = SampleCall::from_host(a)?;
     // The open conversation's profile and model, as its own requests resolve them.
     let choice = ctx
         .convs
         .current
         .get_untracked()
         .and_then(|c| c.meta.try_with_untracked(|m| m.model.clone()).flatten());
-    let mut settings = ctx
+    let settings = ctx
         .settings
         .settings
         .get_untracked()
@@ -239,24 +244,30 @@ async fn sample(ctx: Ctx, a: &Value) -> Result<Value, String> {
     if !settings.is_configured() {
         return Err("No model is set up: choose a provider in Settings first.".into());
     }
-    if let Some(t) = a["temperature"].as_f64() {
-        settings.target.temperature = Some(t as f32);
-    }
-    if let Some(n) = a["maxTokens"].as_u64() {
-        settings.target.max_tokens = Some(n as u32);
-    }
+    let mut provider = Provider::from_settings(&settings).map_err(|e| e.to_string())?;
+    call.apply(provider.params_mut());
+    let tools = call.tool_specs();
+    let step = StepContext {
+        system_template: "",
+        system_prompt: &call.system,
+        recap: "",
+        history: &call.messages,
+        tools: &tools,
+        mode: call.tool_mode(),
+        result_char_limit: DEFAULT_RESULT_CHAR_LIMIT,
+        vision: false,
+    };
     let id = a["id"].clone();
-    let mut history = messages(a, clock::now_ms());
-    let system = a["system"].as_str().unwrap_or_default();
-    if !system.is_empty() {
-        history.insert(
-            0,
-            Message::new(ids::new_id(), Role::System, system.into(), 0.0),
-        );
-    }
     let on_text = |t: &str| extras::event(&json!({"kind": "chunk", "id": id, "text": t}));
-    let (text, finish) = side_request::answer_streamed(&settings, &history, &on_text)
+    let answer = side_request::answer_streamed(&provider, &step, &on_text)
         .await
         .map_err(|e| e.to_string())?;
-    Ok(json!({"text": text, "model": settings.target.model, "finish": finish}))
+    let calls: Vec<Value> = answer
+        .calls
+        .iter()
+        .map(|c| json!({"id": c.id, "name": c.name, "arguments": c.arguments}))
+        .collect();
+    Ok(
+        json!({"text": answer.text, "model": settings.target.model, "finish": answer.finish, "calls": calls}),
+    )
 }

@@ -8,7 +8,12 @@
 //      reaches the server, whose tool result shows the sampled text.
 //   b. Denied: the server gets the specification's refusal (-1, "User rejected sampling
 //      request"), and the model is never asked.
-//   c. Gone: the server dies while the card waits; the card says nothing can be sent any more
+//   c. Tools (SEP-1577): a real server (sampling_tools.mjs, the published SDK) asks with the
+//      tool get_weather offered; the card lists it (collapsed); the model's call is said on the
+//      card and goes back as tool_use; the server runs the tool itself and asks again with the
+//      tool_result, which the card shows and the model receives as a tool message; the final
+//      text reaches the chat in the server's tool result.
+//   d. Gone: the server dies while the card waits; the card says nothing can be sent any more
 //      and offers only Dismiss (runs last: it kills the server).
 //
 // Needs: scripts/build.sh (dist/, or SKIFF_DIST) and scripts/setup-mcp.sh (server-everything).
@@ -31,7 +36,10 @@ const SAMPLED = 'Bonjour from the scripted model';
 
 const SERVERS_VERSION = rustConst('src/core/mcp/config.rs', 'SERVERS_VERSION');
 
-let api, site, browser, mcp;
+const WEATHER_ID = 'weather';
+const WEATHER_TOOL = 'weather_report';
+
+let api, site, browser, mcp, weather;
 
 before(async () => {
   assert.ok(existsSync(path.join(distDir(), 'index.html')), `no build in ${distDir()}: run scripts/build.sh first`);
@@ -39,6 +47,7 @@ before(async () => {
   site = await startStaticServer();
   browser = await launchBrowser();
   mcp = await startServer('everything-http');
+  weather = await startServer('sampling-tools');
 });
 
 after(async () => {
@@ -46,21 +55,24 @@ after(async () => {
   await site?.stop();
   await api?.stop();
   await mcp?.stop();
+  await weather?.stop();
 });
 
-async function openPage() {
+/** The page with server-everything, or (`withWeather`) the sampling-tools server instead. */
+async function openPage({ withWeather = false } = {}) {
+  const [id, tool, url] = withWeather ? [WEATHER_ID, WEATHER_TOOL, weather.url] : [SERVER_ID, TOOL, mcp.url];
   const settings = JSON.stringify({
     v: 1,
     data: {
       base_url: `${api.url}/v1`, api_key: '', model: MODEL, system_prompt: '', theme: 'system',
       tool_mode: 'native', step_limit: 15, result_char_limit: 16000, tool_images_to_model: false,
-      approvals: { rules: { [`${SERVER_ID}\u001f${TOOL}`]: 'always' }, allow_read_only: false },
+      approvals: { rules: { [`${id}\u001f${tool}`]: 'always' }, allow_read_only: false },
       learned_tool_modes: {},
     },
   });
   const servers = JSON.stringify({
     v: SERVERS_VERSION,
-    data: { servers: [{ id: SERVER_ID, name: SERVER_ID, url: mcp.url, transport: 'auto', headers: [], enabled: true }] },
+    data: { servers: [{ id, name: id, url, transport: 'auto', headers: [], enabled: true }] },
   });
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
   await context.addInitScript(([s, m]) => {
@@ -75,16 +87,16 @@ async function openPage() {
 }
 
 /** The tool exists only once Skiff declared sampling: wait for it in the tool picker. */
-async function waitForTool(page) {
+async function waitForTool(page, tool = TOOL) {
   const end = Date.now() + WAIT_MS;
   const toggle = page.locator('.tool-picker-toggle');
   await toggle.waitFor({ timeout: WAIT_MS });
   for (;;) {
     await toggle.click();
-    const found = await page.locator('.tool-switch', { hasText: TOOL }).count();
+    const found = await page.locator('.tool-switch', { hasText: tool }).count();
     await page.keyboard.press('Escape');
     if (found > 0) return;
-    if (Date.now() > end) throw new Error(`${TOOL} never reached the tool picker`);
+    if (Date.now() > end) throw new Error(`${tool} never reached the tool picker`);
     await page.waitForTimeout(200);
   }
 }
@@ -202,7 +214,83 @@ test('b. denied: the server hears "User rejected sampling request" and the model
   }
 });
 
-test('c. gone: the server dies while the card waits; the card says so and only dismisses', async () => {
+test('c. tools: the model calls the server\'s tool, the server runs it and asks again with its result', async () => {
+  const { context, page, errors } = await openPage({ withWeather: true });
+  try {
+    await waitForTool(page, WEATHER_TOOL);
+    await api.reset();
+    const FINAL = 'It is sunny in Paris, 21 degrees.';
+    await api.script([
+      { reply: 'Asking the weather server.', tool_calls: [{ id: 'call_weather', name: WEATHER_TOOL, arguments: { city: 'Paris' } }] },
+      // The server's first request: the model asks for get_weather ...
+      { reply: 'Let me check.', tool_calls: [{ id: 'call_gw_1', name: 'get_weather', arguments: { city: 'Paris' } }] },
+      // ... and, given the server's tool result, answers in text.
+      { reply: FINAL },
+      { reply: 'The weather server answered.' },
+    ]);
+    // Every text the answer area shows, kept: the card goes as soon as the answer is sent.
+    await page.evaluate(() => {
+      window.__streams = [];
+      new MutationObserver(() => {
+        for (const el of document.querySelectorAll('.ask-stream')) window.__streams.push(el.textContent);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+    await page.fill(BOX, 'What is the weather in Paris?');
+    await page.keyboard.press('Enter');
+
+    // First request: the offered tool is listed, collapsed, with its description.
+    const first = page.locator('dialog.ask-sampling[open] section.ask-card');
+    await first.waitFor({ timeout: WAIT_MS });
+    const tools = first.locator('details.ask-tools-box');
+    assert.match(await tools.locator('summary').innerText(), /Tools the model may call \(1\)/);
+    assert.equal(await tools.evaluate((d) => d.open), false, 'the tools start collapsed');
+    await tools.locator('summary').click();
+    assert.match(await tools.locator('.ask-tools').innerText(), /get_weather: Current weather for a city/);
+    assert.match(await first.locator('.ask-details').innerText(), /Skiff never runs them/);
+    await scanDialog(page, 'with tools');
+    await first.getByRole('button', { name: 'Approve' }).click();
+
+    // Second request: the model's call and the server's result, readable, before Approve.
+    const second = page.locator('dialog.ask-sampling[open] section.ask-card', { hasText: 'Tool result' });
+    await second.waitFor({ timeout: WAIT_MS });
+    const shown = await second.locator('.ask-messages').innerText();
+    assert.match(shown, /Asks to call get_weather\(\{"city":"Paris"\}\)/, shown);
+    assert.match(shown, /Tool result: Sunny, 21 degrees in Paris/, shown);
+    await screenshot(page, 'sampling-tools-card').catch(() => {});
+    await second.getByRole('button', { name: 'Approve' }).click();
+
+    const result = await toolResult(page, 'call_weather');
+    assert.match(result, new RegExp(`Final answer: ${FINAL}`), result);
+    const streams = await page.evaluate(() => window.__streams);
+    assert.ok(streams.some((t) => t.includes('Your model asks to call get_weather({"city":"Paris"})')),
+      `the call was said on the card before it went back: ${JSON.stringify(streams)}`);
+
+    // What the model received: the tool offered natively, then the exchange as a call and a
+    // tool message (not text).
+    const requests = await api.requests();
+    assert.ok(requests.length >= 4, `four model requests (${requests.length})`);
+    const [, ask1, ask2] = requests.map((r) => r.body);
+    assert.deepEqual(ask1.tools.map((t) => t.function.name), ['get_weather']);
+    assert.deepEqual(ask1.tools[0].function.parameters.required, ['city']);
+    assert.equal(ask1.max_tokens, 200);
+    assert.ok(!JSON.stringify(ask1.messages).includes('weather_report'), 'the chat is not sent along');
+    const call = ask2.messages.find((m) => m.role === 'assistant' && m.tool_calls);
+    assert.equal(call?.tool_calls?.[0]?.id, 'call_gw_1', JSON.stringify(ask2.messages));
+    assert.equal(call.tool_calls[0].function.name, 'get_weather');
+    assert.deepEqual(JSON.parse(call.tool_calls[0].function.arguments), { city: 'Paris' });
+    const toolMsg = ask2.messages.find((m) => m.role === 'tool');
+    assert.equal(toolMsg?.tool_call_id, 'call_gw_1');
+    assert.match(String(toolMsg.content), /Sunny, 21 degrees in Paris/);
+    assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
+  } catch (err) {
+    await screenshot(page, 'sampling-tools-failure').catch(() => {});
+    throw err;
+  } finally {
+    await context.close();
+  }
+});
+
+test('d. gone: the server dies while the card waits; the card says so and only dismisses', async () => {
   const { context, page, errors } = await openPage();
   try {
     await waitForTool(page);

@@ -61,6 +61,8 @@ pub fn step_request(
         .filter(|n| *n > 0)
         .map(|n| n.max(MIN_THINKING_BUDGET));
     let model = params.model.trim();
+    let tool_choice =
+        (params.tool_required && !tools.is_empty()).then_some(ToolChoice { kind: "any" });
     let body = StepBody {
         model,
         max_tokens: match budget {
@@ -74,6 +76,8 @@ pub fn step_request(
         system: ctx.joined_system_prompt(),
         messages: messages(ctx, budget.is_some().then_some(model)),
         tools,
+        tool_choice,
+        stop_sequences: &params.stop,
         stream: true,
         // Anthropic takes 0–1 (OpenAI 0–2) and answers 400 outside it; a NaN would be `null`.
         // Thinking refuses any temperature.
@@ -124,11 +128,22 @@ struct StepBody<'a> {
     messages: Vec<WireMessage>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<WireTool>,
+    /// `{"type": "any"}` when the model must call a tool (an MCP server's sampling request).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<ToolChoice>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    stop_sequences: &'a [String],
     stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     top_p: Option<f32>,
+}
+
+#[derive(Serialize)]
+struct ToolChoice {
+    #[serde(rename = "type")]
+    kind: &'static str,
 }
 
 #[derive(Serialize)]

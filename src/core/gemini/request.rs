@@ -56,6 +56,10 @@ pub fn step_request(
         ToolMode::Prompt | ToolMode::Off => Vec::new(),
     };
     let system = ctx.joined_system_prompt();
+    // `ANY`: the model must call one of the declared functions (an MCP server's sampling
+    // request with `toolChoice: required`).
+    let tool_config = (params.tool_required && !declarations.is_empty())
+        .then(|| serde_json::json!({"functionCallingConfig": {"mode": "ANY"}}));
     let body = Body {
         system_instruction: (!system.is_empty()).then(|| Content {
             role: None,
@@ -69,7 +73,9 @@ pub fn step_request(
                 function_declarations: declarations,
             }]
         },
+        tool_config,
         generation_config: GenerationConfig {
+            stop_sequences: params.stop.clone(),
             // Gemini takes 0–2, as OpenAI does; a NaN would be `null`.
             temperature: params.temperature.filter(|t| t.is_finite()),
             top_p: params.top_p.filter(|t| t.is_finite()),
@@ -137,6 +143,8 @@ struct Body {
     contents: Vec<Content>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<Tool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_config: Option<Value>,
     #[serde(skip_serializing_if = "GenerationConfig::is_empty")]
     generation_config: GenerationConfig,
 }
@@ -214,6 +222,8 @@ struct Declaration {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct GenerationConfig {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    stop_sequences: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     temperature: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -226,7 +236,8 @@ struct GenerationConfig {
 
 impl GenerationConfig {
     fn is_empty(&self) -> bool {
-        self.temperature.is_none()
+        self.stop_sequences.is_empty()
+            && self.temperature.is_none()
             && self.top_p.is_none()
             && self.max_output_tokens.is_none()
             && self.thinking_config.is_none()

@@ -32,6 +32,7 @@ pub mod res_ui;
 pub mod resource_cache;
 pub mod roots;
 pub mod sampling;
+pub mod sampling_step;
 pub mod session;
 mod session_asks;
 mod session_lists;

@@ -17,6 +17,7 @@
 
 use std::fmt;
 
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 /// Requests one server may make in [`WINDOW_MS`]: a human approves each, so more is a flood.
@@ -63,14 +64,19 @@ pub struct Turn {
     pub parts: Vec<Part>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// A tool the server offers the model (never run by Skiff: a call goes back to the server).
+/// Serialized in the protocol's words, as the host `sample` argument carries it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Tool {
     pub name: String,
     pub description: String,
     pub input_schema: Map<String, Value>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// `toolChoice.mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ToolChoice {
     #[default]
     Auto,
@@ -138,7 +144,7 @@ impl fmt::Display for SamplingError {
     }
 }
 
-fn invalid(why: impl Into<String>) -> SamplingError {
+pub(super) fn invalid(why: impl Into<String>) -> SamplingError {
     SamplingError::Invalid(why.into())
 }
 
@@ -219,6 +225,7 @@ impl SamplingRequest {
             }
             turns.push(Turn { role, parts });
         }
+        super::sampling_step::check_tool_pairs(&turns)?;
         let max_tokens = params
             .get("maxTokens")
             .and_then(Value::as_u64)

@@ -13,9 +13,9 @@ fn the_specifications_example_parses_whole() {
                 {"type": "tool_use", "id": "call_1", "name": "lookup", "input": {"q": "France"}}
             ]},
             {"role": "user", "content": [
-                {"type": "tool_result", "toolUseId": "call_1", "content": [{"type": "text", "text": "Paris"}]},
-                {"type": "image", "mimeType": "image/png", "data": "iVBO"}
-            ]}
+                {"type": "tool_result", "toolUseId": "call_1", "content": [{"type": "text", "text": "Paris"}]}
+            ]},
+            {"role": "user", "content": {"type": "image", "mimeType": "image/png", "data": "iVBO"}}
         ],
         "modelPreferences": {
             "hints": [{"name": "claude-3-sonnet"}, {"name": " gpt "}],
@@ -32,7 +32,7 @@ fn the_specifications_example_parses_whole() {
         "toolChoice": {"mode": "required"}
     });
     let r = SamplingRequest::parse(&params).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(r.messages.len(), 3);
+    assert_eq!(r.messages.len(), 4);
     assert_eq!(r.messages[1].role, Role::Assistant);
     assert_eq!(
         r.messages[1].parts[1],

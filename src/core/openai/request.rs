@@ -49,6 +49,11 @@ struct ChatBody<'a, M, T> {
     /// reason may refuse the field.
     #[serde(skip_serializing_if = "Option::is_none")]
     reasoning_effort: Option<&'static str>,
+    /// `"required"` when the model must call a tool (an MCP server's sampling request).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<&'static str>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    stop: &'a [String],
 }
 
 /// `POST {base}/chat/completions` asking for a stream with a final usage chunk.
@@ -84,6 +89,8 @@ pub(crate) fn chat_request_with_tools<M: Serialize, T: Serialize>(
         top_p: params.top_p.filter(|t| t.is_finite()),
         max_tokens: params.max_tokens,
         reasoning_effort: params.reasoning_effort.map(|e| e.as_str()),
+        tool_choice: (params.tool_required && !tools.is_empty()).then_some("required"),
+        stop: &params.stop,
     };
     let mut headers = vec![
         ("Content-Type".to_string(), "application/json".to_string()),

@@ -197,9 +197,17 @@ impl Provider {
             thinking_budget: t.thinking_budget,
             reasoning_effort: t.reasoning_effort,
             reasoning_model: t.caps.reasoning.value() == Some(true),
+            tool_required: false,
+            stop: Vec::new(),
         };
         Ok(Provider::new(t.kind, &t.base_url, &t.api_key, params)?
             .with_silence_limit_ms(s.silence_limit_ms()))
+    }
+
+    /// The request parameters, for a caller that sets a request's own limits (an MCP
+    /// server's sampling request: `mcp::sampling_step::SampleCall::apply`).
+    pub fn params_mut(&mut self) -> &mut ChatParams {
+        &mut self.params
     }
 
     pub fn kind(&self) -> ProviderKind {

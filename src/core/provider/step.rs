@@ -28,6 +28,11 @@ pub struct ChatParams {
     /// asks for thought summaries even without a budget, which a model that cannot think may
     /// refuse, so it is never asked of a model not known to think.
     pub reasoning_model: bool,
+    /// The model must call one of the offered tools (an MCP server's sampling request with
+    /// `toolChoice: required`); the agent loop never forces a call.
+    pub tool_required: bool,
+    /// Where the model stops writing (an MCP server's `stopSequences`); none for chat.
+    pub stop: Vec<String>,
 }
 
 /// OpenAI's `reasoning_effort` words: the ones every server that takes the field accepts.

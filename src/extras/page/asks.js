@@ -537,6 +537,11 @@ async function sample(id, arg) {
     paintCard(id);
     return;
   }
+  // The tool calls the model asks for are said on the card before they go back (the server
+  // runs them, never Skiff).
+  const said = ui.chunk(id, '');
+  const stream = cardEl(id)?.querySelector('.ask-stream');
+  if (stream && said !== undefined) stream.textContent = said;
   try {
     await ctx.host('answer', out.answer);
   } catch (err) {

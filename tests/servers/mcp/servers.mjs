@@ -12,6 +12,7 @@
 //   modern           modern_server.py (mcp 2.x, dual-era)  http://127.0.0.1:P/mcp
 //   ws               ws_server.py (mcp[ws] 1.x)            ws://127.0.0.1:P/ws
 //   cors-proxy       cors_proxy.mjs (cors-anywhere)        http://127.0.0.1:P/   (a prefix)
+//   sampling-tools   sampling_tools.mjs (sdk, sampling with tools)  http://127.0.0.1:P/mcp
 //   hostile-MODE     hostile.mjs MODE (normal, silent, flood-list, flood-ping: http://127.0.0.1:P/mcp;
 //                    ws-drop: ws://127.0.0.1:P/ws), a scripted broken server; GET /stats
 // Paths come from scripts/setup-mcp.sh's exports (SKIFF_NODE22, SKIFF_MCP_PY2, SKIFF_MCP_PY1),
@@ -33,6 +34,7 @@ const KINDS = {
   modern: { cmd: PY2, args: (p) => [path.join(HERE, "modern_server.py"), "--port", String(p)], url: (p) => `http://127.0.0.1:${p}/mcp` },
   ws: { cmd: PY1, args: (p) => [path.join(HERE, "ws_server.py"), "--port", String(p)], url: (p) => `ws://127.0.0.1:${p}/ws` },
   "cors-proxy": { cmd: NODE22, args: (p) => [path.join(HERE, "cors_proxy.mjs"), String(p)], url: (p) => `http://127.0.0.1:${p}/` },
+  "sampling-tools": { cmd: NODE22, args: (p) => [path.join(HERE, "sampling_tools.mjs"), String(p)], url: (p) => `http://127.0.0.1:${p}/mcp` },
 };
 for (const mode of ["normal", "silent", "flood-list", "flood-ping", "ws-drop"]) {
   KINDS[`hostile-${mode}`] = {

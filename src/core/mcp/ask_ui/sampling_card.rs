@@ -8,10 +8,8 @@
 
 use serde_json::{json, Value};
 
-use crate::format::human_bytes;
-use crate::mcp::sampling::{
-    result, Limiter, MediaKind, Part, Role, SamplingError, SamplingRequest,
-};
+use crate::mcp::sampling::{Limiter, Part, Role, SamplingError, SamplingRequest};
+use crate::mcp::sampling_step::{answer_result, calls_said, media_label, SampleCall};
 
 /// The method this card answers.
 pub const METHOD: &str = "sampling/createMessage";
@@ -128,21 +126,15 @@ fn last_user_text(r: &SamplingRequest) -> Option<usize> {
     (m.role == Role::User && text_only).then_some(i)
 }
 
-/// A part as text: text as it is; media and tool blocks named (the page sends text only).
+/// A part as the card shows it: text as it is; media named; a tool call and a tool result
+/// in words (the model receives them as calls and results, not as this text).
 pub(super) fn part_text(p: &Part) -> String {
     match p {
         Part::Text(t) => t.clone(),
-        Part::Media { kind, mime, data } => {
-            let what = match kind {
-                MediaKind::Image => "Image",
-                MediaKind::Audio => "Audio",
-            };
-            // Base64: four characters carry three bytes.
-            let bytes = (data.len() as u64) / 4 * 3;
-            format!("[{what}, {mime}, {}]", human_bytes(bytes))
-        }
+        Part::Media { kind, mime, data } => media_label(*kind, mime, data),
         Part::ToolUse { name, input, .. } => format!(
-            "[Calls the tool {name} with {}]",
+            "Asks to call {}({})",
+            crate::display::text::name(name),
             Value::Object(input.clone())
         ),
         Part::ToolResult {
@@ -154,7 +146,7 @@ pub(super) fn part_text(p: &Part) -> String {
             } else {
                 "Tool result"
             };
-            format!("[{what}: {}]", body.join(" "))
+            format!("{what}: {}", body.join(" "))
         }
     }
 }
@@ -197,31 +189,16 @@ impl SamplingCard {
         }
     }
 
-    /// The messages as the user approved them, as `{role, text}` (what the host's `sample`
-    /// takes): the last user message is the user's text; images, audio and tool blocks, which
-    /// the page cannot send, are named in the text rather than dropped in silence.
-    pub fn approved_messages(&self) -> Vec<Value> {
-        self.request
-            .messages
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                let text = if self.editable == Some(i) {
-                    self.draft.clone()
-                } else {
-                    message_text(&m.parts)
-                };
-                let role = match m.role {
-                    Role::User => "user",
-                    Role::Assistant => "assistant",
-                };
-                json!({"role": role, "text": text})
-            })
-            .collect()
+    /// The request as the user approved it (the host `sample` argument, `SampleCall`): the
+    /// last user message is the user's text; tool calls and results travel as the
+    /// conversation's own, so every provider gets them in its wire format.
+    pub fn approved_call(&self) -> SampleCall {
+        let edit = self.editable.map(|i| (i, self.draft.as_str()));
+        SampleCall::from_request(&self.request, edit)
     }
 
     /// Approve (or try again after a failure): the host `sample` argument without its `id`
-    /// (`{system, messages, maxTokens, temperature}`), or `None` when there is nothing to
+    /// (a `SampleCall`), or `None` when there is nothing to
     /// send (an emptied message, whose sentence the card now shows, or a card no longer
     /// asking).
     pub fn approve(&mut self) -> Option<Value> {
@@ -237,16 +214,8 @@ impl SamplingCard {
         self.stage = Stage::Sampling {
             text: String::new(),
         };
-        let r = &self.request;
-        let mut arg = json!({
-            "system": r.system_prompt,
-            "messages": self.approved_messages(),
-            "maxTokens": r.max_tokens,
-        });
-        if let Some(t) = r.temperature {
-            arg["temperature"] = json!(t);
-        }
-        Some(arg)
+        // Plain data (strings, numbers, maps): serializing it cannot fail.
+        serde_json::to_value(self.approved_call()).ok()
     }
 
     /// Streamed text of the approved request (a host `chunk` event's text, appended).
@@ -260,9 +229,11 @@ impl SamplingCard {
         }
     }
 
-    /// The host's `sample` answer (`{text, model, finish}`, `finish` in the provider's
+    /// The host's `sample` answer (`{text, model, finish, calls}`, `finish` in the provider's
     /// words): the host `answer` argument (`{server, key, result}`) with the
-    /// `CreateMessageResult` (`sampling::result`). Anything else is a failure the card shows.
+    /// `CreateMessageResult` (`sampling_step::answer_result`); the model's tool calls are
+    /// added to the card's answer ("Your model asks to call ...") as they go back. Anything
+    /// else is a failure the card shows.
     pub fn sampled(&mut self, answer: &Value) -> Result<Value, String> {
         if self.stage == Stage::Gone {
             // The server stopped waiting while the model wrote: nothing goes back.
@@ -271,14 +242,17 @@ impl SamplingCard {
                 crate::display::text::name(&self.server_name)
             ));
         }
-        match answer.get("text").and_then(Value::as_str) {
-            Some(text) => {
-                let finish = answer.get("finish").and_then(Value::as_str);
-                let result = result(text, &[], str_at(answer, "model"), finish);
+        let r = &self.request;
+        let offered =
+            !r.tools.is_empty() && r.tool_choice != crate::mcp::sampling::ToolChoice::None;
+        match answer_result(answer, offered) {
+            Ok(result) => {
+                if let Stage::Sampling { text } = &mut self.stage {
+                    text.push_str(&calls_said(&result));
+                }
                 Ok(json!({"server": self.server, "key": self.key, "result": result}))
             }
-            None => {
-                let s = "Your model's answer could not be read, so nothing was sent.".to_string();
+            Err(s) => {
                 self.stage = Stage::Failed(s.clone());
                 Err(s)
             }

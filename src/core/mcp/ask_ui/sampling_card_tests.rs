@@ -136,7 +136,7 @@ fn the_card_escapes_hostile_text_and_shows_what_the_model_would_see() {
     // What the page cannot pass on is said before approval.
     assert!(html.contains("<dt>Images and audio</dt>"), "{html}");
     assert!(
-        html.contains("<dt>Tools</dt><dd>not offered to your model"),
+        html.contains("<dt>Tools</dt><dd>offered to your model. Skiff never runs them"),
         "{html}"
     );
 }
@@ -156,21 +156,44 @@ fn the_user_edits_the_last_message_and_approve_sends_the_edit() {
     assert_eq!(card.approve(), None, "an emptied message is not sent");
     assert!(card.html("c").contains("The message is empty"));
     card.set_draft("Say hello in French");
-    // The host's `sample` argument: the system prompt, every message as text (the image
-    // named), the edit in place of the last message, the limits.
+    // The host's `sample` argument (a `SampleCall`): the system prompt, every message as
+    // the conversation's (the image named in the text), the edit in place of the last
+    // message, the limits.
+    let arg = card.approve().unwrap_or_default();
+    let texts: Vec<(&str, &str)> = arg["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| {
+            (
+                m["role"].as_str().unwrap_or(""),
+                m["content"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
     assert_eq!(
-        card.approve(),
-        Some(json!({
-            "system": "You are a helpful test server.",
-            "messages": [
-                {"role": "user", "text": "Earlier\n[Image, image/png, 3 bytes]"},
-                {"role": "assistant", "text": "Seen."},
-                {"role": "user", "text": "Say hello in French"}
-            ],
-            "maxTokens": 100,
-            "temperature": 0.7f32
-        }))
+        texts,
+        [
+            ("user", "Earlier\n[Image, image/png, 3 bytes]"),
+            ("assistant", "Seen."),
+            ("user", "Say hello in French")
+        ]
     );
+    assert_eq!(
+        (
+            &arg["system"],
+            &arg["maxTokens"],
+            &arg["temperature"],
+            &arg["toolChoice"]
+        ),
+        (
+            &json!("You are a helpful test server."),
+            &json!(100),
+            &json!(0.7f32),
+            &json!("auto")
+        )
+    );
+    assert!(arg.get("tools").is_none(), "{arg}");
     // Approved: no second approve, no edit, the text streams in.
     assert_eq!(card.approve(), None);
     card.set_draft("changed later");
@@ -192,9 +215,10 @@ fn an_unedited_message_goes_as_the_server_wrote_it() {
     let mut card = shown(admit(&everything_ask(4), &mut limiter, 0.0));
     let arg = card.approve().unwrap_or_default();
     assert_eq!(
-        arg["messages"],
-        json!([{"role": "user", "text": "Resource trigger-sampling-request context: Say hi"}])
+        arg["messages"][0]["content"],
+        "Resource trigger-sampling-request context: Say hi"
     );
+    assert_eq!(arg["messages"].as_array().map(Vec::len), Some(1));
 }
 
 #[test]
@@ -250,4 +274,100 @@ fn answers_deny_failures_and_gone() {
         "an answer that arrives after the server stopped waiting is not sent"
     );
     assert_eq!(card.stage(), &Stage::Gone);
+}
+
+/// A server's first request of a tool loop: a question and a tool the model may call.
+fn weather_ask(key: u64) -> Value {
+    json!({
+        "kind": "ask", "server": "weather", "name": "weather", "key": key,
+        "method": "sampling/createMessage",
+        "params": {
+            "messages": [{"role": "user", "content": {"type": "text", "text": "Weather in Paris?"}}],
+            "maxTokens": 200,
+            "tools": [{"name": "get_weather", "description": "Current weather for a city",
+                       "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}}],
+            "toolChoice": {"mode": "auto"}
+        }
+    })
+}
+
+#[test]
+fn the_models_tool_call_is_shown_then_goes_back_as_tool_use() {
+    let mut limiter = Limiter::default();
+    let mut card = shown(admit(&weather_ask(8), &mut limiter, 0.0));
+    let html = card.html("c");
+    assert!(
+        html.contains(r#"<details class="ask-tools-box"><summary class="ask-sub">Tools the model may call (1)</summary>"#),
+        "collapsed: {html}"
+    );
+    assert!(
+        html.contains("get_weather</bdi>: Current weather for a city"),
+        "{html}"
+    );
+    let arg = card.approve().unwrap_or_default();
+    assert_eq!(arg["tools"][0]["name"], "get_weather");
+    assert_eq!(arg["tools"][0]["inputSchema"]["type"], "object");
+    card.chunk("Let me check.");
+    let answer = card
+        .sampled(&json!({"text": "Let me check.", "model": "m", "finish": "tool_calls",
+            "calls": [{"id": "call_1", "name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}]}))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(answer["key"], 8);
+    assert_eq!(answer["result"]["stopReason"], "toolUse");
+    assert_eq!(
+        answer["result"]["content"][1],
+        json!({"type": "tool_use", "id": "call_1", "name": "get_weather", "input": {"city": "Paris"}})
+    );
+    // Before it goes back, the card says what the model asks for.
+    assert_eq!(
+        card.chunk(""),
+        Some("Let me check.\nYour model asks to call get_weather({\"city\":\"Paris\"})")
+    );
+}
+
+#[test]
+fn the_servers_second_request_shows_the_call_and_its_result_readably() {
+    let mut limiter = Limiter::default();
+    let mut ask = weather_ask(9);
+    ask["params"]["messages"] = json!([
+        {"role": "user", "content": {"type": "text", "text": "Weather in Paris?"}},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "call_1", "name": "get_weather", "input": {"city": "Paris"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "toolUseId": "call_1", "content": [{"type": "text", "text": "Sunny, 21 C"}]}]}
+    ]);
+    let mut card = shown(admit(&ask, &mut limiter, 0.0));
+    assert!(!card.can_edit(), "a tool result is not the user's to edit");
+    let html = card.html("c");
+    assert!(
+        html.contains("Asks to call get_weather({&quot;city&quot;:&quot;Paris&quot;})"),
+        "{html}"
+    );
+    assert!(html.contains("Tool result: Sunny, 21 C"), "{html}");
+    let arg = card.approve().unwrap_or_default();
+    assert_eq!(arg["messages"][1]["tool_calls"][0]["id"], "call_1");
+    assert_eq!(
+        arg["messages"][1]["tool_calls"][0]["result"]["content"][0]["text"],
+        "Sunny, 21 C"
+    );
+    let answer = card
+        .sampled(
+            &json!({"text": "It is sunny in Paris.", "model": "m", "finish": "stop", "calls": []}),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        answer["result"]["content"],
+        json!({"type": "text", "text": "It is sunny in Paris."})
+    );
+    assert_eq!(answer["result"]["stopReason"], "endTurn");
+}
+
+#[test]
+fn a_call_with_unreadable_arguments_fails_the_card_and_sends_nothing() {
+    let mut limiter = Limiter::default();
+    let mut card = shown(admit(&weather_ask(10), &mut limiter, 0.0));
+    card.approve();
+    let out = card.sampled(&json!({"text": "", "model": "m",
+        "calls": [{"id": "c", "name": "get_weather", "arguments": "{\"city\":"}]}));
+    assert!(out.is_err());
+    assert!(matches!(card.stage(), Stage::Failed(s) if s.contains("not a JSON object")));
+    assert!(card.html("c").contains("Try again"));
 }

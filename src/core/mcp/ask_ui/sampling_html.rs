@@ -130,7 +130,13 @@ impl SamplingCard {
         }
         h.close("ol");
         if !r.tools.is_empty() {
-            h.el("h3", "ask-sub", "Tools the model may call");
+            // Collapsed: a server may offer many tools, and the messages matter first.
+            h.open("details").attr("class", "ask-tools-box").body();
+            h.open("summary")
+                .attr("class", "ask-sub")
+                .body()
+                .text(&format!("Tools the model may call ({})", r.tools.len()))
+                .close("summary");
             h.open("ul").attr("class", "ask-tools").body();
             for t in &r.tools {
                 h.open("li")
@@ -142,6 +148,7 @@ impl SamplingCard {
                 h.close("li");
             }
             h.close("ul");
+            h.close("details");
         }
         self.details(&mut h, &name);
         match &self.stage {
@@ -235,7 +242,13 @@ impl SamplingCard {
         if !r.tools.is_empty() {
             row(
                 "Tools",
-                "not offered to your model: it answers in text, without calling them.",
+                match r.tool_choice {
+                    ToolChoice::None => "not offered to your model: the server asks for text.",
+                    _ => {
+                        "offered to your model. Skiff never runs them: a call your model \
+                         asks for goes back to the server, which runs it."
+                    }
+                },
             );
         }
         match r.include_context {
