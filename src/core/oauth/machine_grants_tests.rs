@@ -450,3 +450,27 @@ fn sign_out_ignores_a_grant_still_running() {
         .iter()
         .any(|c| matches!(c, AuthCommand::Store(_))));
 }
+
+#[test]
+fn a_token_endpoint_without_cors_points_at_the_proxy_setting() {
+    let mut m = AuthMachine::new(setup(SignInMethod::Application, Some("s")));
+    drain(&mut m);
+    let (id, _) = fetch_of(
+        &discover(&mut m, 1, &as_doc(&["client_credentials"], &[])),
+        TOKEN,
+    );
+    m.handle_fetch_failed(0.0, id, super::machine_types::FetchFailure::Cors);
+    let cmds = drain(&mut m);
+    let said = cmds
+        .iter()
+        .find_map(|c| match c {
+            AuthCommand::Fail { waiter: 1, error } => Some(error.to_string()),
+            _ => None,
+        })
+        .expect("the waiting request fails");
+    assert!(
+        said.contains("token endpoint") && said.contains("CORS proxy"),
+        "{said}"
+    );
+    assert!(m.credentials().is_none());
+}
