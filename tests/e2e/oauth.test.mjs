@@ -9,7 +9,11 @@
 // once) and the server connects; a tool call works; an expired token is refreshed without the
 // call failing (on the timer, and on a 401); a reload keeps the sign-in (decrypted from the
 // store; localStorage holds no token); the token never reaches the other server; Sign out
-// revokes at the AS and the card says so.
+// revokes at the AS and the card says so. The Account dialog's "How Skiff signs in" shows only
+// the chosen way's fields and refuses a key that cannot sign where it was pasted; the grants
+// without a browser window (client credentials, cross-app access) are not run here, since the
+// SDK's authorization server routes take only authorization_code, refresh_token and jwt-bearer
+// (the conformance suite's auth/client-credentials-* and cross-app scenarios run them).
 //
 //   SKIFF_DIST=$PWD/dist node --test --test-concurrency=1 tests/e2e/oauth.test.mjs
 import { test, before, after } from 'node:test';
@@ -362,6 +366,42 @@ test('an authorization answer naming another issuer (RFC 9207) is ignored with a
     assert.deepEqual(errors, []);
   } finally {
     mixed.child.kill('SIGTERM');
+    await context.close();
+  }
+});
+
+test('How Skiff signs in: only the chosen way shows its fields, and a key that cannot sign is refused where it was pasted', async () => {
+  await freshPage();
+  try {
+    await addServer('keys', servers.mcp);
+    await note('keys')(/Sign in required/);
+    const dialog = await openAccount('keys');
+    await dialog.locator('details.oauth-advanced summary').click();
+    assert.ok(await dialog.locator('#oauth-method-browser').isChecked(), 'a browser window is the default');
+    assert.ok(!(await dialog.locator('#oauth-private-key').isVisible()), 'no key field for a browser sign-in');
+    await dialog.locator('#oauth-method-application').check();
+    assert.ok(await dialog.locator('#oauth-private-key').isVisible());
+    assert.ok(!(await dialog.locator('#oauth-id-token').isVisible()));
+    await dialog.locator('#oauth-client-id').fill('my-app');
+    // The older SEC1 form: refused with what to paste and how to convert it.
+    await dialog.locator('#oauth-private-key').fill('-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC PRIVATE KEY-----');
+    await dialog.locator('[data-act="save-client"]').click();
+    const notice = dialog.locator('.oauth-notice[role="alert"]');
+    await notice.waitFor();
+    const said = await notice.innerText();
+    assert.match(said, /paste the private key as a PKCS#8 PEM \(BEGIN PRIVATE KEY\)/);
+    assert.match(said, /openssl pkcs8 -topk8/);
+    const keys = await page.evaluate(() => Object.keys(localStorage).join(' '));
+    assert.ok(!keys.includes('skiff.oauth.key.'), `nothing was stored: ${keys}`);
+    assert.equal(await dialog.locator('#oauth-client-id').inputValue(), 'my-app', 'what was typed is kept');
+    // Cross-app access shows the identity provider's fields and says where the ID token comes from.
+    await dialog.locator('#oauth-method-cross_app').check();
+    assert.ok(await dialog.locator('#oauth-idp-token-endpoint').isVisible());
+    assert.ok(await dialog.locator('#oauth-id-token').isVisible());
+    assert.ok(!(await dialog.locator('#oauth-private-key').isVisible()));
+    assert.match(await dialog.innerText(), /OpenID Connect id_token/);
+    assert.deepEqual(errors, []);
+  } finally {
     await context.close();
   }
 });

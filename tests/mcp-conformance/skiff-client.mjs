@@ -21,7 +21,12 @@
 //                  the server to connect and calls `test-tool`; a refusal for more scope
 //                  (step-up) is answered by signing in again, at most 3 times, as a user would.
 //                  MCP_CONFORMANCE_CONTEXT's client_id and client_secret (pre-registration)
-//                  are entered in the Account dialog, as a user would.
+//                  are entered in the Account dialog, as a user would; so are its other
+//                  credentials, under "How Skiff signs in": a private_key_pem as an
+//                  application's key (client-credentials-jwt), idp_* as cross-app access
+//                  (cross-app-access-complete-flow). A client id and secret alone stay with the
+//                  default way: Skiff itself turns to client credentials when the server offers
+//                  nothing else (client-credentials-basic).
 //   auth/basic-cimd
 //                  as auth/*, but Skiff is deployed as its Client ID Metadata Document needs:
 //                  a copy of the build with the document written for the scenario's address
@@ -155,21 +160,35 @@ async function signIn(page, context) {
   const dialog = page.locator('.oauth-dialog[role="dialog"]');
   await dialog.waitFor({ timeout: 5_000 });
   const ctx = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}');
+  // The way the context's credentials sign in: a key or an identity provider is chosen
+  // explicitly; anything else stays with the default (a browser window).
+  const method = ctx.private_key_pem ? 'application' : ctx.idp_token_endpoint ? 'cross_app' : 'browser';
   if (ctx.client_id && !(await dialog.locator('#oauth-client-id').inputValue())) {
-    await dialog.locator('details.oauth-advanced summary').click();
+    await dialog.locator('details.oauth-advanced').evaluate((d) => (d.open = true));
+    await dialog.locator(`#oauth-method-${method}`).check();
     await dialog.locator('#oauth-client-id').fill(ctx.client_id);
     if (ctx.client_secret) await dialog.locator('#oauth-client-secret').fill(ctx.client_secret);
+    if (ctx.private_key_pem) await dialog.locator('#oauth-private-key').fill(ctx.private_key_pem);
+    if (ctx.idp_token_endpoint) {
+      await dialog.locator('#oauth-idp-token-endpoint').fill(ctx.idp_token_endpoint);
+      await dialog.locator('#oauth-idp-client-id').fill(ctx.idp_client_id ?? '');
+      await dialog.locator('#oauth-id-token').fill(ctx.idp_id_token ?? '');
+    }
     await dialog.locator('[data-act="save-client"]').click();
     await page.waitForTimeout(300);
+    const notice = dialog.locator('.oauth-notice');
+    if (await notice.count()) log(`the dialog refused the entries: ${await notice.innerText()}`);
   }
-  const popupP = context.waitForEvent('page', { timeout: 15_000 }).catch(() => null);
+  // Only a browser sign-in opens a window (the default way may still close its blank one).
+  const popupP =
+    method === 'browser' ? context.waitForEvent('page', { timeout: 15_000 }).catch(() => null) : Promise.resolve(null);
   await dialog.locator('[data-act="sign-in"]').click();
   const popup = await popupP;
   if (popup) {
     log(`popup: ${popup.url()}`);
     await popup.waitForEvent('close', { timeout: 15_000 }).catch(() => log('the popup did not close'));
   } else {
-    log('no popup opened');
+    log(method === 'browser' ? 'no popup opened' : `no popup (signing in as ${method})`);
   }
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'detached', timeout: 2_000 }).catch(() => {});
@@ -178,8 +197,12 @@ async function signIn(page, context) {
 async function authScenario(page, context) {
   const first = await noteSays(page, /Sign in required|Signed in|\.$/, 20_000);
   log(`card before sign-in: ${first || '(no sign-in note)'} (status ${(await describeRow(page)).status})`);
-  // A server that offers no registration asks for a client id first (entered in signIn).
-  const needsId = /enter a client id/.test(first) && JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}').client_id;
+  // A server that offers no registration asks for a client id first, and one that signs in
+  // only applications (or through an identity provider) for its credentials, whose sentence
+  // ends "under this server's Account." (entered in signIn).
+  const needsId =
+    (/enter a client id/.test(first) || /under this server's Account\.$/.test(first)) &&
+    JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}').client_id;
   if (!/Sign in required/.test(first) && !needsId) return 1;
   await signIn(page, context);
   const after = await noteSays(page, /Signed in|\.$/, 20_000);

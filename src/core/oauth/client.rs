@@ -110,6 +110,13 @@ pub enum ClientIdentity {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         secret: Option<ClientSecret>,
     },
+    /// Entered by the user with a private key: the client authenticates with a signed
+    /// `private_key_jwt` assertion (RFC 7523 §2.2) instead of a secret. The key stays in the
+    /// page's encrypted store; this says only what it signs with.
+    Signed {
+        client_id: String,
+        alg: super::jwt::SigningAlg,
+    },
 }
 
 /// A client secret and how the token endpoint wants it (RFC 6749 §2.3.1).
@@ -133,7 +140,8 @@ impl ClientIdentity {
         match self {
             ClientIdentity::PreRegistered { client_id, .. }
             | ClientIdentity::MetadataDocument { client_id }
-            | ClientIdentity::Registered { client_id, .. } => client_id,
+            | ClientIdentity::Registered { client_id, .. }
+            | ClientIdentity::Signed { client_id, .. } => client_id,
         }
     }
 
@@ -141,7 +149,7 @@ impl ClientIdentity {
         match self {
             ClientIdentity::Registered { secret, .. }
             | ClientIdentity::PreRegistered { secret, .. } => secret.as_ref(),
-            ClientIdentity::MetadataDocument { .. } => None,
+            ClientIdentity::MetadataDocument { .. } | ClientIdentity::Signed { .. } => None,
         }
     }
 }
@@ -208,7 +216,7 @@ fn method_named(name: &str) -> Option<SecretMethod> {
 }
 
 /// The first secret method a server's metadata lists that Skiff knows.
-fn listed_method(server_methods: &[String]) -> Option<SecretMethod> {
+pub(super) fn listed_method(server_methods: &[String]) -> Option<SecretMethod> {
     server_methods.iter().find_map(|m| method_named(m))
 }
 
@@ -329,6 +337,8 @@ mod tests {
             token_endpoint_auth_methods_supported: Vec::new(),
             client_id_metadata_document_supported: cimd,
             authorization_response_iss_parameter_supported: false,
+            grant_types_supported: None,
+            token_endpoint_auth_signing_alg_values_supported: Vec::new(),
         }
     }
 

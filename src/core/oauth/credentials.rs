@@ -39,6 +39,32 @@ pub struct Credentials {
     /// What the server says it granted (or what was asked, when it did not say).
     #[serde(default)]
     pub scopes: Vec<String>,
+    /// The grant that issued the token. Client credentials and cross-app access issue no
+    /// refresh token (OAuth 2.1 §4.2.3); their token is renewed by running the grant again.
+    #[serde(default, skip_serializing_if = "TokenGrant::is_code")]
+    pub grant: TokenGrant,
+}
+
+/// Which grant a token came from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenGrant {
+    /// The authorization code flow (renewed with its refresh token, if any).
+    #[default]
+    Code,
+    ClientCredentials,
+    CrossApp,
+}
+
+impl TokenGrant {
+    fn is_code(&self) -> bool {
+        *self == TokenGrant::Code
+    }
+
+    /// Whether the token can be renewed without the user: the grant runs again.
+    pub fn runs_again(self) -> bool {
+        self != TokenGrant::Code
+    }
 }
 
 impl Credentials {
@@ -66,6 +92,7 @@ impl Credentials {
             issued_at_ms: now_ms,
             expires_at_ms: token.expires_in.map(|s| now_ms + s as f64 * 1000.0),
             scopes: token.scope.unwrap_or_else(|| requested.to_vec()),
+            grant: TokenGrant::Code,
         }
     }
 
@@ -84,10 +111,12 @@ impl Credentials {
 
     /// When to refresh: a little before expiry (`REFRESH_MARGIN_MS`, or a tenth of the
     /// lifetime for short-lived tokens). `None` when the token does not expire or cannot be
-    /// refreshed.
+    /// renewed (no refresh token, and a grant that needs the user).
     pub fn refresh_at_ms(&self) -> Option<f64> {
         let expires = self.expires_at_ms?;
-        self.refresh_token.as_ref()?;
+        if self.refresh_token.is_none() && !self.grant.runs_again() {
+            return None;
+        }
         let lifetime = (expires - self.issued_at_ms).max(0.0);
         Some(expires - REFRESH_MARGIN_MS.min(lifetime * REFRESH_MARGIN_FRACTION))
     }

@@ -12,6 +12,8 @@ pub enum Endpoint {
     Registration,
     Token,
     Revocation,
+    /// The organisation's identity provider's token endpoint (cross-app access).
+    IdentityProvider,
 }
 
 impl Endpoint {
@@ -22,6 +24,7 @@ impl Endpoint {
             Endpoint::Registration => "the authorization server's registration endpoint",
             Endpoint::Token => "the authorization server's token endpoint",
             Endpoint::Revocation => "the authorization server's revocation endpoint",
+            Endpoint::IdentityProvider => "the identity provider's token endpoint",
         }
     }
 }
@@ -91,6 +94,36 @@ pub enum OAuthError {
     /// A request to an address outside the signed-in resource was refused for want of a
     /// token; the token is never sent there, and signing in again would not change that.
     NotCovered,
+    /// The pasted private key is not a PKCS#8 PEM of a key Skiff can sign with.
+    BadPrivateKey(String),
+    /// WebCrypto could not sign the client assertion with the stored key.
+    SigningFailed(String),
+    /// The token endpoint refused the client's authentication (`invalid_client`, 401).
+    ClientRefused { issuer: String, with_key: bool },
+    /// The authorization server does not offer the grant the sign-in needs.
+    UnsupportedGrant {
+        issuer: String,
+        grant: &'static str,
+        offered: Vec<String>,
+    },
+    /// The authorization server signs in applications only, and no application credentials
+    /// are entered.
+    AppCredentialsNeeded { issuer: String },
+    /// Cross-app access was chosen but some of its details are not entered.
+    CrossAppDetailsNeeded { missing: Vec<&'static str> },
+    /// The server does not accept what the key signs with.
+    KeyNotAccepted {
+        issuer: String,
+        alg: &'static str,
+        accepted: Vec<String>,
+    },
+    /// The identity provider refused the token exchange.
+    IdpRefused {
+        error: String,
+        description: Option<String>,
+    },
+    /// The identity provider's answer is not an identity assertion grant.
+    BadExchangeResponse(String),
 }
 
 impl fmt::Display for OAuthError {
@@ -235,6 +268,76 @@ impl fmt::Display for OAuthError {
                 "The server refused a request to an address the sign-in does not cover; Skiff \
                  never sends the token outside the resource it was issued for."
             ),
+            OAuthError::BadPrivateKey(why) => write!(
+                f,
+                "The private key cannot be used: {why}; paste the private key as a PKCS#8 PEM \
+                 (BEGIN PRIVATE KEY)."
+            ),
+            OAuthError::SigningFailed(why) => write!(
+                f,
+                "Skiff could not sign in with the stored private key ({why}); paste the private \
+                 key again under this server's Account."
+            ),
+            OAuthError::ClientRefused { issuer, with_key } => write!(
+                f,
+                "The authorization server {issuer} refused the client id or {}; check them \
+                 under this server's Account.",
+                if *with_key {
+                    "the key it was signed with"
+                } else {
+                    "secret"
+                }
+            ),
+            OAuthError::UnsupportedGrant {
+                issuer,
+                grant,
+                offered,
+            } => write!(
+                f,
+                "The authorization server {issuer} does not offer {grant} (it offers {}); \
+                 choose another way to sign in under this server's Account.",
+                if offered.is_empty() {
+                    "nothing Skiff can use".to_string()
+                } else {
+                    offered.join(", ")
+                }
+            ),
+            OAuthError::AppCredentialsNeeded { issuer } => write!(
+                f,
+                "The authorization server {issuer} only signs in applications (client \
+                 credentials): enter the client id and its secret or private key under this \
+                 server's Account."
+            ),
+            OAuthError::CrossAppDetailsNeeded { missing } => write!(
+                f,
+                "Signing in through your organisation's identity provider needs {}; enter it \
+                 under this server's Account.",
+                missing.join(", ")
+            ),
+            OAuthError::KeyNotAccepted {
+                issuer,
+                alg,
+                accepted,
+            } => write!(
+                f,
+                "The authorization server {issuer} does not accept {alg} signatures (it accepts \
+                 {}); paste a key of a kind it accepts.",
+                accepted.join(", ")
+            ),
+            OAuthError::IdpRefused { error, description } => {
+                write!(f, "The identity provider refused the exchange ({error}")?;
+                if let Some(d) = description {
+                    write!(f, ": {d}")?;
+                }
+                write!(
+                    f,
+                    "); the ID token may have expired: paste a fresh one under this server's \
+                     Account."
+                )
+            }
+            OAuthError::BadExchangeResponse(why) => {
+                write!(f, "The identity provider's answer cannot be used: {why}.")
+            }
         }
     }
 }

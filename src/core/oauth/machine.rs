@@ -18,6 +18,7 @@ use std::collections::VecDeque;
 
 use super::credentials::Credentials;
 use super::error::OAuthError;
+use super::machine_grants::GrantRun;
 use super::machine_steps::{Flow, Phase};
 use super::machine_types::{
     Access, AuthCommand, AuthSetup, AuthStatus, FetchFailure, FetchId, PendingAuthorization,
@@ -81,6 +82,8 @@ pub struct AuthMachine {
     /// refresh like any other, or a second early end would ask the user to sign in again.
     pub(super) fresh_after_401: Option<String>,
     pub(super) revokes: Vec<FetchId>,
+    /// The grant without a browser window that is running (`machine_grants`), if any.
+    pub(super) grant_run: Option<GrantRun>,
     pub(super) next_fetch: FetchId,
     pub(super) shown: Option<AuthStatus>,
     pub(super) commands: VecDeque<AuthCommand>,
@@ -105,6 +108,7 @@ impl AuthMachine {
             refresh_after_401: false,
             fresh_after_401: None,
             revokes: Vec::new(),
+            grant_run: None,
             next_fetch: 0,
             shown: None,
             commands: VecDeque::new(),
@@ -195,6 +199,9 @@ impl AuthMachine {
             .ok()
             .flatten()
             .unwrap_or_default();
+        // The credentials are refused below without a way to renew them: the grant itself is
+        // no good here, so no grant runs again on its own for this request.
+        let mut refused = false;
         if let Some(c) = &self.creds {
             if sent.is_none() {
                 // The request went without a token because its URL is outside the resource
@@ -217,7 +224,8 @@ impl AuthMachine {
             // A token fresh from a refresh that a 401 caused is refused too: refreshing again
             // would loop; the grant itself is no good for this server.
             let refused_fresh = self.fresh_after_401.as_deref() == Some(current.as_str());
-            if self.refreshing.is_some() || c.refresh_token.is_some() && !refused_fresh {
+            let renewable = c.refresh_token.is_some() || c.grant.runs_again();
+            if self.refreshing.is_some() || renewable && !refused_fresh {
                 if self.refreshing.is_none() {
                     self.refresh_after_401 = true;
                 }
@@ -229,14 +237,27 @@ impl AuthMachine {
             }
             // Refused with no way to refresh: these credentials are done.
             self.drop_credentials();
+            refused = true;
+        }
+        if !challenge.scope.is_empty() {
+            self.wanted = Some(challenge.scope.clone());
+        }
+        if !refused && self.signs_in_alone() {
+            // Nobody needs to click: the request waits for the grant, unless the last one
+            // failed, whose sentence stands until the user changes something or signs in.
+            if let Phase::Failed(e) = &self.phase {
+                let error = e.clone();
+                self.commands.push_back(AuthCommand::Fail { waiter, error });
+                return;
+            }
+            self.waiters.push(waiter);
+            self.prepare_sign_in(challenge.resource_metadata.as_deref());
+            return;
         }
         self.commands.push_back(AuthCommand::Fail {
             waiter,
             error: OAuthError::SignInRequired,
         });
-        if !challenge.scope.is_empty() {
-            self.wanted = Some(challenge.scope.clone());
-        }
         self.prepare_sign_in(challenge.resource_metadata.as_deref());
     }
 
@@ -348,7 +369,10 @@ impl AuthMachine {
     pub fn sign_out(&mut self, now_ms: f64) {
         let _ = now_ms;
         if let Some(c) = self.creds.clone() {
-            if let Some(endpoint) = c.revocation_endpoint.as_deref() {
+            // A client that authenticates with a signed assertion cannot revoke without signing
+            // one; its tokens are short-lived and forgotten here.
+            let can_revoke = !matches!(c.client, super::client::ClientIdentity::Signed { .. });
+            if let Some(endpoint) = c.revocation_endpoint.as_deref().filter(|_| can_revoke) {
                 if let Some(rt) = &c.refresh_token {
                     let id = self.fetch(token::revoke_request(
                         endpoint,
@@ -371,6 +395,8 @@ impl AuthMachine {
         if matches!(self.phase, Phase::Callback(_)) {
             self.commands.push_back(AuthCommand::CloseAuthorization);
         }
+        // A grant still running would sign in again right after: its answer is ignored.
+        self.grant_run = None;
         self.phase = Phase::Idle;
         self.open_when_ready = false;
         self.wanted = None;
@@ -506,6 +532,16 @@ impl AuthMachine {
 
     pub(super) fn fail(&mut self, error: OAuthError) {
         self.open_when_ready = false;
+        // Requests wait during a sign-in only when it needs nobody (`signs_in_alone`); they
+        // learn why it stopped. Those waiting on a refresh keep waiting for it.
+        if self.refreshing.is_none() {
+            for waiter in std::mem::take(&mut self.waiters) {
+                self.commands.push_back(AuthCommand::Fail {
+                    waiter,
+                    error: error.clone(),
+                });
+            }
+        }
         self.phase = Phase::Failed(error.clone());
         self.set_status(AuthStatus::Failed(error));
     }
@@ -547,6 +583,10 @@ impl AuthMachine {
             return;
         }
         let Some(c) = &self.creds else { return };
+        if c.refresh_token.is_none() && c.grant.runs_again() {
+            self.start_renewal();
+            return;
+        }
         let Some(rt) = &c.refresh_token else { return };
         let request = token::refresh_request(&c.token_endpoint, &c.client, rt, &c.resource);
         self.refresh_retry_at = None;

@@ -8,7 +8,9 @@ use super::client::{self, ClientChoice, ClientIdentity};
 use super::credentials::Credentials;
 use super::discovery::{resource_metadata_urls, server_metadata_urls};
 use super::error::{Endpoint, OAuthError};
+use super::grant::{self, GrantChoice};
 use super::machine::{AuthMachine, REFRESH_RETRY_MS};
+use super::machine_grants::GrantTarget;
 use super::machine_types::{AuthCommand, AuthStatus, FetchFailure, FetchId, PendingAuthorization};
 use super::metadata::{
     parse_legacy_server_metadata, parse_resource_metadata, parse_server_metadata,
@@ -52,6 +54,8 @@ pub(super) enum Phase {
     },
     Pkce(Flow),
     Ready(PendingAuthorization),
+    /// A grant without a browser window runs (`machine_grants`).
+    Granting,
     Callback(PendingAuthorization),
     Exchanging {
         pending: PendingAuthorization,
@@ -60,7 +64,7 @@ pub(super) enum Phase {
     Failed(OAuthError),
 }
 
-type Answer<'a> = Result<(u16, &'a str), FetchFailure>;
+pub(super) type Answer<'a> = Result<(u16, &'a str), FetchFailure>;
 
 fn get_json(url: &str) -> HttpRequest {
     HttpRequest {
@@ -80,7 +84,7 @@ fn status_error(status: u16, url: &str, endpoint: Endpoint) -> OAuthError {
     }
 }
 
-fn failure_error(failure: FetchFailure, url: &str, endpoint: Endpoint) -> OAuthError {
+pub(super) fn failure_error(failure: FetchFailure, url: &str, endpoint: Endpoint) -> OAuthError {
     match failure {
         FetchFailure::Cors => OAuthError::BlockedByCors {
             url: url.to_string(),
@@ -128,6 +132,10 @@ impl AuthMachine {
             // RFC 7009 §2.2: nothing a client can do about the answer; the credentials are
             // already gone from here.
             self.revokes.remove(i);
+            return;
+        }
+        if self.is_grant_step(id) {
+            self.on_grant_answer(now_ms, answer);
             return;
         }
         if self.refreshing == Some(id) {
@@ -250,6 +258,8 @@ impl AuthMachine {
             token_endpoint_auth_methods_supported: Vec::new(),
             client_id_metadata_document_supported: false,
             authorization_response_iss_parameter_supported: false,
+            grant_types_supported: None,
+            token_endpoint_auth_signing_alg_values_supported: Vec::new(),
         }
     }
 
@@ -357,6 +367,38 @@ impl AuthMachine {
     }
 
     fn choose_client(&mut self, prm: ProtectedResource, server: AuthorizationServer) {
+        let choice = grant::choose(
+            self.setup.client_id.as_deref(),
+            self.setup.client_secret.as_deref(),
+            &self.setup.grant,
+            &server,
+        );
+        let (client, idp) = match choice {
+            Ok(GrantChoice::Code) => return self.choose_code_client(prm, server),
+            Ok(GrantChoice::ClientCredentials { client }) => (client, None),
+            Ok(GrantChoice::CrossApp { client, idp }) => (client, Some(idp)),
+            Err(e) => return self.fail(e),
+        };
+        // The scopes the code flow would ask for (`pending_for`), without `offline_access`:
+        // these grants give no refresh token.
+        let scopes = self
+            .wanted
+            .clone()
+            .filter(|w| !w.is_empty())
+            .or_else(|| prm.scopes_supported.clone())
+            .unwrap_or_default();
+        self.start_grant(GrantTarget {
+            issuer: server.issuer,
+            resource: prm.resource,
+            token_endpoint: server.token_endpoint,
+            revocation_endpoint: server.revocation_endpoint,
+            client,
+            scopes,
+            idp,
+        });
+    }
+
+    fn choose_code_client(&mut self, prm: ProtectedResource, server: AuthorizationServer) {
         match client::choose_with_secret(
             self.setup.client_id.as_deref(),
             self.setup.client_secret.as_deref(),

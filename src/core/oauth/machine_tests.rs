@@ -45,6 +45,7 @@ fn setup() -> AuthSetup {
         stored: None,
         pending: None,
         legacy_fallback: false,
+        grant: Default::default(),
     }
 }
 
@@ -668,6 +669,7 @@ fn stored(expires_in_ms: Option<f64>, refresh: bool) -> Credentials {
         issued_at_ms: 0.0,
         expires_at_ms: expires_in_ms,
         scopes: vec!["files:read".into()],
+        grant: Default::default(),
     }
 }
 

@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 use super::client::ClientIdentity;
 use super::credentials::Credentials;
 use super::error::OAuthError;
+use super::grant::GrantSetup;
+use super::jwt::SigningAlg;
 use crate::http::HttpRequest;
 
 pub use super::client::AppIdentity;
@@ -41,6 +43,8 @@ pub struct AuthSetup {
     /// as the MCP SDKs do and the conformance suite's 2025-03-26 scenarios expect. Off, such a
     /// server is `OAuthError::NoResourceMetadata`.
     pub legacy_fallback: bool,
+    /// How the user chose to sign in, and what that needs beyond the client id and secret.
+    pub grant: GrantSetup,
 }
 
 /// Why a fetch got no HTTP answer.
@@ -101,6 +105,10 @@ pub enum AuthCommand {
         url: String,
         pending: PendingAuthorization,
     },
+    /// Draw `jwt::JTI_BYTES` random bytes and call `handle_assertion_random(id, bytes)`, which
+    /// gives the bytes to sign; sign them with the stored private key (`alg`, WebCrypto) and
+    /// call `handle_signature(id, Ok(signature))`, or `Err(message)` when that fails.
+    Sign { id: FetchId, alg: SigningAlg },
     /// The popup or saved pending request is finished with; close it / forget it.
     CloseAuthorization,
     /// Persist (encrypted) the credentials, replacing any for the same server.

@@ -41,6 +41,24 @@ pub struct AuthorizationServer {
     pub client_id_metadata_document_supported: bool,
     /// RFC 9207 §2.3: the server promises `iss` in every authorization response.
     pub authorization_response_iss_parameter_supported: bool,
+    /// RFC 8414 `grant_types_supported`; `None` when the document does not say (RFC 8414's
+    /// default is then the authorization code grant), which decides the sign-in flow
+    /// (`grant::choose`).
+    pub grant_types_supported: Option<Vec<String>>,
+    /// RFC 8414 `token_endpoint_auth_signing_alg_values_supported`: what a `private_key_jwt`
+    /// assertion may be signed with (empty: not said).
+    pub token_endpoint_auth_signing_alg_values_supported: Vec<String>,
+}
+
+impl AuthorizationServer {
+    /// Whether the server offers `grant`: listed, or nothing listed and `grant` is the
+    /// authorization code grant (RFC 8414 §2's default).
+    pub fn offers_grant(&self, grant: &str) -> bool {
+        match &self.grant_types_supported {
+            Some(list) => list.iter().any(|g| g == grant),
+            None => grant == "authorization_code",
+        }
+    }
 }
 
 fn object(body: &str, url: &str) -> Result<Map<String, Value>, OAuthError> {
@@ -171,12 +189,21 @@ pub fn parse_server_metadata(
         Some(_) => return Err(OAuthError::InsecureEndpoint { url: issuer }),
         None => return Err(bad(url, "its issuer is not an absolute http(s) URL")),
     }
+    let grant_types_supported = string_list(&m, "grant_types_supported", url)?;
+    // PKCE and the authorization endpoint belong to the authorization code grant; a server
+    // that only signs in applications (client credentials, jwt-bearer) needs neither.
+    let code_grant = grant_types_supported
+        .as_ref()
+        .is_none_or(|l| l.iter().any(|g| g == "authorization_code"));
     let methods = string_list(&m, "code_challenge_methods_supported", url)?.unwrap_or_default();
-    if !methods.iter().any(|x| x == "S256") {
+    if code_grant && !methods.iter().any(|x| x == "S256") {
         return Err(OAuthError::NoPkce { issuer });
     }
-    let authorization_endpoint = endpoint(&m, "authorization_endpoint", url)?
-        .ok_or_else(|| bad(url, "it has no authorization_endpoint"))?;
+    let authorization_endpoint = match endpoint(&m, "authorization_endpoint", url)? {
+        Some(e) => e,
+        None if !code_grant => String::new(),
+        None => return Err(bad(url, "it has no authorization_endpoint")),
+    };
     let token_endpoint =
         endpoint(&m, "token_endpoint", url)?.ok_or_else(|| bad(url, "it has no token_endpoint"))?;
     Ok(AuthorizationServer {
@@ -197,6 +224,13 @@ pub fn parse_server_metadata(
             &m,
             "authorization_response_iss_parameter_supported",
         ),
+        grant_types_supported,
+        token_endpoint_auth_signing_alg_values_supported: string_list(
+            &m,
+            "token_endpoint_auth_signing_alg_values_supported",
+            url,
+        )?
+        .unwrap_or_default(),
     })
 }
 
@@ -227,6 +261,39 @@ mod tests {
     use proptest::prelude::*;
 
     const PRM_URL: &str = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp";
+
+    #[test]
+    fn a_server_for_applications_only_needs_no_pkce_or_authorization_endpoint() {
+        let cc = r#"{"issuer":"https://as","token_endpoint":"https://as/token","grant_types_supported":["client_credentials"],"token_endpoint_auth_signing_alg_values_supported":["ES256"]}"#;
+        let s = parse_server_metadata(
+            cc,
+            "https://as/.well-known/oauth-authorization-server",
+            "https://as",
+        )
+        .unwrap();
+        assert!(s.offers_grant("client_credentials") && !s.offers_grant("authorization_code"));
+        assert_eq!(s.authorization_endpoint, "");
+        assert_eq!(
+            s.token_endpoint_auth_signing_alg_values_supported,
+            vec!["ES256".to_string()]
+        );
+        // The same document offering the code grant must still promise PKCE.
+        let code = cc.replace(
+            r#"["client_credentials"]"#,
+            r#"["client_credentials","authorization_code"]"#,
+        );
+        assert_eq!(
+            parse_server_metadata(&code, "https://as/m", "https://as"),
+            Err(OAuthError::NoPkce {
+                issuer: "https://as".into()
+            })
+        );
+        // Not listing grants means the code grant (RFC 8414 §2).
+        let plain = r#"{"issuer":"https://as","token_endpoint":"https://as/token","authorization_endpoint":"https://as/a","code_challenge_methods_supported":["S256"]}"#;
+        assert!(parse_server_metadata(plain, "https://as/m", "https://as")
+            .unwrap()
+            .offers_grant("authorization_code"));
+    }
 
     fn server() -> HttpUrl {
         HttpUrl::parse("https://mcp.example.com/mcp").unwrap()

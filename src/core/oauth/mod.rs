@@ -2,7 +2,9 @@
 //! 2026-07-28) describes it for a public client: discovery from a 401, client identity (a
 //! pre-registered id, a Client ID Metadata Document, or dynamic registration), the
 //! authorization code flow with PKCE S256 and the `resource` indicator, the token endpoint,
-//! refresh, step-up on `insufficient_scope`, and sign-out with revocation.
+//! refresh, step-up on `insufficient_scope`, and sign-out with revocation; and the grants that
+//! need no browser window (`grant`): client credentials with a secret or a signed assertion,
+//! and cross-app access through the organisation's identity provider.
 //!
 //! It exists so that every protocol decision (which URL to try next, whether a document may be
 //! trusted, what a callback means, when to refresh) is plain Rust that `cargo test` checks
@@ -21,7 +23,11 @@ pub mod credentials;
 pub mod discovery;
 pub mod error;
 pub mod form;
+pub mod grant;
+pub mod grant_requests;
+pub mod jwt;
 pub mod machine;
+mod machine_grants;
 mod machine_steps;
 pub mod machine_types;
 pub mod metadata;
@@ -35,5 +41,7 @@ pub use error::OAuthError;
 pub use machine::AuthMachine;
 pub use machine_types::{Access, AppIdentity, AuthCommand, AuthSetup, AuthStatus, FetchFailure};
 
+#[cfg(test)]
+mod machine_grants_tests;
 #[cfg(test)]
 mod machine_tests;

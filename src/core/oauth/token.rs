@@ -17,7 +17,7 @@ use crate::http::{HttpRequest, Method};
 
 /// A form POST from `client`: `client_id` always in the body; a registered secret as
 /// `client_secret` in the body or as HTTP Basic, as the server asked (RFC 6749 §2.3.1).
-fn form_post(url: &str, client: &ClientIdentity, pairs: &[(&str, &str)]) -> HttpRequest {
+pub(super) fn form_post(url: &str, client: &ClientIdentity, pairs: &[(&str, &str)]) -> HttpRequest {
     let mut pairs = pairs.to_vec();
     pairs.push(("client_id", client.client_id()));
     let mut headers = vec![

@@ -6,7 +6,8 @@
 //! buttons a state offers, and that a WebSocket server is told it cannot carry a token.
 //! Nothing here reads a clock: `now_ms` is an argument.
 
-use super::credentials::Credentials;
+use super::credentials::{Credentials, TokenGrant};
+use super::grant::SignInMethod;
 use super::machine_types::AuthStatus;
 use super::url::HttpUrl;
 use crate::html::Html;
@@ -76,6 +77,175 @@ pub struct DialogView<'a> {
     /// The server's CORS proxy prefix, if one is set.
     pub proxy: Option<&'a str>,
     pub now_ms: f64,
+    /// How the user chose to sign in, and what the other ways need (secrets never shown back).
+    pub grant: GrantFields<'a>,
+}
+
+/// The advanced section's "How Skiff signs in" and its fields.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GrantFields<'a> {
+    pub method: SignInMethod,
+    /// A private key is stored (never shown back).
+    pub key_saved: bool,
+    pub idp_token_endpoint: Option<&'a str>,
+    pub idp_client_id: Option<&'a str>,
+    /// An ID token is stored (never shown back).
+    pub id_token_saved: bool,
+    /// Why the last Save was refused (a key that is not PKCS#8, ...), shown by its button.
+    pub notice: Option<&'a str>,
+}
+
+const METHODS: [(SignInMethod, &str); 3] = [
+    (SignInMethod::Browser, "In a browser window (you)"),
+    (
+        SignInMethod::Application,
+        "As an application (client credentials)",
+    ),
+    (
+        SignInMethod::CrossApp,
+        "Through your organisation's identity provider (cross-app access)",
+    ),
+];
+
+fn text_input(h: &mut Html, id: &str, name: &str, kind: &str, value: &str, placeholder: &str) {
+    h.open("input")
+        .attr("id", id)
+        .attr("name", name)
+        .attr("type", kind)
+        .attr("autocomplete", "off")
+        .attr("spellcheck", "false")
+        .attr("value", value)
+        .attr("placeholder", placeholder)
+        .void();
+}
+
+fn label(h: &mut Html, for_id: &str, text: &str) {
+    h.open("label")
+        .attr("for", for_id)
+        .body()
+        .text(text)
+        .close("label");
+}
+
+fn saved_placeholder(saved: bool, otherwise: &str) -> String {
+    if saved {
+        "saved (leave empty to keep it)".into()
+    } else {
+        otherwise.into()
+    }
+}
+
+/// The fields of the advanced section: the choice, then the client id and secret (every way
+/// can use them), the private key (applications), the identity provider's details (cross-app
+/// access). Fields a choice does not use are hidden by `oauth.css` from the checked radio.
+fn grant_fields(h: &mut Html, v: &DialogView<'_>) {
+    let g = &v.grant;
+    h.open("fieldset").attr("class", "oauth-method").body();
+    h.el("legend", "", "How Skiff signs in");
+    for (m, text) in METHODS {
+        let id = format!("oauth-method-{}", m.as_str());
+        h.open("label")
+            .attr("class", "oauth-choice")
+            .attr("for", &id)
+            .body();
+        h.open("input")
+            .attr("id", &id)
+            .attr("type", "radio")
+            .attr("name", "method")
+            .attr("value", m.as_str())
+            .flag("checked", g.method == m)
+            .void();
+        h.text(" ").text(text).close("label");
+    }
+    h.close("fieldset");
+    label(
+        h,
+        "oauth-client-id",
+        "Client id registered with the authorization server (optional for a browser window)",
+    );
+    text_input(
+        h,
+        "oauth-client-id",
+        "client_id",
+        "text",
+        v.client_id.unwrap_or(""),
+        "",
+    );
+    label(
+        h,
+        "oauth-client-secret",
+        "Its client secret, if that registration gave one (kept encrypted)",
+    );
+    text_input(
+        h,
+        "oauth-client-secret",
+        "client_secret",
+        "password",
+        "",
+        &saved_placeholder(v.secret_saved, "none"),
+    );
+    h.open("div").attr("class", "oauth-for-application").body();
+    label(
+        h,
+        "oauth-private-key",
+        "Or its private key, to sign in with a signed assertion instead of a secret          (PKCS#8 PEM, EC P-256 for ES256 or RSA for RS256; kept encrypted)",
+    );
+    h.open("textarea")
+        .attr("id", "oauth-private-key")
+        .attr("name", "private_key")
+        .attr("rows", "3")
+        .attr("spellcheck", "false")
+        .attr("autocomplete", "off")
+        .attr(
+            "placeholder",
+            &saved_placeholder(g.key_saved, "-----BEGIN PRIVATE KEY-----"),
+        )
+        .body()
+        .close("textarea");
+    h.close("div");
+    h.open("div").attr("class", "oauth-for-cross-app").body();
+    label(
+        h,
+        "oauth-idp-token-endpoint",
+        "Your identity provider's token endpoint",
+    );
+    text_input(
+        h,
+        "oauth-idp-token-endpoint",
+        "idp_token_endpoint",
+        "url",
+        g.idp_token_endpoint.unwrap_or(""),
+        "https://idp.example.com/oauth2/token",
+    );
+    label(
+        h,
+        "oauth-idp-client-id",
+        "Skiff's client id at the identity provider",
+    );
+    text_input(
+        h,
+        "oauth-idp-client-id",
+        "idp_client_id",
+        "text",
+        g.idp_client_id.unwrap_or(""),
+        "",
+    );
+    label(h, "oauth-id-token", "Your ID token (kept encrypted)");
+    h.open("textarea")
+        .attr("id", "oauth-id-token")
+        .attr("name", "id_token")
+        .attr("rows", "3")
+        .attr("spellcheck", "false")
+        .attr("autocomplete", "off")
+        .attr("placeholder", &saved_placeholder(g.id_token_saved, "eyJ…"))
+        .body()
+        .close("textarea");
+    h.el(
+        "p",
+        "oauth-note",
+        "The ID token is what your identity provider gives you when you sign in there (an          OpenID Connect id_token: your organisation's sign-in tool or its CLI shows it). Skiff          exchanges it at the identity provider for a grant to this server, and asks for a          fresh one when it expires.",
+    );
+    h.close("div");
 }
 
 /// The dialog's inner HTML (the module supplies the `role="dialog"` frame and focus). Buttons
@@ -115,6 +285,12 @@ pub fn dialog_html(v: &DialogView<'_>) -> String {
         .close("p");
     if let Some(c) = v.credentials {
         h.open("dl").attr("class", "oauth-facts").body();
+        let how = match c.grant {
+            TokenGrant::Code => "in a browser window",
+            TokenGrant::ClientCredentials => "as an application (client credentials)",
+            TokenGrant::CrossApp => "through your identity provider (cross-app access)",
+        };
+        h.el("dt", "", "Signed in").el("dd", "oauth-grant", how);
         h.el("dt", "", "Issuer").el("dd", "oauth-issuer", &c.issuer);
         h.el("dt", "", "Resource")
             .el("dd", "oauth-resource", &c.resource);
@@ -131,7 +307,7 @@ pub fn dialog_html(v: &DialogView<'_>) -> String {
             Some(at) => expiry_phrase(at, v.now_ms),
             None => "does not expire".into(),
         };
-        let refresh = if c.refresh_token.is_some() {
+        let refresh = if c.refresh_token.is_some() || c.grant.runs_again() {
             " (renewed automatically)"
         } else {
             ""
@@ -155,44 +331,27 @@ pub fn dialog_html(v: &DialogView<'_>) -> String {
     );
     h.action("oauth-close", "close", "Close");
     h.close("div");
-    h.open("details").attr("class", "oauth-advanced").body();
+    h.open("details")
+        .attr("class", "oauth-advanced")
+        .flag(
+            "open",
+            v.grant.method != SignInMethod::Browser || v.grant.notice.is_some(),
+        )
+        .body();
     h.open("summary")
         .body()
-        .text("Client id and proxy")
+        .text("How Skiff signs in, client id and proxy")
         .close("summary");
-    h.open("label")
-        .attr("for", "oauth-client-id")
-        .body()
-        .text("Client id registered with the authorization server (optional)")
-        .close("label");
-    h.open("input")
-        .attr("id", "oauth-client-id")
-        .attr("name", "client_id")
-        .attr("type", "text")
-        .attr("autocomplete", "off")
-        .attr("spellcheck", "false")
-        .attr("value", v.client_id.unwrap_or(""))
-        .void();
-    h.open("label")
-        .attr("for", "oauth-client-secret")
-        .body()
-        .text("Its client secret, if that registration gave one (kept encrypted)")
-        .close("label");
-    h.open("input")
-        .attr("id", "oauth-client-secret")
-        .attr("name", "client_secret")
-        .attr("type", "password")
-        .attr("autocomplete", "off")
-        .attr(
-            "placeholder",
-            if v.secret_saved {
-                "saved (leave empty to keep it)"
-            } else {
-                "none"
-            },
-        )
-        .void();
-    h.action("oauth-save-client", "save-client", "Save client id");
+    grant_fields(&mut h, v);
+    if let Some(n) = v.grant.notice {
+        h.open("p")
+            .attr("class", "oauth-notice")
+            .attr("role", "alert")
+            .body()
+            .text(n)
+            .close("p");
+    }
+    h.action("oauth-save-client", "save-client", "Save");
     let proxy = match v.proxy.filter(|p| !p.trim().is_empty()) {
         Some(p) => format!(
             "Discovery, registration, token and revocation requests go through this server's \
@@ -277,6 +436,7 @@ mod tests {
             issued_at_ms: 0.0,
             expires_at_ms: Some(10.0 * MIN),
             scopes: vec!["read".into()],
+            grant: Default::default(),
         }
     }
 
@@ -297,6 +457,7 @@ mod tests {
             secret_saved: true,
             proxy: None,
             now_ms: 0.0,
+            grant: GrantFields::default(),
         });
         assert!(html.contains("Account: Docs &lt;x&gt;"), "{html}");
         assert!(html.contains(r#"data-act="sign-out""#));
@@ -316,12 +477,67 @@ mod tests {
             secret_saved: false,
             proxy: Some("http://127.0.0.1:1/"),
             now_ms: 0.0,
+            grant: GrantFields::default(),
         });
         assert!(!html.contains(r#"data-act="sign-out""#));
         assert!(html.contains(r#"data-act="sign-in""#));
         assert!(
             html.contains("CORS proxy (http://127.0.0.1:1/); the sign-in page itself never does")
         );
+    }
+
+    #[test]
+    fn the_sign_in_choice_shows_what_is_chosen_and_never_a_secret() {
+        let mut c = creds();
+        c.grant = TokenGrant::ClientCredentials;
+        c.refresh_token = None;
+        let notice = "The private key cannot be used: <x>";
+        let html = dialog_html(&DialogView {
+            server_name: "Docs",
+            websocket: false,
+            status: None,
+            credentials: Some(&c),
+            client_id: Some("app"),
+            secret_saved: false,
+            proxy: None,
+            now_ms: 0.0,
+            grant: GrantFields {
+                method: SignInMethod::Application,
+                key_saved: true,
+                idp_token_endpoint: Some("https://idp/token"),
+                idp_client_id: None,
+                id_token_saved: false,
+                notice: Some(notice),
+            },
+        });
+        assert!(html.contains(r#"value="application" checked"#), "{html}");
+        assert!(!html.contains(r#"value="browser" checked"#));
+        assert!(html.contains("As an application (client credentials)"));
+        assert!(html.contains("identity provider (cross-app access)"));
+        assert!(
+            html.contains(r#"<details class="oauth-advanced" open>"#),
+            "{html}"
+        );
+        assert!(html.contains(r#"name="private_key""#) && html.contains("saved (leave empty"));
+        assert!(html.contains(r#"value="https://idp/token""#));
+        assert!(html.contains("The private key cannot be used: &lt;x&gt;"));
+        assert!(html.contains("as an application (client credentials)"));
+        assert!(html.contains("expires in 10 min (renewed automatically)"));
+        assert!(!html.contains("SECRET"), "{html}");
+
+        let html = dialog_html(&DialogView {
+            server_name: "Docs",
+            websocket: false,
+            status: None,
+            credentials: None,
+            client_id: None,
+            secret_saved: false,
+            proxy: None,
+            now_ms: 0.0,
+            grant: GrantFields::default(),
+        });
+        assert!(html.contains(r#"value="browser" checked"#));
+        assert!(html.contains(r#"<details class="oauth-advanced">"#));
     }
 
     #[test]
@@ -335,6 +551,7 @@ mod tests {
             secret_saved: false,
             proxy: None,
             now_ms: 0.0,
+            grant: GrantFields::default(),
         });
         assert!(html.contains("cannot send an Authorization header over a WebSocket"));
         assert!(!html.contains(r#"data-act="sign-in""#));

@@ -22,6 +22,11 @@ const MY_BOOT = 'skiff.extras.boot.oauth';
 const RECORD = 'skiff.oauth.cred.'; // + issuer + " " + resource
 const CLIENT_ID = 'skiff.oauth.client.'; // + server id: a pre-registered client id
 const SECRET = 'skiff.oauth.secret.'; // + server id: its client secret, encrypted like tokens
+const METHOD = 'skiff.oauth.method.'; // + server id: how Skiff signs in (core SignInMethod)
+const KEY = 'skiff.oauth.key.'; // + server id: its private key (PEM), encrypted like tokens
+const IDP_ENDPOINT = 'skiff.oauth.idp.endpoint.'; // + server id: the IdP's token endpoint
+const IDP_CLIENT = 'skiff.oauth.idp.client.'; // + server id: Skiff's client id at the IdP
+const ID_TOKEN = 'skiff.oauth.idtoken.'; // + server id: the user's ID token, encrypted like tokens
 const PENDING = 'skiff.oauth.pending'; // sessionStorage, full-page redirect only
 const RETURNED = 'skiff.oauth.returned'; // sessionStorage: the callback URL after a redirect
 const CHANNEL = 'skiff-oauth';
@@ -104,13 +109,21 @@ async function unseal(name) {
   return new TextDecoder().decode(plain);
 }
 
-async function clientSecret(id) {
-  if (!localStorage.getItem(SECRET + id)) return null;
+/** A value sealed under `name`, or null when there is none or it does not decrypt. */
+async function sealed(name) {
+  if (!localStorage.getItem(name)) return null;
   try {
-    return await unseal(SECRET + id);
+    return await unseal(name);
   } catch {
     return null;
   }
+}
+
+const clientSecret = (id) => sealed(SECRET + id);
+
+/** Sign out forgets what signs in without the user, so nothing signs in again by itself. */
+function forgetSecrets(id) {
+  for (const k of [SECRET, KEY, ID_TOKEN]) localStorage.removeItem(k + id);
 }
 
 async function saveCredentials(creds) {
@@ -178,6 +191,7 @@ async function entryFor(ctx, id, pending = null) {
     const info = await findServer(ctx, id, pending != null);
     if (!info || !info.url || info.transport === 'websocket') return null;
     const found = (await stored()).find((c) => ctx.wasm.oauth_covers(c, info.url));
+    const key = await sealed(KEY + id);
     const setup = {
       server_url: info.url,
       page_base: document.baseURI,
@@ -188,6 +202,11 @@ async function entryFor(ctx, id, pending = null) {
       stored: found ? JSON.parse(found) : null,
       pending,
       legacy_fallback: true,
+      method: localStorage.getItem(METHOD + id) || 'browser',
+      key_alg: (key && ctx.wasm.oauth_key_alg(key)) || null,
+      idp_token_endpoint: localStorage.getItem(IDP_ENDPOINT + id) || null,
+      idp_client_id: localStorage.getItem(IDP_CLIENT + id) || null,
+      id_token: await sealed(ID_TOKEN + id),
     };
     const e = {
       id,
@@ -258,6 +277,9 @@ function perform(e, c) {
     case 'pkce':
       doPkce(e);
       break;
+    case 'sign':
+      doSign(e, c);
+      break;
     case 'open':
       openAuthorization(e, c.url, c.pending);
       break;
@@ -284,7 +306,8 @@ function perform(e, c) {
     case 'status': {
       const was = e.state;
       e.state = c.state;
-      const connect = c.state === 'signed-in' && (was === 'exchanging' || e.connectOnSignIn);
+      // A request that waited on a grant is sent again with its token: no reconnect then.
+      const connect = c.state === 'signed-in' && (was === 'exchanging' || e.connectOnSignIn) && e.waiters.size === 0;
       if (connect) e.connectOnSignIn = false;
       if (c.state === 'failed') closePopup(e);
       e.enabled = true;
@@ -333,6 +356,27 @@ async function doPkce(e) {
   const verifier = ctxRef.wasm.OAuthServer.verifier(bytes);
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)));
   e.m.pkce(Date.now(), bytes, digest, random(16));
+  drive(e);
+}
+
+/** The client assertion: the machine gives the bytes, the stored key signs them (WebCrypto's
+ * ECDSA signature is already JOSE's r || s). */
+async function doSign(e, c) {
+  const input = e.m.assertion(Date.now(), c.id, random(16));
+  if (input == null) return drive(e);
+  try {
+    const pem = await sealed(KEY + e.id);
+    if (!pem) throw new Error('no private key is stored for this server');
+    const alg =
+      c.alg === 'RS256'
+        ? { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }
+        : { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+    const key = await crypto.subtle.importKey('pkcs8', ctxRef.wasm.oauth_key_der(pem), alg, false, ['sign']);
+    const sig = await crypto.subtle.sign(alg, key, new TextEncoder().encode(input));
+    e.m.signature(Date.now(), c.id, new Uint8Array(sig), undefined);
+  } catch (err) {
+    e.m.signature(Date.now(), c.id, new Uint8Array(0), `${err?.name ?? 'Error'}: ${err?.message ?? err}`);
+  }
   drive(e);
 }
 
@@ -407,18 +451,36 @@ function paint(e, info) {
   const clientId = localStorage.getItem(CLIENT_ID + dialog.id) || null;
   const secretSaved = !!localStorage.getItem(SECRET + dialog.id);
   const proxy = info?.proxy || null;
+  const id = dialog.id;
+  const grant = JSON.stringify({
+    method: localStorage.getItem(METHOD + id) || 'browser',
+    key_saved: !!localStorage.getItem(KEY + id),
+    idp_token_endpoint: localStorage.getItem(IDP_ENDPOINT + id) || null,
+    idp_client_id: localStorage.getItem(IDP_CLIENT + id) || null,
+    id_token_saved: !!localStorage.getItem(ID_TOKEN + id),
+    notice: dialog.notice ?? null,
+  });
   return e
-    ? e.m.dialog(info?.name ?? dialog.id, ws, clientId, secretSaved, proxy, Date.now())
-    : wasm.oauth_dialog_idle(info?.name ?? dialog.id, ws, clientId, secretSaved, proxy);
+    ? e.m.dialog(info?.name ?? id, ws, clientId, secretSaved, proxy, Date.now(), grant)
+    : wasm.oauth_dialog_idle(info?.name ?? id, ws, clientId, secretSaved, proxy, grant);
 }
 
 function repaint(id) {
   if (!dialog || dialog.id !== id) return;
   const focused = document.activeElement?.dataset?.act;
-  const typed = dialog.root.querySelector('#oauth-client-id')?.value;
+  // What the user typed or chose and has not saved survives a repaint (a status change).
+  const typed = [...dialog.panel.querySelectorAll('.oauth-advanced input, .oauth-advanced textarea')].map((x) => [
+    x.id,
+    x.type === 'radio' ? x.checked : x.value,
+  ]);
   const open = dialog.root.querySelector('details.oauth-advanced')?.open;
   dialog.panel.innerHTML = paint(entries.get(id), dialog.info);
-  if (typed != null) dialog.root.querySelector('#oauth-client-id').value = typed;
+  for (const [fid, v] of typed) {
+    const x = fid && dialog.panel.querySelector(`#${fid}`);
+    if (!x) continue;
+    if (x.type === 'radio') x.checked = v;
+    else x.value = v;
+  }
   if (open) dialog.root.querySelector('details.oauth-advanced').open = true;
   (dialog.root.querySelector(`[data-act="${focused}"]`) ?? dialog.root.querySelector('[data-act]'))?.focus();
 }
@@ -460,7 +522,7 @@ async function openDialog(ctx, id) {
       closeDialog();
     } else if (ev.key === 'Tab') {
       // Keep focus inside the dialog.
-      const f = [...panel.querySelectorAll('button, input, summary')].filter((x) => x.offsetParent !== null);
+      const f = [...panel.querySelectorAll('button, input, textarea, summary')].filter((x) => x.offsetParent !== null);
       if (!f.length) return;
       const first = f[0];
       const last = f[f.length - 1];
@@ -498,7 +560,9 @@ function onAction(ctx, id, act) {
   if (act === 'sign-in') {
     // A popup needs the click: open it now, blank, and send it to the authorization page once
     // the machine has it ready (discovery may still run). Blocked → full-page redirect later.
-    const popup = window.open('', 'skiff-oauth', POPUP);
+    // A way without a browser window opens none (the machine closes one it did not need).
+    const browser = (localStorage.getItem(METHOD + id) || 'browser') === 'browser';
+    const popup = browser ? window.open('', 'skiff-oauth', POPUP) : null;
     entryFor(ctx, id).then((e) => {
       if (!e) {
         popup?.close();
@@ -521,20 +585,50 @@ function onAction(ctx, id, act) {
     if (!e) return;
     e.m.sign_out(Date.now());
     drive(e);
+    forgetSecrets(id);
+    // The machine holds the forgotten secrets: the next sign-in starts from the store.
+    clearTimeout(e.timer);
+    closePopup(e);
+    entries.delete(id);
     repaint(id);
     return;
   }
   if (act === 'save-client') {
-    const v = dialog?.root.querySelector('#oauth-client-id')?.value.trim() ?? '';
-    const secret = dialog?.root.querySelector('#oauth-client-secret')?.value ?? '';
+    const field = (sel) => dialog?.root.querySelector(sel)?.value ?? '';
+    const v = field('#oauth-client-id').trim();
+    const secret = field('#oauth-client-secret');
+    const method = dialog?.root.querySelector('input[name="method"]:checked')?.value ?? 'browser';
+    const key = field('#oauth-private-key').trim();
+    const idpEndpoint = field('#oauth-idp-token-endpoint').trim();
+    const idpClient = field('#oauth-idp-client-id').trim();
+    const idToken = field('#oauth-id-token').trim();
+    // A key that cannot sign is refused here, where it was pasted, with core's sentence.
+    const keyError = key ? ctx.wasm.oauth_key_check(key) : '';
+    if (dialog) dialog.notice = keyError || null;
+    if (keyError) {
+      repaint(id);
+      dialog?.root.querySelector('#oauth-private-key')?.focus();
+      return;
+    }
     (async () => {
+      localStorage.setItem(METHOD + id, method);
       if (v) {
         localStorage.setItem(CLIENT_ID + id, v);
         if (secret) await seal(SECRET + id, secret);
+        if (key) await seal(KEY + id, key);
       } else {
         localStorage.removeItem(CLIENT_ID + id);
         localStorage.removeItem(SECRET + id);
+        localStorage.removeItem(KEY + id);
       }
+      for (const [name, value] of [
+        [IDP_ENDPOINT, idpEndpoint],
+        [IDP_CLIENT, idpClient],
+      ]) {
+        if (value) localStorage.setItem(name + id, value);
+        else localStorage.removeItem(name + id);
+      }
+      if (idToken) await seal(ID_TOKEN + id, idToken);
       // The machine takes its client id when made: a server not signed in starts afresh with it.
       const e = entries.get(id);
       if (e && !e.m.signed_in()) {
@@ -543,8 +637,10 @@ function onAction(ctx, id, act) {
         entries.delete(id);
       }
       if (dialog?.id === id) {
-        const input = dialog.root.querySelector('#oauth-client-secret');
-        if (input) input.value = '';
+        for (const sel of ['#oauth-client-secret', '#oauth-private-key', '#oauth-id-token']) {
+          const input = dialog.root.querySelector(sel);
+          if (input) input.value = '';
+        }
       }
       repaint(id);
     })().catch((err) => console.warn(`Skiff: the client id could not be saved: ${err?.name ?? err}`));

@@ -11,9 +11,11 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use skiff_core::oauth::client::{metadata_document, AppIdentity};
 use skiff_core::oauth::credentials::Credentials;
+use skiff_core::oauth::grant::{GrantSetup, SignInMethod};
+use skiff_core::oauth::jwt::{parse_private_key, SigningAlg};
 use skiff_core::oauth::machine_types::PendingAuthorization;
 use skiff_core::oauth::pkce::{Verifier, VERIFIER_BYTES};
-use skiff_core::oauth::view::{dialog_html, status_sentence, DialogView};
+use skiff_core::oauth::view::{dialog_html, status_sentence, DialogView, GrantFields};
 use skiff_core::oauth::{Access, AuthCommand, AuthMachine, AuthSetup, FetchFailure};
 
 #[cfg(target_arch = "wasm32")]
@@ -40,6 +42,53 @@ struct SetupJson {
     pending: Option<PendingAuthorization>,
     #[serde(default)]
     legacy_fallback: bool,
+    /// "browser", "application" or "cross_app" (`SignInMethod::parse`).
+    #[serde(default)]
+    method: String,
+    /// The stored private key's algorithm ("ES256", "RS256"), read by `oauth_key_alg`.
+    #[serde(default)]
+    key_alg: Option<SigningAlg>,
+    #[serde(default)]
+    idp_token_endpoint: Option<String>,
+    #[serde(default)]
+    idp_client_id: Option<String>,
+    #[serde(default)]
+    id_token: Option<String>,
+}
+
+/// The Account dialog's sign-in choice as `oauth.js` reads it from its store.
+#[derive(Deserialize, Default)]
+struct GrantJson {
+    #[serde(default)]
+    method: String,
+    #[serde(default)]
+    key_saved: bool,
+    #[serde(default)]
+    idp_token_endpoint: Option<String>,
+    #[serde(default)]
+    idp_client_id: Option<String>,
+    #[serde(default)]
+    id_token_saved: bool,
+    #[serde(default)]
+    notice: Option<String>,
+}
+
+impl GrantJson {
+    /// A value that does not parse shows the defaults: the dialog still opens.
+    fn read(json: &str) -> GrantJson {
+        serde_json::from_str(json).unwrap_or_default()
+    }
+
+    fn fields(&self) -> GrantFields<'_> {
+        GrantFields {
+            method: SignInMethod::parse(&self.method),
+            key_saved: self.key_saved,
+            idp_token_endpoint: self.idp_token_endpoint.as_deref(),
+            idp_client_id: self.idp_client_id.as_deref(),
+            id_token_saved: self.id_token_saved,
+            notice: self.notice.as_deref(),
+        }
+    }
 }
 
 /// One server's sign-in.
@@ -59,6 +108,7 @@ fn command_json(c: AuthCommand, now_ms: f64) -> Value {
             "body": request.body,
         }),
         AuthCommand::PreparePkce => json!({ "op": "pkce" }),
+        AuthCommand::Sign { id, alg } => json!({ "op": "sign", "id": id, "alg": alg.as_str() }),
         AuthCommand::OpenAuthorization { url, pending } => {
             json!({ "op": "open", "url": url, "pending": pending })
         }
@@ -97,6 +147,13 @@ impl OAuthServer {
             stored: s.stored,
             pending: s.pending,
             legacy_fallback: s.legacy_fallback,
+            grant: GrantSetup {
+                method: SignInMethod::parse(&s.method),
+                key_alg: s.key_alg,
+                idp_token_endpoint: s.idp_token_endpoint,
+                idp_client_id: s.idp_client_id,
+                id_token: s.id_token,
+            },
         });
         Ok(OAuthServer { m })
     }
@@ -177,6 +234,21 @@ impl OAuthServer {
         Ok(())
     }
 
+    /// The bytes to sign for the assertion `id` asked for (`op: "sign"`), its `jti` from
+    /// `random`; `None` when nothing waits on `id`.
+    pub fn assertion(&mut self, now_ms: f64, id: f64, random: &[u8]) -> Option<String> {
+        self.m.handle_assertion_random(now_ms, id as u64, random)
+    }
+
+    /// WebCrypto's signature over `assertion`'s bytes, or `error` (its message) when it failed.
+    pub fn signature(&mut self, now_ms: f64, id: f64, signature: &[u8], error: Option<String>) {
+        let result = match &error {
+            Some(e) => Err(e.as_str()),
+            None => Ok(signature),
+        };
+        self.m.handle_signature(now_ms, id as u64, result);
+    }
+
     pub fn callback(&mut self, now_ms: f64, url: &str) {
         self.m.handle_callback(now_ms, url);
     }
@@ -217,7 +289,9 @@ impl OAuthServer {
         self.m.credentials().is_some()
     }
 
-    /// The Account dialog's inner HTML.
+    /// The Account dialog's inner HTML. `grant`: JSON of `GrantJson`. As many arguments as
+    /// the dialog has facts: wasm-bindgen exports no struct arguments from here.
+    #[allow(clippy::too_many_arguments)]
     pub fn dialog(
         &self,
         server_name: &str,
@@ -226,7 +300,9 @@ impl OAuthServer {
         secret_saved: bool,
         proxy: Option<String>,
         now_ms: f64,
+        grant: &str,
     ) -> String {
+        let grant = GrantJson::read(grant);
         dialog_html(&DialogView {
             server_name,
             websocket,
@@ -236,6 +312,7 @@ impl OAuthServer {
             secret_saved,
             proxy: proxy.as_deref(),
             now_ms,
+            grant: grant.fields(),
         })
     }
 }
@@ -248,7 +325,9 @@ pub fn oauth_dialog_idle(
     client_id: Option<String>,
     secret_saved: bool,
     proxy: Option<String>,
+    grant: &str,
 ) -> String {
+    let grant = GrantJson::read(grant);
     dialog_html(&DialogView {
         server_name,
         websocket,
@@ -258,7 +337,29 @@ pub fn oauth_dialog_idle(
         secret_saved,
         proxy: proxy.as_deref(),
         now_ms: 0.0,
+        grant: grant.fields(),
     })
+}
+
+/// Why a pasted private key cannot sign ("" when it can): shown by the dialog's Save.
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
+pub fn oauth_key_check(pem: &str) -> String {
+    parse_private_key(pem)
+        .err()
+        .map_or_else(String::new, |e| e.to_string())
+}
+
+/// The key's algorithm ("ES256", "RS256"), or "" when it is not one Skiff signs with.
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
+pub fn oauth_key_alg(pem: &str) -> String {
+    parse_private_key(pem).map_or_else(|_| String::new(), |k| k.alg.as_str().to_string())
+}
+
+/// The key's PKCS#8 DER bytes for WebCrypto's `importKey("pkcs8")` (empty when it does not
+/// parse: the import then fails with WebCrypto's own message).
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
+pub fn oauth_key_der(pem: &str) -> Vec<u8> {
+    parse_private_key(pem).map_or_else(|_| Vec::new(), |k| k.der)
 }
 
 /// Whether stored credentials (JSON) may be sent to `url`: which server they belong to at boot.
