@@ -129,18 +129,13 @@ impl McpSession {
     /// first, so no notification falls between the two; the old one is closed (its frames are
     /// no longer awaited, and a late acknowledgement from it is told apart by its id).
     fn reopen_listen(&mut self, now_ms: f64) {
-        let old: Vec<RequestId> = self
-            .pending
-            .iter()
-            .filter(|(_, p)| p.kind == PendingKind::Listen)
-            .map(|(id, _)| id.clone())
-            .collect();
-        for id in &old {
+        let old = self.current_listen();
+        if let Some(id) = &old {
             self.pending.remove(id);
         }
         let caps = self.ready_caps();
         self.open_listen(&caps, now_ms);
-        for id in old {
+        if let Some(id) = old {
             self.outputs.push_back(Output::Abort(id));
         }
     }
@@ -191,14 +186,15 @@ impl McpSession {
         }
     }
 
+    /// The (un)subscriptions waiting for an acknowledgement, taken out. Their answers do not
+    /// depend on each other, so the map's own order (deterministic: a `Vec`) is kept.
     fn take_filter_waiters(&mut self) -> Vec<(RequestId, String, String, bool)> {
-        let mut ids: Vec<RequestId> = self
+        let ids: Vec<RequestId> = self
             .pending
             .iter()
             .filter(|(_, p)| matches!(p.kind, PendingKind::Filter { .. }))
             .map(|(id, _)| id.clone())
             .collect();
-        crate::order::sort_by_key(&mut ids, |id| format!("{id:?}"));
         ids.into_iter()
             .filter_map(|id| {
                 let p = self.pending.remove(&id)?;
