@@ -8,6 +8,9 @@
 //   b. A template form with completion/complete suggestions, read and attached.
 //   c. Subscribe: the server's update is read again and shown; after a reload the module
 //      boots by itself and resubscribes (server-everything only notifies subscribed sessions).
+//   c2. The same on the modern-era (2026-07-28) server, where a subscription is the listen
+//      stream's `resourceSubscriptions`: `bump` changes skiff://counter, the update is read
+//      again and shown, and it still arrives after a reload and after a server restart.
 //   d. The `@` picker: keyboard navigation, Enter attaches and removes the `@query`.
 //   e. A reload keeps the cache; the server killed, the kept copy is still usable, marked
 //      stale, attachable and offered by the picker. e2: a resource attached and not yet sent
@@ -61,8 +64,9 @@ beforeEach(async () => {
   await api.reset();
 });
 
-async function openPage({ servers = ['everything'], context, seed = {}, width = 1200 } = {}) {
-  const list = servers.map((id) => ({ id, name: id, url: (id === 'everything' ? everything : modern).url, transport: 'auto', headers: [], enabled: true }));
+async function openPage({ servers = ['everything'], context, seed = {}, width = 1200, urls = {} } = {}) {
+  const url = (id) => urls[id] ?? (id === 'everything' ? everything : modern).url;
+  const list = servers.map((id) => ({ id, name: id, url: url(id), transport: 'auto', headers: [], enabled: true }));
   const stored = JSON.stringify({ v: SERVERS_VERSION, data: { servers: list } });
   context ??= await browser.newContext({ viewport: { width, height: 860 } });
   await context.addInitScript(([s, m, extra]) => {
@@ -255,6 +259,73 @@ test('c. subscribe: an update is read again and shown; after a reload the module
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
+  }
+});
+
+// What an update of skiff://counter shows (`res_ui::change_summary`).
+const CHANGED = /^counter (changed|was updated)/;
+
+/** `bump` on the modern server: skiff://counter changes and its listen streams are told. */
+async function bump(page) {
+  await page.evaluate(() => window.wasmBindings.skiff_host('request', JSON.stringify({
+    server: 'modern', method: 'tools/call', params: { name: 'bump', arguments: {} },
+  })));
+}
+
+test('c2. subscribe on a modern-era server: the listen filter carries it, across a reload and a restart', async () => {
+  // A server of its own: `bump` is a flag (other suites count the default tools), and this
+  // test restarts it.
+  const own = await startServer('modern', { extraArgs: ['--bump-tool'] });
+  const { context, page, errors } = await openPage({ servers: ['modern'], urls: { modern: own.url } });
+  try {
+    await browse(page, 'modern');
+    await openResource(page, 'counter');
+    const pane = dialog(page).locator('#res-pane');
+    await pane.locator('pre', { hasText: 'count: 0' }).waitFor({ timeout: WAIT_MS });
+    await pane.locator('[data-act="subscribe"]').click();
+    await pane.locator('[data-act="unsubscribe"]').waitFor({ timeout: WAIT_MS });
+    await pane.locator('.res-note', { hasText: 'Subscribed' }).waitFor({ timeout: WAIT_MS });
+    assert.equal(await page.evaluate(() => localStorage.getItem('skiff.extras.boot')), '1', 'boot flag while subscribed');
+    await bump(page);
+    // Read again: the new content shows, with what changed.
+    await pane.locator('pre', { hasText: 'count: 1' }).waitFor({ timeout: WAIT_MS });
+    await pane.locator('.res-note', { hasText: 'counter changed from line 1' }).waitFor({ timeout: WAIT_MS });
+    await page.keyboard.press('Escape');
+
+    // Reload: the module boots by itself and asks for the counter in a new listen filter.
+    await page.reload();
+    await page.waitForSelector(TEXTAREA, { timeout: WAIT_MS });
+    await page.waitForFunction(() => globalThis.skiffExtrasOn === true, null, { timeout: WAIT_MS });
+    await waitConnected(page, ['modern']);
+    await page.waitForTimeout(1000);
+    await bump(page);
+    await page.locator('.res-toast', { hasText: CHANGED }).first().waitFor({ timeout: WAIT_MS });
+
+    // A restart (a fresh process: no listen stream survives it): the page reconnects and the
+    // new session's first listen stream carries the counter again.
+    await own.restart();
+    await page.waitForTimeout(1500);
+    await waitConnected(page, ['modern']);
+    await page.waitForTimeout(1000);
+    await page.evaluate(() => document.querySelectorAll('.res-toast').forEach((t) => t.remove()));
+    await bump(page);
+    await page.locator('.res-toast', { hasText: CHANGED }).first().waitFor({ timeout: WAIT_MS });
+
+    // Unsubscribe: no more updates are shown, and the boot flag goes.
+    await browse(page, 'modern');
+    await openResource(page, 'counter');
+    await dialog(page).locator('[data-act="unsubscribe"]').click();
+    await dialog(page).locator('[data-act="subscribe"]').waitFor({ timeout: WAIT_MS });
+    assert.equal(await page.evaluate(() => localStorage.getItem('skiff.extras.boot')), null);
+    await page.keyboard.press('Escape');
+    await page.evaluate(() => document.querySelectorAll('.res-toast').forEach((t) => t.remove()));
+    await bump(page);
+    await page.waitForTimeout(1500);
+    assert.equal(await page.locator('.res-toast', { hasText: CHANGED }).count(), 0, 'no update after unsubscribing');
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await own.stop();
   }
 });
 

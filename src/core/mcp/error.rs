@@ -75,6 +75,25 @@ pub enum McpError {
     /// does not follow: the browser would resend the headers to wherever it points. `to` is
     /// where it pointed, when the browser tells (with manual redirects it usually does not).
     RedirectRefused { to: Option<String> },
+    /// A modern-era resource subscription (`resourceSubscriptions` in the listen filter) that
+    /// did not take; `uri` is the resource's.
+    Subscription {
+        uri: String,
+        why: SubscriptionRefusal,
+    },
+}
+
+/// Why a modern-era subscription did not take.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SubscriptionRefusal {
+    /// The request named no resource (`params.uri` missing or not a string).
+    NoUri,
+    /// The server does not declare `resources.subscribe`.
+    NotOffered,
+    /// The server acknowledged the new filter without this URI.
+    NotHonoured,
+    /// The listen stream ended (or was refused) before the server acknowledged it.
+    StreamEnded,
 }
 
 impl McpError {
@@ -226,6 +245,12 @@ impl fmt::Display for McpError {
                 }
                 write!(f, "; Skiff did not follow, because the request carries this server's headers (keys or tokens) that must not leave its origin. Use the final URL in the server's settings.")
             }
+            McpError::Subscription { uri, why } => match why {
+                SubscriptionRefusal::NoUri => write!(f, "A subscription must name the resource's URI (params.uri)."),
+                SubscriptionRefusal::NotOffered => write!(f, "This server does not offer resource subscriptions, so Skiff cannot follow {uri}."),
+                SubscriptionRefusal::NotHonoured => write!(f, "The server acknowledged the subscriptions without {uri}, so it will not say when that resource changes."),
+                SubscriptionRefusal::StreamEnded => write!(f, "The server closed its notification stream before confirming the subscription to {uri}. Try again; if it keeps happening, the server may not support subscriptions."),
+            },
         }
     }
 }

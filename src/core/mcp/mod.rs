@@ -38,6 +38,7 @@ mod session_asks;
 mod session_lists;
 pub mod session_mrtr;
 mod session_requests;
+mod session_subs;
 pub mod session_types;
 pub mod streamable_http;
 pub mod supervisor;
@@ -51,7 +52,7 @@ pub mod types_2026;
 pub mod uri_template;
 
 pub use era::{Era, EraCache};
-pub use error::McpError;
+pub use error::{McpError, SubscriptionRefusal};
 pub use messages::{ListKind, RequestId};
 pub use session::McpSession;
 pub use session_types::{Output, Phase, SendKind, SendMeta, SessionConfig, SessionEvent};
@@ -60,6 +61,8 @@ pub use supervisor_types::{
     Action, CallKey, ElicitKey, LinkId, Request, ServerKind, Setup, WsReport,
 };
 
+#[cfg(test)]
+mod session_subs_tests;
 #[cfg(test)]
 mod session_tests;
 #[cfg(test)]

@@ -43,6 +43,12 @@ pub(super) enum PendingKind {
     Health,
     /// `subscriptions/listen`: open until the server or the transport ends it.
     Listen,
+    /// A caller's `resources/subscribe` or `resources/unsubscribe` in the modern era, never
+    /// sent: it waits for the server to acknowledge the listen stream carrying the new filter
+    /// (`session_subs`). The URI is in its params.
+    Filter {
+        subscribe: bool,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -107,6 +113,10 @@ pub struct McpSession {
     /// retries sent: (retry id, the caller's id, round).
     pub(super) rounds: Vec<super::session_mrtr::Round>,
     pub(super) retries: Vec<(RequestId, RequestId, u32)>,
+    /// Modern era: the resource URIs the listen filter asks updates for (`session_subs`), and
+    /// whether the server acknowledged the stream now open.
+    pub(super) resource_subs: Vec<String>,
+    pub(super) listen_acked: bool,
 }
 
 /// How many requests (pings, sampling, roots, ...) a server may make of us per second. Each
@@ -131,6 +141,8 @@ pub const ROOTS_METHOD: &str = "roots/list";
 impl McpSession {
     pub fn new(config: SessionConfig) -> Self {
         McpSession {
+            resource_subs: config.resource_subscriptions.clone(),
+            listen_acked: false,
             config,
             phase: Phase::Idle,
             outputs: VecDeque::new(),
@@ -583,6 +595,7 @@ impl McpSession {
                 self.relist(ListKind::Resources, now_ms);
                 self.relist(ListKind::ResourceTemplates, now_ms);
             }
+            types_2026::LISTEN_ACK => self.on_listen_ack(params),
             _ => {}
         }
     }
@@ -624,7 +637,10 @@ impl McpSession {
             PendingKind::Initialize => self.on_initialize_result(&result, now_ms),
             PendingKind::ListPage(kind) => self.on_list_page(kind, &result, now_ms),
             PendingKind::Health => self.health_ok(p.sent_ms, now_ms),
-            PendingKind::Listen => {}
+            // The server closed the stream on purpose (shutting down, say).
+            PendingKind::Listen => self.listen_ended(None),
+            // Never sent, so no answer can be addressed to it.
+            PendingKind::Filter { .. } => {}
             PendingKind::User { tool } => {
                 if types_2026::result_type(&result) == "input_required" {
                     return self.on_input_required(id, p.method, p.params, tool, &result, now_ms);
@@ -689,7 +705,8 @@ impl McpSession {
             PendingKind::ListPage(kind) => self.list_failed(kind, error.into()),
             // Any JSON-RPC answer proves the server is alive, even "method not found".
             PendingKind::Health => self.health_ok(p.sent_ms, now_ms),
-            PendingKind::Listen => {}
+            PendingKind::Listen => self.listen_ended(Some(error.into())),
+            PendingKind::Filter { .. } => {}
             PendingKind::User { .. } => self.user_error(id, p, error, now_ms),
         }
     }
@@ -750,7 +767,12 @@ impl McpSession {
             },
             PendingKind::ListPage(kind) => self.list_failed(kind, error),
             PendingKind::Health => self.health_failed(error, now_ms),
-            PendingKind::Listen => {}
+            PendingKind::Listen => self.listen_ended(Some(error)),
+            PendingKind::Filter { .. } => self.emit(SessionEvent::Response {
+                id: id.clone(),
+                method: p.method,
+                result: Err(error),
+            }),
             PendingKind::User { tool } => {
                 let error = match error {
                     McpError::ConnectionLost { reason, .. } => McpError::ConnectionLost {

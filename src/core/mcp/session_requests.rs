@@ -96,6 +96,9 @@ impl McpSession {
         now_ms: f64,
     ) {
         match &self.phase {
+            Phase::Ready { .. } if self.is_filter_change(method) => {
+                self.change_subscription(id, method, params, now_ms)
+            }
             Phase::Ready { .. } => {
                 self.send_request(&id, method, params.clone());
                 self.track(id, method, params, PendingKind::User { tool }, now_ms);
@@ -120,6 +123,10 @@ impl McpSession {
     /// first and only sending).
     pub(super) fn flush_queue(&mut self, now_ms: f64) {
         for q in std::mem::take(&mut self.queued) {
+            if self.is_filter_change(&q.method) {
+                self.change_subscription(q.id, &q.method, q.params, now_ms);
+                continue;
+            }
             self.send_request(&q.id, &q.method, q.params.clone());
             self.track(
                 q.id.clone(),
@@ -149,22 +156,12 @@ impl McpSession {
             }
         }
         self.start_waiting_lists(now_ms);
-        if self.era == Some(Era::Modern) && self.config.auto_list {
+        // Resource subscriptions are the user's own, so they are listened for even when
+        // lists are not kept.
+        if self.era == Some(Era::Modern)
+            && (self.config.auto_list || !self.resource_subs.is_empty())
+        {
             self.open_listen(caps, now_ms);
-        }
-    }
-
-    /// Modern servers deliver `list_changed` only on a `subscriptions/listen` stream.
-    fn open_listen(&mut self, caps: &ServerCapabilities, now_ms: f64) {
-        let open = self.pending.values().any(|p| p.kind == PendingKind::Listen);
-        if open {
-            return;
-        }
-        if let Some(filter) = types_2026::listen_filter(caps) {
-            let id = self.alloc_id();
-            let method = types_2026::LISTEN_METHOD;
-            self.send_request(&id, method, Some(filter.clone()));
-            self.track(id, method, Some(filter), PendingKind::Listen, now_ms);
         }
     }
 
@@ -299,6 +296,8 @@ impl McpSession {
                 self.tell_server_cancelled(id, Some("timed out"));
                 self.request_failed(id, error, now_ms);
             }
+            // Never sent itself: only the acknowledgement it waits for is late.
+            PendingKind::Filter { .. } => self.request_failed(id, error, now_ms),
             PendingKind::Listen => {}
         }
     }
@@ -357,6 +356,11 @@ impl McpSession {
                     id,
                     method: p.method,
                     result: Err(lost(tool)),
+                }),
+                PendingKind::Filter { .. } => self.emit(SessionEvent::Response {
+                    id,
+                    method: p.method,
+                    result: Err(lost(false)),
                 }),
                 PendingKind::ListPage(kind) => {
                     self.lists.remove(&kind);
@@ -432,7 +436,7 @@ impl McpSession {
         let mut pending: Vec<_> = self.pending.drain().collect();
         crate::order::sort_by_key(&mut pending, |(id, _)| format!("{id:?}"));
         for (id, p) in pending {
-            if let PendingKind::User { .. } = p.kind {
+            if let PendingKind::User { .. } | PendingKind::Filter { .. } = p.kind {
                 self.emit(SessionEvent::Response {
                     id,
                     method: p.method,

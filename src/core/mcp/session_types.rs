@@ -35,6 +35,9 @@ pub struct SessionConfig {
     /// The transport has no modern binding (WebSocket, `mcp[ws]<2`): skip the modern probe and
     /// speak the legacy `initialize` handshake only.
     pub legacy_only: bool,
+    /// Modern era: the resource URIs to ask updates for on the first listen stream (the
+    /// supervisor carries them from the session before, so a reconnect keeps them).
+    pub resource_subscriptions: Vec<String>,
 }
 
 impl Default for SessionConfig {
@@ -52,6 +55,7 @@ impl Default for SessionConfig {
             log_level: None,
             max_list_pages: 100,
             legacy_only: false,
+            resource_subscriptions: Vec::new(),
         }
     }
 }

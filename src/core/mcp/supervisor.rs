@@ -112,6 +112,9 @@ pub struct Supervisor {
     /// the link and the server's request id.
     pub(super) elicits: Vec<(ElicitKey, LinkId, RequestId)>,
     pub(super) next_elicit: ElicitKey,
+    /// Modern era: the resource URIs the last session listened for, so the next one's first
+    /// listen stream carries them (a reconnect keeps the user's subscriptions).
+    resource_subs: Vec<String>,
 }
 
 impl Supervisor {
@@ -138,6 +141,7 @@ impl Supervisor {
             actions: VecDeque::new(),
             elicits: Vec::new(),
             next_elicit: 1,
+            resource_subs: Vec::new(),
         }
     }
 
@@ -318,6 +322,7 @@ impl Supervisor {
             ping_interval_ms: cfg.ping_interval_ms.filter(|p| *p > 0).map(|p| p as f64),
             era_cache: self.setup.era_cache.clone(),
             legacy_only,
+            resource_subscriptions: self.resource_subs.clone(),
             ..defaults
         }
     }
@@ -422,6 +427,9 @@ impl Supervisor {
     /// Forget the link and everything tied to it. Calls still unanswered fail with `error`
     /// (a tool call keeps whether it may have run); requests never sent cannot have run.
     fn teardown(&mut self, error: &McpError) {
+        if let Some(link) = self.link.as_ref() {
+            self.resource_subs = link.session().resource_subscriptions().to_vec();
+        }
         if self.link.take().is_some() {
             self.push(Action::DropLink(self.link_id));
         }

@@ -1012,3 +1012,86 @@ fn offline_a_disconnect_and_a_refusal_that_needs_the_user_are_announced_as_they_
     assert!(matches!(r.status(), Some(HealthStatus::Error { .. })));
     assert_eq!(failure_notices(&r).len(), 1);
 }
+
+/// Answer a modern server's `subscriptions/listen` fetch with its stream's first frame, the
+/// acknowledgement of `uris`; the stream stays open.
+fn ack_listen(r: &mut Rig, listen: &Sent, uris: &[&str]) {
+    let sse = [("content-type".to_string(), "text/event-stream".to_string())];
+    r.sup
+        .handle_fetch_head(listen.link, listen.token, 200, &sse, r.now);
+    let ack = json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+        "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": listen.body["id"]},
+        "notifications": {"toolsListChanged": true, "resourceSubscriptions": uris}}});
+    let frame = format!("event: message\ndata: {ack}\n\n");
+    r.sup
+        .handle_fetch_chunk(listen.link, listen.token, frame.as_bytes(), r.now);
+}
+
+/// Answer the connect in `acts` as a modern server (the Python SDK's discovery answer);
+/// returns the listen fetch that follows.
+fn modern_ready(r: &mut Rig, acts: &[Action]) -> Sent {
+    let disc = crate::mcp::test_support::exchange("modern-python", "01-modern-discover")
+        .expect("capture 01");
+    let probe = fetches(acts).remove(0);
+    assert_eq!(probe.body["method"], "server/discover");
+    let mut body: Value = serde_json::from_slice(&disc.body).expect("JSON");
+    body["id"] = probe.body["id"].clone();
+    let head = [("content-type".to_string(), "application/json".to_string())];
+    r.answer(&probe, 200, &head, &body.to_string());
+    fetches(&r.take())
+        .into_iter()
+        .find(|f| f.body["method"] == "subscriptions/listen")
+        .expect("a listen stream")
+}
+
+#[test]
+fn a_modern_subscription_rides_the_listen_filter_and_survives_a_reconnect() {
+    const COUNTER: &str = "skiff://counter";
+    let mut r = Rig::new(ServerKind::Remote, "http://127.0.0.1:9/mcp", None);
+    r.sup.handle_connect(0.0);
+    let acts = r.take();
+    let first = modern_ready(&mut r, &acts);
+    assert!(first.body["params"]["notifications"]
+        .get("resourceSubscriptions")
+        .is_none());
+    ack_listen(&mut r, &first, &[]);
+    r.take();
+
+    // The module's Subscribe, as in the legacy era.
+    let subscribe = Request::Raw {
+        method: "resources/subscribe".into(),
+        params: Some(json!({ "uri": COUNTER })),
+    };
+    r.now = 1_000.0;
+    r.sup.handle_request(1, subscribe, r.now);
+    let acts = r.take();
+    let sent = fetches(&acts);
+    assert_eq!(sent.len(), 1, "only a new listen stream goes out");
+    assert_eq!(sent[0].body["method"], "subscriptions/listen");
+    assert_eq!(
+        sent[0].body["params"]["notifications"]["resourceSubscriptions"],
+        json!([COUNTER])
+    );
+    assert!(acts.contains(&Action::Abort {
+        link: first.link,
+        token: first.token
+    }));
+    assert!(replies(&acts).is_empty(), "answered once acknowledged");
+    ack_listen(&mut r, &sent[0], &[COUNTER]);
+    assert_eq!(replies(&r.take()), [(1, Ok(json!({})))]);
+
+    // The server is killed: the stream breaks, the page reconnects, and the new session's
+    // first listen stream already asks for the counter.
+    r.now = 20_000.0;
+    r.sup
+        .handle_fetch_error(sent[0].link, sent[0].token, "network error", r.now);
+    r.take();
+    let due = r.sup.poll_timeout().expect("a reconnect is scheduled");
+    let acts = r.at(due);
+    let again = modern_ready(&mut r, &acts);
+    assert_ne!(again.link, first.link);
+    assert_eq!(
+        again.body["params"]["notifications"]["resourceSubscriptions"],
+        json!([COUNTER])
+    );
+}

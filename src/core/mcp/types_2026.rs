@@ -137,8 +137,17 @@ pub fn with_request_meta(
     Value::Object(params)
 }
 
-/// The `subscriptions/listen` filter for the list changes a server says it announces.
-pub fn listen_filter(caps: &ServerCapabilities) -> Option<Value> {
+/// The `_meta` key on every frame of a listen stream (its acknowledgement, its notifications,
+/// its closing result): the JSON-RPC id of the `subscriptions/listen` request it belongs to.
+pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+/// The first frame of a listen stream: the subset of the filter the server will honour.
+pub const LISTEN_ACK: &str = "notifications/subscriptions/acknowledged";
+
+/// The `subscriptions/listen` params (`{notifications: SubscriptionFilter}`): the list changes
+/// the server says it announces, and `resourceSubscriptions` (which replaced the legacy
+/// `resources/subscribe`) for the URIs the user follows, when the server offers
+/// `resources.subscribe`. `None` when there is nothing to ask for, so no stream is opened.
+pub fn listen_filter(caps: &ServerCapabilities, uris: &[String]) -> Option<Value> {
     let tools = caps
         .tools
         .as_ref()
@@ -154,14 +163,37 @@ pub fn listen_filter(caps: &ServerCapabilities) -> Option<Value> {
         .as_ref()
         .and_then(|t| t.list_changed)
         .unwrap_or(false);
-    if !(tools || prompts || resources) {
+    let uris = if offers_subscribe(caps) { uris } else { &[] };
+    if !(tools || prompts || resources) && uris.is_empty() {
         return None;
     }
-    Some(json!({"notifications": {
+    let mut filter = json!({
         "toolsListChanged": tools,
         "promptsListChanged": prompts,
         "resourcesListChanged": resources,
-    }}))
+    });
+    if !uris.is_empty() {
+        filter["resourceSubscriptions"] = json!(uris);
+    }
+    Some(json!({ "notifications": filter }))
+}
+
+/// Whether the server says it delivers `notifications/resources/updated` for subscribed URIs.
+pub fn offers_subscribe(caps: &ServerCapabilities) -> bool {
+    caps.resources
+        .as_ref()
+        .and_then(|r| r.subscribe)
+        .unwrap_or(false)
+}
+
+/// The listen stream a frame belongs to (`_meta` subscriptionId), when it says.
+pub fn subscription_id(params: &Value) -> Option<&Value> {
+    params.get("_meta")?.get(META_SUBSCRIPTION_ID)
+}
+
+/// The URIs an acknowledgement says the server honours (`notifications.resourceSubscriptions`).
+pub fn honoured_uris(ack_params: &Value) -> Vec<String> {
+    string_list(ack_params.pointer("/notifications/resourceSubscriptions"))
 }
 
 #[cfg(test)]
@@ -193,7 +225,7 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(d.server_info.map(|s| s.name), Some("py".to_string()));
-        assert!(listen_filter(&d.capabilities).is_some());
+        assert!(listen_filter(&d.capabilities, &[]).is_some());
     }
 
     #[test]

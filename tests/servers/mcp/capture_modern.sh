@@ -15,7 +15,7 @@ PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 start_modern() { # PORT OUTFILE
-  "$SKIFF_MCP_PY2" "$HERE/modern_server.py" --port "$1" --retry-ms 1000 > "$2" 2>> "$2.log" &
+  "$SKIFF_MCP_PY2" "$HERE/modern_server.py" --port "$1" --retry-ms 1000 --tick-ms 700 > "$2" 2>> "$2.log" &
   SRV_PID=$!; PIDS+=("$SRV_PID")
 }
 
@@ -96,6 +96,11 @@ xchg 29-modern-notification POST "$U" '{"jsonrpc":"2.0","method":"notifications/
 # _meta says modern but no MCP-Protocol-Version header: the SDK routes by header, so this goes legacy
 xchg 30-modern-meta-without-header POST "$U" \
   "{\"jsonrpc\":\"2.0\",\"id\":30,\"method\":\"server/discover\",\"params\":{$META}}" -H "$ORIGIN" -H "$CT" -H "$ACC"
+# a listen stream whose filter subscribes to resources (the 2026-07-28 resources/subscribe):
+# the acknowledgement, then skiff://counter's updates (--tick-ms), until curl gives up
+MAXTIME=2 xchg 31-modern-listen-resource POST "$U" \
+  "{\"jsonrpc\":\"2.0\",\"id\":31,\"method\":\"subscriptions/listen\",\"params\":{\"notifications\":{\"toolsListChanged\":true,\"promptsListChanged\":true,\"resourcesListChanged\":true,\"resourceSubscriptions\":[\"skiff://counter\",\"skiff://nowhere\"]},$META}}" \
+  -H "$ORIGIN" -H "$CT" -H "$ACC" -H "$MV" -H 'Mcp-Method: subscriptions/listen'
 
 # ---------------- legacy era on the same server ----------------
 LV='MCP-Protocol-Version: 2025-11-25'

@@ -15,7 +15,9 @@ Run with the venv from scripts/setup-mcp.sh:
 
 Resources (issue 13's browser, cache and subscriptions are tested against them):
     skiff://readme (text), skiff://config.json (JSON), skiff://logo.png (a PNG blob),
-    skiff://counter (text that --bump-tool's `bump` or --tick-ms changes; subscribable),
+    skiff://counter (text that --bump-tool's `bump` or --tick-ms changes; subscribable in both
+    eras: legacy `resources/subscribe`, or a 2026-07-28 `subscriptions/listen` filter's
+    `resourceSubscriptions`),
     template skiff://greeting/{name} with completion/complete suggestions for `name`.
 Prompts: review(code), summarize(topic, style) with suggestions for `style`.
 """
@@ -43,6 +45,7 @@ from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve
 from pydantic import BaseModel
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.streamable_http import EventCallback, EventMessage, EventStore
+from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 import mcp_types as types
 from mcp_types import Completion, ListToolsResult, PromptReference, ResourceTemplateReference
 from starlette.middleware.cors import CORSMiddleware
@@ -131,6 +134,8 @@ def build_server(page_size: int) -> PagedMCPServer:
         title="Skiff modern test server",
         version="1.0.0",
         instructions="Test server for Skiff: echo, add, slow (progress), image, fail.",
+        # Our own bus, so --tick-ms (outside any request) reaches the listen streams too.
+        subscriptions=BUS,
     )
     mcp.page_size = page_size
 
@@ -241,29 +246,28 @@ def add_bump_tool(mcp: PagedMCPServer) -> None:
     the five tools other suites count)."""
 
     @mcp.tool(description="Add one to skiff://counter and tell its subscribers.")
-    async def bump(ctx: Context) -> str:
+    async def bump() -> str:
         COUNTER["n"] += 1
-        await notify_counter(ctx)
+        await notify_counter()
         return f"count: {COUNTER['n']}"
 
 
 # skiff://counter's value, and the legacy-era sessions subscribed to it (resources/subscribe).
 COUNTER = {"n": 0}
 SUBSCRIBERS: dict[str, set] = {}
+# The 2026-07-28 era's fan-out: each `subscriptions/listen` stream whose filter lists
+# skiff://counter in `resourceSubscriptions` gets `notifications/resources/updated` from it.
+BUS = InMemorySubscriptionBus()
 
 
-async def notify_counter(ctx: Context | None) -> None:
+async def notify_counter() -> None:
     """Tells every legacy session subscribed to skiff://counter, and modern listeners."""
     for session in list(SUBSCRIBERS.get("skiff://counter", ())):
         try:
             await session.send_resource_updated("skiff://counter")
         except Exception:  # a closed session: forget it
             SUBSCRIBERS["skiff://counter"].discard(session)
-    if ctx is not None:
-        try:
-            await ctx.notify_resource_updated("skiff://counter")
-        except Exception:
-            pass
+    await BUS.publish(ResourceUpdated(uri="skiff://counter"))
 
 
 def add_subscriptions(mcp: PagedMCPServer) -> None:
@@ -287,7 +291,7 @@ async def tick(every_ms: int) -> None:
     while True:
         await asyncio.sleep(every_ms / 1000)
         COUNTER["n"] += 1
-        await notify_counter(None)
+        await notify_counter()
 
 
 def main() -> None:

@@ -202,15 +202,13 @@ impl Store {
             let connected = v.get("connected").and_then(Value::as_bool).unwrap_or(false);
             let resources: Vec<Resource> = items(v.get("resources"));
             let templates: Vec<ResourceTemplate> = items(v.get("templates"));
-            // The modern era (2026-07-28) has no `resources/subscribe`: updates come only on a
-            // `subscriptions/listen` stream, whose filter the page's session does not yet extend
-            // with resource URIs. Offering Subscribe there would only fail.
+            // Both eras: a modern (2026-07-28) server has no `resources/subscribe`, but the
+            // page's session turns that request into its listen stream's `resourceSubscriptions`
+            // (`mcp::session_subs`), so the module asks the same way whatever the era.
             let can_subscribe = v
                 .pointer("/capabilities/resources/subscribe")
                 .and_then(Value::as_bool)
-                .unwrap_or(false)
-                && str_at(v, "era") != crate::mcp::Era::Modern.as_str()
-                && !crate::mcp::era::MODERN_VERSIONS.contains(&str_at(v, "version"));
+                .unwrap_or(false);
             let name = match str_at(v, "name") {
                 "" => id.to_string(),
                 n => n.to_string(),

@@ -65,8 +65,8 @@ fn a_fresh_store_syncs_the_page_lists_and_keeps_them_while_a_server_is_down() {
     assert_eq!(e.templates.len(), 1);
     assert!(s.can_subscribe("everything"));
     assert!(
-        !s.can_subscribe("modern"),
-        "no resources/subscribe in the modern era"
+        s.can_subscribe("modern"),
+        "the modern era subscribes through its listen filter"
     );
     // The server goes down and the page no longer has its lists: the last ones stay.
     s.sync(&servers(false));
@@ -355,16 +355,18 @@ fn the_preview_shows_each_kind_of_content_and_only_the_actions_that_work() {
     assert!(p.contains(r#"data-act="subscribe""#));
     assert!(p.contains(r#"data-act="reload""#));
     assert!(p.contains("Static document file exposed from /docs"));
-    // Modern server: no subscribe capability; an offline server: no subscribe, no reload.
-    let m = html::preview_html(
-        &s,
-        &PreviewInfo {
-            server: "modern",
-            ..info
-        },
-        0.0,
-    );
-    assert!(!m.contains("subscribe"));
+    // A modern server offering `resources.subscribe` gets Subscribe; one without the
+    // capability does not; an offline server: no subscribe, no reload.
+    let modern = PreviewInfo {
+        server: "modern",
+        ..info
+    };
+    assert!(html::preview_html(&s, &modern, 0.0).contains(r#"data-act="subscribe""#));
+    let mut lists = servers(true);
+    lists[1]["capabilities"] = json!({"resources": {}});
+    let mut unoffered = s.clone();
+    unoffered.sync(&lists);
+    assert!(!html::preview_html(&unoffered, &modern, 0.0).contains("subscribe"));
     let mut down = s.clone();
     down.sync(&servers(false));
     let d = html::preview_html(&down, &info, 0.0);
