@@ -254,8 +254,14 @@ test('popups blocked: Sign in goes by full-page redirect and the page resumes th
     await addServer('redirected', more.mcp);
     await note('redirected')(/Sign in required/);
     const dialog = await openAccount('redirected');
-    await Promise.all([page.waitForURL((u) => u.href.startsWith(site.url) && !u.href.includes('oauth-callback'), { timeout: 20_000 }).catch(() => {}), dialog.locator('[data-act="sign-in"]').click()]);
-    // The tab went to the AS, came back through the callback page, and the page started again.
+    // The tab goes to the AS and comes back through the callback page: wait for both
+    // navigations (the page's own address matches before it leaves, so it cannot be waited on).
+    const wentOut = page.waitForRequest((r) => r.isNavigationRequest() && r.url().startsWith(`${more.as}/authorize`), { timeout: 20_000 });
+    const cameBack = page.waitForRequest((r) => r.isNavigationRequest() && r.url().includes('oauth-callback'), { timeout: 20_000 });
+    await dialog.locator('[data-act="sign-in"]').click();
+    await wentOut;
+    await cameBack;
+    // Then the page started again.
     await page.waitForFunction(() => !location.href.includes('oauth-callback') && document.querySelector('button[aria-label="Settings"]'), null, { timeout: 20_000 });
     assert.ok(!page.url().includes('code='), `no code left in the address: ${page.url()}`);
     await openMcpSettings();
