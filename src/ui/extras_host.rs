@@ -134,6 +134,7 @@ async fn host(op: &str, arg: JsValue) -> Result<Value, String> {
         }
         "insert" => insert(ctx, &a),
         "sample" => sample(ctx, &a).await,
+        "models" => Ok(models(ctx)),
         _ => Err(format!(
             "The page has no \u{201c}{op}\u{201d} for the MCP module."
         )),
@@ -141,6 +142,28 @@ async fn host(op: &str, arg: JsValue) -> Result<Value, String> {
 }
 
 /// Every server the page knows, with what the module shows of it.
+/// The user's provider profiles (their stored form, keys left out) and the open conversation's
+/// model, for a sampling card's "Answer with" list (`skiff_core::mcp::ask_ui::model_pick`).
+fn models(ctx: Ctx) -> Value {
+    let choice = ctx
+        .convs
+        .current
+        .get_untracked()
+        .and_then(|c| c.meta.try_with_untracked(|m| m.model.clone()).flatten());
+    ctx.settings.settings.with_untracked(|s| {
+        let current = s
+            .resolution(choice.as_ref())
+            .map(|r| json!({"profile_id": r.target.profile_id, "model": r.target.model}));
+        let mut profiles = s.profiles.clone();
+        for p in &mut profiles {
+            p.api_key.clear();
+        }
+        // As text, through the serializer the settings are stored with (no new page code).
+        let profiles = serde_json::to_string(&profiles).unwrap_or_default();
+        json!({"current": current, "profiles": profiles})
+    })
+}
+
 fn servers(ctx: Ctx) -> Value {
     let store = ctx.mcp;
     let list: Vec<Value> = store.live.with_untracked(|l| {
@@ -236,11 +259,13 @@ async fn sample(ctx: Ctx, a: &Value) -> Result<Value, String> {
         .current
         .get_untracked()
         .and_then(|c| c.meta.try_with_untracked(|m| m.model.clone()).flatten());
+    // The model the user picked on the card (`ask_ui::model_pick`), else the conversation's.
+    let picked = serde_json::from_value(a["choice"].clone()).ok();
     let settings = ctx
         .settings
         .settings
         .get_untracked()
-        .for_conversation(choice.as_ref());
+        .for_conversation(picked.as_ref().or(choice.as_ref()));
     if !settings.is_configured() {
         return Err("No model is set up: choose a provider in Settings first.".into());
     }

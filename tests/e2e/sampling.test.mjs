@@ -28,6 +28,7 @@ import { startServer } from '../servers/mcp/servers.mjs';
 
 const WAIT_MS = 20_000;
 const MODEL = 'skiff-sampling-model';
+const ALT_MODEL = 'skiff-sampling-alt';
 const SERVER_ID = 'everything';
 const TOOL = 'trigger-sampling-request';
 const FATAL = /panicked|RuntimeError|unreachable executed|uncaught|CSP violation/i;
@@ -59,14 +60,27 @@ after(async () => {
 });
 
 /** The page with server-everything, or (`withWeather`) the sampling-tools server instead. */
-async function openPage({ withWeather = false } = {}) {
+async function openPage({ withWeather = false, twoProfiles = false } = {}) {
   const [id, tool, url] = withWeather ? [WEATHER_ID, WEATHER_TOOL, weather.url] : [SERVER_ID, TOOL, mcp.url];
-  const settings = JSON.stringify({
+  const approvals = { rules: { [`${id}\u001f${tool}`]: 'always' }, allow_read_only: false };
+  // Two provider profiles on the same scripted API: the conversation's (first) and another.
+  const profiles = JSON.stringify({
+    v: 2,
+    data: {
+      profiles: [
+        { id: 'p-main', name: 'Main', kind: 'openai', base_url: `${api.url}/v1`, api_key: '', default_model: MODEL },
+        { id: 'p-alt', name: 'Alternate', kind: 'openai', base_url: `${api.url}/v1`, api_key: '', default_model: ALT_MODEL },
+      ],
+      system_prompt: '', theme: 'system', auto_title: false, system_template_enabled: false,
+      tool_mode: 'native', step_limit: 15, result_char_limit: 16000, tool_images_to_model: false, approvals,
+    },
+  });
+  const settings = twoProfiles ? profiles : JSON.stringify({
     v: 1,
     data: {
       base_url: `${api.url}/v1`, api_key: '', model: MODEL, system_prompt: '', theme: 'system',
       tool_mode: 'native', step_limit: 15, result_char_limit: 16000, tool_images_to_model: false,
-      approvals: { rules: { [`${id}\u001f${tool}`]: 'always' }, allow_read_only: false },
+      approvals,
       learned_tool_modes: {},
     },
   });
@@ -284,6 +298,54 @@ test('c. tools: the model calls the server\'s tool, the server runs it and asks 
     assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
   } catch (err) {
     await screenshot(page, 'sampling-tools-failure').catch(() => {});
+    throw err;
+  } finally {
+    await context.close();
+  }
+});
+
+test('c2. "Answer with": the card offers the user\'s models, the chosen one answers, and the server\'s next card starts on it', async () => {
+  const { context, page, errors } = await openPage({ twoProfiles: true });
+  try {
+    await waitForTool(page);
+    await api.reset();
+    await api.script([
+      { reply: 'Asking the server.', tool_calls: [{ id: 'call_sample_c2', name: TOOL, arguments: { prompt: 'Say hi', maxTokens: 20 } }] },
+      { reply: SAMPLED },
+      { reply: 'Done.' },
+    ]);
+    await page.fill(BOX, 'Use the sampling tool');
+    await page.keyboard.press('Enter');
+    const dialog = page.locator('dialog.ask-sampling[open]');
+    await dialog.waitFor({ timeout: WAIT_MS });
+    const pick = dialog.getByRole('combobox', { name: 'Answer with' });
+    const labels = await pick.locator('option').allInnerTexts();
+    assert.deepEqual(labels, [`Main \u00b7 ${MODEL}`, `Alternate \u00b7 ${ALT_MODEL}`]);
+    assert.equal(await pick.evaluate((s) => s.selectedOptions[0].textContent), `Main \u00b7 ${MODEL}`, 'the conversation\'s model first');
+    await pick.selectOption({ label: `Alternate \u00b7 ${ALT_MODEL}` });
+    await dialog.getByRole('button', { name: 'Approve' }).click();
+    await dialog.waitFor({ state: 'detached', timeout: WAIT_MS });
+    const requests = await api.requests();
+    assert.equal(requests[0].body.model, MODEL, 'the chat itself stays on its model');
+    assert.equal(requests[1].body.model, ALT_MODEL, 'the sampling request went to the chosen model');
+    assert.match(await toolResult(page, 'call_sample_c2'), new RegExp(SAMPLED));
+    // Remembered for this server: its next card starts on it.
+    const kept = await page.evaluate((id) => localStorage.getItem(`skiff.sampling.model.${id}`), SERVER_ID);
+    assert.deepEqual(JSON.parse(kept), { profile_id: 'p-alt', model: '' });
+    await api.script([
+      { reply: 'Again.', tool_calls: [{ id: 'call_sample_c2b', name: TOOL, arguments: { prompt: 'Say bye', maxTokens: 20 } }] },
+      { reply: SAMPLED },
+      { reply: 'Done again.' },
+    ]);
+    await page.fill(BOX, 'Once more');
+    await page.keyboard.press('Enter');
+    await dialog.waitFor({ timeout: WAIT_MS });
+    assert.equal(await pick.evaluate((s) => s.selectedOptions[0].textContent), `Alternate \u00b7 ${ALT_MODEL}`);
+    await dialog.getByRole('button', { name: 'Deny' }).click();
+    await dialog.waitFor({ state: 'detached', timeout: WAIT_MS });
+    assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
+  } catch (err) {
+    await screenshot(page, 'sampling-c2-failure').catch(() => {});
     throw err;
   } finally {
     await context.close();

@@ -422,9 +422,12 @@ async function insertPrompt() {
 let sampling = null; // { ui, dialog, list } once the first request came
 
 function samplingUi(ctx) {
-  if (!sampling) sampling = { ui: new ctx.wasm.SamplingUi(), dialog: null, list: null, ctx };
+  if (!sampling) sampling = { ui: new ctx.wasm.SamplingUi(), dialog: null, list: null, ctx, models: '{}', picked: new Map() };
   return sampling;
 }
+
+// The model that answered each server last (`{profile_id, model}`), offered first next time.
+const MODEL_KEY = 'skiff.sampling.model.';
 
 function cardEl(id) {
   return sampling?.list?.querySelector(`section.ask-card[id="${id}"]`) ?? null;
@@ -432,7 +435,14 @@ function cardEl(id) {
 
 function paintCard(id) {
   const el = cardEl(id);
-  if (el) el.innerHTML = sampling.ui.html(id);
+  if (!el) return;
+  el.innerHTML = sampling.ui.html(id);
+  // While the card asks, "Answer with" the user's models (ask_ui::model_pick decides the list).
+  const actions = el.querySelector('[data-act="approve"]')?.closest('.ask-actions');
+  if (!actions) return;
+  const remembered = localStorage.getItem(MODEL_KEY + sampling.ui.server_id(id)) ?? 'null';
+  const picker = sampling.ctx.wasm.sampling_model_picker(id, sampling.models, remembered, sampling.picked.get(id) ?? -1);
+  actions.insertAdjacentHTML('beforebegin', picker);
 }
 
 function openSamplingDialog() {
@@ -450,13 +460,16 @@ function openSamplingDialog() {
   dialog.addEventListener('input', (ev) => {
     const card = ev.target.closest('section.ask-card');
     if (card && ev.target.name === 'last') sampling.ui.set_draft(card.id, ev.target.value);
+    if (card && ev.target.name === 'model') sampling.picked.set(card.id, Number(ev.target.value));
   });
   sampling.dialog = dialog;
   sampling.list = list;
 }
 
-function showCard(id, ctx) {
+async function showCard(id, ctx) {
   const s = samplingUi(ctx);
+  // The user's models now (profiles may have changed since the last card).
+  s.models = JSON.stringify(await ctx.host('models').catch(() => ({})));
   openSamplingDialog();
   const section = document.createElement('section');
   section.className = 'ask-card';
@@ -508,6 +521,8 @@ async function onCardClick(ev) {
   } else if (act === 'approve') {
     const box = card.querySelector('textarea[name="last"]');
     if (box) ui.set_draft(id, box.value);
+    const pick = card.querySelector('select[name="model"]');
+    const choice = pick ? ctx.wasm.sampling_model_choice(sampling.models, Number(pick.value)) : '';
     const arg = ui.approve(id);
     paintCard(id);
     if (!arg) {
@@ -515,7 +530,12 @@ async function onCardClick(ev) {
       return;
     }
     card.focus();
-    await sample(id, JSON.parse(arg));
+    const call = JSON.parse(arg);
+    if (choice) {
+      call.choice = JSON.parse(choice);
+      localStorage.setItem(MODEL_KEY + ui.server_id(id), choice);
+    }
+    await sample(id, call);
   }
 }
 
@@ -644,7 +664,7 @@ export async function onEvent(event, ctx) {
     const s = samplingUi(ctx);
     const out = JSON.parse(s.ui.ask(JSON.stringify(event), Date.now()));
     if (out.show) {
-      showCard(out.show, ctx);
+      await showCard(out.show, ctx);
       return;
     }
     if (out.sentence) notice(out.sentence, true);

@@ -5,8 +5,9 @@
 
 use serde_json::{json, Value};
 use skiff_core::mcp::ask_ui::{
-    admit, entries, roots_key, suggest_id, Admission, FormOutcome, Key, Picker, PickerMove,
-    PromptForm, RootsForm, RootsOutcome, SamplingCard,
+    admit, entries, initial_model, model_options, model_picker_html, roots_key, suggest_id,
+    Admission, FormOutcome, Key, Picker, PickerMove, PromptForm, RootsForm, RootsOutcome,
+    SamplingCard,
 };
 use skiff_core::mcp::composer_trigger::trigger;
 use skiff_core::mcp::sampling::Limiter;
@@ -291,6 +292,15 @@ impl SamplingUi {
         Some(id.clone())
     }
 
+    /// The id of the server that asked on card `id` (its remembered model is kept under it).
+    pub fn server_id(&self, id: &str) -> String {
+        self.cards
+            .iter()
+            .find(|(c, _)| c == id)
+            .map(|(_, c)| c.server.clone())
+            .unwrap_or_default()
+    }
+
     /// The server's name on card `id` (for announcements).
     pub fn server_name(&self, id: &str) -> String {
         self.cards
@@ -366,4 +376,32 @@ pub fn slash_query(before_caret: &str) -> Option<String> {
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
 pub fn roots_storage_key(server_id: &str) -> String {
     roots_key(server_id)
+}
+
+/// The "Answer with" list of sampling card `card_id` from the host's `models` answer (JSON):
+/// `selected` when it is an index (the user's pick, kept across repaints), else where
+/// `ask_ui::initial_model` starts it from `remembered` (this server's last choice, JSON).
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
+pub fn sampling_model_picker(
+    card_id: &str,
+    listing: &str,
+    remembered: &str,
+    selected: i32,
+) -> String {
+    let listing = parse(listing);
+    let options = model_options(&listing);
+    let at = usize::try_from(selected)
+        .ok()
+        .filter(|i| *i < options.len())
+        .unwrap_or_else(|| initial_model(&options, &parse(remembered), &listing));
+    model_picker_html(card_id, &options, at)
+}
+
+/// The `choice` (JSON `{profile_id, model}`) of entry `index` of that list, or "".
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
+pub fn sampling_model_choice(listing: &str, index: usize) -> String {
+    model_options(&parse(listing))
+        .get(index)
+        .map(|o| o.choice().to_string())
+        .unwrap_or_default()
 }

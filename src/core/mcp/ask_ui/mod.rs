@@ -13,12 +13,17 @@
 //! `crate::html::Html` (escaped) and, for names and prose, `display::text` (invisible and
 //! direction-changing characters shown).
 
+mod model_pick;
 mod picker;
 mod prompt_form;
 mod roots_form;
 mod sampling_card;
 mod sampling_html;
 
+pub use model_pick::{
+    initial as initial_model, options as model_options, picker_html as model_picker_html,
+    ModelOption,
+};
 pub use picker::{entries, filter, Key, Picker, PickerMove, PromptArg, PromptEntry, LIST_ID};
 pub use prompt_form::{
     field_id, suggest_id, FormOutcome, PromptForm, SHOWN_SUGGESTIONS, TITLE_ID as FORM_TITLE_ID,
@@ -26,6 +31,8 @@ pub use prompt_form::{
 pub use roots_form::{roots_key, RootsForm, RootsOutcome, TITLE_ID as ROOTS_TITLE_ID};
 pub use sampling_card::{admit, Admission, SamplingCard, Stage, METHOD as SAMPLING_METHOD};
 
+#[cfg(test)]
+mod model_pick_tests;
 #[cfg(test)]
 mod picker_tests;
 #[cfg(test)]
