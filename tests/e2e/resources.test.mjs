@@ -144,6 +144,9 @@ test('a. browse, search, preview and attach a resource: its text reaches the mod
     assert.equal(await dialog(page).locator('.res-item').count(), 1, 'search narrows the list');
     await openResource(page, 'architecture.md');
     const pane = dialog(page).locator('#res-pane');
+    // The pane opens at once and fills in once the read answers (slower with a second test file
+    // running beside this one): wait for its size line.
+    await page.waitForFunction(() => /\S/.test(document.querySelector('#res-pane .res-meta')?.innerText ?? ''), null, { timeout: WAIT_MS });
     assert.match(await pane.locator('.res-meta').first().innerText(), /text\/markdown · [\d.]+ (KB|bytes)/);
     const text = await pane.locator('.res-text').innerText();
     assert.ok(text.length > 50, 'the text is shown');
