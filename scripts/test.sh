@@ -47,11 +47,11 @@ step "release build, and the page-size gate (fails over the budget in scripts/be
 SKIFF_DIST="${SKIFF_DIST:-dist}" scripts/build.sh
 SKIFF_DIST="${SKIFF_DIST:-dist}" scripts/bench-size.sh --gate
 
-step "end to end: Playwright + Chromium against the release build, two files at a time"
-# Most of the suite's time is waiting (backoffs, timeouts, token expiry, real servers), so two
-# files at a time take ~60 % of one at a time on 2 cores. Every file starts its own servers on
-# free ports and its own browser; nothing listens on a fixed port.
-SKIFF_DIST="$(pwd)/${SKIFF_DIST:-dist}" node --test --test-concurrency=2 tests/e2e/
+step "end to end: Playwright + Chromium against the release build"
+# One file at a time: two at a time took ~60 % of the time, but on 2 cores it made two
+# layout-timing tests flaky (the phone sidebar's far-down rename, the tool picker's per-chat
+# switches); see the stop 28 note.
+SKIFF_DIST="$(pwd)/${SKIFF_DIST:-dist}" node --test --test-concurrency=1 tests/e2e/
 
 step "MCP conformance suite (client mode), Skiff in Chromium through a CORS proxy"
 SKIFF_DIST="$(pwd)/${SKIFF_DIST:-dist}" scripts/test-mcp-conformance.sh --no-build
