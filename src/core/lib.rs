@@ -10,6 +10,7 @@
 
 #![warn(unreachable_pub)]
 
+pub mod address;
 pub mod agent;
 pub mod announce;
 pub mod anthropic;

@@ -226,7 +226,8 @@ pub async fn stream_step(
     abort: &AbortHandle,
     run: &RefCell<AgentRun>,
 ) -> Result<(), End> {
-    if let Some(refusal) = provider.kind().refusal_before_send(online::is_online()) {
+    let online = online::is_online();
+    if let Some(refusal) = provider.refusal_before_send(online) {
         return Err(End::Failed(refusal));
     }
     let mut resp = match fetch::send(req, Some(abort)).await {
@@ -241,8 +242,9 @@ pub async fn stream_step(
         }
         Err(FetchError::Network(detail)) => {
             // A probe tells CORS from a server that is down; the in-page model has neither.
-            let reached =
-                provider.kind().is_remote() && fetch::reachable(&req.url, Some(abort)).await;
+            let reached = online
+                && provider.kind().is_remote()
+                && fetch::reachable(&req.url, Some(abort)).await;
             if abort.is_aborted() {
                 return Err(End::Stopped);
             }
@@ -250,6 +252,7 @@ pub async fn stream_step(
                 req,
                 &fetch::page_origin(),
                 reached,
+                online,
                 detail,
             )));
         }

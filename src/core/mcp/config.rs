@@ -122,6 +122,25 @@ impl ServerConfig {
     }
 }
 
+impl ServerConfig {
+    /// Whether the server can be reached while the browser reports no network: its first hop
+    /// (the CORS proxy, when one is set and the transport uses it) is on this machine or the
+    /// local network. Such a server keeps connecting offline; one on the internet waits for
+    /// the network.
+    pub fn reachable_offline(&self) -> bool {
+        let proxy = self
+            .proxy
+            .as_deref()
+            .map(str::trim)
+            .filter(|p| !p.is_empty());
+        let first_hop = match (self.effective_transport(), proxy) {
+            (TransportChoice::WebSocket, _) | (_, None) => self.url.as_str(),
+            (_, Some(proxy)) => proxy,
+        };
+        crate::address::reachable_offline(first_hop)
+    }
+}
+
 fn is_ws(url: &str) -> bool {
     let u = url.trim().to_ascii_lowercase();
     u.starts_with("ws://") || u.starts_with("wss://")
@@ -430,6 +449,24 @@ mod tests {
             Err(PersistError::TooNew { .. })
         ));
         assert!(import_mcp_servers("[]", &ServerList::default()).is_err());
+    }
+
+    #[test]
+    fn a_server_whose_first_hop_is_local_is_reachable_offline() {
+        let local = ServerConfig::new("a", "A", "http://127.0.0.1:3001/mcp");
+        assert!(local.reachable_offline());
+        let mut remote = ServerConfig::new("b", "B", "https://mcp.example.com/mcp");
+        assert!(!remote.reachable_offline());
+        // Through a proxy on this machine, the proxy is what must answer.
+        remote.proxy = Some("http://127.0.0.1:8080/".into());
+        assert!(remote.reachable_offline());
+        let mut proxied = local.clone();
+        proxied.proxy = Some("https://proxy.example.com/".into());
+        assert!(!proxied.reachable_offline());
+        // A WebSocket never goes through the CORS proxy.
+        let mut ws = ServerConfig::new("c", "C", "ws://192.168.1.5:3003/");
+        ws.proxy = Some("https://proxy.example.com/".into());
+        assert!(ws.reachable_offline());
     }
 }
 

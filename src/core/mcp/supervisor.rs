@@ -212,7 +212,15 @@ impl Supervisor {
     /// The browser went offline. A live connection may survive a short outage, so it is left
     /// alone (a lost one reports itself); a scheduled reconnect is dropped, because it would
     /// only fail: the server waits for `online`, shown as offline rather than as failing.
+    /// A server in the page or on this machine or the local network needs no network, so
+    /// for it "offline" changes nothing: it keeps its connection and its retries.
     pub fn handle_offline(&mut self, _now: f64) {
+        if self.kind == ServerKind::InPage || self.setup.config.reachable_offline() {
+            if self.wanted {
+                self.log("The browser is offline; this server is on this computer or the local network, so Skiff keeps using it.");
+            }
+            return;
+        }
         self.offline = true;
         if !self.wanted {
             return;

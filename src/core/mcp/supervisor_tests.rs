@@ -808,7 +808,7 @@ fn disconnect_says_goodbye_cancels_calls_and_schedules_nothing() {
 
 #[test]
 fn offline_waits_for_online_instead_of_spending_the_schedule() {
-    let mut r = Rig::new(ServerKind::Remote, "ws://127.0.0.1:9/mcp", Some(3));
+    let mut r = Rig::new(ServerKind::Remote, "wss://mcp.example.com/mcp", Some(3));
     r.sup.handle_connect(0.0);
     let link = r.ws_ready(json!({}));
     r.take();
@@ -849,7 +849,7 @@ fn offline_waits_for_online_instead_of_spending_the_schedule() {
 
 #[test]
 fn going_offline_during_the_backoff_drops_the_pending_attempt_and_online_resumes() {
-    let mut r = Rig::ws();
+    let mut r = Rig::new(ServerKind::Remote, "wss://mcp.example.com/mcp", None);
     r.sup.handle_connect(0.0);
     let link = opened_socket(&r.take()).expect("first attempt");
     r.sup.handle_ws(link, refused(link), 0.0);
@@ -870,6 +870,27 @@ fn going_offline_during_the_backoff_drops_the_pending_attempt_and_online_resumes
         opened_socket(&r.take()).is_some(),
         "online reconnects at once"
     );
+}
+
+#[test]
+fn offline_changes_nothing_for_a_server_on_this_computer() {
+    // Wi-Fi off, an MCP server on 127.0.0.1: it stays in use and its retries go on.
+    let mut r = Rig::ws();
+    r.sup.handle_connect(0.0);
+    let link = opened_socket(&r.take()).expect("first attempt");
+    r.sup.handle_offline(100.0);
+    r.sup.handle_ws(link, refused(link), 200.0);
+    r.take();
+    assert!(
+        matches!(r.status(), Some(HealthStatus::Reconnecting { .. })),
+        "{:?}",
+        r.status()
+    );
+    assert!(
+        opened_socket(&r.at(60_000.0)).is_some(),
+        "retries while offline"
+    );
+    assert!(r.logs().iter().any(|l| l.contains("keeps using it")));
 }
 
 #[test]
@@ -991,7 +1012,7 @@ fn a_failure_is_announced_once_until_the_server_is_back() {
 #[test]
 fn offline_a_disconnect_and_a_refusal_that_needs_the_user_are_announced_as_they_should_be() {
     // Offline: the browser's own banner says it; no server notice.
-    let mut r = Rig::ws();
+    let mut r = Rig::new(ServerKind::Remote, "wss://mcp.example.com/mcp", None);
     r.sup.handle_connect(0.0);
     let link = r.ws_ready(json!({}));
     r.sup.handle_offline(1.0);

@@ -58,6 +58,9 @@ pub enum ProviderError {
     /// The browser says it has no network, so nothing was sent. An installed Skiff opens and
     /// shows everything offline; only talking to a provider needs the network.
     Offline,
+    /// The browser reports no network and a server on this machine or the local network,
+    /// tried anyway, did not answer; `server` is its origin.
+    OfflineUnanswered { server: String },
     /// The body ended before the provider marked the answer whole (`[DONE]` or a
     /// `finish_reason`; Anthropic's `message_stop`).
     StreamCut,
@@ -99,6 +102,7 @@ impl ProviderError {
                 | ProviderError::Network(_)
                 | ProviderError::ModelWorker(_)
                 | ProviderError::Offline
+                | ProviderError::OfflineUnanswered { .. }
                 | ProviderError::Stalled { .. }
                 | ProviderError::StreamCut
                 | ProviderError::InStream(_)
@@ -114,10 +118,17 @@ pub fn unanswered(
     req: &crate::http::HttpRequest,
     page_origin: &str,
     reached: bool,
+    online: bool,
     detail: String,
 ) -> ProviderError {
     if req.url.starts_with(super::IN_BROWSER_BASE) {
         return ProviderError::ModelWorker(detail);
+    }
+    if !online {
+        // Only a local address is tried offline (`Provider::refusal_before_send`), and with
+        // no network the probe cannot tell CORS from a server that is down.
+        let server = crate::http::origin_of(&req.url).unwrap_or_else(|| req.url.clone());
+        return ProviderError::OfflineUnanswered { server };
     }
     match crate::http::origin_of(&req.url) {
         Some(server) if reached => ProviderError::CorsRefused {
@@ -406,6 +417,10 @@ impl fmt::Display for ProviderError {
             }
             ProviderError::Offline => f.write_str(
                 "You are offline, so nothing was sent to the provider. Your message is kept: press Retry when the network is back.",
+            ),
+            ProviderError::OfflineUnanswered { server } => write!(
+                f,
+                "The server at {server} did not answer. The browser reports no network, so only servers on this computer or the local network can be reached: check that this one is running. Your message is kept: press Retry."
             ),
             ProviderError::StreamCut => f.write_str(
                 "The connection closed before the answer was complete. Retry to get the full answer.",

@@ -345,7 +345,7 @@ fn a_server_reached_without_cors_is_named_with_what_it_must_allow() {
         },
     );
     let page = "https://skiff.example";
-    let e = unanswered(&anthropic, page, true, "Failed to fetch".into());
+    let e = unanswered(&anthropic, page, true, true, "Failed to fetch".into());
     assert!(!e.is_retryable());
     assert_eq!(
         e.to_string(),
@@ -353,7 +353,7 @@ fn a_server_reached_without_cors_is_named_with_what_it_must_allow() {
     );
     // Not reached: the network, the browser's words.
     assert_eq!(
-        unanswered(&anthropic, page, false, "Failed to fetch".into()),
+        unanswered(&anthropic, page, false, true, "Failed to fetch".into()),
         ProviderError::Network("Failed to fetch".into())
     );
     // A request with only safelisted headers needs only the origin allowed.
@@ -368,7 +368,15 @@ fn a_server_reached_without_cors_is_named_with_what_it_must_allow() {
     };
     assert!(plain.cors_headers().is_empty());
     assert_eq!(
-        unanswered(&plain, page, true, String::new()).to_string(),
+        unanswered(&plain, page, true, true, String::new()).to_string(),
         "The provider at http://127.0.0.1:11434 answered, but its CORS settings do not let this page read the answer. The server must send Access-Control-Allow-Origin: https://skiff.example (or *). For Ollama set OLLAMA_ORIGINS; a proxy in front of the server must pass these headers on."
+    );
+    // Offline, a local server that was tried and failed did not answer: the probe cannot
+    // tell CORS from a stopped server without a network, so the sentence says to check it.
+    let offline = unanswered(&plain, page, false, false, "Failed to fetch".into());
+    assert!(offline.is_retryable());
+    assert_eq!(
+        offline.to_string(),
+        "The server at http://127.0.0.1:11434 did not answer. The browser reports no network, so only servers on this computer or the local network can be reached: check that this one is running. Your message is kept: press Retry."
     );
 }

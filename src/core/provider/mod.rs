@@ -93,13 +93,6 @@ impl ProviderKind {
         self != ProviderKind::InBrowser
     }
 
-    /// The error to show instead of sending, decided before any request: a network kind
-    /// while the browser knows it is offline gets "You are offline" rather than the
-    /// browser's vague "Failed to fetch"; the in-browser model needs no network, so it sends.
-    pub fn refusal_before_send(self, online: bool) -> Option<ProviderError> {
-        (self.is_remote() && !online).then_some(ProviderError::Offline)
-    }
-
     /// The base URL Settings suggests for the kind.
     pub fn base_url_hint(self) -> &'static str {
         match self {
@@ -217,6 +210,16 @@ impl Provider {
     /// The validated base URL (the runner names it when the browser blocks mixed content).
     pub fn base_url(&self) -> &str {
         &self.base_url
+    }
+
+    /// The error to show instead of sending, decided before any request. While the browser
+    /// reports no network, a provider on the internet gets "You are offline" rather than the
+    /// browser's vague "Failed to fetch"; one on this machine or the local network (a llama.cpp
+    /// on 127.0.0.1, an Ollama on the LAN) is still tried, as is the in-browser model.
+    pub fn refusal_before_send(&self, online: bool) -> Option<ProviderError> {
+        let needs_internet =
+            self.kind.is_remote() && !crate::address::reachable_offline(&self.base_url);
+        (needs_internet && !online).then_some(ProviderError::Offline)
     }
 
     fn key(&self) -> Option<&str> {
