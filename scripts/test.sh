@@ -43,7 +43,7 @@ scripts/test-wasm-mcp.sh
 step "test servers: python unit tests"
 python3 -m unittest discover -s tests/servers -p 'test_*.py'
 
-step "release build, and the page-size gate (fails over the budget in scripts/bench-size.sh)"
+step "release build, and the size gate: the first visit's critical path in Chromium (scripts/bench-size.mjs)"
 SKIFF_DIST="${SKIFF_DIST:-dist}" scripts/build.sh
 SKIFF_DIST="${SKIFF_DIST:-dist}" scripts/bench-size.sh --gate
 

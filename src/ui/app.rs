@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use super::announcer::Announcer;
 use super::chat_view::ChatView;
 use super::context::Ctx;
+use super::lazy::Lazy;
 use super::notices_view::NoticesView;
 use super::search_dialog::SearchDialog;
 use super::settings_panel::SettingsPanel;
@@ -24,6 +25,10 @@ use crate::stores::memory::MemoryStore;
 use crate::stores::notices::Notices;
 use crate::stores::settings::SettingsStore;
 use crate::stores::update::AppUpdate;
+
+// Settings is opened rarely: its code is a chunk of its own (`ui::lazy`).
+crate::split_surface!(settings_surface, settings, || view! { <SettingsPanel /> }
+    .into_any());
 
 #[component]
 pub fn App() -> impl IntoView {
@@ -129,7 +134,7 @@ pub fn App() -> impl IntoView {
             <NoticesView />
             <UpdateBanner />
             <When when=move || ctx.show_settings.get()>
-                <SettingsPanel />
+                <Lazy load=settings_surface surface="Settings" on_close=move || ctx.show_settings.set(false) />
             </When>
             <KeyboardShortcuts />
             <SearchDialog />
