@@ -186,8 +186,11 @@ for (const name of chunkNames) {
   const out = path.join(work, `${name}.opt`);
   opt(path.join(splitDir, name), out, DEEPER);
   const bytes = readFileSync(out);
-  const surface = name.replace(/^split_/, '').replace(/\.wasm$/, '').replace(/_/g, '-');
-  const hashed = write(`chunk-${surface}-${sha(bytes)}.wasm`, bytes);
+  // wasm-split names a split point's module `split_<chunk>` and code that several split points
+  // share `chunk_<n>` (loaded with whichever needs it first).
+  const stem = name.replace(/\.wasm$/, '');
+  const surface = stem.startsWith('split_') ? stem.slice('split_'.length) : `shared-${stem.replace(/^chunk_/, '')}`;
+  const hashed = write(`chunk-${surface.replace(/_/g, '-')}-${sha(bytes)}.wasm`, bytes);
   chunkFiles.set(name, { hashed, integrity: sri(bytes) });
 }
 

@@ -85,6 +85,9 @@ pub fn App() -> impl IntoView {
     // Another tab wrote to storage: each store merges what is its own.
     sync_with_other_tabs(settings, convs, mcp, memory);
 
+    // The markdown renderer is a chunk needed soon, not before the message box takes input.
+    super::lazy::when_idle(2_000, super::markdown_body::preload);
+
     // Connect every enabled MCP server concurrently, as soon as the page is up.
     mcp_runner.ensure_initialized();
 
