@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 # shellcheck source=setup.sh
-source scripts/setup.sh
+source scripts/setup.sh test
 # Real MCP servers (server-everything, Python mcp 2.x and mcp[ws] 1.x), Node 22, cors-anywhere.
 # shellcheck source=setup-mcp.sh
 source scripts/setup-mcp.sh
