@@ -19,6 +19,7 @@ pub mod branches;
 pub mod builtin;
 pub mod chat;
 pub mod chat_line;
+pub mod chunk_load;
 pub mod display;
 pub mod focus_trap;
 pub mod follow;

@@ -18,6 +18,7 @@ pub mod extras_host;
 pub mod fields;
 pub mod icons;
 pub mod keyed_list;
+pub mod lazy;
 pub mod markdown_body;
 pub mod mcp_settings;
 pub mod memory_settings;

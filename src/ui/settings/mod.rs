@@ -2,9 +2,10 @@
 //! conversation defaults, MCP servers, tools, memory, masks, projects, storage).
 //!
 //! [`settings_body`] is its one entry, called from one place (`ui::settings_panel`, inside the
-//! dialog), and it takes nothing but the `Copy` handles in context: the whole of Settings can
-//! therefore load on demand behind a single split point, while the dialog's frame (its title
-//! and close button) stays in the page and can say so if the body fails to load.
+//! dialog), and it takes nothing but the `Copy` handles in context; the dialog itself is reached
+//! only through the `settings` split point in `ui/app.rs`, so all of this is one on-demand
+//! chunk. Nothing outside Settings may call into these modules (the build would then keep them
+//! in the page's main wasm).
 //!
 //! Surfaces here lay out what core decides (each one's module says which machine) with the
 //! form-field components of `ui::fields`; none writes markup as text or reads a form back.
