@@ -18,7 +18,6 @@ pub mod fetch;
 pub mod file_read;
 pub mod files;
 pub mod focus;
-pub mod form;
 pub mod idb;
 pub mod ids;
 pub mod local_model;
