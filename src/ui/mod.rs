@@ -22,6 +22,7 @@ pub mod masks_settings;
 pub mod mcp_settings;
 pub mod memory_settings;
 pub mod message_view;
+pub mod model_panel;
 pub mod model_picker;
 pub mod notices_view;
 pub mod onboarding;

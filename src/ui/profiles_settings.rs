@@ -15,6 +15,7 @@ use skiff_core::profiles::ProviderProfile;
 use skiff_core::provider::{ProviderKind, ReasoningEffort};
 
 use super::context::ctx;
+use super::model_panel::model_panel;
 use super::settings_panel::number_input;
 use super::when::When;
 use crate::platform::ids;
@@ -221,8 +222,7 @@ fn ProfileForm(id: String) -> impl IntoView {
                 </select>
             </label>
             // The address fields are hidden rather than rebuilt for the in-browser model, whose
-            // panel (the model worker's own page, worker/panel.html) is loaded only when shown:
-            // nothing of it is in the page (platform::local_model).
+            // panel (ui::model_panel) starts the model worker only when shown.
             <div hidden=move || !remote.get()>
                 {text_field("Base URL", "url", |p| p.base_url.clone(), |p, v| { p.base_url = v; p.forget_listing() })}
                 <p class="hint">{move || match kind() {
@@ -232,7 +232,7 @@ fn ProfileForm(id: String) -> impl IntoView {
                 {text_field("API key (optional)", "password", |p| p.api_key.clone(), |p, v| p.api_key = v)}
             </div>
             <When when=move || !remote.get()>
-                <iframe class="local-models" src="worker/panel.html" title="Models stored in this browser"></iframe>
+                {model_panel()}
             </When>
             <label class="field">
                 <span>"Default model"</span>
