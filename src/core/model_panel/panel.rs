@@ -50,7 +50,8 @@ pub enum Effect {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Panel {
     confirming: Option<String>,
-    refusal: Option<Refusal>,
+    /// What was refused last, and the model whose field it was (shown beside that field).
+    refusal: Option<(Option<String>, Refusal)>,
 }
 
 impl Panel {
@@ -64,7 +65,7 @@ impl Panel {
                 }
                 let scheme = url.split_once("://").map(|(s, _)| s.to_ascii_lowercase());
                 if !matches!(scheme.as_deref(), Some("http" | "https")) {
-                    self.refusal = Some(Refusal::NotAnAddress);
+                    self.refusal = Some((None, Refusal::NotAnAddress));
                     return None;
                 }
                 self.refusal = None;
@@ -121,7 +122,7 @@ impl Panel {
                     Some(Effect::Send(ToWorker::SetSampling { model, value }))
                 }
                 Err(why) => {
-                    self.refusal = Some(why);
+                    self.refusal = Some((Some(model), why));
                     None
                 }
             },
@@ -130,10 +131,14 @@ impl Panel {
 
     /// What to show for the worker's `state` at `now_ms`.
     pub fn view(&self, state: &WorkerState, now_ms: f64) -> PanelView {
+        let (model, refusal) = match &self.refusal {
+            Some((model, why)) => (model.as_deref(), Some(why)),
+            None => (None, None),
+        };
         build(
             state,
             self.confirming.as_deref(),
-            self.refusal.as_ref(),
+            refusal.map(|why| (model, why)),
             now_ms,
         )
     }

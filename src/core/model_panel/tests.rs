@@ -222,15 +222,22 @@ fn sampling_defaults_are_checked_before_they_are_sent() {
         setting,
         text: text.into(),
     };
-    // Refused: a sentence above the list, nothing sent.
+    // Refused: a sentence beside that model's fields, nothing sent.
     assert_eq!(panel.handle(set(Sampling::TopK, "0.5"), &s), None);
+    let v = panel.view(&s, 0.0);
     assert_eq!(
-        panel.view(&s, 0.0).notice.as_deref(),
+        v.models[0].notice.as_deref(),
         Some("Top k must be a whole number from 1 to 1000.")
     );
+    assert_eq!(v.notice, None);
     assert_eq!(panel.handle(set(Sampling::RepeatPenalty, "9"), &s), None);
     assert_eq!(
-        panel.view(&s, 0.0).notice.as_deref(),
+        panel.view(&s, 0.0).models[0].notice.as_deref(),
+        Some("Repeat penalty must be a number from 1 to 2.")
+    );
+    // Its model deleted meanwhile: the sentence still shows, above the list.
+    assert_eq!(
+        panel.view(&WorkerState::default(), 0.0).notice.as_deref(),
         Some("Repeat penalty must be a number from 1 to 2.")
     );
     assert_eq!(panel.handle(set(Sampling::Seed, "-1"), &s), None);
@@ -243,7 +250,7 @@ fn sampling_defaults_are_checked_before_they_are_sent() {
             value: SamplingValue::RepeatPenalty(Some(1.1))
         }))
     );
-    assert_eq!(panel.view(&s, 0.0).notice, None);
+    assert_eq!(panel.view(&s, 0.0).models[0].notice, None);
     assert_eq!(
         Sampling::Seed.parse("4294967295"),
         Ok(SamplingValue::Seed(Some(4_294_967_295)))

@@ -55,18 +55,27 @@ pub struct ModelView {
     pub sampling: Vec<(Sampling, String)>,
     /// Its Delete waits for the second click.
     pub confirming: bool,
+    /// A value typed into one of its fields that was refused (beside the fields).
+    pub notice: Option<String>,
 }
 
 /// Builds the view. `confirming`: the model whose Delete was clicked once; `refusal`: what the
-/// page refused last; `now_ms`: the clock, for time left.
+/// page refused last, with the model whose field it was; `now_ms`: the clock, for time left.
 pub(crate) fn build(
     state: &WorkerState,
     confirming: Option<&str>,
-    refusal: Option<&Refusal>,
+    refusal: Option<(Option<&str>, &Refusal)>,
     now_ms: f64,
 ) -> PanelView {
-    let notice = refusal
-        .map(ToString::to_string)
+    // A refused field's sentence goes beside it; one of its model's fields if that model is
+    // listed, else above the list.
+    let listed = |id: &str| state.models.iter().any(|m| m.id == id);
+    let (beside, above) = match refusal {
+        Some((Some(model), why)) if listed(model) => (Some((model, why.to_string())), None),
+        Some((_, why)) => (None, Some(why.to_string())),
+        None => (None, None),
+    };
+    let notice = above
         .or_else(|| state.refused.as_ref().map(ToString::to_string))
         .or_else(|| state.storage.as_ref().map(ToString::to_string));
     PanelView {
@@ -76,7 +85,14 @@ pub(crate) fn build(
         models: state
             .models
             .iter()
-            .map(|m| model_view(m, confirming == Some(m.id.as_str())))
+            .map(|m| {
+                let mut v = model_view(m, confirming == Some(m.id.as_str()));
+                v.notice = beside
+                    .as_ref()
+                    .filter(|(id, _)| *id == m.id)
+                    .map(|(_, why)| why.clone());
+                v
+            })
             .collect(),
     }
 }
@@ -139,6 +155,7 @@ fn model_view(m: &StoredModel, confirming: bool) -> ModelView {
         contexts: context_choices(m.context_length.unwrap_or(0), m.context),
         sampling: Sampling::ALL.iter().map(|&s| (s, s.shown(m))).collect(),
         confirming,
+        notice: None,
     }
 }
 

@@ -57,7 +57,9 @@ fn row(shared: Shared, id: String) -> impl IntoView {
     let sampling = Sampling::ALL
         .iter()
         .map(|&setting| {
-            let value = move || {
+            // Its own memo: the field is written only when its stored value changes, never
+            // under the cursor because something else in the row did.
+            let value = memo(move || {
                 this.with(|m| {
                     m.iter()
                         .flat_map(|m| &m.sampling)
@@ -65,7 +67,7 @@ fn row(shared: Shared, id: String) -> impl IntoView {
                         .map(|(_, v)| v.clone())
                         .unwrap_or_default()
                 })
-            };
+            });
             view! {
                 <label class="field number">
                     <span>{setting.label()}</span>
@@ -94,7 +96,10 @@ fn row(shared: Shared, id: String) -> impl IntoView {
             </label>
             <details class="lm-sampling">
                 <summary>"Sampling defaults (when a chat does not set them)"</summary>
-                {sampling}
+                <div class="row">{sampling}</div>
+                {move || this.with(|m| m.as_ref().and_then(|m| m.notice.clone())).map(|notice| view! {
+                    <p class="error lm-notice" role="alert">{notice}</p>
+                })}
             </details>
             <When
                 when=confirming

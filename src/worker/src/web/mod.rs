@@ -51,7 +51,8 @@ pub(crate) struct State {
     /// The last setting the browser refused to store (shown above the list).
     notice: Option<Refusal>,
     /// The stored models were listed (startup): requests wait for it, or a request sent
-    /// right after a reload would find no model.
+    /// right after a reload would find no model; and no state is reported before it, or the
+    /// panel would show "no model stored" (and announce each model deleted) for a moment.
     ready: bool,
 }
 
@@ -59,6 +60,9 @@ pub(crate) type Shared = Rc<RefCell<State>>;
 
 impl State {
     fn post_state(&self) {
+        if !self.ready {
+            return;
+        }
         let report = Report {
             models: &self.models,
             jobs: &self.jobs,
@@ -94,6 +98,7 @@ pub fn start() {
         let start = {
             let mut s = state.borrow_mut();
             s.ready = true;
+            s.post_state();
             s.queue.waiting() > 0 && !std::mem::replace(&mut s.pumping, true)
         };
         if start {
