@@ -4,7 +4,7 @@
 // refuse to run it:
 // - scripts: this origin's files, plus the two inline scripts by their sha256 (computed here
 //   from the exact bytes the build wrote, since the app's module script names this build's
-//   hashed files): that module script and index.html's bridge to the model worker; plus
+//   hashed files): that module script and index.html's inline entry to the MCP module; plus
 //   'wasm-unsafe-eval' to compile the module. No other inline script, no eval, no handlers.
 // - connect-src is open: providers and MCP servers are wherever the user points them.
 // - images and audio: this origin, data: (tool results) and blob:; no plugins, no <base>, no
@@ -33,7 +33,7 @@ const inline = [...html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)]
   .filter((m) => !/\bsrc=/.test(m[0].slice(0, m[0].indexOf('>'))))
   .map((m) => `'sha256-${createHash('sha256').update(m[1], 'utf8').digest('base64')}'`);
 if (inline.length !== 2) {
-  console.error(`csp: expected exactly the app's module script and the model bridge as inline scripts, found ${inline.length}`);
+  console.error(`csp: expected exactly the app's module script and the MCP module's entry as inline scripts, found ${inline.length}`);
   process.exit(1);
 }
 const policy = [

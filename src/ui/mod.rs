@@ -23,6 +23,7 @@ pub mod markdown_body;
 pub mod mcp_settings;
 pub mod memory_settings;
 pub mod message_view;
+pub mod model_panel;
 pub mod model_picker;
 pub mod notices_view;
 pub mod onboarding;

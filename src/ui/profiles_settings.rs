@@ -16,6 +16,7 @@ use skiff_core::provider::{ProviderKind, ReasoningEffort};
 
 use super::context::ctx;
 use super::fields::{Choice, EnumSelect, Select, TextField};
+use super::model_panel::model_panel;
 use super::settings::number_input;
 use super::when::When;
 use crate::platform::ids;
@@ -224,8 +225,7 @@ fn ProfileForm(id: String) -> impl IntoView {
                 })
             />
             // The address fields are hidden rather than rebuilt for the in-browser model, whose
-            // panel (the model worker's own page, worker/panel.html) is loaded only when shown:
-            // nothing of it is in the page (platform::local_model).
+            // panel (ui::model_panel) starts the model worker only when shown.
             <div hidden=move || !remote.get()>
                 <TextField
                     label="Base URL"
@@ -241,7 +241,7 @@ fn ProfileForm(id: String) -> impl IntoView {
                 {text_field("API key (optional)", "password", |p| p.api_key.clone(), |p, v| p.api_key = v)}
             </div>
             <When when=move || !remote.get()>
-                <iframe class="local-models" src="worker/panel.html" title="Models stored in this browser"></iframe>
+                {model_panel()}
             </When>
             <label class="field">
                 <span>"Default model"</span>
