@@ -151,7 +151,7 @@ async function signIn(name) {
   await dialog.waitFor();
   assert.match(await dialog.innerText(), /Sign in required/);
   const popupP = context.waitForEvent('page');
-  await dialog.locator('[data-act="sign-in"]').click();
+  await dialog.locator('button.oauth-sign-in').click();
   const popup = await popupP;
   if (process.env.SKIFF_OAUTH_DEBUG) {
     popup.on('console', (m) => console.error(`popup ${m.type()}: ${m.text()}`));

@@ -45,6 +45,10 @@ pub const CHANNEL: &str = "skiff-oauth";
 pub const POPUP_NAME: &str = "skiff-oauth";
 pub const POPUP_FEATURES: &str = "popup,width=520,height=720";
 
+/// The `<meta name>` in `index.html` that carries the page's public address when the build
+/// wrote Skiff's Client ID Metadata Document for it (`scripts/write-client-metadata.mjs`).
+pub const PUBLIC_URL_META: &str = "skiff-public-url";
+
 /// Keys the JavaScript sign-in wrote that nothing reads any more (it asked the page to import
 /// its module at start); removed at start so they do not linger.
 pub const RETIRED_KEYS: [&str; 1] = ["skiff.extras.boot.oauth"];
