@@ -83,8 +83,9 @@ impl ValueDb {
         Ok((!v.is_undefined() && !v.is_null()).then_some(v))
     }
 
-    /// Store `value` under `key`; done once committed.
-    pub async fn put(&self, key: &str, value: &JsValue) -> Result<(), IdbError> {
+    /// Store `value` under `key` unless something is stored there already (then an error);
+    /// done once committed.
+    pub async fn add(&self, key: &str, value: &JsValue) -> Result<(), IdbError> {
         let tx = self
             .db
             .transaction_with_str_and_mode(self.store, IdbTransactionMode::Readwrite)
@@ -93,7 +94,7 @@ impl ValueDb {
             .object_store(self.store)
             .map_err(|e| IdbError::Unavailable(js_error_text(&e)))?;
         store
-            .put_with_key(value, &JsValue::from_str(key))
+            .add_with_key(value, &JsValue::from_str(key))
             .map_err(|e| IdbError::Aborted(js_error_text(&e)))?;
         committed(tx).await
     }

@@ -10,9 +10,10 @@
 //! It decides nothing: which bytes to seal, under which additional data, and what a failure
 //! means are the caller's. It never logs a value it is handed.
 
-use std::cell::RefCell;
 use std::fmt;
+use std::rc::Rc;
 
+use futures::lock::Mutex;
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use skiff_core::oauth::stored::{KEY_DB, KEY_DB_VERSION, KEY_NAME, KEY_STORE};
 use wasm_bindgen::{JsCast, JsValue};
@@ -138,15 +139,18 @@ pub async fn sign_pkcs8(der: &[u8], alg: SignWith, data: &[u8]) -> Result<Vec<u8
 }
 
 thread_local! {
-    /// The sealing key once loaded (or made) in this page.
-    static SEALING_KEY: RefCell<Option<CryptoKey>> = const { RefCell::new(None) };
+    /// The sealing key once loaded (or made) in this page. Behind a lock: two first uses at
+    /// once must not each make a key, or what one sealed would not open after a reload.
+    static SEALING_KEY: Rc<Mutex<Option<CryptoKey>>> = Rc::new(Mutex::new(None));
 }
 
 /// The profile's sealing key: read from IndexedDB, or made (AES-GCM 256, not extractable) and
 /// stored there the first time.
 async fn sealing_key() -> Result<CryptoKey, CryptoError> {
-    if let Some(key) = SEALING_KEY.with(|k| k.borrow().clone()) {
-        return Ok(key);
+    let slot = SEALING_KEY.with(Rc::clone);
+    let mut slot = slot.lock().await;
+    if let Some(key) = slot.as_ref() {
+        return Ok(key.clone());
     }
     let db = idb_values::ValueDb::open(KEY_DB, KEY_DB_VERSION, KEY_STORE)
         .await
@@ -163,16 +167,23 @@ async fn sealing_key() -> Result<CryptoKey, CryptoError> {
                 .generate_key_with_object(&algorithm, false, &usages(&["encrypt", "decrypt"]))
                 .map_err(err)?;
             let key: CryptoKey = JsFuture::from(made).await.map_err(err)?.unchecked_into();
-            db.put(KEY_NAME, &key)
-                .await
-                .map_err(|e| CryptoError(e.to_string()))?;
-            key
+            // `add`, not `put`: another tab making its first key at the same moment must not
+            // replace one already sealing records; the one stored first is everyone's.
+            match db.add(KEY_NAME, &key).await {
+                Ok(()) => key,
+                Err(e) => db
+                    .get(KEY_NAME)
+                    .await
+                    .ok()
+                    .flatten()
+                    .and_then(|v| v.dyn_into::<CryptoKey>().ok())
+                    .ok_or_else(|| CryptoError(e.to_string()))?,
+            }
         }
     };
     db.close();
-    // Another call may have made one meanwhile (two tabs at once): the stored one wins on the
-    // next load; within this page the first kept is used throughout.
-    Ok(SEALING_KEY.with(|k| k.borrow_mut().get_or_insert(key).clone()))
+    *slot = Some(key.clone());
+    Ok(key)
 }
 
 fn gcm(iv: &[u8], additional_data: &[u8]) -> Object {

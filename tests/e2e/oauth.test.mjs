@@ -55,7 +55,7 @@ const asState = async () => (await fetch(`${servers.as}/_state`)).json();
 
 before(async () => {
   assert.ok(existsSync(`${distDir()}/index.html`), `no build in ${distDir()}: run scripts/build.sh first`);
-  assert.ok(existsSync(`${distDir()}/extras/oauth-callback.html`), 'the build has no OAuth callback page (scripts/build-extras.sh)');
+  assert.ok(existsSync(`${distDir()}/extras/oauth-callback.html`), 'the build has no OAuth callback page (src/oauth-callback/, copied to extras/)');
   assert.ok(existsSync(PY), `${PY} is missing: run "source scripts/setup-mcp.sh"`);
   servers = await startOAuthServers(['--token-lifetime', String(LIFETIME_S)]);
   site = await startStaticServer();

@@ -43,7 +43,7 @@ impl AppIdentity {
 
     /// Skiff deployed with its page at `page_base` (the directory URL of `index.html`, as
     /// `document.baseURI` gives it): the callback page and the Client ID Metadata Document are
-    /// the on-demand module's `extras/oauth-callback.html` and the page directory's
+    /// `extras/oauth-callback.html` (its own document, `src/oauth-callback/`) and the page's
     /// `client-metadata.json`. `metadata_written` says whether the build wrote
     /// that document (it does only when `SKIFF_PUBLIC_URL` was set, since a static build cannot
     /// know its own address otherwise); without it the client id comes from registration.

@@ -133,6 +133,11 @@ pub(super) fn close(server: &str) {
     }
 }
 
+/// Whether this tab came back from a full-page redirect with an answer to finish.
+pub(super) fn returned() -> bool {
+    popup::session_get(RETURNED_KEY).is_some()
+}
+
 /// Back from a full-page redirect: finish the sign-in that left (first, before any request
 /// makes a machine for that server without it).
 pub(super) async fn resume() {

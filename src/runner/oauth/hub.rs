@@ -18,7 +18,7 @@ use skiff_core::oauth::machine_types::{PendingAuthorization, WaiterId};
 use skiff_core::oauth::request_auth::carries_tokens;
 use skiff_core::oauth::status_text::{ages, status_sentence};
 use skiff_core::oauth::stored::{covering, StoredSetup, PUBLIC_URL_META};
-use skiff_core::oauth::AuthMachine;
+use skiff_core::oauth::{AuthMachine, AuthStatus};
 
 use super::{callback, perform, vault};
 use crate::platform::broadcast::Channel;
@@ -163,7 +163,7 @@ pub(super) fn routed(state: Option<&str>) -> Option<String> {
         }
         h.entries
             .iter()
-            .find(|(_, e)| e.machine.status().map(|s| s.as_str()) == Some("waiting-for-user"))
+            .find(|(_, e)| matches!(e.machine.status(), Some(AuthStatus::WaitingForUser { .. })))
             .map(|(id, _)| id.clone())
     })
 }

@@ -8,7 +8,9 @@
 //! in the URL), random bytes, SHA-256, signatures and sealing (`platform::webcrypto`), the
 //! sign-in window and the way back from it (`callback`), the sealed store (`vault`).
 //!
-//! - `token_path` is on every MCP request (`runner::mcp::link`), in the page's first load;
+//! - `token_path` is on every MCP request (`runner::mcp::link`), in the page's first load, and
+//!   small: it reaches the rest only through `engine` (three entry points: a request to a
+//!   server that signs in, a refused request, the start of a page that has credentials);
 //! - `account` serves the Account dialog and loads with it.
 //!
 //! Architecture Invariant: a token is never logged, shown or put anywhere but an
@@ -17,6 +19,7 @@
 
 pub mod account;
 mod callback;
+mod engine;
 mod hub;
 mod perform;
 mod token_path;
@@ -25,8 +28,6 @@ mod vault;
 use std::rc::Rc;
 
 use leptos::prelude::*;
-use skiff_core::oauth::request_auth::carries_tokens;
-use skiff_core::oauth::stored::covering;
 use wasm_bindgen_futures::spawn_local;
 
 pub use token_path::{authorization, refused};
@@ -45,23 +46,10 @@ pub fn install(store: McpStore, notices: Notices, connect: impl Fn(&str) + 'stat
         revision: RwSignal::new(0),
     });
     vault::retire_old_keys();
-    spawn_local(async move {
-        callback::resume().await;
-        if !vault::any_credentials() {
-            return;
-        }
-        let records = hub::records().await;
-        let servers = store.servers.get_untracked();
-        for cfg in servers {
-            let signs_in = carries_tokens(cfg.transport, &cfg.url);
-            if signs_in
-                && covering(&records, &cfg.url).is_some()
-                && hub::entry_for(&cfg.id, None).await
-            {
-                hub::drive(&cfg.id);
-            }
-        }
-    });
+    // Only a page that signs in to something loads the sign-in at start.
+    if vault::any_credentials() || callback::returned() {
+        spawn_local(engine::start());
+    }
 }
 
 /// Changes whenever what the Account dialog shows may have changed (read it to re-render).
