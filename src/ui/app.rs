@@ -56,6 +56,8 @@ pub fn App() -> impl IntoView {
     };
     provide_context(ctx);
     super::extras_host::install(ctx);
+    // Before any server connects: a sign-in that left by full-page redirect is finished first.
+    crate::runner::oauth::install(mcp, notices, move |id| mcp_runner.connect(id));
 
     // Reopen the conversation named in the URL (a reload or a bookmark), else the newest.
     let wanted = location::hash()

@@ -67,6 +67,7 @@ fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
     let editing = RwSignal::new(false);
     let show_tools = RwSignal::new(false);
     let confirm_remove = RwSignal::new(false);
+    let show_account = RwSignal::new(false);
     let status = move || {
         live.map(|l| l.health.get().status)
             .unwrap_or(HealthStatus::Idle)
@@ -169,7 +170,7 @@ fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
                 // Resources, prompts and roots live in the on-demand MCP module (src/extras).
                 <button class="small mcp-browse" on:click=move |_| super::extras_host::open("browse", id.get_value())>"Resources"</button>
                 <button class="small mcp-roots" on:click=move |_| super::extras_host::open("roots", id.get_value())>"Roots"</button>
-                <button class="small mcp-account" on:click=move |_| super::extras_host::open("auth", id.get_value())>"Account"</button>
+                <button class="small mcp-account" on:click=move |_| show_account.set(true)>"Account"</button>
                 <button class="small mcp-edit" on:click=move |_| editing.update(|e| *e = !*e)>"Edit"</button>
                 <When
                     when=move || confirm_remove.get()
@@ -193,6 +194,11 @@ fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
                 <ServerEditor initial=ctx.mcp.server(&id.get_value()) on_done=Callback::new(move |_| editing.set(false)) />
             })}
             {move || show_tools.get().then(|| view! { <ToolList server_id=id.get_value() /> })}
+            // The sign-in's dialog (OAuth): its one entry, loadable on demand.
+            {move || show_account.get().then(|| super::account_dialog::account_dialog(
+                id.get_value(),
+                Callback::new(move |_| show_account.set(false)),
+            ))}
             <When when=move || instructions().is_some()>
                 <details class="mcp-instructions">
                     <summary>"Instructions from the server"</summary>

@@ -1,6 +1,7 @@
 //! Leptos components. They render store state and dispatch intents to runners and stores;
 //! they hold no protocol logic and never touch storage directly.
 
+pub mod account_dialog;
 pub mod announcer;
 pub mod app;
 pub mod attachment_chip;
