@@ -1,8 +1,11 @@
 //! The page's polite live region: when a turn in the open conversation ends, screen readers
-//! hear how it ended ("Answer finished: …" with its opening words, or the error sentence).
+//! hear how it ended ("Answer finished: …" with its opening words, or the error sentence), and
+//! any surface may have a sentence said through [`Announcements::say`] (a prompt inserted, a
+//! server asking to use the model).
 //!
 //! Once per turn, never per token; the sentence is `skiff_core::announce`'s. Opening a
 //! conversation whose answer ended earlier announces nothing: only an end seen here does.
+//! The page has this one live region; no surface adds its own.
 
 use std::time::Duration;
 
@@ -16,14 +19,67 @@ use super::context::ctx;
 /// How long an announcement stays in the region after it was made.
 const CLEAR_AFTER: Duration = Duration::from_secs(7);
 
+/// Sentences for the live region, from anywhere on the page (provided by the app shell).
+#[derive(Clone, Copy)]
+pub struct Announcements(RwSignal<Option<String>>);
+
+impl Default for Announcements {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Announcements {
+    pub fn new() -> Self {
+        Announcements(RwSignal::new(None))
+    }
+
+    /// Have screen readers hear `sentence` (politely, after what they are saying).
+    pub fn say(&self, sentence: impl Into<String>) {
+        let sentence = sentence.into();
+        if !sentence.is_empty() {
+            self.0.try_set(Some(sentence));
+        }
+    }
+}
+
+/// The page's [`Announcements`].
+pub fn announcements() -> Announcements {
+    expect_context::<Announcements>()
+}
+
 #[component]
 pub fn Announcer() -> impl IntoView {
     let ctx = ctx();
+    let asked = announcements();
     let text = RwSignal::new(String::new());
     // (conversation id, was a turn running in it) at the last look.
     let last_seen = StoredValue::new(None::<(String, bool)>);
     // Which announcement is showing, so only its own timer clears it.
     let shown = StoredValue::new(0u32);
+    let speak = move |sentence: String| {
+        // Emptied first, so the same sentence twice is still a change to announce; emptied
+        // again once read (as react-aria's announcer does), so it is not found later as
+        // stale page text. A newer announcement is never cleared by an older timer.
+        let generation = shown.get_value().wrapping_add(1);
+        shown.set_value(generation);
+        text.set(String::new());
+        set_timeout(move || text.set(sentence), Duration::from_millis(60));
+        set_timeout(
+            move || {
+                if shown.try_get_value() == Some(generation) {
+                    text.set(String::new());
+                }
+            },
+            CLEAR_AFTER,
+        );
+    };
+    effect(move || {
+        if let Some(sentence) = asked.0.get() {
+            asked.0.update_untracked(|s| *s = None);
+            untrack(|| speak(sentence));
+        }
+    });
     effect(move || {
         let Some(conv) = ctx.convs.current.get() else {
             last_seen.set_value(None);
@@ -58,21 +114,7 @@ pub fn Announcer() -> impl IntoView {
             })
             .flatten();
         if let Some(sentence) = sentence {
-            // Emptied first, so the same sentence twice is still a change to announce; emptied
-            // again once read (as react-aria's announcer does), so it is not found later as
-            // stale page text. A newer announcement is never cleared by an older timer.
-            let generation = shown.get_value().wrapping_add(1);
-            shown.set_value(generation);
-            text.set(String::new());
-            set_timeout(move || text.set(sentence), Duration::from_millis(60));
-            set_timeout(
-                move || {
-                    if shown.try_get_value() == Some(generation) {
-                        text.set(String::new());
-                    }
-                },
-                CLEAR_AFTER,
-            );
+            speak(sentence);
         }
     });
     view! {

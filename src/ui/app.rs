@@ -4,9 +4,10 @@
 use crate::stores::reactive::effect;
 use leptos::prelude::*;
 
-use super::announcer::Announcer;
+use super::announcer::{Announcements, Announcer};
 use super::chat_view::ChatView;
 use super::context::Ctx;
+use super::mcp::{McpSurfaceHost, McpSurfaces};
 use super::notices_view::NoticesView;
 use super::search_dialog::SearchDialog;
 use super::settings_panel::SettingsPanel;
@@ -50,6 +51,10 @@ pub fn App() -> impl IntoView {
         sidebar_open: RwSignal::new(false),
     };
     provide_context(ctx);
+    provide_context(Announcements::new());
+    let surfaces = McpSurfaces::new(&ctx);
+    provide_context(surfaces);
+    // OAuth: the on-demand module's sign-in asks the page through `skiff_host`.
     super::extras_host::install(ctx);
 
     // Reopen the conversation named in the URL (a reload or a bookmark), else the newest.
@@ -131,6 +136,7 @@ pub fn App() -> impl IntoView {
             <When when=move || ctx.show_settings.get()>
                 <SettingsPanel />
             </When>
+            <McpSurfaceHost ctx=ctx surfaces=surfaces />
             <KeyboardShortcuts />
             <SearchDialog />
             <Announcer />

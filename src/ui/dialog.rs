@@ -1,4 +1,5 @@
-//! The one modal dialog wrapper every modal uses (Settings, the keyboard shortcuts sheet).
+//! The one modal dialog wrapper every modal uses (Settings, the keyboard shortcuts sheet, the
+//! MCP resource browser, sampling requests, the roots editor).
 //!
 //! While a [`Modal`] is on screen: focus moves into it (its first focusable control, else the
 //! dialog itself), Tab and Shift+Tab cycle inside it (`skiff_core::focus_trap` decides where),
@@ -60,6 +61,13 @@ pub fn Modal(
     /// Hides the dialog (sets the signal that shows it to false).
     #[prop(into)]
     on_close: Callback<()>,
+    /// The id of the element inside that names the dialog (its title), instead of `label`.
+    #[prop(optional)]
+    labelled_by: Option<&'static str>,
+    /// A click on the backdrop does not close it: closing answers someone (a server waiting
+    /// for the user), which only Escape or the dialog's own buttons may do.
+    #[prop(optional)]
+    persistent: bool,
     children: Children,
 ) -> impl IntoView {
     let id = NEXT_ID.with(|n| {
@@ -124,12 +132,13 @@ pub fn Modal(
     });
 
     view! {
-        <div class="modal-backdrop" on:click=move |_| on_close.run(())>
+        <div class="modal-backdrop" on:click=move |_| if !persistent { on_close.run(()) }>
             <section
                 class=class
                 role="dialog"
                 aria-modal="true"
-                aria-label=label
+                aria-label=labelled_by.is_none().then_some(label)
+                aria-labelledby=labelled_by
                 tabindex="-1"
                 node_ref=node
                 on:click=|ev| ev.stop_propagation()

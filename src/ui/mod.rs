@@ -19,6 +19,7 @@ pub mod icons;
 pub mod keyed_list;
 pub mod markdown_body;
 pub mod masks_settings;
+pub mod mcp;
 pub mod mcp_settings;
 pub mod memory_settings;
 pub mod message_view;

@@ -1,16 +1,13 @@
-// Skiff's on-demand MCP module: the page imports this file the first time the user opens a
-// resource browser, a prompt, the roots list, or when a server asks for sampling (README.md
-// in src/extras is the contract). `run(op, arg)` is all the page calls.
+// Skiff's on-demand MCP module: the page imports this file the first time a server needs a
+// sign-in (its Account dialog, a 401, or at start while credentials are stored; README.md in
+// src/extras is the contract). `run(op, arg)` is all the page calls.
 //
-// This file only routes: the wasm (skiff_extras, decisions and HTML from skiff_core) is loaded
-// once, each feature module exports its ops, and events fan out to every feature.
+// This file only routes: the wasm (skiff_extras, decisions from skiff_core) is loaded once,
+// each feature module exports its ops, and events fan out to every feature.
 import init, * as wasm from './skiff_extras.js';
-import * as resources from './resources.js';
-import * as asks from './asks.js';
-import * as elicit from './elicit.js';
 import * as oauth from './oauth.js';
 
-const features = [resources, asks, elicit, oauth];
+const features = [oauth];
 
 // The module's stylesheets, beside the page's (same origin: the page's CSP allows them).
 for (const f of features) {
@@ -29,8 +26,7 @@ const host = async (op, arg) => {
   if (!bindings || typeof bindings.skiff_host !== 'function') {
     throw new Error('Skiff has not finished starting; try again in a moment.');
   }
-  // A File (op "attach") goes as it is; everything else as JSON.
-  const text = await bindings.skiff_host(op, arg instanceof File ? arg : JSON.stringify(arg ?? null));
+  const text = await bindings.skiff_host(op, JSON.stringify(arg ?? null));
   return text ? JSON.parse(text) : null;
 };
 
@@ -39,7 +35,7 @@ const ctx = { host, wasm };
 export async function run(op, arg) {
   await ready;
   // index.html imports the module at start while anything of it must live across reloads
-  // (a subscription to resume): it stores localStorage "skiff.extras.boot" for that.
+  // (stored credentials): it stores localStorage "skiff.extras.boot" for that.
   if (op === 'boot') {
     await Promise.all(features.map((f) => (f.onEvent ? f.onEvent({ kind: 'boot' }, ctx) : null)));
     return;

@@ -234,6 +234,7 @@ impl PromptForm {
                 .enumerate()
                 .map(|(i, a)| ArgView {
                     id: field_id(i),
+                    name: a.name.clone(),
                     label: text::name(a.label()).into_owned(),
                     required: a.required,
                     description: (!a.description.trim().is_empty())
@@ -303,6 +304,8 @@ pub struct FormView {
 pub struct ArgView {
     /// The input's element id.
     pub id: String,
+    /// The argument's name as the server gave it (the field's `data-arg`).
+    pub name: String,
     pub label: String,
     pub required: bool,
     pub description: Option<String>,

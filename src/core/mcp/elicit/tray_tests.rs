@@ -251,7 +251,7 @@ fn a_withdrawn_question_goes_and_a_repeated_one_shows_once() {
     let raw = sep1034_raw();
     let id = added(&ask(&mut tray, 5, &raw));
     assert_eq!(ask(&mut tray, 5, &raw), vec![]);
-    assert_eq!(tray.ids(), [id.clone()]);
+    assert_eq!(tray.ids(), std::slice::from_ref(&id));
     assert_eq!(tray.gone("other", 5), vec![]);
     assert_eq!(tray.gone(SERVER, 5), vec![Effect::Removed { id }]);
     assert!(tray.is_empty());

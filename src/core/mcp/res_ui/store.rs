@@ -197,7 +197,9 @@ impl Store {
 
     /// The page's live server list. A connected server's lists replace the kept ones; an
     /// offline server keeps what was seen last, so its cached resources stay findable.
-    pub fn sync(&mut self, servers: &[LiveLists]) {
+    /// Returns whether anything changed.
+    pub fn sync(&mut self, servers: &[LiveLists]) -> bool {
+        let before = self.servers.clone();
         for s in &mut self.servers {
             s.present = false;
             s.connected = false;
@@ -254,6 +256,7 @@ impl Store {
                 }
             }
         }
+        self.servers != before
     }
 
     pub fn server(&self, id: &str) -> Option<&ServerLists> {
