@@ -1,6 +1,6 @@
 // Skiff's service worker: the page loads and works with no network, from any static host and
 // sub-path. scripts/pwa-precache.mjs writes dist/sw.js from this template after each build,
-// filling in BUILD (a hash of the build's files) and PRECACHE (exactly the files Trunk wrote,
+// filling in BUILD (a hash of the build's files) and PRECACHE (exactly the files the build wrote,
 // relative to this script). Nothing here is written by hand per build.
 //
 // What it must never do:

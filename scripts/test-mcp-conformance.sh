@@ -26,7 +26,7 @@ for arg in "$@"; do
 done
 
 # shellcheck source=setup.sh
-source scripts/setup.sh
+source scripts/setup.sh test
 # shellcheck source=setup-mcp.sh
 source scripts/setup-mcp.sh
 export SKIFF_DIST="${SKIFF_DIST:-$ROOT/dist}"

@@ -18,6 +18,7 @@ pub mod attach;
 pub mod branches;
 pub mod builtin;
 pub mod chat;
+pub mod chunk_load;
 pub mod display;
 pub mod focus_trap;
 pub mod follow;

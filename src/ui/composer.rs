@@ -19,6 +19,7 @@ use wasm_bindgen::JsCast;
 use super::attachment_chip::chips;
 use super::context::ctx;
 use super::context_gauge::ContextGauge;
+use super::lazy::Lazy;
 use super::mcp::{self as mcp_ui, PickerSlot};
 use super::when::When;
 
@@ -126,6 +127,8 @@ pub fn Composer() -> impl IntoView {
     let has_mcp = move || ctx.mcp.servers.with(|s| !s.is_empty());
     let surfaces = mcp_ui::surfaces();
     let slot = PickerSlot::new(draft);
+    // The pickers (on-demand chunks) find the box's slot here.
+    provide_context(slot);
     // The text up to the caret: the pickers' signs are read from it (the caret counts UTF-16
     // units: sliced on the JS side).
     let track = move |el: &web_sys::HtmlTextAreaElement| {
@@ -285,10 +288,10 @@ pub fn Composer() -> impl IntoView {
     view! {
         // The `/` panel sits right above the composer.
         <When when=move || slot.prompt_open.get() && has_mcp()>
-            {move || mcp_ui::prompts::prompt_picker(ctx, slot)}
+            <Lazy load=mcp_ui::prompt_surface surface="Prompts" />
         </When>
         <When when=move || slot.mention_open.get() && has_mcp()>
-            {move || mcp_ui::resources::mention_picker(ctx, surfaces, slot)}
+            <Lazy load=mcp_ui::mention_surface surface="MCP resources" />
         </When>
         <form class="composer" on:submit=move |ev| {
             ev.prevent_default();

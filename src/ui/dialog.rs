@@ -16,6 +16,7 @@ use crate::stores::reactive::effect;
 use leptos::html;
 use leptos::prelude::*;
 use skiff_core::focus_trap::{tab_target, TabMove};
+use wasm_bindgen::JsCast;
 use web_sys::HtmlElement;
 
 use super::composer::focus_composer;
@@ -25,6 +26,8 @@ struct OpenDialog {
     id: u32,
     close: Callback<()>,
     opener: Option<HtmlElement>,
+    /// The dialog element, once drawn.
+    element: Option<HtmlElement>,
 }
 
 thread_local! {
@@ -68,6 +71,9 @@ pub fn Modal(
     /// for the user), which only Escape or the dialog's own buttons may do.
     #[prop(optional)]
     persistent: bool,
+    /// What takes focus when it opens (a selector inside it), instead of its first control.
+    #[prop(optional)]
+    initial_focus: Option<&'static str>,
     children: Children,
 ) -> impl IntoView {
     let id = NEXT_ID.with(|n| {
@@ -80,6 +86,7 @@ pub fn Modal(
             id,
             close: on_close,
             opener: active_element(),
+            element: None,
         })
     });
     let node = NodeRef::<html::Section>::new();
@@ -87,9 +94,17 @@ pub fn Modal(
     // Focus in, once the dialog is in the document.
     effect(move || {
         let Some(dialog) = node.get() else { return };
-        let target = focusable_within(&dialog)
-            .into_iter()
-            .next()
+        let element: HtmlElement = dialog.clone();
+        OPEN.with(|open| {
+            if let Some(d) = open.borrow_mut().iter_mut().find(|d| d.id == id) {
+                d.element = Some(element);
+            }
+        });
+        let chosen = initial_focus
+            .and_then(|sel| dialog.query_selector(sel).ok().flatten())
+            .and_then(|el| el.dyn_into::<HtmlElement>().ok());
+        let target = chosen
+            .or_else(|| focusable_within(&dialog).into_iter().next())
             .unwrap_or_else(|| dialog.clone());
         if let Err(e) = target.focus() {
             leptos::logging::warn!("could not move focus into the dialog: {e:?}");
@@ -119,7 +134,17 @@ pub fn Modal(
         let opener = OPEN.with(|open| {
             let mut open = open.borrow_mut();
             let at = open.iter().position(|d| d.id == id)?;
-            open.remove(at).opener
+            let gone = open.remove(at);
+            // A dialog opened from inside this one (a surface taking the place of its loading
+            // dialog, `ui::lazy`) returns focus where this one would have.
+            if let Some(el) = &gone.element {
+                for d in open.iter_mut() {
+                    if d.opener.as_ref().is_some_and(|o| el.contains(Some(o))) {
+                        d.opener.clone_from(&gone.opener);
+                    }
+                }
+            }
+            gone.opener
         });
         match opener {
             Some(el) if el.is_connected() => {

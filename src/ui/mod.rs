@@ -17,6 +17,7 @@ pub mod dialog;
 pub mod extras_host;
 pub mod icons;
 pub mod keyed_list;
+pub mod lazy;
 pub mod markdown_body;
 pub mod masks_settings;
 pub mod mcp;
