@@ -94,11 +94,11 @@ pub fn roots_dialog(ctx: Ctx, surfaces: McpSurfaces, server: String) -> AnyView 
         }
     };
     let view = move || form.with(RootsForm::view);
-    focus(RootsFocus::Uri);
     view! {
         <Modal
             label="Roots"
             labelled_by=ROOTS_TITLE_ID
+            initial_focus="#ask-root-uri"
             class="ask-dialog ask-roots"
             on_close=move || act(RootsIntent::Cancel)
         >

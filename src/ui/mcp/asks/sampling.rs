@@ -96,20 +96,16 @@ impl Desk {
                 let current = sampling::current_model(self.ctx.settings, self.ctx.convs);
                 let pick = initial_model(&models, remembered.as_ref(), current.as_ref());
                 self.said.say(card.said_on_arrival());
-                let first = self.cards.with_untracked(Vec::is_empty);
+                // The dialog opens on the first card (`initial_focus`); a later one waits its
+                // turn without taking focus.
                 self.cards.update(|cs| {
                     cs.push(Slot {
-                        id: id.clone(),
+                        id,
                         card: *card,
                         models,
                         pick,
                     })
                 });
-                // The card, not Approve: a user typing Enter elsewhere must not approve by
-                // accident.
-                if first {
-                    focus_id(id);
-                }
             }
             Some(Admission::Refuse { answer, sentence }) => {
                 if !sentence.is_empty() {
@@ -239,6 +235,9 @@ impl Desk {
                     label="Requests to use your model"
                     class="ask-dialog ask-sampling"
                     persistent=true
+                    // The card, not Approve: a user typing Enter elsewhere must not approve by
+                    // accident.
+                    initial_focus="section.ask-card"
                     on_close=move || self.escape()
                 >
                     <div class="ask-cards">

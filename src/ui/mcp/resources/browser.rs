@@ -213,9 +213,8 @@ pub(super) fn browser(surfaces: McpSurfaces, filter: String) -> AnyView {
         runner.store.track();
         runner.store.with(server_options)
     };
-    b.focus("#res-search");
     view! {
-        <Modal label="Resources" class="res-dialog" on_close=on_close>
+        <Modal label="Resources" class="res-dialog" initial_focus="#res-search" on_close=on_close>
             <div class="res-frame" node_ref=b.root>
                 <header class="res-head">
                     <h2 id="res-title">"Resources"</h2>
