@@ -24,7 +24,6 @@ cargo fmt --all -- --check
 step "clippy: core natively, then the app and the MCP module for wasm32 (warnings fail the run)"
 cargo clippy -p skiff-core --all-targets -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib -- -D warnings
-cargo clippy --target wasm32-unknown-unknown -p skiff-extras -- -D warnings
 
 step "core: native tests (cargo test -p skiff-core)"
 cargo test -p skiff-core
