@@ -18,6 +18,9 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/skiff/target}"
 
 step() { echo; echo "==> $*  [$(( $(date +%s) - start )) s]"; }
 
+step "ARCHITECTURE.md's invariants that a grep can keep (scripts/check-invariants.sh)"
+scripts/check-invariants.sh
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
