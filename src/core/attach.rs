@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::base64::base64;
 use crate::chat::{Conversation, Message, Role};
 use crate::format::human_bytes;
 use crate::profiles::Target;
@@ -391,60 +392,6 @@ pub fn unreferenced<'a>(
         }
     }
     free
-}
-
-/// Standard base64 with padding (what every provider's inline data takes).
-pub fn base64(bytes: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for c in bytes.chunks(3) {
-        let n = (u32::from(c[0]) << 16)
-            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
-            | u32::from(*c.get(2).unwrap_or(&0));
-        for i in 0..4 {
-            if i <= c.len() {
-                out.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-/// Standard or URL-safe base64, padded or not, ASCII whitespace ignored (data URLs and JSON
-/// `bytes` fields come in each form); `None` for any other character, text after padding, or a
-/// length no encoder writes. The inverse of [`base64`].
-pub fn unbase64(text: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(text.len() / 4 * 3 + 2);
-    let (mut acc, mut bits, mut pad) = (0u32, 0u32, 0u32);
-    for c in text.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            b'=' => {
-                pad += 1;
-                continue;
-            }
-            b' ' | b'\t' | b'\r' | b'\n' => continue,
-            _ => return None,
-        };
-        if pad > 0 {
-            return None;
-        }
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    // Six bits left means one lone character: no encoder ends a text that way.
-    (bits != 6 && pad <= 2).then_some(out)
 }
 
 /// Whether `m`'s attachments travel with later requests: only a user's. Images a model

@@ -218,20 +218,6 @@ fn text_fences_outlast_the_file() {
 }
 
 #[test]
-fn base64_matches_the_standard() {
-    for (i, o) in [
-        ("", ""),
-        ("f", "Zg=="),
-        ("fo", "Zm8="),
-        ("foo", "Zm9v"),
-        ("foobar", "Zm9vYmFy"),
-    ] {
-        assert_eq!(base64(i.as_bytes()), o);
-    }
-    assert_eq!(base64(&[0xff, 0xfe, 0xfd]), "//79");
-}
-
-#[test]
 fn refusals_name_the_model_and_provider() {
     let mut t = Target {
         profile_name: "Local".into(),

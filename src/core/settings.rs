@@ -25,7 +25,7 @@ pub enum Theme {
     Dark,
 }
 
-crate::display::names::named_enum!(Theme, "theme", {
+crate::names::named_enum!(Theme, "theme", {
     System => "system",
     Light => "light",
     Dark => "dark",

@@ -14,7 +14,7 @@
 //! A row that grows for a moment (a rename form) shifts those below it by a few pixels and
 //! nothing breaks, because the overscan covers the difference.
 
-use crate::builtin::time::{civil_from_days, clamp_offset, month_name};
+use crate::calendar::{civil_from_days, clamp_offset, month_name};
 use crate::chat::ConversationSummary;
 use crate::projects::Project;
 

@@ -273,7 +273,7 @@ impl ToolCallRecord {
     }
 }
 
-crate::display::names::named_enum!(ToolMode, "tool mode", {
+crate::names::named_enum!(ToolMode, "tool mode", {
     Native => "native",
     Prompt => "prompt",
     Off => "off",
@@ -290,7 +290,7 @@ impl ToolMode {
     }
 }
 
-crate::display::names::named_enum!(ToolModeSetting, "tool mode", {
+crate::names::named_enum!(ToolModeSetting, "tool mode", {
     Auto => "auto",
     Native => "native",
     Prompt => "prompt",

@@ -4,7 +4,7 @@
 //! The time arrives as numbers (epoch ms, the user's UTC offset and zone name) because core
 //! has no clock; [`local_time_text`] turns them into the words the model reads.
 
-use crate::builtin::time::{civil_time, month_name};
+use crate::calendar::{civil_time, month_name};
 
 /// What the default system template tells every model: who it is talking through, the date,
 /// time and time zone (models otherwise guess from their training data), and how to write

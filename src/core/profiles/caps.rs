@@ -55,7 +55,7 @@ pub enum Which {
     Pdf,
 }
 
-crate::display::names::named_enum!(Which, "capability", {
+crate::names::named_enum!(Which, "capability", {
     Vision => "vision",
     Tools => "tools",
     Reasoning => "reasoning",

@@ -63,7 +63,7 @@ pub enum ProviderKind {
 /// requests under it to the model worker, which answers them as an OpenAI-compatible server.
 pub const IN_BROWSER_BASE: &str = "in-browser://model";
 
-crate::display::names::named_enum!(ProviderKind, "provider kind", {
+crate::names::named_enum!(ProviderKind, "provider kind", {
     OpenAiCompatible => "openai",
     Anthropic => "anthropic",
     Gemini => "gemini",

@@ -47,14 +47,14 @@ pub enum ReasoningEffort {
     High,
 }
 
-crate::display::names::named_enum!(ReasoningEffort, "reasoning effort", {
+crate::names::named_enum!(ReasoningEffort, "reasoning effort", {
     Low => "low",
     Medium => "medium",
     High => "high",
 });
 
 impl TryFrom<String> for ReasoningEffort {
-    type Error = crate::display::names::UnknownName;
+    type Error = crate::names::UnknownName;
 
     fn try_from(s: String) -> Result<Self, Self::Error> {
         s.parse()

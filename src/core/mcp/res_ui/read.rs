@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::store::INLINE_TEXT_MAX;
-use crate::agent::result::base64_decoded_len;
+use crate::base64::base64_decoded_len;
 use crate::display::media::is_base64;
 use crate::format::human_bytes;
 use crate::mcp::resource_cache::CachedPart;
