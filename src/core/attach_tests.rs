@@ -1,10 +1,10 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::agent::record::ToolMode;
-use crate::chat::Message;
-use crate::profiles::caps::Flag;
 use crate::provider::{ChatParams, StepContext};
+use crate::records::capabilities::Flag;
+use crate::records::message::Message;
+use crate::records::tool_mode::ToolMode;
 
 fn att(kind: Kind, name: &str, mime: &str, data: &[u8]) -> Attachment {
     let image = u32::from(kind == Kind::Image);
@@ -274,8 +274,8 @@ fn attachments_count_in_the_budget() {
 
 #[test]
 fn a_delete_frees_only_the_blobs_nothing_else_names() {
-    use crate::branches::Branch;
-    use crate::chat::Conversation;
+    use crate::records::branch::Branch;
+    use crate::records::conversation::Conversation;
     let with = |id: &str, hashes: &[&str]| {
         let mut m = Message::new(id.into(), Role::User, "q".into(), 1.0);
         for h in hashes {

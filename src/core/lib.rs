@@ -19,7 +19,6 @@ pub mod base64;
 pub mod branches;
 pub mod builtin;
 pub mod calendar;
-pub mod chat;
 pub mod display;
 pub mod focus_trap;
 pub mod follow;
@@ -45,6 +44,7 @@ pub mod projects;
 #[cfg(test)]
 mod props;
 pub mod provider;
+pub mod records;
 pub mod send_queue;
 pub mod settings;
 pub mod shortcuts;

@@ -58,8 +58,9 @@ pub(crate) use named_enum;
 
 #[cfg(test)]
 mod tests {
-    use crate::agent::{ApprovalRule, ToolMode, ToolModeSetting};
     use crate::mcp::config::TransportChoice;
+    use crate::records::approval::ApprovalRule;
+    use crate::records::tool_mode::{ToolMode, ToolModeSetting};
     use crate::settings::Theme;
 
     /// Every name parses back to its variant, names are distinct, and junk is refused.

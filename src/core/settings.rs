@@ -1,19 +1,22 @@
 //! Chat settings: the provider profiles, the last-used model, and how to chat. Plain data;
 //! the settings store persists it.
 
-use crate::masks::Mask;
 use crate::projects::Project;
+use crate::records::mask::Mask;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::agent::machine::DEFAULT_STEP_LIMIT;
 use crate::agent::result::DEFAULT_RESULT_CHAR_LIMIT;
-use crate::agent::{ApprovalPolicy, ToolMode, ToolModeSetting};
 use crate::pipeline::context::{DEFAULT_CONTEXT_WINDOW, DEFAULT_HISTORY_COUNT};
 use crate::pipeline::template::{DEFAULT_INPUT_TEMPLATE, DEFAULT_SYSTEM_TEMPLATE};
-use crate::profiles::{self, ModelChoice, ProviderProfile, Resolution, Target};
+use crate::profiles;
+use crate::profiles::{ProviderProfile, Resolution, Target};
 use crate::provider::ProviderKind;
+use crate::records::approval::ApprovalPolicy;
+use crate::records::model_choice::ModelChoice;
+use crate::records::tool_mode::{ToolMode, ToolModeSetting};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -377,9 +380,9 @@ mod tests {
             s.for_conversation(None).resolved_tool_mode(),
             ToolMode::Native
         );
-        s.profiles[0].set_capability("m", profiles::caps::Which::Tools, Some(false));
+        s.profiles[0].set_capability("m", crate::records::capabilities::Which::Tools, Some(false));
         assert_eq!(s.for_conversation(None).resolved_tool_mode(), ToolMode::Off);
-        s.profiles[0].set_capability("m", profiles::caps::Which::Tools, None);
+        s.profiles[0].set_capability("m", crate::records::capabilities::Which::Tools, None);
         assert_eq!(
             s.for_conversation(None).resolved_tool_mode(),
             ToolMode::Native

@@ -15,8 +15,8 @@
 //! nothing breaks, because the overscan covers the difference.
 
 use crate::calendar::{civil_from_days, clamp_offset, month_name};
-use crate::chat::ConversationSummary;
 use crate::projects::Project;
+use crate::records::conversation::ConversationSummary;
 
 /// Height of a group heading row ("Today"), in CSS pixels; `.conversation-group` in the
 /// stylesheet says the same.

@@ -20,11 +20,12 @@ use futures::channel::mpsc;
 use futures::{FutureExt, StreamExt};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::agent::{tools, Action, AgentRun, ToolMode};
-use skiff_core::chat::{Message, MessageStatus, Role};
+use skiff_core::agent::{tools, Action, AgentRun};
 use skiff_core::mcp::McpError;
 use skiff_core::pipeline::request::{self, Offer};
 use skiff_core::provider::{Provider, ProviderError, StepContext};
+use skiff_core::records::message::{Message, MessageStatus, Role};
+use skiff_core::records::tool_mode::ToolMode;
 use skiff_core::settings::ChatSettings;
 
 use super::mcp::{CallKey, McpRunner};

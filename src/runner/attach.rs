@@ -8,9 +8,10 @@
 //! stops a conversation.
 
 use leptos::prelude::*;
-use skiff_core::attach::{self, Attachment, Kind};
-use skiff_core::chat::Message;
+use skiff_core::attach;
 use skiff_core::image_out::{self, ImageOut};
+use skiff_core::records::attachment::{Attachment, Kind, PDF, TEXT};
+use skiff_core::records::message::Message;
 
 use crate::platform::files;
 use crate::platform::idb::IdbError;
@@ -69,13 +70,13 @@ pub async fn prepare(store: ConversationsStore, file: web_sys::File) -> Result<A
             }
         }
         Kind::Pdf => {
-            mime = attach::PDF.into();
+            mime = PDF.into();
             files::bytes(&file, &name).await?
         }
         Kind::Text => {
             let b = files::bytes(&file, &name).await?;
             attach::check_text(&name, &b).map_err(|e| e.to_string())?;
-            mime = attach::TEXT.into();
+            mime = TEXT.into();
             b
         }
     };

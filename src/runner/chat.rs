@@ -13,9 +13,12 @@ use std::rc::Rc;
 use futures::channel::mpsc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::attach::{check_target, left_out_note, withhold, Attachment};
-use skiff_core::chat::{title_from_text, Message, Role};
-use skiff_core::pipeline::title::{self, TitleSource};
+use skiff_core::attach::{check_target, left_out_note, withhold};
+use skiff_core::pipeline::title;
+use skiff_core::records::attachment::Attachment;
+use skiff_core::records::conversation::title_from_text;
+use skiff_core::records::message::{Message, Role};
+use skiff_core::records::title_source::TitleSource;
 use skiff_core::settings::ChatSettings;
 
 use super::agent::{new_reply, run_turn, TurnDeps, TurnHandle, TurnMsg};

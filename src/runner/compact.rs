@@ -5,11 +5,14 @@
 //! stores the result.
 
 use leptos::prelude::*;
-use skiff_core::agent::{tools, ToolMode, ToolSpec};
-use skiff_core::chat::Conversation;
-use skiff_core::pipeline::memory::{self, Memory, Reason};
+use skiff_core::agent::{tools, ToolSpec};
+use skiff_core::pipeline::memory;
+use skiff_core::pipeline::memory::Reason;
 use skiff_core::pipeline::request::{next_plan, Offer};
 use skiff_core::provider::ProviderError;
+use skiff_core::records::conversation::Conversation;
+use skiff_core::records::memory::Memory;
+use skiff_core::records::tool_mode::ToolMode;
 use skiff_core::settings::ChatSettings;
 
 use super::mcp::McpRunner;

@@ -6,10 +6,10 @@
 use crate::stores::reactive::{effect, memo};
 use leptos::html;
 use leptos::prelude::*;
-use skiff_core::chat::Role;
 use skiff_core::follow::{follows_after_scroll, ScrollPos};
 use skiff_core::masks::{find, mask_line_html};
 use skiff_core::projects::{self, project_line_html};
+use skiff_core::records::message::Role;
 
 use super::composer::Composer;
 use super::context::ctx;

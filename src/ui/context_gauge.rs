@@ -7,9 +7,10 @@
 
 use crate::stores::reactive::memo;
 use leptos::prelude::*;
-use skiff_core::agent::{tools, ToolMode};
+use skiff_core::agent::tools;
 use skiff_core::pipeline::gauge::gauge;
 use skiff_core::pipeline::request::{next_plan, Offer};
+use skiff_core::records::tool_mode::ToolMode;
 
 use super::context::ctx;
 use crate::platform::clock;

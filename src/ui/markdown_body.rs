@@ -8,10 +8,10 @@
 use crate::stores::reactive::effect;
 use leptos::html;
 use leptos::prelude::*;
-use skiff_core::chat::MessageStatus;
 use skiff_core::markdown::{
     preview_document, render_blocks, PreviewKind, StreamingMarkdown, PREVIEW_PAGE, PREVIEW_SANDBOX,
 };
+use skiff_core::records::message::MessageStatus;
 use wasm_bindgen::JsCast;
 
 use crate::platform::clipboard;

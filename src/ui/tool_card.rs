@@ -14,10 +14,10 @@ use crate::stores::reactive::memo;
 use leptos::prelude::*;
 use serde_json::Value;
 use skiff_core::agent::result::{self, ResultPart};
-use skiff_core::agent::{ToolCallRecord, ToolCallStatus, ToolProgress};
 use skiff_core::display::card::{self, CardStatus};
 use skiff_core::display::{links, media, text};
 use skiff_core::format::decimal;
+use skiff_core::records::tool_call::{ToolCallRecord, ToolCallStatus, ToolProgress};
 
 use super::clock_hook::use_timestamp_while;
 use super::context::ctx;

@@ -27,15 +27,16 @@
 
 use serde_json::{Map, Value};
 
-use super::approval::{ApprovalPolicy, ApprovalRule, Decision};
 use super::assemble::ToolCallAssembler;
 use super::call_error;
 use super::prompt;
-use super::record::{ToolCallRecord, ToolCallStatus, ToolMode, ToolModeSetting, ToolProgress};
 use super::tools::{self, ToolSpec};
 use super::turn_end::TurnEnd;
 use crate::mcp::McpError;
 use crate::provider::StreamEvent;
+use crate::records::approval::{ApprovalPolicy, ApprovalRule, Decision};
+use crate::records::tool_call::{ToolCallRecord, ToolCallStatus, ToolProgress};
+use crate::records::tool_mode::{ToolMode, ToolModeSetting};
 use crate::settings::ChatSettings;
 
 /// Model requests per turn unless the user set another limit.

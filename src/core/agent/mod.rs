@@ -12,19 +12,15 @@
 //! Nothing here performs IO or reads the clock; the runner (`src/runner/agent.rs`) performs
 //! the machine's actions and feeds back what happened, with `now_ms`.
 
-pub mod approval;
 pub mod assemble;
 pub mod call_error;
 pub mod machine;
 pub mod prompt;
-pub mod record;
 pub mod result;
 pub mod tools;
 pub mod turn_end;
 pub mod wire_openai;
 
-pub use approval::{ApprovalPolicy, ApprovalRule, Decision};
 pub use machine::{Action, AgentConfig, AgentRun};
-pub use record::{ToolCallRecord, ToolCallStatus, ToolMode, ToolModeSetting, ToolProgress};
 pub use tools::ToolSpec;
-pub use turn_end::{FinishReason, TurnEnd};
+pub use turn_end::TurnEnd;

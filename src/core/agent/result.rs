@@ -11,9 +11,9 @@
 
 use serde_json::Value;
 
-use super::record::{ToolCallRecord, ToolCallStatus};
 use crate::base64::base64_decoded_len;
-use crate::chat::{MessageStatus, Role};
+use crate::records::message::{MessageStatus, Role};
+use crate::records::tool_call::{ToolCallRecord, ToolCallStatus};
 
 /// Default cap on the characters of one result sent to the model.
 pub const DEFAULT_RESULT_CHAR_LIMIT: usize = 16_000;

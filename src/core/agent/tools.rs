@@ -4,7 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::mcp::tool_index::{ToolEntry, ToolIndex, ToolOverrides};
+use crate::mcp::tool_index::{ToolEntry, ToolIndex};
+use crate::records::tool_overrides::ToolOverrides;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolSpec {

@@ -9,14 +9,15 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::prompt;
-use super::record::{ToolCallRecord, ToolMode};
 use super::result;
 use super::tools::ToolSpec;
 use crate::attach::Piece;
-use crate::chat::Message;
 use crate::http::HttpRequest;
 use crate::openai::request::chat_request_with_tools;
 use crate::provider::{ChatParams, StepContext};
+use crate::records::message::Message;
+use crate::records::tool_call::ToolCallRecord;
+use crate::records::tool_mode::ToolMode;
 
 /// `POST {base}/chat/completions`, streaming, with `tools` in native mode.
 pub fn step_request(

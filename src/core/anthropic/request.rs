@@ -28,14 +28,15 @@ use serde_json::{Map, Value};
 
 use super::{API_VERSION, DEFAULT_MAX_TOKENS};
 use crate::agent::prompt;
-use crate::agent::record::{ToolCallRecord, ToolMode};
 use crate::agent::result;
 use crate::agent::tools::ToolSpec;
 use crate::attach::Piece;
-use crate::chat::{Message, Role};
 use crate::http::{join_url, HttpRequest, Method};
 use crate::provider::{ChatParams, StepContext};
-use crate::thinking::Thought;
+use crate::records::message::{Message, Role};
+use crate::records::thought::Thought;
+use crate::records::tool_call::ToolCallRecord;
+use crate::records::tool_mode::ToolMode;
 
 /// Image types the API accepts in an `image` block; others would fail the whole request.
 const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];

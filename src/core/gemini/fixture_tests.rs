@@ -7,11 +7,11 @@ use serde_json::{json, Value};
 
 use super::{error_from_response, step_request, GeminiStream};
 use crate::agent::assemble::{AssembledCall, ToolCallAssembler};
-use crate::agent::{
-    Action, AgentConfig, AgentRun, ApprovalPolicy, ApprovalRule, ToolMode, ToolSpec,
-};
-use crate::chat::{Message, Role, Usage};
+use crate::agent::{Action, AgentConfig, AgentRun, ToolSpec};
 use crate::provider::{ChatParams, ProviderError, StepContext, StreamEvent};
+use crate::records::approval::{ApprovalPolicy, ApprovalRule};
+use crate::records::message::{Message, Role, Usage};
+use crate::records::tool_mode::ToolMode;
 
 macro_rules! fixture {
     ($name:literal) => {

@@ -2,10 +2,11 @@
 //! sampling, input template, and the context prompts with Add and Remove. The page reads it
 //! back with `mask_from_pairs`; `data-act` is `add`, `remove:N`, `save` or `cancel`.
 
-use super::{FieldError, Mask};
-use crate::chat::Role;
+use super::FieldError;
 use crate::format::decimal_f32;
 use crate::html::Html;
+use crate::records::mask::Mask;
+use crate::records::message::Role;
 
 /// Where the editor's ids start (one editor on the page at a time).
 const ID: &str = "mask";

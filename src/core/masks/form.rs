@@ -1,12 +1,11 @@
 //! The mask editor's values (`(name, value)` pairs as the browser submits the form) → a
 //! mask, with a sentence for each field that cannot be used as typed.
 
-use super::{
-    ContextPrompt, Mask, MAX_CONTEXT_PROMPTS, MAX_EMOJI_CHARS, MAX_NAME_CHARS, MAX_PROMPT_CHARS,
-};
-use crate::chat::Role;
+use super::{MAX_CONTEXT_PROMPTS, MAX_EMOJI_CHARS, MAX_NAME_CHARS, MAX_PROMPT_CHARS};
 use crate::number::parse_finite;
-use crate::profiles::ModelChoice;
+use crate::records::mask::{ContextPrompt, Mask};
+use crate::records::message::Role;
+use crate::records::model_choice::ModelChoice;
 
 /// One field the editor marks, with what to do about it.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,10 +1,10 @@
 //! The Masks tab's list, as HTML text (see `crate::html`): the user's masks, then the
 //! built-in ones, each with the actions it allows. Buttons carry `data-act` as `verb:id`.
 
-use super::Mask;
 use crate::display::text;
 use crate::format::count;
 use crate::html::Html;
+use crate::records::mask::Mask;
 
 /// `confirming`: the id of a mask whose Delete was clicked once, which now asks again.
 pub fn list_html(user: &[Mask], builtins: &[Mask], confirming: Option<&str>) -> String {

@@ -2,10 +2,9 @@
 //! its last Save found wrong) and what each click (`data-act`) does. The page only reads the
 //! form, performs the [`Outcome`] and draws [`MaskPanel::html`].
 
-use super::{
-    builtins, editor_html, find, list_html, mask_from_pairs, ContextPrompt, FieldError, Mask,
-};
-use crate::chat::Role;
+use super::{builtins, editor_html, find, list_html, mask_from_pairs, FieldError};
+use crate::records::mask::{ContextPrompt, Mask};
+use crate::records::message::Role;
 use crate::settings::ChatSettings;
 
 #[derive(Debug, Clone, PartialEq)]

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::persist::{decode_conversation, encode_conversation};
+use crate::records::model_choice::ModelChoice;
 
 fn pairs(p: &[(&str, &str)]) -> Vec<(String, String)> {
     p.iter()
@@ -199,7 +200,7 @@ fn the_list_offers_edit_and_delete_only_for_the_users_masks_and_asks_before_dele
 
 #[test]
 fn a_conversation_keeps_its_copy_of_the_mask_in_its_record() {
-    let mut c = crate::chat::Conversation::new("c1".into(), 1.0);
+    let mut c = crate::records::conversation::Conversation::new("c1".into(), 1.0);
     let plain = encode_conversation(&c);
     assert!(
         !plain.contains("mask"),

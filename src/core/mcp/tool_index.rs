@@ -10,10 +10,10 @@
 //! Per-conversation overrides switch servers or single tools off; they are keyed by server id
 //! and the tool's own name, so they survive a rename caused by a new conflict.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 use crate::mcp::model::Tool;
-use serde::{Deserialize, Serialize};
+use crate::records::tool_overrides::ToolOverrides;
 
 pub const MAX_NAME_LEN: usize = 64;
 const PREFIX_SEPARATOR: &str = "__";
@@ -41,58 +41,6 @@ pub struct ServerTools {
 pub struct ToolIndex {
     entries: Vec<ToolEntry>,
     by_name: HashMap<String, usize>,
-}
-
-/// Per-conversation switches.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ToolOverrides {
-    #[serde(default)]
-    pub disabled_servers: BTreeSet<String>,
-    /// `(server id, tool name)` → enabled.
-    #[serde(default)]
-    pub tools: BTreeMap<String, bool>,
-}
-
-impl ToolOverrides {
-    fn key(server_id: &str, tool_name: &str) -> String {
-        format!("{server_id}\u{1f}{tool_name}")
-    }
-
-    pub fn set_tool(&mut self, server_id: &str, tool_name: &str, enabled: bool) {
-        self.tools.insert(Self::key(server_id, tool_name), enabled);
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.disabled_servers.is_empty() && self.tools.is_empty()
-    }
-
-    pub fn set_server(&mut self, server_id: &str, enabled: bool) {
-        if enabled {
-            self.disabled_servers.remove(server_id);
-        } else {
-            self.disabled_servers.insert(server_id.to_string());
-        }
-    }
-
-    pub fn server_enabled(&self, server_id: &str) -> bool {
-        !self.disabled_servers.contains(server_id)
-    }
-
-    pub fn tool_enabled(&self, server_id: &str, tool_name: &str) -> bool {
-        self.tools
-            .get(&Self::key(server_id, tool_name))
-            .copied()
-            .unwrap_or(true)
-    }
-
-    pub fn allows(&self, entry: &ToolEntry) -> bool {
-        !self.disabled_servers.contains(&entry.server_id)
-            && self
-                .tools
-                .get(&Self::key(&entry.server_id, &entry.tool_name))
-                .copied()
-                .unwrap_or(true)
-    }
 }
 
 /// Replace every character outside `[a-zA-Z0-9_-]` with `_`; an empty result becomes `tool`.
@@ -228,7 +176,10 @@ impl ToolIndex {
         &'a self,
         overrides: &'a ToolOverrides,
     ) -> impl Iterator<Item = &'a ToolEntry> {
-        self.entries.iter().filter(move |e| overrides.allows(e))
+        self.entries.iter().filter(move |e| {
+            overrides.server_enabled(&e.server_id)
+                && overrides.tool_enabled(&e.server_id, &e.tool_name)
+        })
     }
 }
 

@@ -12,7 +12,7 @@ mod models;
 pub(crate) mod request;
 mod stream;
 
-pub use models::{parse_model_entries, parse_models};
+pub use models::{from_openai_entry, parse_model_entries, parse_models};
 pub use request::{chat_request, models_request, validate_base_url, WireMessage};
 pub use stream::{parse_completion_body, ChatStream};
 

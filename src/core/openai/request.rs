@@ -4,9 +4,9 @@
 
 use serde::Serialize;
 
-use crate::chat::{Message, Role};
 use crate::http::{join_url, HttpRequest, Method};
 use crate::provider::{ChatParams, ProviderError};
+use crate::records::message::{Message, Role};
 
 /// One message as it goes on the wire.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

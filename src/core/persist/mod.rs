@@ -20,7 +20,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::chat::{Conversation, ConversationSummary};
+use crate::records::conversation::{Conversation, ConversationSummary};
 use crate::settings::ChatSettings;
 
 /// Every key Skiff writes starts with this, so foreign keys on the same origin are left alone.
@@ -237,7 +237,7 @@ pub fn sort_index(items: &mut [ConversationSummary]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chat::{Message, MessageStatus, Role};
+    use crate::records::message::{Message, MessageStatus, Role};
 
     fn sample() -> Conversation {
         let mut c = Conversation::new("abc".into(), 10.0);

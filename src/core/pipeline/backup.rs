@@ -11,10 +11,10 @@
 
 use serde_json::{Map, Value};
 
-use crate::chat::Conversation;
 use crate::format::count;
 use crate::mcp::config::{export_mcp_servers, ServerList};
 use crate::persist::{decode_settings, encode_settings};
+use crate::records::conversation::Conversation;
 use crate::settings::ChatSettings;
 
 /// The file's `format`.

@@ -5,12 +5,13 @@
 use super::backup::*;
 use super::import::{read, ImportError};
 use crate::builtin::memory::{encode_record, MemoryBook, MemoryRecord};
-use crate::chat::{Conversation, Message, Role};
-use crate::masks::Mask;
 use crate::mcp::config::{ServerConfig, ServerList};
 use crate::profiles::ProviderProfile;
 use crate::projects::Project;
 use crate::provider::ProviderKind;
+use crate::records::conversation::Conversation;
+use crate::records::mask::Mask;
+use crate::records::message::{Message, Role};
 use crate::settings::{ChatSettings, Theme};
 
 fn used_settings() -> ChatSettings {

@@ -12,7 +12,7 @@
 //! question and the tool steps answered since — is always sent whole, even over budget: the
 //! server then says whether it fits, and the error says what to do.
 
-use crate::chat::{Message, Role};
+use crate::records::message::{Message, Role};
 
 use super::tokens;
 

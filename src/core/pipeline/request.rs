@@ -10,17 +10,18 @@
 //! recap when they exist.
 
 use crate::agent::prompt;
-use crate::agent::record::ToolMode;
 use crate::agent::tools::ToolSpec;
-use crate::chat::{Message, Role};
 use crate::provider::ProviderKind;
+use crate::records::message::{Message, Role};
+use crate::records::tool_mode::ToolMode;
 use crate::settings::ChatSettings;
 
 use super::context::{self, Limits, Plan};
 use super::instructions::{self, ServerInstructions};
-use super::memory::{self, Memory};
+use super::memory;
 use super::template::{self, TemplateValues};
 use super::tokens;
+use crate::records::memory::Memory;
 
 /// Where and when the user is: the browser's values, passed in (core has no clock).
 #[derive(Debug, Clone, Copy)]
@@ -86,7 +87,7 @@ pub fn assemble(
         settings.project_instructions.clone(),
         memory
             .filter(|_| with_memory)
-            .map(Memory::recap)
+            .map(memory::recap)
             .unwrap_or_default(),
     ]
     .into_iter()

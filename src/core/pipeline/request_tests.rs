@@ -3,13 +3,13 @@
 use serde_json::{json, Value};
 
 use super::instructions::ServerInstructions;
-use super::memory::Memory;
 use super::request::{assemble, Offer, UserClock};
-use crate::agent::record::ToolMode;
 use crate::agent::tools::ToolSpec;
-use crate::chat::{Message, Role};
 use crate::profiles::Target;
 use crate::provider::{Provider, ProviderKind, StepContext};
+use crate::records::memory::Memory;
+use crate::records::message::{Message, Role};
+use crate::records::tool_mode::ToolMode;
 use crate::settings::ChatSettings;
 
 const CLOCK: UserClock<'static> = UserClock {
@@ -381,7 +381,7 @@ fn a_summary_replaces_the_messages_it_covers_and_comes_after_the_tools() {
 fn the_gauge_does_not_count_files_the_model_cannot_take() {
     let mut s = settings(ProviderKind::OpenAiCompatible);
     let mut m = Message::new("u".into(), Role::User, "Look".into(), 0.0);
-    m.attachments.push(crate::attach::Attachment {
+    m.attachments.push(crate::records::attachment::Attachment {
         name: "dot.png".into(),
         mime: "image/png".into(),
         size: 70,
@@ -405,7 +405,7 @@ fn the_gauge_does_not_count_files_the_model_cannot_take() {
         .message_tokens
     };
     let seeing = plan(&s);
-    s.target.caps.vision = crate::profiles::Flag::User(false);
+    s.target.caps.vision = crate::records::capabilities::Flag::User(false);
     let blind = plan(&s);
     assert!(
         blind + 500 < seeing,
@@ -418,7 +418,7 @@ fn the_gauge_does_not_count_files_the_model_cannot_take() {
 /// replace the settings' ones; the budget counts the prompts.
 #[test]
 fn a_masks_prompts_open_the_messages_and_its_settings_apply() {
-    use crate::masks::{ContextPrompt, Mask};
+    use crate::records::mask::{ContextPrompt, Mask};
     let mask = Mask {
         id: "m1".into(),
         name: "Pirate".into(),

@@ -8,8 +8,8 @@
 
 use crate::agent::result;
 use crate::agent::tools::ToolSpec;
-use crate::attach::Kind;
-use crate::chat::Message;
+use crate::records::attachment::Kind;
+use crate::records::message::Message;
 
 /// What every message costs beyond its text (role markers and separators in chat templates).
 pub const PER_MESSAGE: u32 = 4;

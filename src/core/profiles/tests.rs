@@ -1,6 +1,8 @@
-use super::caps::{from_gemini_entry, from_openai_entry, Which};
 use super::*;
+use crate::gemini::from_gemini_entry;
+use crate::openai::from_openai_entry;
 use crate::persist::{decode_settings, encode_settings, PersistError};
+use crate::records::capabilities::Which;
 use crate::settings::ChatSettings;
 
 fn profile(id: &str, kind: ProviderKind, base: &str, key: &str, model: &str) -> ProviderProfile {
@@ -307,7 +309,7 @@ fn names_and_new_profiles() {
 
 #[test]
 fn a_conversation_stored_before_profiles_opens_unchanged() {
-    use crate::chat::Conversation;
+    use crate::records::conversation::Conversation;
     let c = Conversation::new("c".into(), 1.0);
     let raw = crate::persist::encode_conversation(&c);
     assert!(!raw.contains("model"), "absent when not chosen: {raw}");

@@ -1,5 +1,5 @@
 use super::*;
-use crate::chat::ConversationSummary;
+use crate::records::conversation::ConversationSummary;
 use crate::sidebar::{rows, Row, PINNED};
 
 fn project(id: &str, name: &str) -> Project {

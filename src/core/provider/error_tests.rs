@@ -339,7 +339,7 @@ fn a_server_reached_without_cors_is_named_with_what_it_must_allow() {
             recap: "",
             history: &[],
             tools: &[],
-            mode: crate::agent::record::ToolMode::Off,
+            mode: crate::records::tool_mode::ToolMode::Off,
             result_char_limit: 1,
             vision: false,
         },

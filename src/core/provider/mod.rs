@@ -26,7 +26,7 @@ use crate::anthropic::{self, AnthropicStream};
 use crate::gemini::{self, GeminiStream};
 use crate::http::HttpRequest;
 use crate::openai::{validate_base_url, ChatStream};
-use crate::profiles::ModelEntry;
+use crate::records::capabilities::ModelEntry;
 use crate::settings::ChatSettings;
 
 pub use decoder::Decoder;

@@ -5,9 +5,9 @@
 //! the agent machine and the runner; each provider's request builder only reshapes this.
 
 use crate::agent::prompt;
-use crate::agent::record::ToolMode;
 use crate::agent::tools::ToolSpec;
-use crate::chat::{Message, Role};
+use crate::records::message::{Message, Role};
+use crate::records::tool_mode::ToolMode;
 use serde::{Deserialize, Serialize};
 
 /// Sampling parameters. `None` means "let the server decide" and is left out of the body

@@ -7,11 +7,11 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::agent::assemble::{AssembledCall, ToolCallAssembler};
-use crate::agent::{
-    Action, AgentConfig, AgentRun, ApprovalPolicy, ApprovalRule, ToolMode, ToolSpec,
-};
-use crate::chat::{Message, Role};
+use crate::agent::{Action, AgentConfig, AgentRun, ToolSpec};
 use crate::http::Method;
+use crate::records::approval::{ApprovalPolicy, ApprovalRule};
+use crate::records::message::{Message, Role};
+use crate::records::tool_mode::ToolMode;
 use crate::settings::ChatSettings;
 
 macro_rules! fixture {
@@ -563,7 +563,7 @@ fn the_in_browser_model_is_asked_like_an_openai_compatible_server_at_its_own_add
 
 #[test]
 fn auto_tool_mode_starts_prompt_based_for_the_in_browser_model() {
-    use crate::agent::{ToolMode, ToolModeSetting};
+    use crate::records::tool_mode::{ToolMode, ToolModeSetting};
     let mut s = settings(ProviderKind::InBrowser, "");
     s.tool_mode = ToolModeSetting::Auto;
     assert_eq!(s.resolved_tool_mode(), ToolMode::Prompt);

@@ -255,7 +255,7 @@ pub fn attach_check(parts: &[Part]) -> Result<(), String> {
         let mime = if p.binary {
             crate::display::media::clean_mime(&p.mime).unwrap_or_default()
         } else {
-            crate::attach::TEXT.to_string()
+            crate::records::attachment::TEXT.to_string()
         };
         crate::attach::classify(&p.uri, &mime, p.size).map_err(|e| e.to_string())?;
     }
