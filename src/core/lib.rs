@@ -55,3 +55,4 @@ mod split_points;
 pub mod sse;
 pub mod thinking;
 pub mod throttle;
+pub mod tools;

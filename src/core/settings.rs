@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::machine::DEFAULT_STEP_LIMIT;
-use crate::agent::result::DEFAULT_RESULT_CHAR_LIMIT;
 use crate::pipeline::context::{DEFAULT_CONTEXT_WINDOW, DEFAULT_HISTORY_COUNT};
 use crate::pipeline::template::{DEFAULT_INPUT_TEMPLATE, DEFAULT_SYSTEM_TEMPLATE};
 use crate::profiles;
@@ -17,6 +16,7 @@ use crate::provider::ProviderKind;
 use crate::records::approval::ApprovalPolicy;
 use crate::records::model_choice::ModelChoice;
 use crate::records::tool_mode::{ToolMode, ToolModeSetting};
+use crate::tools::result::DEFAULT_RESULT_CHAR_LIMIT;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

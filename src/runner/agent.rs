@@ -20,7 +20,8 @@ use futures::channel::mpsc;
 use futures::{FutureExt, StreamExt};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::agent::{tools, Action, AgentRun};
+use skiff_core::agent::{Action, AgentRun};
+use skiff_core::mcp::tool_index;
 use skiff_core::mcp::McpError;
 use skiff_core::pipeline::request::{self, Offer};
 use skiff_core::provider::{Provider, ProviderError, StepContext};
@@ -113,7 +114,7 @@ pub async fn run_turn(
     let overrides = conv.tool_overrides.get_untracked();
     let mcp_store = mcp.store();
     let specs = mcp_store.tool_index().with_untracked(|index| {
-        tools::enabled_specs(index, &overrides, |id| {
+        tool_index::enabled_specs(index, &overrides, |id| {
             mcp_store.server_name(id).unwrap_or_else(|| id.to_string())
         })
     });

@@ -5,7 +5,7 @@
 //! stores the result.
 
 use leptos::prelude::*;
-use skiff_core::agent::{tools, ToolSpec};
+use skiff_core::mcp::tool_index;
 use skiff_core::pipeline::memory;
 use skiff_core::pipeline::memory::Reason;
 use skiff_core::pipeline::request::{next_plan, Offer};
@@ -14,6 +14,7 @@ use skiff_core::records::conversation::Conversation;
 use skiff_core::records::memory::Memory;
 use skiff_core::records::tool_mode::ToolMode;
 use skiff_core::settings::ChatSettings;
+use skiff_core::tools::spec::ToolSpec;
 
 use super::mcp::McpRunner;
 use super::side_request;
@@ -28,7 +29,7 @@ pub fn offered_tools(
 ) -> (Vec<ToolSpec>, ToolMode) {
     let store = mcp.store();
     let specs = store.tool_index().with_untracked(|index| {
-        tools::enabled_specs(index, &conv.tool_overrides, |id| {
+        tool_index::enabled_specs(index, &conv.tool_overrides, |id| {
             store.server_name(id).unwrap_or_else(|| id.to_string())
         })
     });

@@ -7,7 +7,7 @@
 
 use crate::stores::reactive::memo;
 use leptos::prelude::*;
-use skiff_core::agent::tools;
+use skiff_core::mcp::tool_index;
 use skiff_core::pipeline::gauge::gauge;
 use skiff_core::pipeline::request::{next_plan, Offer};
 use skiff_core::records::tool_mode::ToolMode;
@@ -37,7 +37,7 @@ pub fn ContextGauge(draft: RwSignal<String>) -> impl IntoView {
         });
         let overrides = conv.tool_overrides.get();
         let specs = mcp.tool_index().with(|index| {
-            tools::enabled_specs(index, &overrides, |id| {
+            tool_index::enabled_specs(index, &overrides, |id| {
                 mcp.server_name(id).unwrap_or_else(|| id.to_string())
             })
         });

@@ -11,11 +11,11 @@ use std::cell::{Cell, RefCell};
 
 use leptos::prelude::*;
 use serde_json::{json, Value};
-use skiff_core::agent::result::DEFAULT_RESULT_CHAR_LIMIT;
 use skiff_core::image_out;
 use skiff_core::mcp::sampling_step::SampleCall;
 use skiff_core::provider::{Provider, StepContext, StreamEvent};
 use skiff_core::records::message::{Message, Role};
+use skiff_core::tools::result::DEFAULT_RESULT_CHAR_LIMIT;
 use wasm_bindgen::prelude::*;
 
 use super::context::Ctx;

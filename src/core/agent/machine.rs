@@ -29,8 +29,6 @@ use serde_json::{Map, Value};
 
 use super::assemble::ToolCallAssembler;
 use super::call_error;
-use super::prompt;
-use super::tools::{self, ToolSpec};
 use super::turn_end::TurnEnd;
 use crate::mcp::McpError;
 use crate::provider::StreamEvent;
@@ -38,6 +36,8 @@ use crate::records::approval::{ApprovalPolicy, ApprovalRule, Decision};
 use crate::records::tool_call::{ToolCallRecord, ToolCallStatus, ToolProgress};
 use crate::records::tool_mode::{ToolMode, ToolModeSetting};
 use crate::settings::ChatSettings;
+use crate::tools::prompt;
+use crate::tools::spec::{find, ToolSpec};
 
 /// Model requests per turn unless the user set another limit.
 pub const DEFAULT_STEP_LIMIT: u32 = 15;
@@ -550,7 +550,7 @@ impl AgentRun {
                 return Some(t);
             }
         }
-        if let Some(t) = tools::find(&self.tools, name) {
+        if let Some(t) = find(&self.tools, name) {
             return Some(t);
         }
         let mut same_name = self.tools.iter().filter(|t| t.tool_name == name);

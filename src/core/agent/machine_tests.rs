@@ -732,7 +732,7 @@ fn a_failed_call_says_whether_the_tool_may_have_run() {
     }
     assert_eq!(call.duration_ms(), Some(4.0));
     // What the model reads of it is the same sentence.
-    let model = super::super::result::for_model(call, 10_000);
+    let model = crate::tools::result::for_model(call, 10_000);
     assert!(
         model.is_error && model.text.contains("did not send it again"),
         "{}",

@@ -15,12 +15,8 @@
 pub mod assemble;
 pub mod call_error;
 pub mod machine;
-pub mod prompt;
-pub mod result;
-pub mod tools;
 pub mod turn_end;
 pub mod wire_openai;
 
 pub use machine::{Action, AgentConfig, AgentRun};
-pub use tools::ToolSpec;
 pub use turn_end::TurnEnd;

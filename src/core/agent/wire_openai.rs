@@ -8,9 +8,6 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::prompt;
-use super::result;
-use super::tools::ToolSpec;
 use crate::attach::Piece;
 use crate::http::HttpRequest;
 use crate::openai::request::chat_request_with_tools;
@@ -18,6 +15,9 @@ use crate::provider::{ChatParams, StepContext};
 use crate::records::message::Message;
 use crate::records::tool_call::ToolCallRecord;
 use crate::records::tool_mode::ToolMode;
+use crate::tools::prompt;
+use crate::tools::result;
+use crate::tools::spec::ToolSpec;
 
 /// `POST {base}/chat/completions`, streaming, with `tools` in native mode.
 pub fn step_request(

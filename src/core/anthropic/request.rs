@@ -27,9 +27,6 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{API_VERSION, DEFAULT_MAX_TOKENS};
-use crate::agent::prompt;
-use crate::agent::result;
-use crate::agent::tools::ToolSpec;
 use crate::attach::Piece;
 use crate::http::{join_url, HttpRequest, Method};
 use crate::provider::{ChatParams, StepContext};
@@ -37,6 +34,9 @@ use crate::records::message::{Message, Role};
 use crate::records::thought::Thought;
 use crate::records::tool_call::ToolCallRecord;
 use crate::records::tool_mode::ToolMode;
+use crate::tools::prompt;
+use crate::tools::result;
+use crate::tools::spec::ToolSpec;
 
 /// Image types the API accepts in an `image` block; others would fail the whole request.
 const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
@@ -370,7 +370,7 @@ fn tool_result(record: &ToolCallRecord, ctx: &StepContext<'_>) -> Block {
 /// carry other characters. Both blocks of a call map through here, so they still match. Tool
 /// names obey the same charset, so the tool index's sanitizer serves.
 fn wire_id(id: &str) -> String {
-    crate::mcp::tool_index::sanitize(id)
+    crate::tools::spec::sanitize(id)
 }
 
 fn push_prompt_exchange(out: &mut Vec<WireMessage>, m: &Message, ctx: &StepContext<'_>) {

@@ -21,14 +21,14 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::schema;
-use crate::agent::prompt;
-use crate::agent::result;
-use crate::agent::tools::ToolSpec;
 use crate::attach::Piece;
 use crate::http::{join_url, HttpRequest, Method};
 use crate::provider::{ChatParams, StepContext};
 use crate::records::message::{Message, Role};
 use crate::records::tool_mode::ToolMode;
+use crate::tools::prompt;
+use crate::tools::result;
+use crate::tools::spec::ToolSpec;
 
 /// Image types Gemini reads as `inlineData`; others would fail the request.
 const IMAGE_TYPES: [&str; 5] = [

@@ -18,11 +18,11 @@ use serde_json::{json, Map, Value};
 use super::sampling::{
     invalid, result, MediaKind, Part, Role, SamplingError, SamplingRequest, Tool, ToolChoice, Turn,
 };
-use crate::agent::tools::ToolSpec;
 use crate::provider::ChatParams;
 use crate::records::message::{self, Message};
 use crate::records::tool_call::ToolCallRecord;
 use crate::records::tool_mode::ToolMode;
+use crate::tools::spec::ToolSpec;
 
 /// The host `sample` argument (without its `id`): what the page runs through the
 /// conversation's model, exactly as the user approved it. Written by the module (serde) and

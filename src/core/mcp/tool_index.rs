@@ -14,8 +14,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::mcp::model::Tool;
 use crate::records::tool_overrides::ToolOverrides;
+use crate::tools::spec::{sanitize, ToolSpec, MAX_NAME_LEN};
 
-pub const MAX_NAME_LEN: usize = 64;
 const PREFIX_SEPARATOR: &str = "__";
 
 /// One tool the model can call.
@@ -41,33 +41,6 @@ pub struct ServerTools {
 pub struct ToolIndex {
     entries: Vec<ToolEntry>,
     by_name: HashMap<String, usize>,
-}
-
-/// Replace every character outside `[a-zA-Z0-9_-]` with `_`; an empty result becomes `tool`.
-pub fn sanitize(name: &str) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if s.is_empty() {
-        "tool".into()
-    } else {
-        s
-    }
-}
-
-pub fn is_valid_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= MAX_NAME_LEN
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 /// FNV-1a, for a short deterministic suffix that keeps truncated names apart.
@@ -183,9 +156,45 @@ impl ToolIndex {
     }
 }
 
+/// The spec a model is offered for `entry`, served by the server named `server_name`.
+pub fn spec(entry: &ToolEntry, server_name: &str) -> ToolSpec {
+    let tool = &entry.tool;
+    ToolSpec {
+        exposed_name: entry.exposed_name.clone(),
+        server_id: entry.server_id.clone(),
+        server_name: server_name.to_string(),
+        tool_name: entry.tool_name.clone(),
+        description: tool
+            .description
+            .as_deref()
+            .map(str::to_string)
+            .unwrap_or_default(),
+        input_schema: (*tool.input_schema).clone(),
+        read_only: tool
+            .annotations
+            .as_ref()
+            .and_then(|a| a.read_only_hint)
+            .unwrap_or(false),
+    }
+}
+
+/// The enabled tools of a conversation, in index order. `server_name` maps a server id to its
+/// display name.
+pub fn enabled_specs(
+    index: &ToolIndex,
+    overrides: &ToolOverrides,
+    server_name: impl Fn(&str) -> String,
+) -> Vec<ToolSpec> {
+    index
+        .enabled(overrides)
+        .map(|e| spec(e, &server_name(&e.server_id)))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::spec::is_valid_name;
     use serde_json::json;
 
     fn tool(name: &str) -> Tool {

@@ -8,10 +8,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::result;
 use crate::records::conversation::Conversation;
 use crate::records::message::{MessageStatus, Role};
 use crate::records::tool_call::ToolCallStatus;
+use crate::tools::result;
 
 /// The envelope's `format` value.
 pub const JSON_FORMAT: &str = "skiff-conversation";

@@ -9,12 +9,12 @@
 //! (`masks`), then the recent messages. Project instructions take their slot before the
 //! recap when they exist.
 
-use crate::agent::prompt;
-use crate::agent::tools::ToolSpec;
 use crate::provider::ProviderKind;
 use crate::records::message::{Message, Role};
 use crate::records::tool_mode::ToolMode;
 use crate::settings::ChatSettings;
+use crate::tools::prompt;
+use crate::tools::spec::ToolSpec;
 
 use super::context::{self, Limits, Plan};
 use super::instructions::{self, ServerInstructions};

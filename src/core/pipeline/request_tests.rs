@@ -4,13 +4,13 @@ use serde_json::{json, Value};
 
 use super::instructions::ServerInstructions;
 use super::request::{assemble, Offer, UserClock};
-use crate::agent::tools::ToolSpec;
 use crate::profiles::Target;
 use crate::provider::{Provider, ProviderKind, StepContext};
 use crate::records::memory::Memory;
 use crate::records::message::{Message, Role};
 use crate::records::tool_mode::ToolMode;
 use crate::settings::ChatSettings;
+use crate::tools::spec::ToolSpec;
 
 const CLOCK: UserClock<'static> = UserClock {
     // 2026-11-24T01:52:30Z

@@ -6,10 +6,10 @@
 //! accented runs). It over-counts non-Latin text a little, which errs towards sending less
 //! rather than having the server refuse the request.
 
-use crate::agent::result;
-use crate::agent::tools::ToolSpec;
 use crate::records::attachment::Kind;
 use crate::records::message::Message;
+use crate::tools::result;
+use crate::tools::spec::ToolSpec;
 
 /// What every message costs beyond its text (role markers and separators in chat templates).
 pub const PER_MESSAGE: u32 = 4;

@@ -243,7 +243,7 @@ impl Provider {
 
     /// What this provider's request leaves out of the tools' schemas, as sentences for the
     /// log (only Gemini converts schemas; the others send them as they are).
-    pub fn schema_notes(&self, tools: &[crate::agent::ToolSpec]) -> Vec<String> {
+    pub fn schema_notes(&self, tools: &[crate::tools::spec::ToolSpec]) -> Vec<String> {
         match self.kind {
             ProviderKind::Gemini => gemini::schema_notes(tools),
             _ => Vec::new(),

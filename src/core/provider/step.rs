@@ -4,10 +4,10 @@
 //! Plain borrowed data and no policy: which messages, tools and mode a step uses is decided by
 //! the agent machine and the runner; each provider's request builder only reshapes this.
 
-use crate::agent::prompt;
-use crate::agent::tools::ToolSpec;
 use crate::records::message::{Message, Role};
 use crate::records::tool_mode::ToolMode;
+use crate::tools::prompt;
+use crate::tools::spec::ToolSpec;
 use serde::{Deserialize, Serialize};
 
 /// Sampling parameters. `None` means "let the server decide" and is left out of the body

@@ -7,12 +7,13 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::agent::assemble::{AssembledCall, ToolCallAssembler};
-use crate::agent::{Action, AgentConfig, AgentRun, ToolSpec};
+use crate::agent::{Action, AgentConfig, AgentRun};
 use crate::http::Method;
 use crate::records::approval::{ApprovalPolicy, ApprovalRule};
 use crate::records::message::{Message, Role};
 use crate::records::tool_mode::ToolMode;
 use crate::settings::ChatSettings;
+use crate::tools::spec::ToolSpec;
 
 macro_rules! fixture {
     ($dir:literal, $name:literal) => {

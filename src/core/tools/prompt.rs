@@ -14,7 +14,7 @@
 use serde_json::{Map, Value};
 
 use super::result;
-use super::tools::ToolSpec;
+use super::spec::ToolSpec;
 use crate::records::tool_call::ToolCallRecord;
 
 /// One call found in an answer, in the order the model wrote them.
