@@ -1,6 +1,6 @@
 // Skiff's service worker: the page loads and works with no network, from any static host and
 // sub-path. scripts/pwa-precache.mjs writes dist/sw.js from this template after each build,
-// filling in BUILD (a hash of the build's files) and PRECACHE (exactly the files Trunk wrote,
+// filling in BUILD (a hash of the build's files) and PRECACHE (exactly the files the build wrote,
 // relative to this script). Nothing here is written by hand per build.
 //
 // What it must never do:
@@ -86,8 +86,8 @@ self.addEventListener('fetch', (event) => {
   url.search = '';
   url.hash = '';
   // Any page of the app is the app (the cached index of this build, or the network when the
-  // cache is gone): every navigation but to a page of the build itself, such as the model
-  // panel a frame of Settings loads.
+  // cache is gone): every navigation but to a page of the build itself, such as the code
+  // previews' frame (preview.html).
   if (request.mode === 'navigate' && !(OWN.has(url.href) && url.href.endsWith('.html'))) {
     event.respondWith(fromCache(INDEX).then((hit) => hit || fetch(request)));
     return;

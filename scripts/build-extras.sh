@@ -42,8 +42,10 @@ cp "$tmp/skiff_extras.js" "$OUT/skiff_extras.js"
 cp "$tmp/skiff_extras_bg.opt.wasm" "$OUT/skiff_extras_bg.wasm"
 cp src/extras/page/*.js "$OUT/"
 if compgen -G "src/extras/page/*.css" >/dev/null; then cp src/extras/page/*.css "$OUT/"; fi
-# Separate documents of the module (the OAuth callback page): each carries its own policy.
-if compgen -G "src/extras/page/*.html" >/dev/null; then cp src/extras/page/*.html "$OUT/"; fi
+# The OAuth callback page (src/oauth-callback/): a document of its own with its own policy,
+# at extras/oauth-callback.html, the redirect URI registrations and client-metadata.json name.
+cp src/oauth-callback/oauth-callback.html src/oauth-callback/oauth-callback.js \
+  src/oauth-callback/oauth-callback.css "$OUT/"
 
 # Skiff's OAuth Client ID Metadata Document (beside index.html): its URL is its client id, and
 # a static build cannot know where it will be served, so it is written only when

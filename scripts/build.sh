@@ -1,33 +1,66 @@
 #!/usr/bin/env bash
-# Build the release page into dist/ (or $SKIFF_DIST). Installs missing tools first.
-# Trunk runs offline with the wasm-bindgen and wasm-opt that setup.sh put on PATH, so it never
-# tries to download anything.
+# Build the release page into dist/ (or $SKIFF_DIST). Installs missing tools first (only what
+# building needs: scripts/setup.sh build).
+#
+# The page is one Leptos app whose rare surfaces load on demand (src/ui/lazy.rs), so the build
+# runs the steps Trunk cannot (Trunk does not split wasm: its issue #1022):
+#   cargo      the page's wasm, linked with --emit-relocs so wasm-split can follow every call
+#   wasm-split one chunk per split point, and the small loader that fetches them
+#   wasm-bindgen the JS glue of the main module
+#   assemble   wasm-opt, minified JS and CSS, hashed names, index.html (scripts/assemble-page.mjs)
+# then the model worker (a separate wasm, loaded only when a model runs in the page), the MCP
+# module, the Content-Security-Policy and the service worker's precache list.
+#
+# Environment:
+#   SKIFF_DIST=DIR            where the page goes (default dist)
+#   SKIFF_REUSE_WORKER=DIR    copy an already built worker/ instead of compiling candle again
+#   SKIFF_NO_WORKER=1         leave the model worker out (scripts/serve.sh builds it afterwards)
+#   SKIFF_FAST_OPT=1          skip wasm-opt's slow extra passes (a quicker build to try a change)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+start=$(date +%s)
 # shellcheck source=setup.sh
-source scripts/setup.sh
+source scripts/setup.sh build
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/skiff/target}"
 dist="${SKIFF_DIST:-dist}"
-echo "==> trunk build --release (dist: $dist, target: $CARGO_TARGET_DIR)"
-trunk --offline --skip-version-check build --release --dist "$dist"
-echo "==> JS glue minified (scripts/strip-glue.mjs)"
-node scripts/strip-glue.mjs "$dist"
-echo "==> wasm: unused exports out, a deeper wasm-opt pass (scripts/shrink-wasm.mjs)"
-node scripts/shrink-wasm.mjs "$dist"
-echo "==> one stylesheet (scripts/join-css.mjs)"
-node scripts/join-css.mjs "$dist"
-echo "==> the model worker, loaded only when a model runs in the page (scripts/build-worker.sh)"
-# Its own target dir: it is built with other RUSTFLAGS and profile than the page.
-# SKIFF_REUSE_WORKER=DIR copies an already built worker/ instead (a second work tree building
-# only page changes need not compile candle again).
+step() { echo "==> $*  [$(( $(date +%s) - start )) s]"; }
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+step "cargo: the page's wasm (release, linked with --emit-relocs for wasm-split)"
+# `cargo rustc` gives the link flag to this crate alone, so the dependencies' build cache is the
+# one every other wasm build of the page shares.
+cargo rustc --release --target wasm32-unknown-unknown --bin skiff -- -C link-arg=--emit-relocs
+raw="$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/skiff.wasm"
+
+step "wasm-split: one chunk per on-demand surface (src/ui/lazy.rs)"
+wasm-split-cli "$raw" "$work/split" --out-name skiff --target web
+
+step "wasm-bindgen: the main module's glue"
+# --keep-lld-exports keeps what the chunks import from the main module (its table, memory and
+# the shared globals); --no-demangle keeps the split points' names as wasm-split wrote them.
+wasm-bindgen --target web --keep-lld-exports --no-demangle --no-typescript \
+  --out-dir "$work/bindgen" --out-name skiff "$work/split/skiff.wasm"
+
+step "assemble: wasm-opt, JS, CSS, hashed names, index.html (scripts/assemble-page.mjs)"
+rm -rf "$dist"
+node scripts/assemble-page.mjs "$work" "$dist"
+
 if [ -n "${SKIFF_REUSE_WORKER:-}" ]; then
+  step "the model worker: copied from $SKIFF_REUSE_WORKER"
   rm -rf "$dist/worker" && cp -r "$SKIFF_REUSE_WORKER" "$dist/worker"
-else
+elif [ -z "${SKIFF_NO_WORKER:-}" ]; then
+  step "the model worker, loaded only when a model runs in the page (scripts/build-worker.sh)"
+  # Its own target dir: it is built with other RUSTFLAGS and profile than the page.
   CARGO_TARGET_DIR="${SKIFF_WORKER_TARGET_DIR:-$CARGO_TARGET_DIR-worker}" SKIFF_DIST="$dist" scripts/build-worker.sh
 fi
-echo "==> the MCP module, loaded only when its surfaces are used (scripts/build-extras.sh)"
+
+step "the MCP module, loaded only when its surfaces are used (scripts/build-extras.sh)"
 SKIFF_DIST="$dist" scripts/build-extras.sh
-echo "==> Content-Security-Policy (scripts/csp.mjs)"
+
+step "Content-Security-Policy (scripts/csp.mjs)"
 node scripts/csp.mjs "$dist"
-echo "==> service worker (scripts/pwa-precache.mjs)"
+step "service worker (scripts/pwa-precache.mjs)"
 node scripts/pwa-precache.mjs "$dist"
+step "built $dist"

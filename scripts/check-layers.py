@@ -220,7 +220,14 @@ def check(root_rel: str, table: list[tuple[str, list[str]]], verbose: bool) -> i
     files: dict[str, str] = {}
     for d, dirs, names in os.walk(root):
         # Another crate inside this one's folder (the app's `src/core`) is checked on its own.
-        dirs[:] = sorted(x for x in dirs if not os.path.exists(os.path.join(d, x, "Cargo.toml")))
+        # Cargo's own targets beside the library (`examples/`, `tests/`, `benches/`) are not its
+        # modules.
+        dirs[:] = sorted(
+            x
+            for x in dirs
+            if not os.path.exists(os.path.join(d, x, "Cargo.toml"))
+            and not (d == root and x in ("examples", "tests", "benches"))
+        )
         for name in sorted(names):
             if name.endswith(".rs"):
                 p = os.path.join(d, name)

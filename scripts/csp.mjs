@@ -1,10 +1,10 @@
-// Puts Skiff's Content-Security-Policy into DIST/index.html, after Trunk wrote it and before
+// Puts Skiff's Content-Security-Policy into DIST/index.html, after the build wrote it and before
 // scripts/pwa-precache.mjs hashes the build. The page holds API keys and shows text from
 // models and MCP servers, so even if a rendering bug let markup through, the browser must
 // refuse to run it:
 // - scripts: this origin's files, plus the two inline scripts by their sha256 (computed here
-//   from the exact bytes Trunk wrote, since its loader names this build's hashed files):
-//   Trunk's loader and index.html's two-line bridge to the model worker; plus
+//   from the exact bytes the build wrote, since the app's module script names this build's
+//   hashed files): that module script and index.html's inline entry to the MCP module; plus
 //   'wasm-unsafe-eval' to compile the module. No other inline script, no eval, no handlers.
 // - connect-src is open: providers and MCP servers are wherever the user points them.
 // - images and audio: this origin, data: (tool results) and blob:; no plugins, no <base>, no
@@ -33,7 +33,7 @@ const inline = [...html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)]
   .filter((m) => !/\bsrc=/.test(m[0].slice(0, m[0].indexOf('>'))))
   .map((m) => `'sha256-${createHash('sha256').update(m[1], 'utf8').digest('base64')}'`);
 if (inline.length !== 2) {
-  console.error(`csp: expected exactly Trunk's loader and the model bridge as inline scripts, found ${inline.length}`);
+  console.error(`csp: expected exactly the app's module script and the MCP module's entry as inline scripts, found ${inline.length}`);
   process.exit(1);
 }
 const policy = [
@@ -51,7 +51,7 @@ const policy = [
   "form-action 'none'",
 ].join('; ');
 const meta = `<meta http-equiv="Content-Security-Policy" content="${policy}">`;
-// First in <head>, before anything it governs (Trunk's minified output has no <head> tag).
+// First in <head>, before anything it governs.
 const at = html.search(/<meta charset=[^>]*>/i);
 if (at < 0) {
   console.error('csp: no <meta charset> in index.html to put the policy after');

@@ -1,22 +1,28 @@
 #!/usr/bin/env bash
 # Installs the tools Skiff's build and tests need, and only those that are missing.
 #
+#   scripts/setup.sh build    what building the page needs (scripts/build.sh, scripts/serve.sh)
+#   scripts/setup.sh [test]   that, plus what the tests need (the default)
+#
 # Two ways to use it (bash only):
-#   bash scripts/setup.sh      installs, then prints the `export PATH=...` line to run
-#   source scripts/setup.sh    installs, then puts node_modules/.bin (wasm-opt 132,
-#                              playwright-core) and ~/.cargo/bin first on this shell's PATH
+#   bash scripts/setup.sh [MODE]      installs, then prints the `export PATH=...` line to run
+#   source scripts/setup.sh [MODE]    installs, then puts node_modules/.bin (wasm-opt 132,
+#                                     playwright-core) and ~/.cargo/bin first on this shell's PATH
 # Safe to run again: every step checks first and says "ok" when there is nothing to do.
 # Exits (or, when sourced, returns) non-zero with a message saying what failed.
 #
 # What it installs:
+#   build:
 #   - the rustup target wasm32-unknown-unknown
-#   - trunk 0.21.14                         (cargo install --locked; about 12 minutes)
 #   - wasm-bindgen-cli = Cargo.lock's wasm-bindgen version (cargo install, not --locked)
-#   - Debian's chromium and chromium-driver  (apt-get; sudo only when not root)
+#   - wasm-split-cli from wasm_split_cli_support 0.2.4 (cargo install --locked): cuts the page's
+#     on-demand chunks out of its wasm (src/ui/lazy.rs); the same project as the
+#     wasm_split_helpers crate leptos uses for split points, so both read the same markers
 #   - npm devDependencies from package-lock.json (npm ci): binaryen 132 for wasm-opt —
-#     never Debian's binaryen, whose older wasm-opt produces a page that renders nothing —
-#     terser, which minifies the wasm-bindgen JS glue (scripts/strip-glue.mjs), and
-#     playwright-core, which drives /usr/bin/chromium (no `npx playwright install`)
+#     never Debian's binaryen, whose older wasm-opt produces a page that renders nothing —,
+#     terser (JS) and lightningcss (CSS) for minifying, playwright-core and axe-core (tests)
+#   test, in addition:
+#   - Debian's chromium and chromium-driver  (apt-get; sudo only when not root)
 #   - Python packages listed in tests/requirements.txt, if that file lists any
 #
 # It never touches CARGO_TARGET_DIR, and never starts a second `cargo install` of a tool
@@ -26,7 +32,7 @@
 if [[ "${BASH_SOURCE[0]}" != "$0" ]]; then
   _skiff_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
   _skiff_rc=0
-  SKIFF_SETUP_SOURCED=1 bash "${BASH_SOURCE[0]}" || _skiff_rc=$?
+  SKIFF_SETUP_SOURCED=1 bash "${BASH_SOURCE[0]}" "$@" || _skiff_rc=$?
   if [[ "$_skiff_rc" -ne 0 ]]; then
     unset _skiff_root
     return "$_skiff_rc"
@@ -50,7 +56,9 @@ fi
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-TRUNK_VERSION="0.21.14"
+MODE="${1:-test}"
+case "$MODE" in build | test) ;; *) echo "setup: usage: scripts/setup.sh [build|test]" >&2; exit 2 ;; esac
+SPLIT_VERSION="0.2.4"
 BINARYEN_MAJOR="132"
 CARGO_BIN="${CARGO_HOME:-$HOME/.cargo}/bin"
 [[ -d "$CARGO_BIN" ]] && case ":$PATH:" in *":$CARGO_BIN:"*) ;; *) PATH="$CARGO_BIN:$PATH" ;; esac
@@ -91,7 +99,7 @@ wait_for_inflight_install() {
   done
 }
 
-# ---- Rust: the wasm target, trunk, wasm-bindgen-cli ----
+# ---- Rust: the wasm target, wasm-split-cli, wasm-bindgen-cli ----
 setup_rust() {
   command -v cargo >/dev/null 2>&1 ||
     die "cargo was not found: install the Rust toolchain with rustup, then run this again"
@@ -111,18 +119,21 @@ setup_rust() {
     die "the wasm32-unknown-unknown target is missing and rustup is not installed to add it"
   fi
 
+  # The CLI has no --version: cargo's own list of installed packages says which one it is.
   local have
-  have="$(trunk --version 2>/dev/null | awk '{print $2}' || true)"
-  if [[ "$have" != "$TRUNK_VERSION" ]]; then
-    wait_for_inflight_install trunk
-    have="$(trunk --version 2>/dev/null | awk '{print $2}' || true)"
+  split_installed() {
+    cargo install --list 2>/dev/null | grep -x "wasm_split_cli_support v${SPLIT_VERSION}:" >/dev/null &&
+      command -v wasm-split-cli >/dev/null 2>&1
+  }
+  if ! split_installed; then
+    wait_for_inflight_install wasm_split_cli_support
   fi
-  if [[ "$have" == "$TRUNK_VERSION" ]]; then
-    log "ok: trunk $TRUNK_VERSION"
+  if split_installed; then
+    log "ok: wasm-split-cli (wasm_split_cli_support $SPLIT_VERSION)"
   else
-    log "installing: trunk $TRUNK_VERSION${have:+ (found ${have})} with cargo install --locked; this takes about 12 minutes"
-    cargo install --locked trunk --version "$TRUNK_VERSION" ||
-      die "cargo install trunk $TRUNK_VERSION failed (see the cargo output above)"
+    log "installing: wasm-split-cli (wasm_split_cli_support $SPLIT_VERSION) with cargo install --locked"
+    cargo install --locked wasm_split_cli_support --version "$SPLIT_VERSION" --features build-binary ||
+      die "cargo install wasm_split_cli_support $SPLIT_VERSION failed (see the cargo output above)"
   fi
 
   local want
@@ -180,7 +191,7 @@ setup_chromium() {
     die "apt-get finished but /usr/bin/chromium or /usr/bin/chromedriver is still missing"
 }
 
-# ---- npm: binaryen (wasm-opt), terser (JS glue), playwright-core ----
+# ---- npm: binaryen (wasm-opt), terser (JS), lightningcss (CSS), playwright-core ----
 setup_npm() {
   if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
     command -v apt-get >/dev/null 2>&1 || die "node and npm are missing and there is no apt-get to install them"
@@ -194,7 +205,7 @@ setup_npm() {
   if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$ROOT/node_modules/.bin/wasm-opt" ]]; then
     log "ok: node_modules matches package-lock.json"
   else
-    log "installing: npm ci (binaryen for wasm-opt, terser, playwright-core)"
+    log "installing: npm ci (binaryen for wasm-opt, terser, lightningcss, playwright-core)"
     (cd "$ROOT" && npm ci --no-audit --no-fund) || die "npm ci failed (see the npm output above)"
     echo "$want" >"$stamp"
   fi
@@ -229,9 +240,11 @@ setup_python() {
 }
 
 setup_rust
-setup_chromium
 setup_npm
-setup_python
+if [[ "$MODE" == test ]]; then
+  setup_chromium
+  setup_python
+fi
 
 log "done"
 if [[ -z "${SKIFF_SETUP_SOURCED:-}" ]]; then

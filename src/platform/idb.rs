@@ -108,7 +108,7 @@ pub struct Db {
 /// Settle a promise from one event of `target`: `ok` events resolve with `value()`, any other
 /// event rejects with `error()`. One closure serves every event named, and exactly one of them
 /// fires, so it is called once and freed (nothing leaks per request).
-fn settle_on(
+pub(super) fn settle_on(
     set: impl FnOnce(&Function),
     ok: &'static str,
     value: impl FnOnce() -> JsValue + 'static,
@@ -136,7 +136,7 @@ fn settle_on(
 }
 
 /// The result of one request.
-fn request(req: IdbRequest) -> impl Future<Output = Result<JsValue, IdbError>> {
+pub(super) fn request(req: IdbRequest) -> impl Future<Output = Result<JsValue, IdbError>> {
     let (r1, r2) = (req.clone(), req.clone());
     let fut = settle_on(
         |f| {
@@ -157,7 +157,7 @@ fn request(req: IdbRequest) -> impl Future<Output = Result<JsValue, IdbError>> {
 }
 
 /// Done when the transaction has committed; a quota error surfaces here, as the abort's cause.
-fn committed(tx: IdbTransaction) -> impl Future<Output = Result<(), IdbError>> {
+pub(super) fn committed(tx: IdbTransaction) -> impl Future<Output = Result<(), IdbError>> {
     let t = tx.clone();
     let fut = settle_on(
         |f| {

@@ -18,15 +18,17 @@ pub mod fetch;
 pub mod file_read;
 pub mod files;
 pub mod focus;
-pub mod form;
 pub mod idb;
+pub mod idb_values;
 pub mod ids;
 pub mod local_model;
 pub mod location;
 pub mod online;
+pub mod popup;
 pub mod quota;
 pub mod service_worker;
 pub mod storage;
+pub mod webcrypto;
 pub mod websocket;
 
 pub use abort::AbortHandle;

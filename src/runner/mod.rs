@@ -11,6 +11,7 @@ pub mod chat;
 pub mod compact;
 pub mod mcp;
 pub mod models;
+pub mod oauth;
 pub mod request_view;
 pub mod side_request;
 mod step;

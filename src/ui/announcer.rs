@@ -3,7 +3,10 @@
 //!
 //! Once per turn, never per token; the sentence is `skiff_core::announce`'s. Opening a
 //! conversation whose answer ended earlier announces nothing: only an end seen here does.
+//! Other surfaces say their rare events through [`announce`] (the model panel: a model
+//! stored or deleted), so the page keeps one region.
 
+use std::cell::Cell;
 use std::time::Duration;
 
 use crate::stores::reactive::effect;
@@ -16,14 +19,61 @@ use super::context::ctx;
 /// How long an announcement stays in the region after it was made.
 const CLEAR_AFTER: Duration = Duration::from_secs(7);
 
+/// The region's text, and which announcement is showing (so only its own timer clears it).
+#[derive(Clone, Copy)]
+struct Region {
+    text: RwSignal<String>,
+    shown: StoredValue<u32>,
+}
+
+thread_local! {
+    static REGION: Cell<Option<Region>> = const { Cell::new(None) };
+}
+
+/// Says `sentence` in the page's live region (nothing while the region is not on the page).
+pub fn announce(sentence: String) {
+    if let Some(region) = REGION.with(Cell::get) {
+        say(region, sentence);
+    }
+}
+
+fn say(Region { text, shown }: Region, sentence: String) {
+    // Emptied first, so the same sentence twice is still a change to announce; emptied
+    // again once read (as react-aria's announcer does), so it is not found later as
+    // stale page text. A newer announcement is never cleared by an older timer.
+    let Some(generation) = shown.try_update_value(|g| {
+        *g = g.wrapping_add(1);
+        *g
+    }) else {
+        return;
+    };
+    text.try_set(String::new());
+    set_timeout(
+        move || _ = text.try_set(sentence),
+        Duration::from_millis(60),
+    );
+    set_timeout(
+        move || {
+            if shown.try_get_value() == Some(generation) {
+                text.try_set(String::new());
+            }
+        },
+        CLEAR_AFTER,
+    );
+}
+
 #[component]
 pub fn Announcer() -> impl IntoView {
     let ctx = ctx();
     let text = RwSignal::new(String::new());
     // (conversation id, was a turn running in it) at the last look.
     let last_seen = StoredValue::new(None::<(String, bool)>);
-    // Which announcement is showing, so only its own timer clears it.
-    let shown = StoredValue::new(0u32);
+    let region = Region {
+        text,
+        shown: StoredValue::new(0u32),
+    };
+    REGION.with(|r| r.set(Some(region)));
+    on_cleanup(|| REGION.with(|r| r.set(None)));
     effect(move || {
         let Some(conv) = ctx.convs.current.get() else {
             last_seen.set_value(None);
@@ -58,21 +108,7 @@ pub fn Announcer() -> impl IntoView {
             })
             .flatten();
         if let Some(sentence) = sentence {
-            // Emptied first, so the same sentence twice is still a change to announce; emptied
-            // again once read (as react-aria's announcer does), so it is not found later as
-            // stale page text. A newer announcement is never cleared by an older timer.
-            let generation = shown.get_value().wrapping_add(1);
-            shown.set_value(generation);
-            text.set(String::new());
-            set_timeout(move || text.set(sentence), Duration::from_millis(60));
-            set_timeout(
-                move || {
-                    if shown.try_get_value() == Some(generation) {
-                        text.set(String::new());
-                    }
-                },
-                CLEAR_AFTER,
-            );
+            say(region, sentence);
         }
     });
     view! {

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use super::announcer::Announcer;
 use super::chat_view::ChatView;
 use super::context::Ctx;
+use super::lazy::Lazy;
 use super::notices_view::NoticesView;
 use super::search_dialog::SearchDialog;
 use super::settings_panel::SettingsPanel;
@@ -24,6 +25,10 @@ use crate::stores::memory::MemoryStore;
 use crate::stores::notices::Notices;
 use crate::stores::settings::SettingsStore;
 use crate::stores::update::AppUpdate;
+
+// Settings is opened rarely: its code is a chunk of its own (`ui::lazy`).
+crate::split_surface!(settings_surface, settings, || view! { <SettingsPanel /> }
+    .into_any());
 
 #[component]
 pub fn App() -> impl IntoView {
@@ -51,6 +56,8 @@ pub fn App() -> impl IntoView {
     };
     provide_context(ctx);
     super::extras_host::install(ctx);
+    // Before any server connects: a sign-in that left by full-page redirect is finished first.
+    crate::runner::oauth::install(mcp, notices, move |id| mcp_runner.connect(id));
 
     // Reopen the conversation named in the URL (a reload or a bookmark), else the newest.
     let wanted = location::hash()
@@ -79,6 +86,9 @@ pub fn App() -> impl IntoView {
 
     // Another tab wrote to storage: each store merges what is its own.
     sync_with_other_tabs(settings, convs, mcp, memory);
+
+    // The markdown renderer is a chunk needed soon, not before the message box takes input.
+    super::lazy::when_idle(2_000, super::markdown_body::preload);
 
     // Connect every enabled MCP server concurrently, as soon as the page is up.
     mcp_runner.ensure_initialized();
@@ -129,7 +139,7 @@ pub fn App() -> impl IntoView {
             <NoticesView />
             <UpdateBanner />
             <When when=move || ctx.show_settings.get()>
-                <SettingsPanel />
+                <Lazy load=settings_surface surface="Settings" on_close=move || ctx.show_settings.set(false) />
             </When>
             <KeyboardShortcuts />
             <SearchDialog />

@@ -115,18 +115,6 @@ async fn host(op: &str, arg: JsValue) -> Result<Value, String> {
             ctx.mcp_runner.answer_ask(server, key, answer);
             Ok(Value::Null)
         }
-        // The sign-in (issue 10) says whether this server's requests carry its token, what
-        // its card says, and whether to connect now (after a sign-in).
-        "auth" => {
-            crate::runner::mcp::auth::set(server, a["enabled"].as_bool().unwrap_or(false));
-            if let Some(live) = ctx.mcp.live_for(server) {
-                live.auth_note.set(a["status"].as_str().map(str::to_string));
-            }
-            if a["connect"].as_bool() == Some(true) {
-                ctx.mcp_runner.connect(server);
-            }
-            Ok(Value::Null)
-        }
         "roots" => {
             ctx.mcp_runner
                 .notify(server, "notifications/roots/list_changed");

@@ -4,18 +4,94 @@
 //! re-rendered on each flush. This keeps the cost of a streamed token proportional to the tail,
 //! not to the whole answer. The HTML comes from `skiff_core::markdown`, which escapes raw HTML
 //! and neutralises dangerous links, so it is safe to insert.
+//!
+//! The renderer itself (pulldown-cmark, highlighting, math) is not needed before the message
+//! box takes input, so it is an on-demand chunk of its own (`ui::lazy`): fetched when the
+//! browser is idle after the first paint, or as soon as a message needs it, whichever comes
+//! first. Until it is there (milliseconds from the cache; on an offline first visit that never
+//! stored it, for good), a message shows its text as plain text: nothing is hidden or lost.
+
+use std::cell::Cell;
 
 use crate::stores::reactive::effect;
 use leptos::html;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use skiff_core::markdown::{
-    preview_document, render_blocks, PreviewKind, StreamingMarkdown, PREVIEW_PAGE, PREVIEW_SANDBOX,
+    preview_document, render_blocks, MarkdownUpdate, PreviewKind, StreamingMarkdown, PREVIEW_PAGE,
+    PREVIEW_SANDBOX,
 };
 use skiff_core::records::message::MessageStatus;
 use wasm_bindgen::JsCast;
 
 use crate::platform::clipboard;
 use crate::stores::live_message::LiveMessage;
+
+/// What the markdown chunk hands back: the renderer's entry points. Only these pointers reach
+/// the rendering code, so all of it lands in the chunk.
+#[derive(Clone, Copy)]
+struct Engine {
+    push: fn(&mut StreamingMarkdown, &str) -> MarkdownUpdate,
+    finish: fn(&mut StreamingMarkdown) -> Vec<String>,
+    render_blocks: fn(&str) -> Vec<String>,
+    preview_document: fn(PreviewKind, &str) -> String,
+}
+
+crate::split_point!(
+    markdown_engine,
+    markdown,
+    Engine,
+    Engine {
+        push: StreamingMarkdown::push,
+        finish: StreamingMarkdown::finish,
+        render_blocks,
+        preview_document,
+    }
+);
+
+#[derive(Clone, Copy, PartialEq)]
+enum Load {
+    Idle,
+    Loading,
+    Ready,
+}
+
+thread_local! {
+    static ENGINE: Cell<Option<Engine>> = const { Cell::new(None) };
+    /// Whether the engine is loaded; messages shown as plain text re-render when it flips.
+    static LOAD: ArcRwSignal<Load> = ArcRwSignal::new(Load::Idle);
+}
+
+/// The renderer, if its chunk is loaded (tracked: an effect that asks re-runs when it arrives).
+fn engine() -> Option<Engine> {
+    LOAD.with(|l| l.get());
+    ENGINE.with(Cell::get)
+}
+
+/// Starts fetching the markdown chunk unless it is loaded or loading. A failed load (offline
+/// before it was ever stored) leaves messages as plain text; the next message that needs it
+/// tries again.
+pub fn preload() {
+    let load = LOAD.with(Clone::clone);
+    if load.get_untracked() != Load::Idle {
+        return;
+    }
+    load.set(Load::Loading);
+    spawn_local(async move {
+        match markdown_engine().await {
+            Ok(engine) => {
+                ENGINE.with(|e| e.set(Some(engine)));
+                load.set(Load::Ready);
+            }
+            Err(e) => {
+                leptos::logging::warn!(
+                    "markdown rendering is not available ({e}); messages show as plain text"
+                );
+                load.set(Load::Idle);
+            }
+        }
+    });
+}
 
 struct RenderState {
     md: StreamingMarkdown,
@@ -24,6 +100,8 @@ struct RenderState {
     finished: bool,
     /// The tail HTML last written to the DOM, to recognise an open code block that only grew.
     shown_tail: String,
+    /// The text is shown plain (the renderer was not loaded yet).
+    plain: bool,
 }
 
 const CODE_END: &str = "</code></pre>\n";
@@ -52,6 +130,7 @@ impl RenderState {
             revision,
             finished: false,
             shown_tail: String::new(),
+            plain: false,
         }
     }
 }
@@ -148,7 +227,11 @@ fn toggle_preview(button: &web_sys::Element) {
     // The sandbox is set before the source, so the page never loads unsandboxed.
     let _ = frame.set_attribute("sandbox", PREVIEW_SANDBOX);
     let _ = frame.set_attribute("title", "Preview of the code block above");
-    let doc = preview_document(kind, &code.text_content().unwrap_or_default());
+    // Preview buttons exist only on rendered blocks, so the renderer is loaded.
+    let Some(engine) = ENGINE.with(Cell::get) else {
+        return;
+    };
+    let doc = (engine.preview_document)(kind, &code.text_content().unwrap_or_default());
     // Once the preview page is up, hand it the document; its origin is opaque, hence "*" (the
     // text is the conversation's own, nothing the frame could not be shown).
     let target = frame.clone();
@@ -218,23 +301,34 @@ pub fn MarkdownBody(msg: LiveMessage) -> impl IntoView {
         };
         let revision = msg.revision.get();
         let streaming = msg.status.with(|s| *s == MessageStatus::Streaming);
+        let engine = engine();
         msg.content.with(|text| {
             state.update_value(|st| {
+                let Some(engine) = engine else {
+                    // Plain text until the renderer is here (it re-runs this effect).
+                    preload();
+                    tail.set_class_name("plain");
+                    tail.set_text_content(Some(text));
+                    st.plain = true;
+                    return;
+                };
                 let delta_ok = text.get(st.consumed..).is_some();
                 let replaced = st.revision != revision
                     || !delta_ok
-                    || (st.finished && text.len() != st.consumed);
+                    || (st.finished && text.len() != st.consumed)
+                    || st.plain;
                 if replaced {
                     *st = RenderState::new(revision);
                     blocks.set_inner_html("");
                     tail.set_inner_html("");
+                    tail.set_class_name("");
                 }
                 if st.finished {
                     return;
                 }
                 let delta = text.get(st.consumed..).unwrap_or("");
                 if streaming {
-                    let update = st.md.push(delta);
+                    let update = (engine.push)(&mut st.md, delta);
                     let had_finished = !update.finished.is_empty();
                     append(&blocks, update.finished);
                     let grown = (!had_finished)
@@ -253,11 +347,11 @@ pub fn MarkdownBody(msg: LiveMessage) -> impl IntoView {
                 } else {
                     // Loaded whole from storage: one pass. Otherwise finish what streamed.
                     if st.consumed == 0 {
-                        append(&blocks, render_blocks(text));
+                        append(&blocks, (engine.render_blocks)(text));
                     } else {
-                        let update = st.md.push(delta);
+                        let update = (engine.push)(&mut st.md, delta);
                         append(&blocks, update.finished);
-                        append(&blocks, st.md.finish());
+                        append(&blocks, (engine.finish)(&mut st.md));
                     }
                     tail.set_inner_html("");
                     st.shown_tail.clear();

@@ -11,15 +11,20 @@ use wasm_bindgen::JsCast;
 
 use super::context::ctx;
 use super::dialog::Modal;
+use super::lazy::Lazy;
 use super::message_view::message_dom_id;
 use super::when::When;
+
+// The search dialog (and reading every conversation for it) is opened rarely: a chunk.
+crate::split_surface!(search_surface, search, || view! { <SearchPanel /> }
+    .into_any());
 
 #[component]
 pub fn SearchDialog() -> impl IntoView {
     let ctx = ctx();
     view! {
         <When when=move || ctx.show_search.get()>
-            <SearchPanel />
+            <Lazy load=search_surface surface="Search" on_close=move || ctx.show_search.set(false) />
         </When>
     }
 }

@@ -13,6 +13,7 @@ use skiff_core::shortcuts::{decide, KeyPress, Shortcut, Situation, HELP_ORDER};
 use super::composer::focus_composer;
 use super::context::{ctx, Ctx};
 use super::dialog::{self, Modal};
+use super::lazy::Lazy;
 use super::when::When;
 use crate::platform::focus::{active_element, is_apple, is_text_field};
 
@@ -51,10 +52,16 @@ pub fn KeyboardShortcuts() -> impl IntoView {
 
     view! {
         <When when=move || help_open.get()>
-            <HelpSheet apple=apple on_close=move || help_open.set(false) />
+            <Lazy load=help_surface surface="Keyboard shortcuts" on_close=move || help_open.set(false) />
         </When>
     }
 }
+
+// The list of shortcuts is opened rarely: a chunk (the listener above stays in the page).
+crate::split_surface!(help_surface, help, || {
+    let help_open = ctx().show_help;
+    view! { <HelpSheet apple=is_apple() on_close=move || help_open.set(false) /> }.into_any()
+});
 
 fn perform(ctx: Ctx, shortcut: Shortcut, help_open: RwSignal<bool>) {
     match shortcut {

@@ -240,10 +240,25 @@ export async function startStaticServer(dir = distDir()) {
   };
 }
 
+/**
+ * A host name that stands for a server on the internet: browsers launched with
+ * `launchBrowser({ internet: true })` resolve every name under it to 127.0.0.1, while Skiff
+ * judges it as an internet address (core::address). Offline behaviour that only internet
+ * servers have (a refused send, an MCP server waiting for the network) is tested with it,
+ * since a server on this machine is used offline (issue 31).
+ */
+export const INTERNET_HOST = 'skiff-e2e.test';
+
+/** `url` (on 127.0.0.1) as the same server reached by an internet name (INTERNET_HOST). */
+export function asInternet(url) {
+  return url.replace('//127.0.0.1', `//api.${INTERNET_HOST}`);
+}
+
 /** Launches Debian's Chromium headless. Close it with `await browser.close()`. */
-export async function launchBrowser() {
+export async function launchBrowser({ internet = false } = {}) {
+  const args = internet ? [...CHROMIUM_ARGS, `--host-resolver-rules=MAP *.${INTERNET_HOST} 127.0.0.1`] : CHROMIUM_ARGS;
   try {
-    return await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+    return await chromium.launch({ executablePath: CHROMIUM_PATH, args });
   } catch (err) {
     throw new Error(
       `could not launch ${CHROMIUM_PATH} (run scripts/setup.sh to install Debian's chromium): ${err.message}`,

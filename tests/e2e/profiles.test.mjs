@@ -132,6 +132,8 @@ test('(a) settings stored before profiles load as one profile with nothing lost'
   try {
     // The migrated profile is in Settings → Providers, its form filled from the flat fields.
     await page.click('button[aria-label="Settings"]');
+    // Settings is an on-demand chunk: it is there once its form is.
+    await page.locator('.profile-select').waitFor();
     const origin = new URL(openai.url).host;
     assert.deepEqual(await page.locator('.profile-select option').allInnerTexts(), [`${origin} · OpenAI-compatible`]);
     assert.equal(await page.getByLabel('Base URL').inputValue(), `${openai.url}/v1`);

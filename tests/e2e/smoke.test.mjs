@@ -39,7 +39,7 @@ describe('smoke', () => {
     const dist = distDir();
     assert.ok(
       existsSync(path.join(dist, 'index.html')),
-      `no index.html in ${dist}: build the app first (trunk build --release, after ` +
+      `no index.html in ${dist}: build the app first (scripts/build.sh, after ` +
         `scripts/setup.sh), or point SKIFF_DIST at a built dist directory`,
     );
     const site = await startStaticServer(dist);

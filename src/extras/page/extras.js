@@ -8,9 +8,8 @@ import init, * as wasm from './skiff_extras.js';
 import * as resources from './resources.js';
 import * as asks from './asks.js';
 import * as elicit from './elicit.js';
-import * as oauth from './oauth.js';
 
-const features = [resources, asks, elicit, oauth];
+const features = [resources, asks, elicit];
 
 // The module's stylesheets, beside the page's (same origin: the page's CSP allows them).
 for (const f of features) {

@@ -18,7 +18,6 @@ pub mod resources;
 use wasm_bindgen::prelude::*;
 
 mod asks;
-pub mod oauth;
 
 /// The module's build, for the page's diagnostics.
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen)]
