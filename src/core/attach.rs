@@ -4,10 +4,9 @@
 //! A message holds only an [`Attachment`] record; the bytes live in the browser's blob store,
 //! keyed by `hash`, so the same image is stored once. The runner loads them into `data` just
 //! before a request is built, and every request builder turns them into its own parts through
-//! [`pieces`]. A blob that is gone (cleared storage) leaves `data` empty: the message still
+//! `seam::piece::pieces`. A blob that is gone (cleared storage) leaves `data` empty: the message still
 //! sends its text, and the page shows a placeholder. This module never reads a file or a clock.
 
-use crate::base64::base64;
 use crate::format::human_bytes;
 use crate::profiles::Target;
 use crate::provider::ProviderKind;
@@ -113,23 +112,6 @@ pub fn scale_plan(mime: &str, w: u32, h: u32) -> Option<(u32, u32, &'static str)
     Some((scale(w), scale(h), out))
 }
 
-/// A text file as the model reads it: its name, then its text in a fence longer than any run
-/// of backticks inside, so the file cannot close it early.
-pub fn inline_text(name: &str, bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let mut longest = 0;
-    let mut run = 0;
-    for c in text.chars() {
-        run = if c == '`' { run + 1 } else { 0 };
-        longest = longest.max(run);
-    }
-    let fence = "`".repeat(longest.max(2) + 1);
-    format!(
-        "File: {name}\n{fence}\n{}\n{fence}",
-        text.trim_end_matches('\n')
-    )
-}
-
 /// Whether bytes read as a text file are text (checked before storing).
 pub fn check_text(name: &str, bytes: &[u8]) -> Result<(), Refusal> {
     std::str::from_utf8(bytes)
@@ -224,45 +206,6 @@ pub fn left_out_note(target: &Target, names: &[String]) -> Option<String> {
     ))
 }
 
-/// One piece of a user turn with attachments, in the order sent: the files, then the words.
-#[derive(Debug, PartialEq)]
-pub enum Piece<'a> {
-    Text(String),
-    Image { mime: &'a str, base64: String },
-    Pdf { name: &'a str, base64: String },
-}
-
-/// A user message with attachments as pieces, or `None` when it has none (the builders then
-/// send plain text, as before). Files whose bytes are gone are left out (and `None` when
-/// nothing is left, so a blank turn is skipped as any other).
-pub fn pieces(m: &Message) -> Option<Vec<Piece<'_>>> {
-    if !travels(m) || m.attachments.is_empty() {
-        return None;
-    }
-    let mut out: Vec<Piece> = m
-        .attachments
-        .iter()
-        .filter_map(|a| {
-            let d = a.data.as_deref()?;
-            Some(match a.kind() {
-                Kind::Image => Piece::Image {
-                    mime: &a.mime,
-                    base64: base64(d),
-                },
-                Kind::Pdf => Piece::Pdf {
-                    name: &a.name,
-                    base64: base64(d),
-                },
-                Kind::Text => Piece::Text(inline_text(&a.name, d)),
-            })
-        })
-        .collect();
-    if !m.content.trim().is_empty() {
-        out.push(Piece::Text(m.content.clone()));
-    }
-    (!out.is_empty()).then_some(out)
-}
-
 /// Every blob `c` names: in the messages on screen and in the branches kept aside.
 pub fn hashes(c: &Conversation) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -298,15 +241,6 @@ pub fn unreferenced<'a>(
         }
     }
     free
-}
-
-/// Whether `m`'s attachments travel with later requests: only a user's. Images a model
-/// returned stay on the page and in storage but are not sent back: OpenAI-compatible servers
-/// and Anthropic take no images in an assistant turn, and Gemini wants its own signature
-/// with each returned image, which Skiff does not keep. To work on one, attach it to a new
-/// question. The runner loads no bytes for messages that do not travel.
-pub fn travels(m: &Message) -> bool {
-    m.role == Role::User
 }
 
 #[cfg(test)]

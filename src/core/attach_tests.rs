@@ -1,10 +1,12 @@
 use serde_json::{json, Value};
 
 use super::*;
+use crate::base64::base64;
 use crate::provider::{ChatParams, StepContext};
 use crate::records::capabilities::Flag;
 use crate::records::message::Message;
 use crate::records::tool_mode::ToolMode;
+use crate::seam::piece::{inline_text, pieces, travels};
 
 fn att(kind: Kind, name: &str, mime: &str, data: &[u8]) -> Attachment {
     let image = u32::from(kind == Kind::Image);
@@ -50,7 +52,7 @@ fn bodies(history: &[Message]) -> [Value; 3] {
     };
     let c = ctx(history);
     [
-        crate::agent::wire_openai::step_request("http://x", None, &p, &c),
+        crate::openai::step_request("http://x", None, &p, &c),
         crate::anthropic::step_request("http://x", None, &p, &c),
         crate::gemini::step_request("http://x", None, &p, &c),
     ]

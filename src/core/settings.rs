@@ -7,12 +7,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::machine::DEFAULT_STEP_LIMIT;
-use crate::pipeline::context::{DEFAULT_CONTEXT_WINDOW, DEFAULT_HISTORY_COUNT};
-use crate::pipeline::template::{DEFAULT_INPUT_TEMPLATE, DEFAULT_SYSTEM_TEMPLATE};
+use crate::persist::{self, PersistError, SETTINGS_VERSION};
 use crate::profiles;
 use crate::profiles::{ProviderProfile, Resolution, Target};
-use crate::provider::ProviderKind;
+use crate::provider::{ChatParams, Provider, ProviderError, ProviderKind};
 use crate::records::approval::ApprovalPolicy;
 use crate::records::model_choice::ModelChoice;
 use crate::records::tool_mode::{ToolMode, ToolModeSetting};
@@ -123,9 +121,29 @@ pub struct ChatSettings {
     pub project_instructions: String,
 }
 
-/// The default for [`ChatSettings::silence_limit_s`]: long enough for a slow local model
-/// between tokens, short enough that a dead stream is said within a minute.
-pub const DEFAULT_SILENCE_LIMIT_S: u32 = 60;
+pub use crate::provider::DEFAULT_SILENCE_LIMIT_S;
+
+/// Model requests per turn unless the user set another limit.
+pub const DEFAULT_STEP_LIMIT: u32 = 15;
+
+/// Messages a request carries at most, before the budget (NextChat's `historyMessageCount`).
+pub const DEFAULT_HISTORY_COUNT: usize = 32;
+/// The context window assumed until the user sets the model's real one: small enough for the
+/// local models most people start with, and a request it trims still makes sense.
+pub const DEFAULT_CONTEXT_WINDOW: u32 = 16_384;
+
+/// What the default system template tells every model: who it is talking through, the date,
+/// time and time zone (models otherwise guess from their training data), and how to write
+/// math so that Skiff renders it.
+pub const DEFAULT_SYSTEM_TEMPLATE: &str =
+    "You are a helpful assistant, talking with the user through Skiff, a chat app in their browser.
+Current model: {{model}} ({{ServiceProvider}}). Knowledge cutoff: {{cutoff}}.
+Current date and time: {{time}}.
+The user's language: {{lang}}.
+Write math in LaTeX: inline as \\(x^2\\), display as $$e = mc^2$$.";
+
+/// The default input template: the user's words, unchanged.
+pub const DEFAULT_INPUT_TEMPLATE: &str = "{{input}}";
 
 impl Default for ChatSettings {
     fn default() -> Self {
@@ -162,6 +180,26 @@ impl ChatSettings {
     /// How long a started answer may be silent, in ms (at least one second).
     pub fn silence_limit_ms(&self) -> f64 {
         f64::from(self.silence_limit_s.max(1)) * 1000.0
+    }
+
+    /// The provider of the resolved target (`ChatSettings::for_conversation`): one profile's
+    /// kind, address and key, with the model and sampling it resolved to. No other profile's
+    /// key can reach it. `Err(InvalidBaseUrl)` before anything is sent.
+    pub fn provider(&self) -> Result<Provider, ProviderError> {
+        let t = &self.target;
+        let params = ChatParams {
+            model: t.model.trim().to_string(),
+            temperature: t.temperature,
+            top_p: t.top_p,
+            max_tokens: t.max_tokens,
+            thinking_budget: t.thinking_budget,
+            reasoning_effort: t.reasoning_effort,
+            reasoning_model: t.caps.reasoning.value() == Some(true),
+            tool_required: false,
+            stop: Vec::new(),
+        };
+        Ok(Provider::new(t.kind, &t.base_url, &t.api_key, params)?
+            .with_silence_limit_ms(self.silence_limit_ms()))
     }
 
     /// Whether any profile has an address to send to.
@@ -321,11 +359,31 @@ pub const LOCAL_CANDIDATES: [LocalCandidate; 3] = [
     },
 ];
 
+/// The settings as stored (`persist::SETTINGS_KEY`), in the versioned envelope.
+pub fn encode_settings(s: &ChatSettings) -> String {
+    persist::encode(SETTINGS_VERSION, s)
+}
+
+/// Stored settings read back; formats 0 and 1 (one flat provider) become profiles
+/// (`profiles::migrate`), a newer format is refused rather than saved over.
+pub fn decode_settings(raw: &str) -> Result<ChatSettings, PersistError> {
+    const WHAT: &str = "settings";
+    let (version, data) = persist::open(raw, WHAT)?;
+    persist::check_known(version, SETTINGS_VERSION, WHAT)?;
+    // Versions 0 and 1 share a shape: one provider in flat fields.
+    let data = if version < 2 {
+        profiles::migrate::settings_v1_to_v2(data)
+    } else {
+        data
+    };
+    persist::payload(data, WHAT)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::persist::decode_settings;
     use crate::provider::ProviderKind;
+    use crate::settings::decode_settings;
 
     #[test]
     fn missing_fields_take_defaults() {

@@ -8,8 +8,8 @@
 //! Nothing here decides *whether* thinking goes back (that is the request builder's rule:
 //! same model, thinking on); this only records what came.
 
-use crate::provider::StreamEvent;
 use crate::records::thought::Thought;
+use crate::seam::StreamEvent;
 
 /// Follows one answer's stream events and hands out each thought as it is sealed.
 ///

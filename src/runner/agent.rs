@@ -24,7 +24,7 @@ use skiff_core::agent::{Action, AgentRun};
 use skiff_core::mcp::tool_index;
 use skiff_core::mcp::McpError;
 use skiff_core::pipeline::request::{self, Offer};
-use skiff_core::provider::{Provider, ProviderError, StepContext};
+use skiff_core::provider::{ProviderError, StepContext};
 use skiff_core::records::message::{Message, MessageStatus, Role};
 use skiff_core::records::tool_mode::ToolMode;
 use skiff_core::settings::ChatSettings;
@@ -255,7 +255,7 @@ async fn send_step(
     handle: &TurnHandle,
     run: &RefCell<AgentRun>,
 ) -> Result<(), End> {
-    let provider = Provider::from_settings(settings).map_err(End::Failed)?;
+    let provider = settings.provider().map_err(End::Failed)?;
     let mut history = history_before(conv, &live.id());
     super::attach::fill(deps.store, &mut history).await;
     // Files attached while the conversation used another model, which this one cannot take.

@@ -3,7 +3,7 @@
 //! settings and time, and said to be rebuilt.
 
 use skiff_core::pipeline::request::{assemble, Offer};
-use skiff_core::provider::{Provider, StepContext};
+use skiff_core::provider::StepContext;
 
 use super::chat::ChatRunner;
 use super::compact::offered_tools;
@@ -48,7 +48,7 @@ pub fn request_for(runner: ChatRunner, conv: &Loaded, message_id: &str) -> Optio
         },
         &place.at(clock::now_ms()),
     );
-    let provider = Provider::from_settings(&settings).ok()?;
+    let provider = settings.provider().ok()?;
     let req = provider.step_request(&StepContext {
         system_template: &a.system_template,
         system_prompt: &a.system_prompt,

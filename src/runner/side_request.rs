@@ -24,7 +24,7 @@ pub async fn answer_text(
     messages: &[Message],
 ) -> Result<String, ProviderError> {
     // A cheaper model for side requests, where the profile names one.
-    let provider = Provider::from_settings(&settings.for_side_request())?;
+    let provider = settings.for_side_request().provider()?;
     let ctx = StepContext {
         system_template: "",
         system_prompt: "",

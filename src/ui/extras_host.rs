@@ -11,10 +11,10 @@ use std::cell::{Cell, RefCell};
 
 use leptos::prelude::*;
 use serde_json::{json, Value};
-use skiff_core::image_out;
 use skiff_core::mcp::sampling_step::SampleCall;
-use skiff_core::provider::{Provider, StepContext, StreamEvent};
+use skiff_core::provider::{StepContext, StreamEvent};
 use skiff_core::records::message::{Message, Role};
+use skiff_core::seam::image_out;
 use skiff_core::tools::result::DEFAULT_RESULT_CHAR_LIMIT;
 use wasm_bindgen::prelude::*;
 
@@ -257,7 +257,7 @@ async fn sample(ctx: Ctx, a: &Value) -> Result<Value, String> {
     if !settings.is_configured() {
         return Err("No model is set up: choose a provider in Settings first.".into());
     }
-    let mut provider = Provider::from_settings(&settings).map_err(|e| e.to_string())?;
+    let mut provider = settings.provider().map_err(|e| e.to_string())?;
     call.apply(provider.params_mut());
     let tools = call.tool_specs();
     let step = StepContext {

@@ -36,11 +36,9 @@ use crate::records::approval::{ApprovalPolicy, ApprovalRule, Decision};
 use crate::records::tool_call::{ToolCallRecord, ToolCallStatus, ToolProgress};
 use crate::records::tool_mode::{ToolMode, ToolModeSetting};
 use crate::settings::ChatSettings;
+pub use crate::settings::DEFAULT_STEP_LIMIT;
 use crate::tools::prompt;
 use crate::tools::spec::{find, ToolSpec};
-
-/// Model requests per turn unless the user set another limit.
-pub const DEFAULT_STEP_LIMIT: u32 = 15;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentConfig {

@@ -762,5 +762,5 @@ fn stop_while_the_request_streams_finishes_stopped_and_a_late_failure_changes_no
 
 /// What the OpenAI-compatible provider concludes from a refusal (see `Provider::rejects_tools`).
 fn refusal(status: u16, body: &str) -> bool {
-    crate::agent::wire_openai::rejects_tools(status, body)
+    crate::openai::rejects_tools(status, body)
 }

@@ -6,9 +6,9 @@
 use serde_json::Value;
 
 use crate::http::{join_url, HttpRequest, Method};
-use crate::provider::ProviderError;
 use crate::records::capabilities::ModelEntry;
 use crate::records::capabilities::{sorted_unique, Capabilities, Flag};
+use crate::seam::ProviderError;
 
 pub fn models_request(base_url: &str, api_key: Option<&str>) -> HttpRequest {
     let mut headers = vec![("accept".to_string(), "application/json".to_string())];

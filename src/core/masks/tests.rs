@@ -334,7 +334,7 @@ fn a_conversation_keeps_its_copy_of_the_mask_in_its_record() {
 #[test]
 fn settings_keep_the_users_masks_and_a_mask_overrides_sampling_only_where_set() {
     let mut s = crate::settings::ChatSettings::default();
-    assert!(!crate::persist::encode_settings(&s).contains("masks"));
+    assert!(!crate::settings::encode_settings(&s).contains("masks"));
     s.masks.push(Mask {
         id: "u1".into(),
         name: "Mine".into(),
@@ -342,8 +342,8 @@ fn settings_keep_the_users_masks_and_a_mask_overrides_sampling_only_where_set() 
         ..Mask::default()
     });
     s.target.temperature = Some(0.9);
-    let back =
-        crate::persist::decode_settings(&crate::persist::encode_settings(&s)).expect("reads back");
+    let back = crate::settings::decode_settings(&crate::settings::encode_settings(&s))
+        .expect("reads back");
     assert_eq!(back.masks, s.masks);
     let applied = s.clone().with_mask(s.masks.first());
     assert_eq!(
@@ -354,9 +354,9 @@ fn settings_keep_the_users_masks_and_a_mask_overrides_sampling_only_where_set() 
         applied.input_template, s.input_template,
         "an empty template keeps the settings' one"
     );
-    assert!(crate::persist::encode_settings(&applied).contains("\"masks\""));
+    assert!(crate::settings::encode_settings(&applied).contains("\"masks\""));
     assert!(
-        !crate::persist::encode_settings(&applied).contains("\"mask\":"),
+        !crate::settings::encode_settings(&applied).contains("\"mask\":"),
         "the resolved mask is never stored"
     );
 }

@@ -6,9 +6,9 @@
 
 use serde_json::Value;
 
-use crate::provider::{detail_from_json, ProviderError};
 use crate::records::capabilities::ModelEntry;
 use crate::records::capabilities::{sorted_unique, Capabilities, Flag, Which};
+use crate::seam::{detail_from_json, ProviderError};
 
 /// Model IDs from a `/models` body, sorted and without duplicates.
 pub fn parse_models(body: &str) -> Result<Vec<String>, ProviderError> {

@@ -2,7 +2,7 @@
 //! keys unless asked), masks and projects (in the settings), MCP servers (without their
 //! headers unless asked), the memory, every conversation, and the attached files.
 //!
-//! Each store's part is its own stored record as text (`persist::encode_settings`, the MCP
+//! Each store's part is its own stored record as text (`settings::encode_settings`, the MCP
 //! `mcpServers` export, the memory record), so a backup from an earlier Skiff is read by the
 //! same decoders, migrations included, that read that Skiff's storage. Import only adds
 //! ([`merge_settings`], `import::read` for conversations, the MCP import, `MemoryBook::merge`,
@@ -13,9 +13,9 @@ use serde_json::{Map, Value};
 
 use crate::format::count;
 use crate::mcp::config::{export_mcp_servers, ServerList};
-use crate::persist::{decode_settings, encode_settings};
 use crate::records::conversation::Conversation;
 use crate::settings::ChatSettings;
+use crate::settings::{decode_settings, encode_settings};
 
 /// The file's `format`.
 pub const BACKUP_FORMAT: &str = "skiff-backup";

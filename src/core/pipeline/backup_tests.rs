@@ -162,7 +162,7 @@ fn merging_never_replaces_what_the_user_has() {
         }],
         ..ChatSettings::default()
     };
-    let raw = crate::persist::encode_settings(&used_settings());
+    let raw = crate::settings::encode_settings(&used_settings());
     let (merged, counts) = merge_settings(&mine, &raw).expect("settings");
     assert_eq!(
         merged.theme,

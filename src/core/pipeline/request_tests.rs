@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use super::instructions::ServerInstructions;
 use super::request::{assemble, Offer, UserClock};
 use crate::profiles::Target;
-use crate::provider::{Provider, ProviderKind, StepContext};
+use crate::provider::{ProviderKind, StepContext};
 use crate::records::memory::Memory;
 use crate::records::message::{Message, Role};
 use crate::records::tool_mode::ToolMode;
@@ -118,7 +118,7 @@ fn body_with(
         result_char_limit: 1000,
         vision: false,
     };
-    let provider = Provider::from_settings(s).expect("valid settings");
+    let provider = s.provider().expect("valid settings");
     let req = provider.step_request(&ctx);
     serde_json::from_str(req.body.as_deref().unwrap_or("null")).expect("JSON body")
 }

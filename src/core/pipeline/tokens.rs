@@ -45,8 +45,12 @@ pub fn message(m: &Message, result_char_limit: usize) -> u32 {
     }
     // Attached files, from their stored size (the bytes are not loaded when the gauge runs):
     // text at four bytes a token, a PDF at about fifty (pages are read as text and images).
-    // Images a model returned are not sent back (`attach::travels`) and cost nothing.
-    for a in m.attachments.iter().filter(|_| crate::attach::travels(m)) {
+    // Images a model returned are not sent back (`seam::piece::travels`) and cost nothing.
+    for a in m
+        .attachments
+        .iter()
+        .filter(|_| crate::seam::piece::travels(m))
+    {
         n += match a.kind() {
             Kind::Image => IMAGE,
             Kind::Text => a.size.div_ceil(4) as u32 + PER_MESSAGE,

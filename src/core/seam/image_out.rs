@@ -9,8 +9,8 @@
 
 use crate::base64::unbase64;
 use crate::format::human_bytes;
-use crate::provider::StreamEvent;
 use crate::records::attachment::{Attachment, MAX_IMAGE_BYTES};
+use crate::seam::StreamEvent;
 
 /// One whole image a model returned, checked: `mime` is the type its bytes are.
 #[derive(Debug, Clone, PartialEq, Eq)]
