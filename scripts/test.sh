@@ -27,7 +27,6 @@ python3 scripts/check-layers.py
 step "clippy: core natively, then the app and the MCP module for wasm32 (warnings fail the run)"
 cargo clippy -p skiff-core --all-targets -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib -- -D warnings
-cargo clippy --target wasm32-unknown-unknown -p skiff-extras -- -D warnings
 
 step "core: native tests (cargo test -p skiff-core)"
 cargo test -p skiff-core

@@ -434,6 +434,14 @@ impl Db {
         if value.is_undefined() {
             return Ok(None);
         }
+        // The MCP resource cache's database (`skiff-extras`) holds bytes written by an earlier
+        // Skiff as they are, without the `{mime, bytes}` record: read those too.
+        if value.is_instance_of::<Uint8Array>() || value.is_instance_of::<js_sys::ArrayBuffer>() {
+            return Ok(Some(StoredBlob {
+                mime: String::new(),
+                bytes: Uint8Array::new(&value).to_vec(),
+            }));
+        }
         let field = |name: &str| Reflect::get(&value, &name.into()).unwrap_or_default();
         Ok(Some(StoredBlob {
             mime: field("mime").as_string().unwrap_or_default(),
@@ -442,6 +450,12 @@ impl Db {
                 .map(|a| a.to_vec())
                 .unwrap_or_default(),
         }))
+    }
+
+    /// The hash of every stored blob.
+    pub async fn blob_keys(&self) -> Result<Vec<String>, IdbError> {
+        let req = self.read(BLOBS)?.get_all_keys().map_err(js_err)?;
+        Ok(strings(request(req).await?))
     }
 
     pub async fn has_blob(&self, hash: &str) -> Result<bool, IdbError> {

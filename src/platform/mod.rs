@@ -13,7 +13,6 @@ pub mod clipboard;
 pub mod clock;
 pub mod debug;
 pub mod download;
-pub mod extras;
 pub mod fetch;
 pub mod file_read;
 pub mod files;

@@ -1,10 +1,12 @@
 //! The page's polite live region: when a turn in the open conversation ends, screen readers
-//! hear how it ended ("Answer finished: …" with its opening words, or the error sentence).
+//! hear how it ended ("Answer finished: …" with its opening words, or the error sentence), and
+//! any surface may have a sentence said through [`Announcements::say`] (a prompt inserted, a
+//! server asking to use the model).
 //!
 //! Once per turn, never per token; the sentence is `skiff_core::announce`'s. Opening a
 //! conversation whose answer ended earlier announces nothing: only an end seen here does.
-//! Other surfaces say their rare events through [`announce`] (the model panel: a model
-//! stored or deleted), so the page keeps one region.
+//! Other surfaces say their rare events through [`announce`] or [`Announcements::say`] (the
+//! model panel: a model stored or deleted; MCP: a prompt inserted), so the page keeps one region.
 
 use std::cell::Cell;
 use std::time::Duration;
@@ -60,6 +62,30 @@ fn say(Region { text, shown }: Region, sentence: String) {
         },
         CLEAR_AFTER,
     );
+}
+
+/// A handle for saying sentences in the live region, from anywhere on the page (provided by the
+/// app shell as context, so a surface asks for it rather than reaching for a global).
+#[derive(Clone, Copy, Default)]
+pub struct Announcements;
+
+impl Announcements {
+    pub fn new() -> Self {
+        Announcements
+    }
+
+    /// Have screen readers hear `sentence` (politely, after what they are saying).
+    pub fn say(&self, sentence: impl Into<String>) {
+        let sentence = sentence.into();
+        if !sentence.is_empty() {
+            announce(sentence);
+        }
+    }
+}
+
+/// The page's [`Announcements`].
+pub fn announcements() -> Announcements {
+    Announcements
 }
 
 #[component]

@@ -62,6 +62,7 @@ pub fn McpSettings() -> impl IntoView {
 #[component]
 fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
     let ctx = ctx();
+    let surfaces = super::mcp::surfaces();
     let id = StoredValue::new(cfg.id.clone());
     let live = ctx.mcp.live_for(&cfg.id);
     let editing = RwSignal::new(false);
@@ -167,9 +168,9 @@ fn ServerRow(cfg: ServerConfig, now: Signal<f64>) -> impl IntoView {
                         format!("Tools ({n})")
                     }}
                 </button>
-                // Resources, prompts and roots live in the on-demand MCP module (src/extras).
-                <button class="small mcp-browse" on:click=move |_| super::extras_host::open("browse", id.get_value())>"Resources"</button>
-                <button class="small mcp-roots" on:click=move |_| super::extras_host::open("roots", id.get_value())>"Roots"</button>
+                // Resources and roots open on-demand chunks (ui::mcp).
+                <button class="small mcp-browse" on:click=move |_| surfaces.open_browser(id.get_value())>"Resources"</button>
+                <button class="small mcp-roots" on:click=move |_| surfaces.open_roots(id.get_value())>"Roots"</button>
                 <button class="small mcp-account" on:click=move |_| show_account.set(true)>"Account"</button>
                 <button class="small mcp-edit" on:click=move |_| editing.update(|e| *e = !*e)>"Edit"</button>
                 <When
