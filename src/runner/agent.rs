@@ -27,7 +27,7 @@ use skiff_core::pipeline::request::{self, Offer};
 use skiff_core::provider::{ProviderError, StepContext};
 use skiff_core::records::message::{Message, MessageStatus, Role};
 use skiff_core::records::tool_mode::ToolMode;
-use skiff_core::settings::ChatSettings;
+use skiff_core::settings::{ChatSettings, TurnSettings};
 
 use super::mcp::{CallKey, McpRunner};
 use super::step::{stream_step, End};
@@ -106,7 +106,7 @@ pub async fn run_turn(
     deps: TurnDeps,
     conv: Loaded,
     first: LiveMessage,
-    settings: ChatSettings,
+    turn: TurnSettings,
     handle: TurnHandle,
     mut rx: mpsc::UnboundedReceiver<TurnMsg>,
 ) {
@@ -118,7 +118,7 @@ pub async fn run_turn(
             mcp_store.server_name(id).unwrap_or_else(|| id.to_string())
         })
     });
-    let run = RefCell::new(AgentRun::for_turn(&settings, specs));
+    let run = RefCell::new(AgentRun::for_turn(&turn.settings, specs));
     let mut live = first;
     store.set_live(&live.id(), true);
     // Calls in flight: call id → (server, key), so Stop can cancel them.
@@ -156,7 +156,7 @@ pub async fn run_turn(
                     .settings
                     .maybe_update(|s| s.learn_tool_mode(model_key, mode)),
                 Action::SendStep => {
-                    let outcome = send_step(deps, &conv, live, &settings, &handle, &run).await;
+                    let outcome = send_step(deps, &conv, live, &turn, &handle, &run).await;
                     let now = clock::now_ms();
                     let mut r = run.borrow_mut();
                     pending.extend(match outcome {
@@ -179,7 +179,7 @@ pub async fn run_turn(
                     mirror(&run, live);
                     finish_message(&store, &conv, live, MessageStatus::Done);
                     // Deleted meanwhile (here or in another tab): nowhere to answer.
-                    let Some(next) = new_reply(&store, &conv, &settings) else {
+                    let Some(next) = new_reply(&store, &conv, &turn.settings) else {
                         return;
                     };
                     live = next;
@@ -251,10 +251,11 @@ async fn send_step(
     deps: TurnDeps,
     conv: &Loaded,
     live: LiveMessage,
-    settings: &ChatSettings,
+    turn: &TurnSettings,
     handle: &TurnHandle,
     run: &RefCell<AgentRun>,
 ) -> Result<(), End> {
+    let settings = &turn.settings;
     let provider = settings.provider().map_err(End::Failed)?;
     let mut history = history_before(conv, &live.id());
     super::attach::fill(deps.store, &mut history).await;
@@ -272,7 +273,7 @@ async fn send_step(
             &history,
             cleared_after.as_deref(),
             memory.as_ref(),
-            settings,
+            turn,
             &Offer {
                 tools: r.tools(),
                 mode: r.mode(),

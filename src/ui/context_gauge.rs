@@ -11,6 +11,7 @@ use skiff_core::mcp::tool_index;
 use skiff_core::pipeline::gauge::gauge;
 use skiff_core::pipeline::request::{next_plan, Offer};
 use skiff_core::records::tool_mode::ToolMode;
+use skiff_core::settings::TurnSettings;
 
 use super::context::ctx;
 use crate::platform::clock;
@@ -30,11 +31,10 @@ pub fn ContextGauge(draft: RwSignal<String>) -> impl IntoView {
         let (choice, mask, project) = conv
             .meta
             .with(|m| (m.model.clone(), m.mask.clone(), m.project.clone()));
-        let settings = ctx.settings.settings.with(|s| {
-            s.for_conversation(choice.as_ref())
-                .with_mask(mask.as_ref())
-                .in_project(project.as_deref())
-        });
+        let turn = ctx
+            .settings
+            .settings
+            .with(|s| TurnSettings::resolve(s, choice.as_ref(), mask.as_ref(), project.as_deref()));
         let overrides = conv.tool_overrides.get();
         let specs = mcp.tool_index().with(|index| {
             tool_index::enabled_specs(index, &overrides, |id| {
@@ -46,14 +46,14 @@ pub fn ContextGauge(draft: RwSignal<String>) -> impl IntoView {
         let mode = if specs.is_empty() {
             ToolMode::Off
         } else {
-            settings.resolved_tool_mode()
+            turn.settings.resolved_tool_mode()
         };
         let place = clock::user_place();
         Some(next_plan(
             &history,
             cleared.as_deref(),
             memory.as_ref(),
-            &settings,
+            &turn,
             &Offer {
                 tools: &specs,
                 mode,

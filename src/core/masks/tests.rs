@@ -345,7 +345,9 @@ fn settings_keep_the_users_masks_and_a_mask_overrides_sampling_only_where_set() 
     let back = crate::settings::decode_settings(&crate::settings::encode_settings(&s))
         .expect("reads back");
     assert_eq!(back.masks, s.masks);
-    let applied = s.clone().with_mask(s.masks.first());
+    let applied = crate::settings::TurnSettings::with_target(s.clone(), s.masks.first(), None);
+    assert_eq!(applied.mask.as_ref(), s.masks.first());
+    let applied = applied.settings;
     assert_eq!(
         (applied.target.temperature, applied.target.top_p),
         (Some(0.9), Some(0.5))

@@ -7,6 +7,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+mod turn;
+
+pub use turn::TurnSettings;
+
 use crate::persist::{self, PersistError, SETTINGS_VERSION};
 use crate::profiles;
 use crate::profiles::{ProviderProfile, Resolution, Target};
@@ -62,7 +66,8 @@ pub struct ChatSettings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_used: Option<ModelChoice>,
     /// Where the request being built goes, resolved from `profiles` for one conversation
-    /// ([`ChatSettings::for_conversation`]). Never stored; empty in the stored settings.
+    /// ([`ChatSettings::for_conversation`], through [`TurnSettings::resolve`]). Never stored;
+    /// empty in the stored settings.
     #[serde(skip)]
     pub target: Target,
     pub system_prompt: String,
@@ -107,18 +112,9 @@ pub struct ChatSettings {
     /// The user's masks (`masks`), newest first; the built-in ones are not stored.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub masks: Vec<Mask>,
-    /// The mask of the conversation a request is built for ([`ChatSettings::with_mask`]).
-    /// Never stored, like `target`.
-    #[serde(skip)]
-    pub mask: Option<Mask>,
     /// The user's projects (`projects`), in the order the sidebar shows them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub projects: Vec<Project>,
-    /// The instructions of the project of the conversation a request is built for
-    /// ([`ChatSettings::in_project`]), as the model receives them; empty outside a project.
-    /// Never stored, like `target`.
-    #[serde(skip)]
-    pub project_instructions: String,
 }
 
 pub use crate::provider::DEFAULT_SILENCE_LIMIT_S;
@@ -170,8 +166,6 @@ impl Default for ChatSettings {
             memory_threshold_chars: None,
             masks: Vec::new(),
             projects: Vec::new(),
-            project_instructions: String::new(),
-            mask: None,
         }
     }
 }
@@ -225,33 +219,6 @@ impl ChatSettings {
             .map(|r| r.target)
             .unwrap_or_default();
         out
-    }
-
-    /// These settings for a conversation that started from `mask`: its sampling overrides
-    /// the target's, its input template the settings' one, and its context prompts go into
-    /// every request (`pipeline::request`). Call after [`ChatSettings::for_conversation`].
-    pub fn with_mask(mut self, mask: Option<&Mask>) -> ChatSettings {
-        let Some(m) = mask else {
-            return self;
-        };
-        let t = &mut self.target;
-        t.temperature = m.temperature.or(t.temperature);
-        t.top_p = m.top_p.or(t.top_p);
-        t.max_tokens = m.max_tokens.or(t.max_tokens);
-        if !m.input_template.trim().is_empty() {
-            self.input_template = m.input_template.clone();
-        }
-        self.mask = Some(m.clone());
-        self
-    }
-
-    /// The settings for a conversation in the project `project` (an id): its instructions
-    /// join the request (`pipeline::request::assemble`). A project deleted since adds nothing.
-    pub fn in_project(mut self, project: Option<&str>) -> ChatSettings {
-        self.project_instructions = crate::projects::find(&self.projects, project)
-            .map(Project::instructions_text)
-            .unwrap_or_default();
-        self
     }
 
     /// The settings a title or summary request of this conversation goes with: the same
