@@ -24,6 +24,9 @@ scripts/check-invariants.sh
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
+step "layers: imports point down the order in ARCHITECTURE.md, no circle between modules"
+python3 scripts/check-layers.py
+
 step "clippy: core natively, then the app for wasm32 (warnings fail the run)"
 cargo clippy -p skiff-core --all-targets -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib -- -D warnings

@@ -17,11 +17,11 @@ use crate::stores::reactive::effect;
 use leptos::html;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::chat::MessageStatus;
 use skiff_core::markdown::{
     preview_document, render_blocks, MarkdownUpdate, PreviewKind, StreamingMarkdown, PREVIEW_PAGE,
     PREVIEW_SANDBOX,
 };
+use skiff_core::records::message::MessageStatus;
 use wasm_bindgen::JsCast;
 
 use crate::platform::clipboard;

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::attach::unbase64;
+use skiff_core::base64::unbase64;
 use skiff_core::display::links::download_name;
 use skiff_core::mcp::res_ui::view::{preview_view, Action, PartView, PreviewInfo, PreviewView};
 
