@@ -26,7 +26,6 @@ pub mod follow;
 pub mod form;
 pub mod format;
 pub mod gemini;
-pub mod html;
 pub mod http;
 pub mod image_out;
 pub mod local_model;
