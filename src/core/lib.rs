@@ -27,7 +27,6 @@ pub mod follow;
 pub mod form;
 pub mod format;
 pub mod gemini;
-pub mod html;
 pub mod http;
 pub mod local_model;
 pub mod markdown;
