@@ -106,7 +106,8 @@ fn draw(b: Browser, server: String, uri: String, v: PreviewView) -> AnyView {
             let (server, uri) = (s2.clone(), u2.clone());
             spawn_local(async move {
                 let (note, error) = b.runner.subscribe(&server, &uri, on).await;
-                b.shown.update(|s| {
+                // The dialog may have closed while the server answered.
+                b.shown.try_update(|s| {
                     s.note = note;
                     s.error = error;
                 });
