@@ -194,6 +194,7 @@ test('b. from Settings, with no chat visible: the question shows there; Decline 
     await page.click('button[aria-label="Settings"]');
     await page.getByRole('tab', { name: 'MCP servers' }).click();
     const row = page.locator(`li.mcp-server[data-server-name="${SERVER_ID}"]`);
+    await row.waitFor(); // the MCP tab is its own chunk: its rows come a moment after the click
     if (!(await row.locator('ul.mcp-tools').count())) await row.locator('.mcp-toggle-tools').click();
     const li = row.locator(`li.mcp-tool[data-tool="${TOOL}"]`);
     await li.waitFor({ timeout: WAIT_MS });
@@ -245,6 +246,7 @@ test('c. URL mode: the domain shows, nothing opens until the user chooses Open, 
     await page.click('button[aria-label="Settings"]');
     await page.getByRole('tab', { name: 'MCP servers' }).click();
     const row = page.locator(`li.mcp-server[data-server-name="${SERVER_ID}"]`);
+    await row.waitFor(); // the MCP tab is its own chunk: its rows come a moment after the click
     if (!(await row.locator('ul.mcp-tools').count())) await row.locator('.mcp-toggle-tools').click();
     const li = row.locator('li.mcp-tool[data-tool="trigger-url-elicitation"]');
     await li.waitFor({ timeout: WAIT_MS });
@@ -335,6 +337,7 @@ test('e. a link the page must not open is refused at once: the server hears inva
     await page.click('button[aria-label="Settings"]');
     await page.getByRole('tab', { name: 'MCP servers' }).click();
     const row = page.locator(`li.mcp-server[data-server-name="${SERVER_ID}"]`);
+    await row.waitFor(); // the MCP tab is its own chunk: its rows come a moment after the click
     if (!(await row.locator('ul.mcp-tools').count())) await row.locator('.mcp-toggle-tools').click();
     const li = row.locator('li.mcp-tool[data-tool="trigger-url-elicitation"]');
     await li.waitFor({ timeout: WAIT_MS });

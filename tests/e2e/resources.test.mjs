@@ -218,6 +218,7 @@ async function callTool(page, server, tool, args = {}) {
   await page.getByRole('tab', { name: 'MCP servers' }).click();
   const row = page.locator(`li.mcp-server[data-server-name="${server}"]`);
   await page.waitForFunction((id) => document.querySelector(`li.mcp-server[data-server-name="${id}"]`)?.dataset.status === 'connected', server, { timeout: WAIT_MS });
+  await row.waitFor(); // the MCP tab is its own chunk: its rows come a moment after the click
   if (!(await row.locator('ul.mcp-tools').count())) await row.locator('.mcp-toggle-tools').click();
   const li = row.locator(`li.mcp-tool[data-tool="${tool}"]`);
   await li.waitFor({ timeout: WAIT_MS });
