@@ -290,6 +290,53 @@ fn a_killed_server_fails_the_call_in_flight_once_and_heals_on_restart() {
 }
 
 #[test]
+fn a_frozen_server_is_not_answering_within_the_ping_interval_and_its_timeout() {
+    // A server stopped with SIGSTOP keeps its socket open: nothing fails, nothing answers.
+    let mut r = Rig::ws();
+    let mut s = setup("ws://127.0.0.1:9/mcp", None);
+    s.config.ping_interval_ms = Some(30_000);
+    s.config.request_timeout_ms = 60_000;
+    r.sup.set_setup(s);
+    r.sup.handle_connect(0.0);
+    let link = r.ws_ready(json!({}));
+    r.take();
+    assert!(matches!(r.status(), Some(HealthStatus::Connected { .. })));
+    r.sup.handle_request(7, tool("slow"), 1_000.0);
+    r.take();
+    assert_eq!(frames(&r.at(30_000.0), "ping").len(), 1);
+    r.at(39_999.0);
+    assert!(matches!(r.status(), Some(HealthStatus::Connected { .. })));
+    let a = r.at(40_000.0);
+    assert!(a.contains(&Action::DropLink(link)), "{a:?}");
+    assert!(
+        matches!(
+            r.status(),
+            Some(HealthStatus::Reconnecting { attempt: 1, .. })
+        ),
+        "{:?}",
+        r.status()
+    );
+    assert!(
+        r.logs().iter().any(|l| l.contains("not answering")),
+        "{:?}",
+        r.logs()
+    );
+    let notice = failure_notices(&r);
+    assert!(
+        notice.len() == 1 && notice[0].contains("not answering"),
+        "{notice:?}"
+    );
+    // The call in flight says it may have run, and why.
+    match &replies(&a)[..] {
+        [(7, Err(e))] => {
+            assert!(e.tool_may_have_run(), "{e:?}");
+            assert!(e.to_string().contains("not answering"), "{e}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn accept_then_abnormal_close_gets_the_same_backoff_as_a_refusal() {
     let mut r = Rig::ws();
     r.sup.handle_connect(0.0);
@@ -578,6 +625,7 @@ struct Sent {
     token: Token,
     method: crate::http::Method,
     session: Option<String>,
+    last_event_id: Option<String>,
     body: Value,
 }
 
@@ -594,6 +642,7 @@ fn fetches(actions: &[Action]) -> Vec<Sent> {
                 token: *token,
                 method: request.method,
                 session: request.header("mcp-session-id").map(str::to_string),
+                last_event_id: request.header("last-event-id").map(str::to_string),
                 body: serde_json::from_str(request.body.as_deref().unwrap_or("null"))
                     .unwrap_or(Value::Null),
             }),
@@ -763,6 +812,100 @@ fn a_call_refused_for_an_expired_session_is_sent_once_more_on_the_new_one() {
             in_flight_tool: false
         })
     );
+}
+
+/// A tool call is running (its answer's stream open, one event with an id in it), the server
+/// dies and a new one serves the URL before the page resumes: both streams (the call's and
+/// the GET stream) are resumed at once, and the new server refuses both for the session it
+/// never knew. `call_first` says whose refusal arrives first. Returns the rig and how many
+/// times `tools/call` went out.
+fn restart_during_a_call(call_first: bool) -> (Rig, usize) {
+    let mut r = Rig::new(ServerKind::Remote, "http://127.0.0.1:9/mcp", None);
+    r.sup.handle_connect(0.0);
+    let first = fetches(&r.take());
+    let get = r.http_serve("old", first).expect("a GET stream");
+    r.now = 1_000.0;
+    r.sup.handle_request(1, tool("slow"), r.now);
+    let call = fetches(&r.take()).remove(0);
+    assert_eq!(call.body["method"], "tools/call");
+    let sse = [
+        ("content-type".to_string(), "text/event-stream".to_string()),
+        ("mcp-session-id".to_string(), "old".to_string()),
+    ];
+    r.sup
+        .handle_fetch_head(call.link, call.token, 200, &sse, r.now);
+    let progress = json!({"jsonrpc": "2.0", "method": "notifications/progress",
+        "params": {"progressToken": call.body["id"], "progress": 1, "total": 10}});
+    let event = format!("id: ev-1\nevent: message\ndata: {progress}\n\n");
+    r.sup
+        .handle_fetch_chunk(call.link, call.token, event.as_bytes(), r.now);
+    r.take();
+    // Killed 3 s in: both streams break.
+    r.now = 4_000.0;
+    r.sup
+        .handle_fetch_error(call.link, call.token, "network error", r.now);
+    r.sup
+        .handle_fetch_error(get.link, get.token, "network error", r.now);
+    r.take();
+    let due = r.sup.poll_timeout().expect("the streams are resumed");
+    let resumes = fetches(&r.at(due));
+    assert_eq!(resumes.len(), 2, "both streams resumed at once");
+    assert!(resumes
+        .iter()
+        .all(|f| f.method == crate::http::Method::Get && f.session.as_deref() == Some("old")));
+    // The call's resume carries the id of the last event its stream delivered.
+    let (call_resume, get_resume) = match resumes[0].last_event_id.as_deref() {
+        Some("ev-1") => (&resumes[0], &resumes[1]),
+        _ => (&resumes[1], &resumes[0]),
+    };
+    assert_eq!(call_resume.last_event_id.as_deref(), Some("ev-1"));
+    let json = [("content-type".to_string(), "application/json".to_string())];
+    let order = if call_first {
+        [call_resume, get_resume]
+    } else {
+        [get_resume, call_resume]
+    };
+    for f in order {
+        r.answer(f, 400, &json, no_session_body());
+    }
+    let next = fetches(&r.take());
+    r.http_serve("new", next);
+    r.take();
+    let calls = r
+        .seen
+        .iter()
+        .filter(|a| matches!(a, Action::Fetch { request, .. } if request.body.as_deref().is_some_and(|b| b.contains("tools/call"))))
+        .count();
+    (r, calls)
+}
+
+#[test]
+fn a_call_whose_resumed_stream_is_refused_after_a_restart_is_never_sent_again() {
+    for call_first in [true, false] {
+        let (r, calls) = restart_during_a_call(call_first);
+        assert_eq!(
+            calls, 1,
+            "call_first={call_first}: the call went out once, whichever refusal came first"
+        );
+        let rep = replies(&r.seen);
+        let (_, result) = rep
+            .iter()
+            .find(|(k, _)| *k == 1)
+            .unwrap_or_else(|| panic!("call_first={call_first}: the call has an answer"));
+        let error = result.as_ref().expect_err("the call fails");
+        assert!(
+            error.tool_may_have_run(),
+            "call_first={call_first}: {error:?}"
+        );
+        assert!(
+            error.to_string().contains("did not send it again"),
+            "call_first={call_first}: {error}"
+        );
+        assert!(
+            matches!(r.status(), Some(HealthStatus::Connected { .. })),
+            "call_first={call_first}: connected to the new server"
+        );
+    }
 }
 
 #[test]
