@@ -100,6 +100,10 @@ pub struct TurnDeps {
 /// happens (an approval, a tool's progress or result, Stop) and hand it to the machine. A
 /// step's request is one action, awaited in place: while it streams, its events go to the
 /// machine through `stream_step`, and what else arrives waits in the channel.
+///
+/// `extends`: `first` already holds the start of the answer (Continue on a stopped or cut-off
+/// answer). Its words end the first request, as the model's own, and what the model writes
+/// goes on in the same message.
 pub async fn run_turn(
     deps: TurnDeps,
     conv: Loaded,
@@ -107,7 +111,9 @@ pub async fn run_turn(
     settings: ChatSettings,
     handle: TurnHandle,
     mut rx: mpsc::UnboundedReceiver<TurnMsg>,
+    extends: bool,
 ) {
+    let extended = extends.then(|| first.id());
     let TurnDeps { store, mcp, .. } = deps;
     let overrides = conv.tool_overrides.get_untracked();
     let mcp_store = mcp.store();
@@ -154,7 +160,9 @@ pub async fn run_turn(
                     .settings
                     .maybe_update(|s| s.learn_tool_mode(model_key, mode)),
                 Action::SendStep => {
-                    let outcome = send_step(deps, &conv, live, &settings, &handle, &run).await;
+                    let prefill = extended.as_deref() == Some(live.id().as_str());
+                    let outcome =
+                        send_step(deps, &conv, live, &settings, &handle, &run, prefill).await;
                     let now = clock::now_ms();
                     let mut r = run.borrow_mut();
                     pending.extend(match outcome {
@@ -244,7 +252,8 @@ pub async fn run_turn(
     }
 }
 
-/// Build the current step's request and stream its answer into `live`.
+/// Build the current step's request and stream its answer into `live`. `prefill`: `live`'s
+/// words so far end the request (the model carries on from them).
 async fn send_step(
     deps: TurnDeps,
     conv: &Loaded,
@@ -252,9 +261,16 @@ async fn send_step(
     settings: &ChatSettings,
     handle: &TurnHandle,
     run: &RefCell<AgentRun>,
+    prefill: bool,
 ) -> Result<(), End> {
     let provider = Provider::from_settings(settings).map_err(End::Failed)?;
     let mut history = history_before(conv, &live.id());
+    if prefill {
+        let mut start = live.snapshot();
+        // As it stood before this request: an answer, not one being written.
+        start.status = MessageStatus::Done;
+        history.push(start);
+    }
     super::attach::fill(deps.store, &mut history).await;
     // Files attached while the conversation used another model, which this one cannot take.
     skiff_core::attach::withhold(&settings.target, &mut history);

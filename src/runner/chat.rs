@@ -13,8 +13,9 @@ use std::rc::Rc;
 use futures::channel::mpsc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use skiff_core::agent::FinishReason;
 use skiff_core::attach::{check_target, left_out_note, withhold, Attachment};
-use skiff_core::chat::{title_from_text, Message, Role};
+use skiff_core::chat::{title_from_text, Message, MessageStatus, Role};
 use skiff_core::pipeline::title::{self, TitleSource};
 use skiff_core::settings::ChatSettings;
 
@@ -218,10 +219,12 @@ impl ChatRunner {
         store.truncate_after(&conv, &message.id());
         message.reset_for_retry(Some(settings.target.model.clone()).filter(|m| !m.is_empty()));
         store.save(&conv);
-        self.start_turn(store, conv, message, settings);
+        self.start_turn(store, conv, message, settings, false);
     }
 
-    /// Resume a turn that ended at the step limit: the model gets the last results.
+    /// Continue: a turn that ended at the step limit goes on with a new step (the model gets
+    /// the last results); a stopped or cut-off answer goes on in the same message, the model
+    /// carrying on from its words, so the answer reads as one.
     pub fn continue_turn(
         &self,
         store: ConversationsStore,
@@ -234,10 +237,21 @@ impl ChatRunner {
         if self.is_sending(&conv.id()) {
             return;
         }
+        let next_step = message.finish_reason.get_untracked() == Some(FinishReason::StepLimit)
+            || message.tool_calls.with_untracked(|c| !c.is_empty());
         // The notice belongs to the stop, not to the answer: the turn goes on from here.
         message.finish_reason.set(None);
         store.truncate_after(&conv, &message.id());
-        self.start_reply(store, conv, settings);
+        if next_step {
+            self.start_reply(store, conv, settings);
+            return;
+        }
+        let settings = self.resolve(&store, &conv, &settings);
+        message.usage.set(None);
+        message.stats.set(None);
+        message.status.set(MessageStatus::Streaming);
+        store.save(&conv);
+        self.start_turn(store, conv, message, settings, true);
     }
 
     /// The user allowed a tool call waiting in `message_id`; `remember` makes it "always
@@ -415,16 +429,19 @@ impl ChatRunner {
     fn start_reply(&self, store: ConversationsStore, conv: Loaded, settings: ChatSettings) {
         let settings = self.resolve(&store, &conv, &settings);
         if let Some(live) = new_reply(&store, &conv, &settings) {
-            self.start_turn(store, conv, live, settings);
+            self.start_turn(store, conv, live, settings, false);
         }
     }
 
+    /// Run a turn into `live`; `extends`: it already holds the start of the answer
+    /// (`run_turn`).
     fn start_turn(
         &self,
         store: ConversationsStore,
         conv: Loaded,
         live: LiveMessage,
         settings: ChatSettings,
+        extends: bool,
     ) {
         let conv_id = conv.id();
         let (tx, rx) = mpsc::unbounded();
@@ -444,7 +461,7 @@ impl ChatRunner {
             sent: self.sent,
         };
         spawn_local(async move {
-            run_turn(deps, conv, live, settings.clone(), handle, rx).await;
+            run_turn(deps, conv, live, settings.clone(), handle, rx, extends).await;
             runner.maybe_title(store, conv, settings.clone());
             runner.maybe_compact(store, conv, settings);
             // A conversation deleted during the turn is disposed only now.

@@ -27,6 +27,22 @@ const INPUT_ID: &str = "composer-input";
 /// Where the next message's attachment records wait across reloads.
 const PENDING_KEY: &str = "skiff:pending-attachments";
 
+/// Whether this key press sends the box's text (`skiff_core::shortcuts::sends_message`): the
+/// composer's rule, shared by the box that edits a sent message.
+pub fn sends_message(ev: &leptos::ev::KeyboardEvent) -> bool {
+    let key = ev.key();
+    skiff_core::shortcuts::sends_message(skiff_core::shortcuts::KeyPress {
+        key: &key,
+        ctrl: ev.ctrl_key(),
+        meta: ev.meta_key(),
+        shift: ev.shift_key(),
+        alt: ev.alt_key(),
+        composing: ev.is_composing(),
+        // The box's own listener: nothing before it handled the key.
+        handled: false,
+    })
+}
+
 /// Puts the caret in the message box, so the next keystroke is not lost on `<body>`.
 ///
 /// Not on touch screens: there focus opens the on-screen keyboard over the conversation the
@@ -316,7 +332,7 @@ pub fn Composer() -> impl IntoView {
                     }
                 }
                 on:keydown=move |ev: leptos::ev::KeyboardEvent| {
-                    if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
+                    if sends_message(&ev) {
                         ev.prevent_default();
                         send();
                     }

@@ -34,8 +34,12 @@ pub fn ToolPicker() -> impl IntoView {
             .filter(|(id, _)| connected.contains(id))
             .collect::<Vec<_>>()
     };
-    let any_server =
-        move || !ctx.mcp.servers.with(Vec::is_empty) || !ctx.mcp.in_page.with(Vec::is_empty);
+    // Tools are for a model: with no provider to send them to (a first visit), a count of
+    // the built-in tools would only puzzle.
+    let any_server = move || {
+        ctx.settings.settings.with(|s| s.is_configured())
+            && (!ctx.mcp.servers.with(Vec::is_empty) || !ctx.mcp.in_page.with(Vec::is_empty))
+    };
     // Enabled servers that are down, by name: said in the header, not only as fewer tools.
     let down = move || {
         ctx.mcp.servers.with(|s| {

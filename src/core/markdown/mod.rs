@@ -28,7 +28,9 @@ mod streaming_tests;
 
 #[cfg(test)]
 pub(crate) use highlight::without_highlight;
-pub use preview::{preview_document, PreviewKind, PREVIEW_CSP, PREVIEW_PAGE, PREVIEW_SANDBOX};
+pub use preview::{
+    preview_document, preview_frame_height, PreviewKind, PREVIEW_CSP, PREVIEW_PAGE, PREVIEW_SANDBOX,
+};
 pub use streaming::{render_blocks, MarkdownUpdate, ParseWork, StreamingMarkdown};
 
 /// Renders a whole markdown document to safe HTML.
@@ -41,5 +43,6 @@ pub use streaming::{render_blocks, MarkdownUpdate, ParseWork, StreamingMarkdown}
 #[must_use]
 pub fn render(md: &str) -> String {
     let md = line_endings::normalize(md);
-    render::render_piece(&md, &render::LinkDefs::default(), true).html
+    let md = blocks::without_half_fence(&md);
+    render::render_piece(md, &render::LinkDefs::default(), true).html
 }

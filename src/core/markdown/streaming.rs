@@ -34,7 +34,9 @@
 //! This module must never hand out HTML for a block and later need to change it, and never
 //! parse text before the tail on a push.
 
-use super::blocks::{cut_after, cuts_between, is_blank, layout, line_start, Block};
+use super::blocks::{
+    cut_after, cuts_between, is_blank, layout, line_start, without_half_fence, Block,
+};
 use super::line_endings::LineEndings;
 use super::render::{render_piece, LinkDefs};
 
@@ -91,6 +93,16 @@ impl StreamingMarkdown {
         let tail = &self.source[self.tail_start..];
         self.work.tail_bytes += tail.len();
         let rendered = render_piece(tail, &self.defs, false);
+        // A fence being typed shows nothing until it is one (`without_half_fence`); the
+        // decisions below still read the whole tail.
+        let shown = |tail: &str, rendered: String, defs: &LinkDefs| {
+            let trimmed = without_half_fence(tail);
+            if trimmed.len() == tail.len() {
+                rendered
+            } else {
+                render_piece(trimmed, defs, false).html
+            }
+        };
 
         // Only a new newline can complete the line a new block starts on; and if even the full
         // tail shows no second block starting on a complete line, its complete lines alone
@@ -106,7 +118,7 @@ impl StreamingMarkdown {
         if !by_complete_line && !after_blank_line {
             return MarkdownUpdate {
                 finished: Vec::new(),
-                tail: rendered.html,
+                tail: shown(tail, rendered.html, &self.defs),
             };
         }
         let stable = if complete == tail.len() {
@@ -123,9 +135,9 @@ impl StreamingMarkdown {
         }
         let finished = self.finish_pieces(&cuts);
         let tail_html = if finished.is_empty() {
-            rendered.html
+            shown(&self.source[self.tail_start..], rendered.html, &self.defs)
         } else {
-            let tail = &self.source[self.tail_start..];
+            let tail = without_half_fence(&self.source[self.tail_start..]);
             self.work.bookkeeping_bytes += tail.len();
             render_piece(tail, &self.defs, false).html
         };
@@ -140,7 +152,8 @@ impl StreamingMarkdown {
     /// Calling it again returns nothing. Text pushed after it is rendered as a new start, not as
     /// a continuation of the last line.
     pub fn finish(&mut self) -> Vec<String> {
-        let tail = &self.source[self.tail_start..];
+        // A fence the model was cut off writing is not part of the answer shown.
+        let tail = without_half_fence(&self.source[self.tail_start..]);
         self.work.bookkeeping_bytes += tail.len();
         let layout = layout(tail);
         let mut cuts = cuts_between(tail, &layout);
