@@ -1,15 +1,17 @@
 // The bench page: starts the model worker directly and exposes window.bench(models), which
 // adds each model from a URL, then times a load, a ~200-token prompt and 128 greedy tokens.
+// Messages both ways are the JSON text of skiff_core::model_panel::wire (ToWorker/FromWorker).
 const worker = new Worker(new URL("./model-worker.js", import.meta.url), { type: "module" });
+const send = (m) => worker.postMessage(JSON.stringify(m));
 let lastState = null;
 const stateWaiters = [];
 const requests = new Map();
 
 worker.onmessage = (event) => {
-  const m = event.data;
+  const m = JSON.parse(event.data);
   if (m.op === "state") {
-    lastState = JSON.parse(m.state);
-    console.log("state " + m.state.slice(0, 400));
+    lastState = m;
+    console.log("state " + event.data.slice(0, 400));
     for (const w of stateWaiters.splice(0)) w();
   } else if (requests.has(m.id)) {
     const r = requests.get(m.id);
@@ -34,7 +36,7 @@ function request(path, body) {
   const id = nextId++;
   return new Promise((resolve) => {
     requests.set(id, { status: 0, body: "", resolve });
-    worker.postMessage({ op: "fetch", id, path, body: JSON.stringify(body) });
+    send({ op: "fetch", id, path, body: JSON.stringify(body) });
   });
 }
 
@@ -55,10 +57,10 @@ window.bench = async (models) => {
   for (const { url, name } of models) {
     // A stored model leaves the job list and appears in the models; a failure stays listed.
     const before = new Set(lastState.models.map((m) => m.id));
-    worker.postMessage({ op: "add_url", url });
+    send({ op: "add_url", url });
     const s = await until((s) => s.jobs.some((j) => j.name === name && j.error) || s.models.some((m) => !before.has(m.id)));
     const failed = s.jobs.find((j) => j.name === name && j.error);
-    if (failed) throw new Error(name + ": " + failed.error);
+    if (failed) throw new Error(name + ": " + JSON.stringify(failed.error));
     const model = s.models.find((m) => !before.has(m.id));
     const t0 = performance.now();
     const r = await request("/chat/completions", {
@@ -78,7 +80,7 @@ window.bench = async (models) => {
       mem_after_load_mb: loadBytes(model.id) / 1048576, mem_peak_mb: after.loaded.bytes / 1048576,
     });
     // Drop it before the next model is added, as switching models does.
-    worker.postMessage({ op: "delete", model: model.id });
+    send({ op: "delete", model: model.id });
     await until((s) => !s.models.some((m) => m.id === model.id));
   }
   return rows;
@@ -89,7 +91,7 @@ const firstLoaded = new Map();
 const origHandler = worker.onmessage;
 worker.onmessage = (event) => {
   origHandler(event);
-  if (event.data.op === "state" && lastState.loaded && !firstLoaded.has(lastState.loaded.model)) {
+  if (lastState && lastState.loaded && !firstLoaded.has(lastState.loaded.model)) {
     firstLoaded.set(lastState.loaded.model, lastState.loaded.bytes);
   }
 };
