@@ -194,11 +194,13 @@ test('another tab adding or deleting a conversation keeps a title being typed an
     // Tab B: a delete confirmation open; tab A deletes another conversation.
     await b.getByLabel('Conversation title').press('Escape');
     await row(b, 'Second topic').locator('button[aria-label="Delete"]').click();
-    await row(b, 'Second topic').locator('.confirm-delete').waitFor();
+    // A row asking to confirm shows its question in place of its title.
+    const confirming = (page, title) => page.locator('li.conversation .confirm-delete', { hasText: `Delete “${title}”?` });
+    await confirming(b, 'Second topic').waitFor();
     await row(a, 'Third topic').locator('button[aria-label="Delete"]').click();
-    await row(a, 'Third topic').locator('.confirm-delete button.danger').click();
+    await confirming(a, 'Third topic').locator('button.danger').click();
     await row(b, 'Third topic').waitFor({ state: 'detached' });
-    assert.equal(await row(b, 'Second topic').locator('.confirm-delete').count(), 1, 'the confirmation is still open');
+    assert.equal(await confirming(b, 'Second topic').count(), 1, 'the confirmation is still open');
     const positions = await b.locator('li.conversation').evaluateAll((rows) => rows.map((r) => [r.getAttribute('aria-posinset'), r.getAttribute('aria-setsize')]));
     assert.deepEqual(positions.map(([p]) => p), positions.map((_, i) => String(i + 1)), 'positions follow');
     assert.ok(positions.every(([, n]) => n === '3'), JSON.stringify(positions));
@@ -276,7 +278,8 @@ test('Enter on Retry keeps focus in the page: the message box, not <body>', asyn
     await page.keyboard.press('Enter');
     await waitStatus(page, 'done');
     assert.equal(await focused(page), 'Message');
-    assert.deepEqual(errors, []);
+    // The scripted 500 is the browser's own console line.
+    assert.deepEqual(errors.filter((e) => !/status of 500/.test(e)), []);
   } finally {
     await context.close();
   }
@@ -325,7 +328,8 @@ test('a cut answer ends without a stray half fence', async () => {
     const code = await lastAssistant(page).locator('.markdown pre code').innerText();
     assert.equal(code.trim(), 'print("hi")');
     assert.ok(!(await lastAssistant(page).locator('.markdown').innerText()).includes('``'));
-    assert.deepEqual(errors, []);
+    // The cut itself is the browser's own console line.
+    assert.deepEqual(errors.filter((e) => !/ERR_INCOMPLETE_CHUNKED_ENCODING/.test(e)), []);
   } finally {
     await context.close();
   }
@@ -349,7 +353,8 @@ test('sidebar titles use the row\'s width: hidden Rename and Delete take no room
   await api.script([{ reply: 'One.' }, { reply: 'Two.' }]);
   const { context, page, errors } = await openPage();
   try {
-    const long = 'A conversation title long enough to fill the whole row';
+    // Sent as the first message, it becomes the title (cut at 48 characters, at a word).
+    const long = 'A conversation title long enough to fill the row';
     await send(page, long);
     await waitStatus(page, 'done');
     await page.click('.new-chat');
@@ -408,8 +413,11 @@ test('390 px: the header\'s badges do not cover the model picker', async () => {
     const { page } = await openPage({ context });
     await page.locator('.mcp-down').waitFor({ timeout: 10_000 });
     const boxes = await page.evaluate(() => {
+      // The conversation menu shows only once a conversation is open.
       const box = (sel) => {
-        const r = document.querySelector(sel).getBoundingClientRect();
+        const el = document.querySelector(sel);
+        if (!el) return null;
+        const r = el.getBoundingClientRect();
         return { left: r.left, right: r.right, top: r.top, bottom: r.bottom };
       };
       return {
@@ -422,7 +430,8 @@ test('390 px: the header\'s badges do not cover the model picker', async () => {
       };
     });
     const overlap = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
-    const names = Object.keys(boxes).filter((k) => k !== 'header');
+    for (const k of ['select', 'more', 'tools', 'down']) assert.ok(boxes[k], `${k} is shown: ${JSON.stringify(boxes)}`);
+    const names = Object.keys(boxes).filter((k) => k !== 'header' && boxes[k]);
     for (let i = 0; i < names.length; i++) {
       for (let j = i + 1; j < names.length; j++) {
         assert.ok(!overlap(boxes[names[i]], boxes[names[j]]), `${names[i]} and ${names[j]} overlap: ${JSON.stringify(boxes)}`);

@@ -32,7 +32,11 @@ pub const PREVIEW_CSP: &str = "default-src 'none'; script-src 'unsafe-inline'; \
 /// tall as what it shows (an 80 px drawing in a 320 px frame was mostly blank). It posts a
 /// bare number; the page only ever reads it as a height, within [`preview_frame_height`]'s
 /// bounds, so a block posting numbers of its own can do no more than resize its frame.
-const PREVIEW_MEASURE: &str = "<script>(function(){var last=-1;function tell(){var d=document.documentElement,b=document.body;var h=Math.max(d?d.scrollHeight:0,b?b.scrollHeight:0);if(h!==last){last=h;parent.postMessage(h,'*');}}addEventListener('load',tell);if(typeof ResizeObserver==='function'){new ResizeObserver(tell).observe(document.documentElement);}setTimeout(tell,0);})();</script>";
+///
+/// It measures where the body ends (plus its bottom margin), not the root's `scrollHeight`:
+/// that is never less than the frame's own height, so a frame would never shrink to its
+/// drawing (measured: an 80 px SVG reported 160, the frame's first height).
+const PREVIEW_MEASURE: &str = "<script>(function(){var last=-1;function tell(){var b=document.body;if(!b){return;}var r=b.getBoundingClientRect();var m=parseFloat(getComputedStyle(b).marginBottom)||0;var h=Math.ceil(r.bottom+m+(window.scrollY||0));if(h!==last){last=h;parent.postMessage(h,'*');}}addEventListener('load',tell);addEventListener('DOMContentLoaded',tell);if(typeof ResizeObserver==='function'){new ResizeObserver(tell).observe(document.documentElement);}setTimeout(tell,0);setTimeout(tell,300);})();</script>";
 
 /// The frame's height for a document `content_px` tall (what [`preview_document`]'s script
 /// reports): its content, at least [`PREVIEW_MIN_PX`] (a drawing with no height still shows
