@@ -341,21 +341,47 @@ fn start_tool(
     tool_name: &str,
     arguments: serde_json::Map<String, serde_json::Value>,
 ) -> CallKey {
-    let progress_tx = handle.tx.clone();
-    let progress_id = call_id.to_string();
-    let call = mcp.start_tool_call(server_id, tool_name, arguments, move |p, total, message| {
-        let _ = progress_tx.unbounded_send(TurnMsg::Progress {
-            call_id: progress_id.clone(),
-            progress: p,
-            total,
-            message,
-        });
-    });
+    let progress = {
+        let tx = handle.tx.clone();
+        let call_id = call_id.to_string();
+        move || {
+            let tx = tx.clone();
+            let call_id = call_id.clone();
+            move |p, total, message| {
+                let _ = tx.unbounded_send(TurnMsg::Progress {
+                    call_id: call_id.clone(),
+                    progress: p,
+                    total,
+                    message,
+                });
+            }
+        }
+    };
+    let again = arguments.clone();
+    let call = mcp.start_tool_call(server_id, tool_name, arguments, progress());
     let key = call.key();
     let done_tx = handle.tx.clone();
     let call_id = call_id.to_string();
+    let (server_id, tool_name) = (server_id.to_string(), tool_name.to_string());
     spawn_local(async move {
-        let outcome = call.result().await;
+        let mut outcome = call.result().await;
+        // Refused until the user finishes steps in the browser (`-32042`): the server did not
+        // run it, so once the user finished them it is made again, once. Declined, or the
+        // turn ended meanwhile (Stop): the refusal stands.
+        let steps = outcome
+            .as_ref()
+            .err()
+            .and_then(skiff_core::mcp::elicit::url_steps_required)
+            .cloned();
+        if let Some(data) = steps {
+            let done = mcp.store().inbox.required(&server_id, data).await;
+            if done && !done_tx.is_closed() {
+                outcome = mcp
+                    .start_tool_call(&server_id, &tool_name, again, progress())
+                    .result()
+                    .await;
+            }
+        }
         let _ = done_tx.unbounded_send(TurnMsg::ToolDone { call_id, outcome });
     });
     key

@@ -147,6 +147,18 @@ impl ChatRunner {
         Ok(note)
     }
 
+    /// The open conversation ends with a question nobody sent through the box (an inserted
+    /// MCP prompt, `runner::prompts`): the model answers it, as it answers a sent message.
+    pub fn answer_current(&self, store: ConversationsStore, settings: ChatSettings) {
+        let Some(conv) = store.current.get_untracked() else {
+            return;
+        };
+        if self.is_sending(&conv.id()) {
+            return;
+        }
+        self.start_reply(store, conv, settings);
+    }
+
     /// "Regenerate" a finished answer: the answer (every step of its turn) is kept as a branch
     /// and a new one is written beside it (‹ 2/2 ›).
     pub fn regenerate(

@@ -80,6 +80,20 @@ impl Tray {
         self.perform(fx);
     }
 
+    /// A tool call was refused until the user finishes these URL steps (`-32042`).
+    pub fn required(&self, server: &str, wait: u64, data: &Value) {
+        let name = self
+            .ctx
+            .mcp
+            .server_name(server)
+            .unwrap_or_else(|| server.to_string());
+        let fx = self
+            .machine
+            .try_update(|m| m.required(server, &name, wait, data))
+            .unwrap_or_default();
+        self.perform(fx);
+    }
+
     pub fn act(&self, id: &str, intent: CardIntent) {
         let fx = self
             .machine
@@ -131,6 +145,7 @@ impl Tray {
                     self.perform(fx);
                 }
                 Effect::Notice(text) => self.ctx.notices.push(Level::Error, text),
+                Effect::Finished { wait, done } => self.ctx.mcp.inbox.finished(wait, done),
             }
         }
     }
