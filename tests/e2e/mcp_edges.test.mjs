@@ -179,3 +179,75 @@ test('a tool call whose server restarts mid-call runs once: the refused resume f
     await srv.stop();
   }
 });
+
+test('a call refused for a URL step (-32042) shows the step as a card and is made again, once, when the user finished it', async () => {
+  const srv = await startServer('everything-http');
+  const { context, page, errors, wire } = await openPage(srv.url);
+  // server-everything's prerequisite link: stood in for, nothing leaves the machine.
+  await context.route('https://modelcontextprotocol.io/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<p>Prerequisite</p>' }));
+  const toolCalls = () => wire.filter((r) => r.method === 'POST' && r.body.includes('"tools/call"') && r.body.includes('trigger-url-elicitation')).length;
+  const approve = async (callId) => {
+    const card = page.locator(`details.tool-card[data-call-id="${callId}"]`);
+    await page.waitForFunction((id) => document.querySelector(`details.tool-card[data-call-id="${id}"]`)?.dataset.status === 'awaiting_approval', callId, { timeout: 20_000 });
+    if (!(await card.locator('.tool-approval').first().isVisible())) await card.locator('summary').first().click();
+    await card.locator('button.approve-once').click();
+    return card;
+  };
+  try {
+    await waitConnected(page);
+    const target = `${site.url}/?signed-in=1`;
+    await api.script([
+      { tool_calls: [{ id: 'call-url-1', name: 'trigger-url-elicitation', arguments: { url: target, message: 'Finish signing in', errorPath: true } }] },
+      { reply: 'The model read the result.' },
+    ]);
+    await page.fill('textarea[aria-label="Message"]', 'Do the thing that needs a sign-in');
+    await page.keyboard.press('Enter');
+    const tool = await approve('call-url-1');
+    // The refusal's step, as a URL card: where it goes, nothing opened yet.
+    const step = page.locator('.elicit-tray .elicit-card[data-mode="url"]');
+    await step.waitFor({ timeout: 20_000 });
+    assert.equal(await step.locator('.elicit-domain').innerText(), 'modelcontextprotocol.io');
+    assert.equal(toolCalls(), 1);
+    assert.equal(context.pages().length, 1, 'nothing opened before Open');
+    await screenshot(page, 'mcp-edges-url-required');
+    let opened = context.waitForEvent('page', { timeout: 20_000 });
+    await step.locator('button.elicit-accept').click();
+    await (await opened).close();
+    await step.locator('.elicit-waiting', { hasText: 'run the tool again' }).waitFor({ timeout: 20_000 });
+    assert.equal(toolCalls(), 1, 'not made again before the user finished');
+    // Finished there: the call goes again, once, and this time asks for its own link.
+    await step.locator('button.elicit-dismiss').click();
+    const held = page.locator('.elicit-tray .elicit-card[data-mode="url"]', { hasText: 'Finish signing in' });
+    await held.waitFor({ timeout: 20_000 });
+    assert.equal(toolCalls(), 2, 'made again once');
+    opened = context.waitForEvent('page', { timeout: 20_000 });
+    await held.locator('button.elicit-accept').click();
+    await (await opened).close();
+    await page.waitForFunction(() => document.querySelector('details.tool-card[data-call-id="call-url-1"]')?.dataset.status === 'done', null, { timeout: 20_000 });
+    if (!(await tool.evaluate((d) => d.open))) await tool.locator('summary').first().click();
+    assert.match(await tool.innerText(), /User completed the URL elicitation flow/);
+    await page.locator('article.message-assistant .markdown', { hasText: 'The model read the result.' }).waitFor({ timeout: 20_000 });
+    assert.equal(toolCalls(), 2);
+
+    // Declined: the refusal stands and the call is not made again.
+    await api.script([
+      { tool_calls: [{ id: 'call-url-2', name: 'trigger-url-elicitation', arguments: { url: `${target}&again=1`, message: 'Again', errorPath: true } }] },
+      { reply: 'The model read the refusal.' },
+    ]);
+    await page.fill('textarea[aria-label="Message"]', 'Once more');
+    await page.keyboard.press('Enter');
+    await approve('call-url-2');
+    const second = page.locator('.elicit-tray .elicit-card[data-mode="url"]');
+    await second.waitFor({ timeout: 20_000 });
+    await second.locator('button.elicit-decline').click();
+    await page.waitForFunction(() => document.querySelector('details.tool-card[data-call-id="call-url-2"]')?.dataset.status === 'error', null, { timeout: 20_000 });
+    assert.equal(toolCalls(), 3, 'the declined call went out once');
+    assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
+  } catch (err) {
+    await screenshot(page, 'mcp-edges-url-required-failure').catch(() => {});
+    throw err;
+  } finally {
+    await context.close();
+    await srv.stop();
+  }
+});

@@ -496,7 +496,11 @@ impl Supervisor {
         match self.backoff.on_failure(now) {
             Decision::RetryAt { at_ms, attempt } => {
                 self.timers.set(Timer::Reconnect, at_ms);
-                self.set_status(HealthStatus::Reconnecting { at_ms, attempt });
+                self.set_status(HealthStatus::Reconnecting {
+                    at_ms,
+                    attempt,
+                    why: error.to_string(),
+                });
                 self.log(format!(
                     "Reconnecting in {} (attempt {attempt}).",
                     describe_delay(at_ms - now)
