@@ -18,7 +18,10 @@ async function openPage({ width = 1100, height = 800, settings = {}, context: sh
   const context = shared ?? await browser.newContext({ viewport: { width, height } });
   if (!shared) {
     await context.addInitScript((s) => {
-      if (!localStorage.getItem('skiff:settings')) localStorage.setItem('skiff:settings', s);
+      // Init scripts run in every frame; a code preview's sandboxed frame has no storage.
+      try {
+        if (!localStorage.getItem('skiff:settings')) localStorage.setItem('skiff:settings', s);
+      } catch { /* sandboxed */ }
     }, chatSettings(api.url, { system_template_enabled: false, ...settings }));
   }
   const page = await context.newPage();

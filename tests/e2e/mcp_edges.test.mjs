@@ -228,6 +228,9 @@ test('a call refused for a URL step (-32042) shows the step as a card and is mad
     assert.match(await tool.innerText(), /User completed the URL elicitation flow/);
     await page.locator('article.message-assistant .markdown', { hasText: 'The model read the result.' }).waitFor({ timeout: 20_000 });
     assert.equal(toolCalls(), 2);
+    // server-everything never says the linked step finished: its card waits until dismissed.
+    await held.locator('button.elicit-dismiss').click();
+    await held.waitFor({ state: 'detached', timeout: 20_000 });
 
     // Declined: the refusal stands and the call is not made again.
     await api.script([
