@@ -26,6 +26,7 @@ pub mod online;
 pub mod popup;
 pub mod quota;
 pub mod service_worker;
+pub mod split;
 pub mod storage;
 pub mod webcrypto;
 pub mod websocket;

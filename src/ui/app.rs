@@ -40,7 +40,7 @@ pub fn App() -> impl IntoView {
     let mcp_runner = McpRunner::new(mcp);
     let memory = MemoryStore::load(notices);
     // Built-in tools: an MCP server in the page, attached while switched on.
-    crate::runner::builtin::start(mcp_runner, memory);
+    crate::runner::builtin::start(mcp_runner, memory, notices);
     let ctx = Ctx {
         settings,
         convs,

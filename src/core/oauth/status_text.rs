@@ -6,6 +6,7 @@
 
 use super::machine_types::AuthStatus;
 use super::url::HttpUrl;
+use crate::format::fixed;
 
 /// The host of an issuer (`auth.example.com`), or the issuer as written when it does not parse.
 pub fn host_of(issuer: &str) -> String {
@@ -18,11 +19,12 @@ pub fn expiry_phrase(expires_at_ms: f64, now_ms: f64) -> String {
     if left <= 0.0 {
         "expired".into()
     } else if left < 60.0 {
-        format!("expires in {left} s")
+        // `fixed`, not `{}`: formatting an f64 links Rust's float printing into the page.
+        format!("expires in {} s", fixed(left, 0))
     } else if left < 2.0 * 3600.0 {
-        format!("expires in {} min", (left / 60.0).floor())
+        format!("expires in {} min", fixed((left / 60.0).floor(), 0))
     } else {
-        format!("expires in {} h", (left / 3600.0).floor())
+        format!("expires in {} h", fixed((left / 3600.0).floor(), 0))
     }
 }
 

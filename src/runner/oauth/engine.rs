@@ -2,8 +2,11 @@
 //! answers of a server's machine (`AuthMachine::access`, `handle_unauthorized_at`,
 //! `handle_forbidden`), made when one is needed, and the machines made at start. Everything
 //! of the sign-in (the machines, WebCrypto, the store) is reached from here or from the
-//! Account dialog, so these three functions are where the sign-in can load on demand.
+//! Account dialog, so these three functions are where the sign-in loads on demand: they are
+//! handed out only through the split point [`engine_point`] (chunk `oauth`), and a page whose
+//! servers never sign in never fetches that chunk.
 
+use futures::future::LocalBoxFuture;
 use leptos::prelude::*;
 use skiff_core::oauth::request_auth::Refusal;
 use skiff_core::oauth::Access;
@@ -13,9 +16,43 @@ use super::{callback, vault};
 use skiff_core::oauth::request_auth::carries_tokens;
 use skiff_core::oauth::stored::covering;
 
+/// The sign-in's three entry points, as plain function pointers so they can cross the split
+/// point (their code lives in the chunk; arguments are owned so the futures borrow nothing).
+pub(super) struct Engine {
+    pub(super) authorization: fn(String, String) -> LocalBoxFuture<'static, Option<String>>,
+    #[allow(clippy::type_complexity)]
+    pub(super) refused: fn(
+        String,
+        String,
+        Refusal,
+        Option<String>,
+        Option<String>,
+    ) -> LocalBoxFuture<'static, Option<String>>,
+    pub(super) start: fn() -> LocalBoxFuture<'static, ()>,
+}
+
+static ENGINE: Engine = Engine {
+    authorization: |server, url| Box::pin(async move { authorization(&server, &url).await }),
+    refused: |server, url, refusal, challenge, sent| {
+        Box::pin(async move {
+            refused(
+                &server,
+                &url,
+                refusal,
+                challenge.as_deref(),
+                sent.as_deref(),
+            )
+            .await
+        })
+    },
+    start: || Box::pin(start()),
+};
+
+crate::split_point!(pub(super) engine_point, oauth, &'static Engine, &ENGINE);
+
 /// The `Authorization` value a request to `url` on `server` carries, or `None` to send it
 /// without one. Waits while the token is being refreshed.
-pub async fn authorization(server: &str, url: &str) -> Option<String> {
+async fn authorization(server: &str, url: &str) -> Option<String> {
     let signs_in =
         hub::has_entry(server) || vault::any_credentials() && hub::entry_if_stored(server).await;
     if !signs_in {
@@ -37,7 +74,7 @@ pub async fn authorization(server: &str, url: &str) -> Option<String> {
 }
 
 /// `token_path::refused`.
-pub(super) async fn refused(
+async fn refused(
     server: &str,
     url: &str,
     refusal: Refusal,
@@ -70,7 +107,7 @@ pub(super) async fn refused(
 /// At start: finish a sign-in that left by full-page redirect, then make the machines of
 /// servers with stored credentials, so their cards say so and their tokens are refreshed on
 /// time.
-pub(super) async fn start() {
+async fn start() {
     callback::resume().await;
     if !vault::any_credentials() {
         return;

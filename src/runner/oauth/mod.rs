@@ -48,7 +48,11 @@ pub fn install(store: McpStore, notices: Notices, connect: impl Fn(&str) + 'stat
     vault::retire_old_keys();
     // Only a page that signs in to something loads the sign-in at start.
     if vault::any_credentials() || callback::returned() {
-        spawn_local(engine::start());
+        spawn_local(async {
+            if let Some(engine) = token_path::engine().await {
+                (engine.start)().await;
+            }
+        });
     }
 }
 

@@ -14,7 +14,7 @@ use super::search::Item;
 use super::store::Store;
 use crate::display::media::{audio_src, clean_mime, image_src};
 use crate::display::text;
-use crate::format::human_bytes;
+use crate::format::{fixed, human_bytes};
 use crate::mcp::resource_cache::Freshness;
 
 /// Longest text a preview shows (the whole text is still what is attached).
@@ -148,12 +148,13 @@ pub fn ago(then_ms: f64, now_ms: f64) -> String {
     if s < 60.0 {
         "just now".to_string()
     } else if s < 3600.0 {
-        format!("{} min ago", (s / 60.0).floor())
+        // `fixed`, not `{}`: formatting an f64 links Rust's float printing into the page.
+        format!("{} min ago", fixed((s / 60.0).floor(), 0))
     } else if s < 86_400.0 {
-        format!("{} h ago", (s / 3600.0).floor())
+        format!("{} h ago", fixed((s / 3600.0).floor(), 0))
     } else {
         let d = (s / 86_400.0).floor();
-        format!("{d} day{} ago", if d == 1.0 { "" } else { "s" })
+        format!("{} day{} ago", fixed(d, 0), if d == 1.0 { "" } else { "s" })
     }
 }
 
