@@ -6,10 +6,10 @@
 //! `skiff_core::mcp::prompt_result`'s decision.
 
 use leptos::prelude::*;
-use skiff_core::chat::{Message, Role};
-use skiff_core::image_out;
 use skiff_core::mcp::prompt_result::{after_insert, AfterInsert, PromptTurn, BUSY_SENTENCE};
 use skiff_core::provider::StreamEvent;
+use skiff_core::records::message::{Message, Role};
+use skiff_core::seam::image_out;
 
 use crate::platform::{clock, ids};
 use crate::runner::attach;
