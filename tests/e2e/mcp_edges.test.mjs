@@ -9,6 +9,11 @@
 //   session it never knew. That refusal of the *resume* must fail the call ("Skiff did not
 //   send it again"), not send it again as a refusal of the call itself would allow.
 //
+// - A URL step the server asked for during a tool call goes from the tray once that call has its
+//   answer (the server went on; server-everything never sends elicitation/complete).
+// - A resource link in a tool's result opens in the resource browser, is read there and can be
+//   attached from there.
+//
 // Needs: scripts/build.sh (dist/, or SKIFF_DIST) and scripts/setup-mcp.sh (server-everything).
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
@@ -228,9 +233,10 @@ test('a call refused for a URL step (-32042) shows the step as a card and is mad
     assert.match(await tool.innerText(), /User completed the URL elicitation flow/);
     await page.locator('article.message-assistant .markdown', { hasText: 'The model read the result.' }).waitFor({ timeout: 20_000 });
     assert.equal(toolCalls(), 2);
-    // server-everything never says the linked step finished: its card waits until dismissed.
-    await held.locator('button.elicit-dismiss').click();
+    // server-everything never says the linked step finished, but the call it came with has its
+    // answer: the server went on, so the card that said it "will continue" goes by itself.
     await held.waitFor({ state: 'detached', timeout: 20_000 });
+    assert.equal(await page.locator('.elicit-tray .elicit-card').count(), 0, 'no finished card lingers');
 
     // Declined: the refusal stands and the call is not made again.
     await api.script([
@@ -248,6 +254,49 @@ test('a call refused for a URL step (-32042) shows the step as a card and is mad
     assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
   } catch (err) {
     await screenshot(page, 'mcp-edges-url-required-failure').catch(() => {});
+    throw err;
+  } finally {
+    await context.close();
+    await srv.stop();
+  }
+});
+
+test('a resource link in a tool\'s result opens in the resource browser: read there, and attached from there', async () => {
+  const srv = await startServer('everything-http');
+  const { page, errors, context } = await openPage(srv.url);
+  try {
+    await waitConnected(page);
+    await api.script([
+      { tool_calls: [{ id: 'call-links', name: 'get-resource-links', arguments: { count: 2 } }] },
+      { reply: 'Two links.' },
+    ]);
+    await page.fill('textarea[aria-label="Message"]', 'Give me two resource links');
+    await page.keyboard.press('Enter');
+    const card = page.locator('details.tool-card[data-call-id="call-links"]');
+    await page.waitForFunction(() => document.querySelector('details.tool-card[data-call-id="call-links"]')?.dataset.status === 'awaiting_approval', null, { timeout: 20_000 });
+    if (!(await card.locator('.tool-approval').first().isVisible())) await card.locator('summary').first().click();
+    await card.locator('button.approve-once').click();
+    await page.waitForFunction(() => document.querySelector('details.tool-card[data-call-id="call-links"]')?.dataset.status === 'done', null, { timeout: 20_000 });
+    if (!(await card.evaluate((d) => d.open))) await card.locator('summary').first().click();
+    // Resource 2 is text (server-everything: even ids are text, odd ones blobs).
+    const link = card.locator('.tool-part-resource-link', { hasText: 'Text Resource 2' });
+    await link.waitFor({ timeout: 20_000 });
+    await link.locator('button.tool-part-open').click();
+    const dialog = page.locator('.res-dialog');
+    await dialog.waitFor({ timeout: 20_000 });
+    const pane = dialog.locator('#res-pane');
+    await pane.locator('.res-uri code', { hasText: '/2' }).waitFor({ timeout: 20_000 });
+    await pane.locator('.res-text', { hasText: 'Resource 2: This is a plaintext resource' }).waitFor({ timeout: 20_000 });
+    assert.equal(await page.locator('#res-server').inputValue(), 'everything', 'the list is the answering server\'s');
+    await screenshot(page, 'mcp-edges-resource-link');
+    await pane.locator('[data-act="attach"]').click();
+    await pane.locator('.res-note', { hasText: 'Attached' }).waitFor({ timeout: 20_000 });
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached', timeout: 20_000 });
+    await page.locator('form.composer .attachment').first().waitFor({ timeout: 20_000 });
+    assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
+  } catch (err) {
+    await screenshot(page, 'mcp-edges-resource-link-failure').catch(() => {});
     throw err;
   } finally {
     await context.close();

@@ -92,6 +92,7 @@ impl Supervisor {
                 }
                 if let Some(key) = self.answered(&id) {
                     self.emit(Action::Reply { key, result });
+                    self.settle_asks(key);
                 }
             }
             SessionEvent::Progress {

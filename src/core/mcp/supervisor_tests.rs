@@ -1271,3 +1271,73 @@ fn a_modern_subscription_rides_the_listen_filter_and_survives_a_reconnect() {
         json!([COUNTER])
     );
 }
+
+/// A URL step asked for during a tool call is over when the call is: the server went on,
+/// whether or not it ever sends `notifications/elicitation/complete` (server-everything never
+/// does), so the card that said it "will continue" is told (`AskSettled`). A question asked
+/// with no call of ours running, or while another still runs, is not.
+#[test]
+fn a_question_asked_during_tool_calls_is_settled_when_the_last_is_answered() {
+    let mut r = Rig::ws();
+    r.sup.handle_connect(0.0);
+    let link = r.ws_ready(json!({"tools": {}}));
+    r.take();
+    let ask = |id: u32| {
+        json!({"jsonrpc": "2.0", "id": format!("s{id}"), "method": "elicitation/create",
+            "params": {"mode": "url", "url": "https://example.com/x", "elicitationId": "e", "message": "m"}})
+        .to_string()
+    };
+    let asked = |r: &mut Rig| {
+        r.take()
+            .iter()
+            .find_map(|a| match a {
+                Action::Ask { key, .. } => Some(*key),
+                _ => None,
+            })
+            .expect("an Ask")
+    };
+    // Asked with nothing running: never settled by a later call.
+    r.sup.handle_ws(link, WsReport::Text(ask(1)), 1.0);
+    let alone = asked(&mut r);
+    r.sup.handle_request(7, tool("a"), 2.0);
+    r.sup.handle_request(8, tool("b"), 2.0);
+    let calls = frames(&r.take(), "tools/call");
+    assert_eq!(calls.len(), 2);
+    r.sup.handle_ws(link, WsReport::Text(ask(2)), 3.0);
+    let during = asked(&mut r);
+    r.sup
+        .handle_ask_answer(during, Ok(json!({"action": "accept"})), 4.0);
+    r.take();
+    let answer = |id: &Value| {
+        WsReport::Text(json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}}).to_string())
+    };
+    // One of the two calls answered: the other may still be the one that asked.
+    r.sup.handle_ws(link, answer(&calls[0]["id"]), 5.0);
+    let a = r.take();
+    assert_eq!(replies(&a).len(), 1);
+    assert!(
+        !a.iter().any(|x| matches!(x, Action::AskSettled { .. })),
+        "{a:?}"
+    );
+    r.sup.handle_ws(link, answer(&calls[1]["id"]), 6.0);
+    let a = r.take();
+    let reply_at = a
+        .iter()
+        .position(|x| matches!(x, Action::Reply { key: 8, .. }));
+    let settled_at = a
+        .iter()
+        .position(|x| *x == Action::AskSettled { key: during });
+    assert!(
+        reply_at.is_some() && settled_at > reply_at,
+        "the result first, then the question's end: {a:?}"
+    );
+    assert!(!a.contains(&Action::AskSettled { key: alone }));
+    // Settled once.
+    r.sup.handle_request(9, tool("c"), 7.0);
+    let c = frames(&r.take(), "tools/call").remove(0);
+    r.sup.handle_ws(link, answer(&c["id"]), 8.0);
+    assert!(!r
+        .take()
+        .iter()
+        .any(|x| matches!(x, Action::AskSettled { .. })));
+}

@@ -26,6 +26,12 @@ pub enum AskEvent {
         server: String,
         key: ElicitKey,
     },
+    /// The tool calls running when the server asked `key` are all answered: the server went
+    /// on (`Action::AskSettled`).
+    Settled {
+        server: String,
+        key: ElicitKey,
+    },
     /// `notifications/elicitation/complete`: a URL-mode step finished.
     Completed {
         server: String,

@@ -274,6 +274,15 @@ impl Tray {
         self.remove_where(|c| c.server == server && c.origin == Origin::Held(key) && !c.waiting)
     }
 
+    /// Every tool call that was running when `server` asked `key` has its answer: the server
+    /// went on. A URL step the user opened is finished then, whether or not the server ever
+    /// says so (`notifications/elicitation/complete` is optional, and server-everything never
+    /// sends it): its card, which said the server "will continue", goes. A question not yet
+    /// answered stays: the user's answer still reaches the server.
+    pub fn settled(&mut self, server: &str, key: ElicitKey) -> Vec<Effect> {
+        self.remove_where(|c| c.server == server && c.origin == Origin::Held(key) && c.waiting)
+    }
+
     /// `notifications/elicitation/complete` from `server`: the URL-mode step it names finished.
     pub fn complete(&mut self, server: &str, params: &Value) -> Vec<Effect> {
         let Some(eid) = params.get("elicitationId").and_then(Value::as_str) else {

@@ -399,3 +399,40 @@ fn a_declined_url_step_ends_the_call_and_unusable_steps_are_said() {
         assert!(tray.is_empty());
     }
 }
+
+#[test]
+fn an_opened_url_step_goes_once_the_calls_it_came_with_are_answered() {
+    let mut t = Tray::new();
+    let url = held(
+        "Server",
+        7,
+        json!({"mode": "url", "url": "https://auth.example.com/x", "elicitationId": "e1", "message": "Sign in"}),
+        "",
+    );
+    let form = held(
+        "Server",
+        8,
+        json!({"message": "Name?", "requestedSchema": {"type": "object", "properties": {"n": {"type": "string"}}}}),
+        "",
+    );
+    t.ask(&url);
+    t.ask(&form);
+    let ids = t.ids();
+    // Not opened yet: the question still needs the user's answer, so it stays.
+    assert!(t.settled(SERVER, 7).is_empty());
+    assert!(matches!(
+        &t.act(&ids[0], CardIntent::Accept)[..],
+        [Effect::Open { .. }]
+    ));
+    t.opened(&ids[0], true);
+    assert!(t.status(&ids[0]).waiting.is_some());
+    // Another server's, or another question's, end changes nothing.
+    assert!(t.settled("other", 7).is_empty());
+    assert!(t.settled(SERVER, 8).is_empty());
+    assert_eq!(t.len(), 2);
+    assert_eq!(
+        t.settled(SERVER, 7),
+        vec![Effect::Removed { id: ids[0].clone() }]
+    );
+    assert_eq!(t.ids(), vec![ids[1].clone()]);
+}

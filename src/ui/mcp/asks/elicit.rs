@@ -72,6 +72,15 @@ impl Tray {
         self.perform(fx);
     }
 
+    /// The tool calls running when `server` asked `key` are over (`Tray::settled`).
+    pub fn settled(&self, server: &str, key: ElicitKey) {
+        let fx = self
+            .machine
+            .try_update(|m| m.settled(server, key))
+            .unwrap_or_default();
+        self.perform(fx);
+    }
+
     pub fn complete(&self, server: &str, params: &Value) {
         let fx = self
             .machine
