@@ -56,7 +56,8 @@ async function openPage({ width = 1200, height = 900 } = {}) {
   const settings = JSON.stringify({
     v: 1,
     data: {
-      base_url: `${api.url}/v1`, api_key: '', model: MODEL, system_prompt: '', theme: 'system',
+      // No title request after an answer: test c counts the requests an inserted prompt makes.
+      base_url: `${api.url}/v1`, api_key: '', model: MODEL, system_prompt: '', theme: 'system', auto_title: false,
       tool_mode: 'native', step_limit: 15, result_char_limit: 16000, tool_images_to_model: false,
       approvals: { rules: {}, allow_read_only: false }, learned_tool_modes: {},
     },
