@@ -281,6 +281,8 @@ test('a resource link in a tool\'s result opens in the resource browser: read th
     // Resource 2 is text (server-everything: even ids are text, odd ones blobs).
     const link = card.locator('.tool-part-resource-link', { hasText: 'Text Resource 2' });
     await link.waitFor({ timeout: 20_000 });
+    await link.scrollIntoViewIfNeeded();
+    await screenshot(page, 'mcp-edges-resource-link-card');
     await link.locator('button.tool-part-open').click();
     const dialog = page.locator('.res-dialog');
     await dialog.waitFor({ timeout: 20_000 });
