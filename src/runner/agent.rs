@@ -117,6 +117,9 @@ pub async fn run_turn(
 ) {
     let extended = extends.then(|| first.id());
     let TurnDeps { store, mcp, .. } = deps;
+    // A message sent as the page opens must not go without the built-in tools, which attach
+    // once the browser is idle.
+    crate::runner::builtin::ready(mcp).await;
     let overrides = conv.tool_overrides.get_untracked();
     let mcp_store = mcp.store();
     let specs = mcp_store.tool_index().with_untracked(|index| {
