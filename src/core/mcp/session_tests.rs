@@ -645,6 +645,45 @@ fn health_check_pings_on_schedule_and_reports_failure() {
 }
 
 #[test]
+fn an_unanswered_health_check_fails_after_its_own_timeout_not_the_request_timeout() {
+    // The defaults: a ping every 30 s, requests may take 60 s. A frozen server (stopped with
+    // SIGSTOP: its socket stays open, so nothing else fails) is noticed 10 s after the ping.
+    let mut s = McpSession::new(SessionConfig {
+        ping_interval_ms: Some(30_000.0),
+        request_timeout_ms: 60_000.0,
+        auto_list: false,
+        ..config()
+    });
+    legacy_ready(&mut s, 0.0);
+    s.handle_timeout(30_000.0);
+    assert_eq!(drain(&mut s).methods(), ["ping"]);
+    assert_eq!(
+        s.next_deadline(),
+        Some(30_000.0 + super::session_requests::PING_TIMEOUT_MS)
+    );
+    s.handle_timeout(39_999.0);
+    assert!(drain(&mut s).events.is_empty(), "not yet");
+    s.handle_timeout(40_000.0);
+    let d = drain(&mut s);
+    assert!(
+        matches!(&d.events[..], [SessionEvent::HealthFailed { error: McpError::Timeout { after_ms: 10_000, .. }, at_ms }] if *at_ms == 40_000.0),
+        "{:?}",
+        d.events
+    );
+    // A request timeout shorter than the ping timeout still bounds it.
+    let mut s = McpSession::new(SessionConfig {
+        ping_interval_ms: Some(1_000.0),
+        request_timeout_ms: 2_000.0,
+        auto_list: false,
+        ..config()
+    });
+    legacy_ready(&mut s, 0.0);
+    s.handle_timeout(1_000.0);
+    drain(&mut s);
+    assert_eq!(s.next_deadline(), Some(3_000.0));
+}
+
+#[test]
 fn server_ping_is_answered_and_unknown_requests_get_method_not_found() {
     let mut s = McpSession::new(SessionConfig {
         auto_list: false,
