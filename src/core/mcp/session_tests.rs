@@ -394,7 +394,12 @@ fn a_probe_refused_for_the_version_the_server_lists_asks_again_once() {
     let probe = drain(&mut s).id_of("server/discover");
     let refusal = json!({"supported": ["2026-07-28"], "requested": "2026-07-28"});
     s.handle_message(
-        &error_msg(&probe, -32022, "Unsupported protocol version", refusal.clone()),
+        &error_msg(
+            &probe,
+            -32022,
+            "Unsupported protocol version",
+            refusal.clone(),
+        ),
         1.0,
     );
     let d = drain(&mut s);

@@ -135,7 +135,11 @@ pub fn finish_proof(input: &str, signature: &[u8]) -> Result<String, OAuthError>
 
 /// The nonce a token endpoint's refusal asks for: a 400 whose `error` is `use_dpop_nonce`
 /// with the `DPoP-Nonce` header (RFC 9449 §8). `None` for any other answer.
-pub fn token_nonce_challenge(status: u16, body: &str, nonce_header: Option<&str>) -> Option<String> {
+pub fn token_nonce_challenge(
+    status: u16,
+    body: &str,
+    nonce_header: Option<&str>,
+) -> Option<String> {
     if status != 400 {
         return None;
     }
@@ -154,9 +158,8 @@ pub fn token_nonce_challenge(status: u16, body: &str, nonce_header: Option<&str>
 /// `use_dpop_nonce`, with the `DPoP-Nonce` header (RFC 9449 §9). `None` for any other 401.
 pub fn resource_nonce_challenge(headers: &[&str], nonce_header: Option<&str>) -> Option<String> {
     let asks = www_authenticate::parse(headers).is_ok_and(|all| {
-        all.iter().any(|c| {
-            c.scheme.eq_ignore_ascii_case(SCHEME) && c.param("error") == Some(USE_NONCE)
-        })
+        all.iter()
+            .any(|c| c.scheme.eq_ignore_ascii_case(SCHEME) && c.param("error") == Some(USE_NONCE))
     });
     asks.then(|| nonce_header.map(str::trim).filter(|n| !n.is_empty()))
         .flatten()
@@ -252,7 +255,10 @@ mod tests {
         assert!(header["jwk"].get("d").is_none());
         let claims = decode(c);
         assert_eq!(claims["htm"], "POST");
-        assert_eq!(claims["htu"], "http://localhost:3000/mcp", "no query or fragment");
+        assert_eq!(
+            claims["htu"], "http://localhost:3000/mcp",
+            "no query or fragment"
+        );
         assert_eq!(claims["iat"], 1_700_000_000);
         assert_eq!(claims["jti"], "AAAAAAAAAAAAAAAAAAAAAA");
         assert_eq!(claims["ath"], ath(&sha("tok")));

@@ -306,7 +306,10 @@ pub fn choose(
             .as_ref()
             .is_some_and(|l| !l.iter().any(|g| g == JWT_BEARER))
         {
-            return Err(unsupported(server, "the jwt-bearer grant a workload signs in with"));
+            return Err(unsupported(
+                server,
+                "the jwt-bearer grant a workload signs in with",
+            ));
         }
         let client = match secret {
             Some(s) => secret_client(id, s, server),
@@ -386,7 +389,15 @@ mod tests {
         // What is missing is said, and a server that lists its grants without jwt-bearer
         // would only refuse.
         assert_eq!(
-            choose(None, None, &GrantSetup { id_token: None, ..wif.clone() }, &as_),
+            choose(
+                None,
+                None,
+                &GrantSetup {
+                    id_token: None,
+                    ..wif.clone()
+                },
+                &as_
+            ),
             Err(OAuthError::WorkloadDetailsNeeded {
                 missing: vec![
                     "the workload's client id at this server's authorization server",

@@ -460,7 +460,11 @@ fn a_workload_spends_its_own_jwt_as_a_public_client_and_renews_with_it() {
              &scope=mcp%3Aread&resource=https%3A%2F%2Fmcp.example.com%2Fmcp&client_id=app-1"
         )
     );
-    assert_eq!(req.header("authorization"), None, "a public client: no secret");
+    assert_eq!(
+        req.header("authorization"),
+        None,
+        "a public client: no secret"
+    );
     m.handle_response(0.0, id, 200, &token_answer("at-w", 3600));
     let cmds = drain(&mut m);
     assert!(cmds.contains(&AuthCommand::Resume {

@@ -999,8 +999,17 @@ fn a_refused_token_rediscovers_and_a_new_issuer_gets_its_own_registration() {
         1.0,
         "https://skiff.example/oauth/callback.html?code=abc&state=s1&iss=https%3A%2F%2Fauth.example.com%2Ft1",
     );
-    let (id, _) = fetch_of(&drain(&mut m), Method::Post, "https://auth.example.com/t1/token");
-    m.handle_response(2.0, id, 200, r#"{"access_token":"at1","token_type":"Bearer"}"#);
+    let (id, _) = fetch_of(
+        &drain(&mut m),
+        Method::Post,
+        "https://auth.example.com/t1/token",
+    );
+    m.handle_response(
+        2.0,
+        id,
+        200,
+        r#"{"access_token":"at1","token_type":"Bearer"}"#,
+    );
     drain(&mut m);
 
     // ...the server now refuses the token (it moved to another authorization server): no
@@ -1011,7 +1020,9 @@ fn a_refused_token_rediscovers_and_a_new_issuer_gets_its_own_registration() {
         3.0,
         2,
         Some("Bearer at1"),
-        &[&format!(r#"Bearer error="invalid_token", resource_metadata="{PRM_URL}""#)],
+        &[&format!(
+            r#"Bearer error="invalid_token", resource_metadata="{PRM_URL}""#
+        )],
     );
     let cmds = drain(&mut m);
     assert!(cmds.contains(&AuthCommand::Fail {
@@ -1026,7 +1037,8 @@ fn a_refused_token_rediscovers_and_a_new_issuer_gets_its_own_registration() {
         Method::Get,
         "https://auth2.example.com/.well-known/oauth-authorization-server",
     );
-    let as2 = as_doc(false, true).replace("https://auth.example.com/t1", "https://auth2.example.com");
+    let as2 =
+        as_doc(false, true).replace("https://auth.example.com/t1", "https://auth2.example.com");
     m.handle_response(3.0, id, 200, &as2);
     // The new issuer: a registration of its own, never the first server's client id.
     let cmds = drain(&mut m);

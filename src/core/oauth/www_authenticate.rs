@@ -331,9 +331,10 @@ mod tests {
         .unwrap()
         .unwrap();
         assert!(quiet.asks_for_scope() && !quiet.is_insufficient_scope());
-        let dpop = BearerChallenge::from_headers(&[r#"DPoP resource_metadata="https://m/.well-known/x""#])
-            .unwrap()
-            .unwrap();
+        let dpop =
+            BearerChallenge::from_headers(&[r#"DPoP resource_metadata="https://m/.well-known/x""#])
+                .unwrap()
+                .unwrap();
         assert_eq!(
             dpop.resource_metadata.as_deref(),
             Some("https://m/.well-known/x")
