@@ -386,6 +386,40 @@ fn unsupported_version_error_retries_with_a_mutual_version() {
 }
 
 #[test]
+fn a_probe_refused_for_the_version_the_server_lists_asks_again_once() {
+    // The conformance suite's request-metadata server refuses the first request whatever it
+    // carries, listing the very version it refused: Skiff asks once more with it.
+    let mut s = McpSession::new(config());
+    s.connect(0.0);
+    let probe = drain(&mut s).id_of("server/discover");
+    let refusal = json!({"supported": ["2026-07-28"], "requested": "2026-07-28"});
+    s.handle_message(
+        &error_msg(
+            &probe,
+            -32022,
+            "Unsupported protocol version",
+            refusal.clone(),
+        ),
+        1.0,
+    );
+    let d = drain(&mut s);
+    assert_eq!(d.methods(), ["server/discover"]);
+    let probe2 = d.id_of("server/discover");
+    assert_ne!(probe2, probe, "a new request, with its own id");
+    assert_eq!(d.sent[0].1.protocol_version.as_deref(), Some("2026-07-28"));
+    // A second refusal of it ends the probe.
+    s.handle_message(
+        &error_msg(&probe2, -32022, "Unsupported protocol version", refusal),
+        2.0,
+    );
+    assert!(drain(&mut s).sent.is_empty());
+    assert!(matches!(
+        s.phase(),
+        Phase::Failed(McpError::UnsupportedVersion { .. })
+    ));
+}
+
+#[test]
 fn no_common_version_fails_with_both_lists() {
     let mut s = McpSession::new(config());
     s.connect(0.0);
