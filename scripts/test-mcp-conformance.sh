@@ -11,7 +11,9 @@
 #    page signs in through the popup, or by a grant that needs no user);
 # 3. every scenario must pass, except the expected-vacuous ones (sep-2640-*: skills over MCP,
 #    which Skiff does not have yet): they may check nothing, but the run fails if one of them
-#    checks something and that fails;
+#    checks something and that fails; and except the pending ones (PENDING_RE below: written in
+#    core, not yet wired into the page), which run and are printed apart, never counted as
+#    passed — and fail the run the day they pass, so the list cannot go stale;
 # 4. prints the summaries. The client command is tests/mcp-conformance/skiff-client.mjs.
 # Results (checks.json, the client's stdout/stderr per scenario) stay in the printed folders.
 set -euo pipefail
@@ -32,6 +34,9 @@ while [ $# -gt 0 ]; do
 done
 # Scenarios that belong to features Skiff does not have yet: allowed to check nothing.
 VACUOUS_RE='^sep-2640-'
+# Scenarios Skiff does not pass yet, each with why (issue 33): they run and are printed apart.
+PENDING_RE='^auth/dpop(-nonce)?$'
+PENDING_WHY='DPoP proofs are decided in core (core::oauth::dpop) but the page does not sign or send them yet (issue 33)'
 
 # shellcheck source=setup.sh
 source scripts/setup.sh test
@@ -56,9 +61,11 @@ SUMMARIES=()
 run_part() {
   local suite=$1 part=$2 timeout=$3; shift 3
   [ $# -gt 0 ] || return 0
-  local required=() vacuous=() s
+  local required=() vacuous=() pending=() s
   for s in "$@"; do
-    if [[ "$s" =~ $VACUOUS_RE ]]; then vacuous+=("$s"); else required+=("$s"); fi
+    if [[ "$s" =~ $VACUOUS_RE ]]; then vacuous+=("$s")
+    elif [[ "$s" =~ $PENDING_RE ]]; then pending+=("$s")
+    else required+=("$s"); fi
   done
   local dir="$OUT/$suite/$part"
   mkdir -p "$dir"
@@ -67,6 +74,8 @@ run_part() {
   SKIFF_CONFORMANCE_VERSION=$suite \
     SKIFF_CONFORMANCE_REQUIRED=$(IFS=,; echo "${required[*]}") \
     SKIFF_CONFORMANCE_VACUOUS=$(IFS=,; echo "${vacuous[*]}") \
+    SKIFF_CONFORMANCE_PENDING=$(IFS=,; echo "${pending[*]}") \
+    SKIFF_CONFORMANCE_PENDING_WHY="$PENDING_WHY" \
     tests/mcp-conformance/run.sh --proxy --timeout "$timeout" --out "$dir" --command "$COMMAND" "$@" \
     > "$dir.summary"
   local part_rc=$?

@@ -18,6 +18,11 @@ import path from "node:path";
 const [resultsDir, requiredCsv, ...runs] = process.argv.slice(2);
 const required = new Set((requiredCsv ?? "").split(",").filter(Boolean));
 const vacuous = new Set((process.env.SKIFF_CONFORMANCE_VACUOUS ?? "").split(",").filter(Boolean));
+// Pending ($SKIFF_CONFORMANCE_PENDING): scenarios Skiff does not pass yet, for the reason in
+// $SKIFF_CONFORMANCE_PENDING_WHY. Printed apart and never counted as passed or failed; one that
+// passes fails the run, so it is moved to the required ones instead of staying listed here.
+const pending = new Set((process.env.SKIFF_CONFORMANCE_PENDING ?? "").split(",").filter(Boolean));
+const pendingLines = [];
 let passed = 0;
 let failed = 0;
 let requiredFailed = [];
@@ -55,6 +60,11 @@ for (const run of runs) {
   const isVacuous = vacuous.has(scenario);
   const ok = exitCode === 0 && (count("SUCCESS") > 0 || (isVacuous && file !== null)) && count("FAILURE") === 0;
   const failedIds = checks.filter((c) => c.status === "FAILURE").map((c) => c.id);
+  if (pending.has(scenario)) {
+    pendingLines.push(`${ok ? "PASSES" : "not yet"} ${scenario}: ${count("SUCCESS")} success, ${count("FAILURE")} failure`);
+    if (ok) requiredFailed.push(`${scenario} (pending, but it passes now: make it required)`);
+    continue;
+  }
   if (ok) passed++;
   else failed++;
   if (!ok && (required.has(scenario) || isVacuous)) requiredFailed.push(scenario);
@@ -73,6 +83,10 @@ const gated = (r) => {
   return required.has(name) || vacuous.has(name);
 };
 if (runs.some(gated)) console.log(`${passed} passed, ${failed} failed`);
+if (pendingLines.length) {
+  console.log(`pending, not counted (${process.env.SKIFF_CONFORMANCE_PENDING_WHY ?? "not yet supported"}):`);
+  for (const line of pendingLines) console.log(`  ${line}`);
+}
 else console.log(`reported only: ${passed} of ${passed + failed} scenario(s) pass`);
 if (requiredFailed.length) {
   console.error(`required conformance scenarios failed: ${requiredFailed.join(", ")}`);
