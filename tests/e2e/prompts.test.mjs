@@ -261,6 +261,10 @@ test('d. roots: entered in the editor, stored as the roots/list result, reported
     // The page's one modal: a section[role=dialog].
     const dialog = page.locator('.ask-roots[role="dialog"]');
     await dialog.waitFor({ timeout: WAIT_MS });
+    // Centred like every dialog, not pinned top-left (it once shared a class with the roots list).
+    const box = await dialog.boundingBox();
+    const view = page.viewportSize();
+    assert.ok(Math.abs(box.x + box.width / 2 - view.width / 2) <= 2 && box.y > 0, `the roots dialog is centred: ${JSON.stringify(box)} in ${JSON.stringify(view)}`);
     assert.equal(await dialog.getAttribute('aria-labelledby'), 'ask-roots-title');
     assert.match(await dialog.locator('#ask-roots-title').innerText(), /Roots for everything/);
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'ask-root-uri');
