@@ -26,7 +26,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import os from 'node:os';
 import path from 'node:path';
-import { launchBrowser, startStaticServer, collectConsoleErrors, distDir, repoRoot, screenshot } from './harness.mjs';
+import { launchBrowser, startStaticServer, collectConsoleErrors, closed, distDir, repoRoot, screenshot } from './harness.mjs';
 
 const CACHE = process.env.SKIFF_CACHE ?? path.join(os.homedir(), '.cache', 'skiff');
 const PY2 = process.env.SKIFF_MCP_PY2 ?? path.join(CACHE, 'mcp-py2', 'bin', 'python');
@@ -158,7 +158,7 @@ async function signIn(name) {
     popup.on('requestfinished', async (r) => console.error(`popup wire: ${r.method()} ${r.url()} -> ${(await r.response())?.status()}`));
     popup.on('requestfailed', (r) => console.error(`popup wire: ${r.url()} failed ${r.failure()?.errorText}`));
   }
-  await popup.waitForEvent('close', { timeout: 20_000 }).catch(async (e) => {
+  await closed(popup).catch(async (e) => {
     throw new Error(`the popup stayed open at ${popup.url()}: ${(await popup.content().catch((x) => String(x))).slice(0, 400)} (${e.message})`);
   });
   await note(name)(/Signed in at .* · scopes mcp/);
