@@ -94,6 +94,7 @@ pub(super) fn failure_error(failure: FetchFailure, url: &str, endpoint: Endpoint
             url: url.to_string(),
             message,
         },
+        FetchFailure::Proof(why) => OAuthError::ProofFailed(why),
     }
 }
 

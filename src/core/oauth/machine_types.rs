@@ -56,6 +56,8 @@ pub enum FetchFailure {
     Cors,
     /// Offline, refused, DNS, TLS: the platform's message.
     Network(String),
+    /// The request was not sent: its DPoP proof could not be signed (WebCrypto's words).
+    Proof(String),
 }
 
 /// What an MCP request may carry, answered by `AuthMachine::access`.
