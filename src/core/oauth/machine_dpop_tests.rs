@@ -268,3 +268,59 @@ fn a_server_without_dpop_gets_no_proof_and_no_dpop_token() {
         "a DPoP token for a request without a proof is bound to no key of ours: {cmds:#?}"
     );
 }
+
+#[test]
+fn a_grant_without_a_window_proves_too_and_its_renewal_keeps_the_key() {
+    let mut m = AuthMachine::new(AuthSetup {
+        server_url: MCP.into(),
+        app: AppIdentity::for_origin("https://skiff.example"),
+        client_id: Some("app-1".into()),
+        client_secret: Some("s3cret".into()),
+        proxy: None,
+        stored: None,
+        pending: None,
+        legacy_fallback: false,
+        grant: Default::default(),
+    });
+    drain(&mut m);
+    m.handle_unauthorized(
+        0.0,
+        1,
+        None,
+        &[&format!(r#"DPoP resource_metadata="{PRM_URL}""#)],
+    );
+    let (id, _) = only_fetch(&drain(&mut m));
+    m.handle_response(0.0, id, 200, PRM);
+    let (id, _) = only_fetch(&drain(&mut m));
+    let doc = serde_json::json!({
+        "issuer": ISSUER,
+        "token_endpoint": TOKEN,
+        "grant_types_supported": ["client_credentials"],
+        "token_endpoint_auth_methods_supported": ["client_secret_post"],
+        "dpop_signing_alg_values_supported": ["ES256"],
+    });
+    m.handle_response(0.0, id, 200, &doc.to_string());
+    let (id, request, plan) = proved(&drain(&mut m)).expect("the grant's token request proves");
+    assert!(request
+        .body
+        .as_deref()
+        .unwrap_or("")
+        .contains("grant_type=client_credentials"));
+    assert_eq!(
+        (plan.url.as_str(), plan.key.clone()),
+        (TOKEN, dpop_key_name(ISSUER, MCP))
+    );
+    m.handle_proved_response(
+        0.0,
+        id,
+        200,
+        r#"{"access_token":"cc1","token_type":"DPoP","expires_in":600}"#,
+        None,
+    );
+    drain(&mut m);
+    assert_eq!(m.access(1.0, 2, MCP), Access::Bearer("DPoP cc1".into()));
+    // Due: the grant runs again, with a proof by the same key.
+    m.handle_timeout(600_000.0);
+    let (_, _, plan) = proved(&drain(&mut m)).expect("the renewal proves");
+    assert_eq!(plan.key, dpop_key_name(ISSUER, MCP));
+}

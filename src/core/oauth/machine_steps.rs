@@ -399,6 +399,7 @@ impl AuthMachine {
             scopes,
             idp,
             workload,
+            dpop: super::dpop::wanted(&server.dpop_signing_alg_values_supported),
         });
     }
 
