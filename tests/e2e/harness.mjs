@@ -275,6 +275,19 @@ export async function newPage(browser, { width = 1280, height = 800, colorScheme
 }
 
 /** Saves target/screenshots/<name>.png and returns its path. */
+/**
+ * Resolves once the sign-in `popup` has closed, also when it closed before this was called.
+ * A popup that the test AS answers at once goes authorize → callback → closed within one batch
+ * of Playwright's protocol messages; its `close` is then dispatched before the code awaiting
+ * the `page` event runs, and `popup.waitForEvent('close')` waits for an event already gone
+ * (the "popup stayed open" failures of oauth_legacy and oauth 9: the popup was closed). Checked
+ * and subscribed in the same tick, so nothing can slip between.
+ */
+export function popupClosed(popup, timeout = 20_000) {
+  if (popup.isClosed()) return Promise.resolve();
+  return popup.waitForEvent('close', { timeout });
+}
+
 export async function screenshot(page, name, { fullPage = false } = {}) {
   const dir = path.join(repoRoot, 'target', 'screenshots');
   await mkdir(dir, { recursive: true });

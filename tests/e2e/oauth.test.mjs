@@ -23,7 +23,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import os from 'node:os';
 import path from 'node:path';
-import { launchBrowser, startStaticServer, collectConsoleErrors, distDir, repoRoot, screenshot } from './harness.mjs';
+import { launchBrowser, startStaticServer, collectConsoleErrors, distDir, repoRoot, screenshot, popupClosed } from './harness.mjs';
 import { startServer } from '../servers/mcp/servers.mjs';
 
 const PY = process.env.SKIFF_MCP_PY2 ?? path.join(process.env.SKIFF_CACHE ?? path.join(os.homedir(), '.cache', 'skiff'), 'mcp-py2', 'bin', 'python');
@@ -156,7 +156,7 @@ test('Sign in through the popup (PKCE, dynamic registration) connects the server
   await dialog.locator('button.oauth-sign-in').click();
   const popup = await popupP;
   // The test AS approves at once: the popup lands on Skiff's callback page and closes itself.
-  await popup.waitForEvent('close', { timeout: 20_000 });
+  await popupClosed(popup);
   await note('protected')(/Signed in at .* · scopes mcp · expires in \d+ s/);
   await status('protected')(/^connected$/);
   // The dialog shows the account facts and offers Sign out; Escape closes it.
@@ -287,7 +287,7 @@ test('the user declines at the authorization server: the card says so, nothing i
     const dialog = await openAccount('declined');
     const popupP = context.waitForEvent('page');
     await dialog.locator('button.oauth-sign-in').click();
-    await (await popupP).waitForEvent('close', { timeout: 20_000 });
+    await popupClosed(await popupP);
     await note('declined')(/You declined the sign-in\./);
     assert.match(await dialog.innerText(), /You declined the sign-in/);
     // The 375 px dialog fits: no horizontal overflow.
@@ -315,7 +315,7 @@ test('a token endpoint that refuses CORS: the card says to turn on the CORS prox
     let dialog = await openAccount('strict');
     let popupP = context.waitForEvent('page');
     await dialog.locator('button.oauth-sign-in').click();
-    await (await popupP).waitForEvent('close', { timeout: 20_000 });
+    await popupClosed(await popupP);
     // The code came back, but the browser hid the token answer: the sentence names the way out.
     const said = await note('strict')(/CORS/);
     assert.match(said, /token endpoint/);
@@ -331,7 +331,7 @@ test('a token endpoint that refuses CORS: the card says to turn on the CORS prox
     dialog = await openAccount('strict');
     popupP = context.waitForEvent('page');
     await dialog.locator('button.oauth-sign-in').click();
-    await (await popupP).waitForEvent('close', { timeout: 20_000 });
+    await popupClosed(await popupP);
     await note('strict')(/Signed in at/);
     await status('strict')(/^connected$/);
     await page.keyboard.press('Escape');
@@ -360,7 +360,7 @@ test('an authorization answer naming another issuer (RFC 9207) is ignored with a
     const dialog = await openAccount('mixed');
     const popupP = context.waitForEvent('page');
     await dialog.locator('button.oauth-sign-in').click();
-    await (await popupP).waitForEvent('close', { timeout: 20_000 });
+    await popupClosed(await popupP);
     const said = await note('mixed')(/came from/);
     assert.match(said, /The sign-in answer came from http:\/\/127\.0\.0\.1:1\/elsewhere, not from http:\/\/127\.0\.0\.1:\d+/);
     assert.match(said, /so it was ignored\. Sign in again\./);

@@ -26,7 +26,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import os from 'node:os';
 import path from 'node:path';
-import { launchBrowser, startStaticServer, collectConsoleErrors, distDir, repoRoot, screenshot } from './harness.mjs';
+import { launchBrowser, startStaticServer, collectConsoleErrors, distDir, repoRoot, screenshot, popupClosed } from './harness.mjs';
 
 const CACHE = process.env.SKIFF_CACHE ?? path.join(os.homedir(), '.cache', 'skiff');
 const PY2 = process.env.SKIFF_MCP_PY2 ?? path.join(CACHE, 'mcp-py2', 'bin', 'python');
@@ -153,12 +153,14 @@ async function signIn(name) {
   const popupP = context.waitForEvent('page');
   await dialog.locator('button.oauth-sign-in').click();
   const popup = await popupP;
+  // Subscribed before anything else is awaited (`popupClosed` says why).
+  const closed = popupClosed(popup);
   if (process.env.SKIFF_OAUTH_DEBUG) {
     popup.on('console', (m) => console.error(`popup ${m.type()}: ${m.text()}`));
     popup.on('requestfinished', async (r) => console.error(`popup wire: ${r.method()} ${r.url()} -> ${(await r.response())?.status()}`));
     popup.on('requestfailed', (r) => console.error(`popup wire: ${r.url()} failed ${r.failure()?.errorText}`));
   }
-  await popup.waitForEvent('close', { timeout: 20_000 }).catch(async (e) => {
+  await closed.catch(async (e) => {
     throw new Error(`the popup stayed open at ${popup.url()}: ${(await popup.content().catch((x) => String(x))).slice(0, 400)} (${e.message})`);
   });
   await note(name)(/Signed in at .* · scopes mcp/);
