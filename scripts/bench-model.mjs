@@ -12,8 +12,9 @@
 //               from the previous turn's KV cache (prefix reuse) and how many it read
 // Every scenario starts with its own system message, so no scenario reuses another's cache.
 //
-//   node scripts/bench-model.mjs [DIST]   DIST defaults to $SKIFF_DIST or dist; it must hold
-//                                         worker/ from scripts/build-worker.sh
+//   node scripts/bench-model.mjs [DIST...]  DIST defaults to $SKIFF_DIST or dist; each must
+//                                           hold worker/ from scripts/build-worker.sh; two or
+//                                           more compare worker builds (A/B), alternated too
 // Env: BENCH_RUNS (default 2), BENCH_MODEL (a ChatML GGUF in the models folder, default
 // SmolLM2-135M-Instruct.Q4_1.gguf), BENCH_CONTEXT (2048), BENCH_ENGINES ("worker,native"),
 // SKIFF_MODELS (~/.cache/skiff/models), NODE_LLAMA_CPP (~/.cache/skiff/node-llama-cpp).
@@ -28,8 +29,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(path.join(root, "package.json"));
 const { chromium } = require("playwright-core");
 
-const dist = path.resolve(process.argv[2] || process.env.SKIFF_DIST || path.join(root, "dist"));
-const workerDir = path.join(dist, "worker");
+const dists = (process.argv.length > 2 ? process.argv.slice(2) : [process.env.SKIFF_DIST || path.join(root, "dist")])
+  .map((d) => path.resolve(d));
 const modelsDir = process.env.SKIFF_MODELS || path.join(os.homedir(), ".cache/skiff/models");
 const MODEL = process.env.BENCH_MODEL || "SmolLM2-135M-Instruct.Q4_1.gguf";
 const CONTEXT = Number(process.env.BENCH_CONTEXT || 2048);
@@ -39,9 +40,11 @@ const nlcDir = process.env.NODE_LLAMA_CPP || path.join(os.homedir(), ".cache/ski
 const DECODE = 64;
 const CHAT_ANSWER = 24;
 
-if (!fs.existsSync(path.join(workerDir, "skiff_worker_bg.wasm"))) {
-  console.error(`bench-model: ${workerDir} has no worker build: run scripts/build-worker.sh`);
-  process.exit(1);
+for (const d of dists) {
+  if (!fs.existsSync(path.join(d, "worker", "skiff_worker_bg.wasm"))) {
+    console.error(`bench-model: ${d}/worker has no worker build: run scripts/build-worker.sh`);
+    process.exit(1);
+  }
 }
 if (!fs.existsSync(path.join(modelsDir, MODEL))) {
   console.error(`bench-model: ${MODEL} is missing in ${modelsDir}: run scripts/setup-models.sh`);
@@ -84,7 +87,9 @@ const TYPES = { ".js": "text/javascript", ".html": "text/html", ".wasm": "applic
 const server = http.createServer((req, res) => {
   const url = new URL(req.url, "http://127.0.0.1");
   let file = null;
-  if (url.pathname.startsWith("/worker/")) file = path.join(workerDir, path.basename(url.pathname));
+  // /worker0/… is the first DIST's worker, /worker1/… the second's.
+  const w = /^\/worker(\d+)\//.exec(url.pathname);
+  if (w && dists[+w[1]]) file = path.join(dists[+w[1]], "worker", path.basename(url.pathname));
   if (url.pathname.startsWith("/models/")) file = path.join(modelsDir, path.basename(url.pathname));
   if (!file || !fs.existsSync(file)) { res.writeHead(404); res.end(); return; }
   res.writeHead(200, {
@@ -94,16 +99,16 @@ const server = http.createServer((req, res) => {
   fs.createReadStream(file).pipe(res);
 });
 
-async function workerEngine(browser, base) {
+async function workerEngine(browser, base, index) {
   const page = await browser.newPage();
   page.on("console", (m) => { if (m.type() === "error") console.error("page:", m.text()); });
   page.on("pageerror", (e) => console.error("page error:", e.message));
   let model = null;
   return {
-    name: "Skiff worker (wasm, 1 thread)",
+    name: dists.length > 1 ? `Skiff worker ${path.basename(dists[index])} (wasm, 1 thread)` : "Skiff worker (wasm, 1 thread)",
     async load() {
       // A fresh page is a fresh worker: the model stays stored (OPFS), and is read again.
-      await page.goto(`${base}/worker/bench.html`);
+      await page.goto(`${base}/worker${index}/bench.html`);
       await page.waitForFunction(() => window.benchReady === true);
       model = await page.evaluate(([url, name, context]) => window.benchAdd(url, name, context),
         [`${base}/models/${MODEL}`, model ? model.id : MODEL, CONTEXT]);
@@ -229,7 +234,9 @@ const browser = await chromium.launch({
 let code = 0;
 try {
   const engines = [];
-  if (ENGINES.includes("worker")) engines.push(await workerEngine(browser, base));
+  if (ENGINES.includes("worker")) {
+    for (let i = 0; i < dists.length; i++) engines.push(await workerEngine(browser, base, i));
+  }
   if (ENGINES.includes("native")) engines.push(await nativeEngine());
   const results = new Map(engines.map((e) => [e.name, []]));
   const lines = [];
@@ -260,10 +267,12 @@ try {
     console.log(`  ${name}: prompt ${f(x.prompt_long)} tok/s (long turn), decode ${f(x.decode_short)} / ${f(x.decode_long)} tok/s ` +
       `(short / long), first token long turn ${s(x.first_long)} s, chat turn 1 ${s(x.turn1)} s → turn 5 ${s(x.turn5)} s, memory ${f(x.memory, 0)} MB`);
   }
-  if (engines.length === 2) {
-    const [a, b] = engines.map((e) => med.get(e.name));
+  const native = engines.find((e) => e.name.startsWith("native"));
+  for (const e of engines) {
+    if (!native || e === native) continue;
+    const [a, b] = [med.get(e.name), med.get(native.name)];
     const pct = (x, y) => `${f((x / y) * 100, 0)} %`;
-    console.log(`  worker / native: prompt ${pct(a.prompt_long, b.prompt_long)}, decode ${pct(a.decode_short, b.decode_short)} / ${pct(a.decode_long, b.decode_long)}`);
+    console.log(`  ${e.name} / native: prompt ${pct(a.prompt_long, b.prompt_long)}, decode ${pct(a.decode_short, b.decode_short)} / ${pct(a.decode_long, b.decode_long)} (short / long)`);
   }
 } catch (e) {
   console.error("bench-model:", e.stack || e.message);
