@@ -244,8 +244,7 @@ impl Int8Matrix {
                         let xs = &act.s[i * nb..(i + 1) * nb];
                         for j in 0..n {
                             let mins = &self.m[(r + j) * nb..(r + j + 1) * nb];
-                            out[i * self.rows + r + j] +=
-                                mins.iter().zip(xs).map(|(a, b)| a * b).sum::<f32>();
+                            out[i * self.rows + r + j] += dot_f32(mins, xs);
                         }
                     }
                 }
@@ -389,6 +388,39 @@ mod simd {
                     + f32x4_extract_lane::<3>(v)
             })
         })
+    }
+}
+
+/// `Σ a·b`: the minimum term, one multiply-add per block of 32 values, which scalar took a
+/// tenth as long as the SIMD dot products it completes.
+fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        use core::arch::wasm32::*;
+        let n = a.len().min(b.len());
+        let mut acc = f32x4_splat(0.0);
+        let mut k = 0;
+        // SAFETY: k + 4 <= n, and both slices hold at least n values.
+        unsafe {
+            while k + 4 <= n {
+                let x = v128_load(a.as_ptr().add(k) as *const v128);
+                let y = v128_load(b.as_ptr().add(k) as *const v128);
+                acc = f32x4_add(acc, f32x4_mul(x, y));
+                k += 4;
+            }
+        }
+        let mut sum = f32x4_extract_lane::<0>(acc)
+            + f32x4_extract_lane::<1>(acc)
+            + f32x4_extract_lane::<2>(acc)
+            + f32x4_extract_lane::<3>(acc);
+        for (x, y) in a[k..n].iter().zip(&b[k..n]) {
+            sum += x * y;
+        }
+        sum
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        a.iter().zip(b).map(|(x, y)| x * y).sum()
     }
 }
 
