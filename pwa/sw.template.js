@@ -86,8 +86,8 @@ self.addEventListener('fetch', (event) => {
   url.search = '';
   url.hash = '';
   // Any page of the app is the app (the cached index of this build, or the network when the
-  // cache is gone): every navigation but to a page of the build itself, such as the model
-  // panel a frame of Settings loads.
+  // cache is gone): every navigation but to a page of the build itself, such as the code
+  // previews' frame (preview.html).
   if (request.mode === 'navigate' && !(OWN.has(url.href) && url.href.endsWith('.html'))) {
     event.respondWith(fromCache(INDEX).then((hit) => hit || fetch(request)));
     return;

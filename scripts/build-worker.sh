@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds the in-page model worker (src/worker, crate skiff-worker) into $SKIFF_DIST/worker/:
-#   model-worker.js       the module the page starts: new Worker(url, {type: "module"})
+#   model-worker.js       the module the page starts (src/platform/local_model.rs):
+#                         new Worker(url, {type: "module"}); the page talks to it in
+#                         skiff_core::model_panel::wire messages
 #   skiff_worker.js       wasm-bindgen's glue (--target web)
 #   skiff_worker_bg.wasm  the engine, optimized by wasm-opt -O3 with SIMD
-#   bridge.js             what the page imports on first use (src/platform/local_model.rs)
-#   panel.html/.js/.css   the Settings panel of stored models, shown in a frame
 #   bench.html            the page scripts/bench-model.mjs drives (not linked from the app)
 # It is a separate wasm, never part of the page's first load.
 #
@@ -44,12 +44,12 @@ wasm-opt -O3 --strip-debug --strip-producers --enable-simd --enable-bulk-memory 
   "$tmp/skiff_worker_bg.wasm" -o "$tmp/skiff_worker_bg.opt.wasm"
 
 mkdir -p "$OUT"
+cp src/worker/bench/bench.html src/worker/bench/bench.js "$OUT/"
 cp "$tmp/skiff_worker.js" "$OUT/skiff_worker.js"
 cp "$tmp/skiff_worker_bg.opt.wasm" "$OUT/skiff_worker_bg.wasm"
+# Last: the page takes a present model-worker.js for a complete worker (a 404 on it says
+# "still being built" while scripts/serve.sh compiles this).
 cp src/worker/model-worker.js "$OUT/model-worker.js"
-# The page's bridge and the Settings panel (a frame), fetched on demand like the worker.
-cp src/worker/page/bridge.js src/worker/page/panel.html src/worker/page/panel.js src/worker/page/panel.css "$OUT/"
-cp src/worker/bench/bench.html src/worker/bench/bench.js "$OUT/"
 
 raw=$(stat -c %s "$OUT/skiff_worker_bg.wasm")
 gz=$(gzip -9 -c "$OUT/skiff_worker_bg.wasm" | wc -c)

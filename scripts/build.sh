@@ -56,8 +56,8 @@ elif [ -z "${SKIFF_NO_WORKER:-}" ]; then
   CARGO_TARGET_DIR="${SKIFF_WORKER_TARGET_DIR:-$CARGO_TARGET_DIR-worker}" SKIFF_DIST="$dist" scripts/build-worker.sh
 fi
 
-step "the MCP module, loaded only when its surfaces are used (scripts/build-extras.sh)"
-SKIFF_DIST="$dist" scripts/build-extras.sh
+step "the OAuth callback page (scripts/build-oauth-callback.sh)"
+SKIFF_DIST="$dist" scripts/build-oauth-callback.sh
 
 step "Content-Security-Policy (scripts/csp.mjs)"
 node scripts/csp.mjs "$dist"

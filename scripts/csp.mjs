@@ -2,9 +2,9 @@
 // scripts/pwa-precache.mjs hashes the build. The page holds API keys and shows text from
 // models and MCP servers, so even if a rendering bug let markup through, the browser must
 // refuse to run it:
-// - scripts: this origin's files, plus the two inline scripts by their sha256 (computed here
+// - scripts: this origin's files, plus the one inline script by its sha256 (computed here
 //   from the exact bytes the build wrote, since the app's module script names this build's
-//   hashed files): that module script and index.html's bridge to the model worker; plus
+//   hashed files); plus
 //   'wasm-unsafe-eval' to compile the module. No other inline script, no eval, no handlers.
 // - connect-src is open: providers and MCP servers are wherever the user points them.
 // - images and audio: this origin, data: (tool results) and blob:; no plugins, no <base>, no
@@ -32,8 +32,8 @@ if (html.includes('http-equiv=Content-Security-Policy') || html.includes('http-e
 const inline = [...html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)]
   .filter((m) => !/\bsrc=/.test(m[0].slice(0, m[0].indexOf('>'))))
   .map((m) => `'sha256-${createHash('sha256').update(m[1], 'utf8').digest('base64')}'`);
-if (inline.length !== 2) {
-  console.error(`csp: expected exactly the app's module script and the model bridge as inline scripts, found ${inline.length}`);
+if (inline.length !== 1) {
+  console.error(`csp: expected exactly one inline script (the app's module script), found ${inline.length}`);
   process.exit(1);
 }
 const policy = [

@@ -26,7 +26,7 @@ for arg in "$@"; do
 done
 
 # shellcheck source=setup.sh
-source scripts/setup.sh
+source scripts/setup.sh test
 # shellcheck source=setup-mcp.sh
 source scripts/setup-mcp.sh
 export SKIFF_DIST="${SKIFF_DIST:-$ROOT/dist}"
@@ -34,6 +34,9 @@ if [ "$BUILD" = 1 ]; then
   scripts/build.sh
 fi
 [ -f "$SKIFF_DIST/index.html" ] || { echo "no build in $SKIFF_DIST: run scripts/build.sh" >&2; exit 1; }
+# auth/basic-cimd writes Skiff's client metadata document with core's example program
+# (scripts/write-client-metadata.mjs) within the scenario's time: build it first.
+cargo build --quiet -p skiff-core --example client_metadata
 
 # The suite splits the command on spaces: keep the paths free of them.
 COMMAND="node $ROOT/tests/mcp-conformance/skiff-client.mjs"

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 # shellcheck source=setup.sh
-source scripts/setup.sh
+source scripts/setup.sh test
 # Real MCP servers (server-everything, Python mcp 2.x and mcp[ws] 1.x), Node 22, cors-anywhere.
 # shellcheck source=setup-mcp.sh
 source scripts/setup-mcp.sh
@@ -21,10 +21,14 @@ step() { echo; echo "==> $*  [$(( $(date +%s) - start )) s]"; }
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
-step "clippy: core natively, then the app and the MCP module for wasm32 (warnings fail the run)"
+step "clippy: core natively, then the app for wasm32 (warnings fail the run)"
 cargo clippy -p skiff-core --all-targets -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib -- -D warnings
-cargo clippy --target wasm32-unknown-unknown -p skiff-extras -- -D warnings
+
+step "the hand-written JavaScript (service worker, worker bootstrap, OAuth callback): node --check and eslint"
+js_files=(pwa/sw.template.js src/worker/model-worker.js src/worker/bench/bench.js src/oauth-callback/oauth-callback.js)
+for f in "${js_files[@]}"; do node --check "$f"; done
+npx --no-install eslint "${js_files[@]}"
 
 step "core: native tests (cargo test -p skiff-core)"
 cargo test -p skiff-core

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Sourced by the scripts that post-process a wasm crate themselves (build-worker.sh,
-# build-extras.sh): `require_wasm_tools <script name>` stops with what to run unless the
+# Sourced by the scripts that post-process a wasm crate themselves (build-worker.sh):
+# `require_wasm_tools <script name>` stops with what to run unless the
 # wasm-bindgen CLI matches the wasm-bindgen crate in Cargo.lock (a mismatch writes glue the
 # wasm cannot load) and npm's wasm-opt is on PATH (Debian's breaks release builds:
 # ../shared/TOOLCHAIN.md).

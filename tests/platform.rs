@@ -812,3 +812,123 @@ async fn broadcast_reaches_another_channel_and_not_itself() {
     assert!(own.borrow().is_empty());
     drop(listener);
 }
+
+// ---------------------------------------------------------------------------------------
+// WebCrypto for the OAuth sign-in (platform::webcrypto)
+
+/// The JavaScript sign-in's store (src/extras/page/oauth.js before it moved to Rust), verbatim
+/// in what matters: the IndexedDB key, the AES-GCM parameters, the envelope. `op` is "seal"
+/// (name, text) or "unseal" (name); the promise gives the text for "unseal".
+fn old_javascript_store(op: &str, name: &str, text: &str) -> js_sys::Promise {
+    let body = r#"
+      const b64 = (bytes) => btoa(String.fromCharCode(...new Uint8Array(bytes)));
+      const unb64 = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+      const tokenKey = () => new Promise((resolve, reject) => {
+        const open = indexedDB.open('skiff-oauth', 1);
+        open.onupgradeneeded = () => open.result.createObjectStore('keys');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const db = open.result;
+          const get = db.transaction('keys').objectStore('keys').get('tokens');
+          get.onerror = () => reject(get.error);
+          get.onsuccess = async () => {
+            if (get.result) return resolve(get.result);
+            try {
+              const key = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
+              const tx = db.transaction('keys', 'readwrite');
+              tx.objectStore('keys').put(key, 'tokens');
+              tx.oncomplete = () => resolve(key);
+              tx.onerror = () => reject(tx.error);
+            } catch (e) { reject(e); }
+          };
+        };
+      });
+      return (async () => {
+        if (op === 'seal') {
+          const iv = crypto.getRandomValues(new Uint8Array(12));
+          const ad = new TextEncoder().encode(name);
+          const ct = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: ad }, await tokenKey(), new TextEncoder().encode(text));
+          localStorage.setItem(name, JSON.stringify({ v: 1, iv: b64(iv), ct: b64(ct) }));
+          return '';
+        }
+        const rec = JSON.parse(localStorage.getItem(name));
+        const plain = await crypto.subtle.decrypt(
+          { name: 'AES-GCM', iv: unb64(rec.iv), additionalData: new TextEncoder().encode(name) },
+          await tokenKey(),
+          unb64(rec.ct),
+        );
+        return new TextDecoder().decode(plain);
+      })();
+    "#;
+    let f = js_sys::Function::new_with_args("op, name, text", body);
+    f.call3(
+        &JsValue::NULL,
+        &JsValue::from_str(op),
+        &JsValue::from_str(name),
+        &JsValue::from_str(text),
+    )
+    .expect("the old store runs")
+    .unchecked_into()
+}
+
+#[wasm_bindgen_test]
+async fn oauth_sealing_opens_what_the_javascript_sign_in_sealed_and_back() {
+    use skiff::platform::webcrypto;
+    use skiff_core::oauth::stored::Sealed;
+    let name = "skiff.oauth.cred.https://as.test https://mcp.test/mcp";
+    // A record sealed by the JavaScript store (which makes the profile's key) opens in Rust.
+    wasm_bindgen_futures::JsFuture::from(old_javascript_store("seal", name, "{\"from\":\"js\"}"))
+        .await
+        .expect("the old store seals");
+    let text = storage::get(name)
+        .unwrap()
+        .expect("sealed into localStorage");
+    let (iv, ct) = Sealed::parse(&text).expect("the envelope core reads");
+    let plain = webcrypto::unseal(&iv, name.as_bytes(), &ct)
+        .await
+        .expect("opens with the same key and additional data");
+    assert_eq!(plain, b"{\"from\":\"js\"}");
+    // Under another name (the additional data) it does not open.
+    assert!(webcrypto::unseal(&iv, b"skiff.oauth.cred.other", &ct)
+        .await
+        .is_err());
+
+    // What Rust seals, the JavaScript store opens: nothing in the format moved.
+    let iv = webcrypto::random_bytes(12).unwrap();
+    let ct = webcrypto::seal(&iv, name.as_bytes(), "{\"from\":\"rust\"}".as_bytes())
+        .await
+        .unwrap();
+    storage::set(name, &Sealed::new(&iv, &ct).to_text()).unwrap();
+    let opened = wasm_bindgen_futures::JsFuture::from(old_javascript_store("unseal", name, ""))
+        .await
+        .expect("the old store opens it");
+    assert_eq!(opened.as_string().as_deref(), Some("{\"from\":\"rust\"}"));
+    storage::remove(name).unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn webcrypto_digests_and_signs_a_client_assertion() {
+    use skiff::platform::webcrypto::{self, SignWith};
+    // SHA-256("abc"), FIPS 180-2 appendix B.1.
+    let d = webcrypto::sha256(b"abc").await.unwrap();
+    assert_eq!(
+        d.iter().map(|b| format!("{b:02x}")).collect::<String>(),
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    );
+    assert_eq!(webcrypto::random_bytes(32).unwrap().len(), 32);
+    assert_ne!(
+        webcrypto::random_bytes(16).unwrap(),
+        webcrypto::random_bytes(16).unwrap()
+    );
+    // A throwaway P-256 key: ES256 gives JOSE's 64-byte r || s.
+    let pem = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgJJD5Sm5IMzPOoQIx\nHd6dDRIVxg18xaIzccSMnSRr96mhRANCAARB7vTlUQV25je/T6/BIDAbmhSeKRY0\ngE6/FwxMIAhfxZ5OTD1BDKmBCVaJhdzZiSgjBEkkvbH3VS1uh2I9mfHJ\n-----END PRIVATE KEY-----";
+    let key = skiff_core::oauth::jwt::parse_private_key(pem).unwrap();
+    let sig = webcrypto::sign_pkcs8(&key.der, SignWith::Es256, b"header.payload")
+        .await
+        .unwrap();
+    assert_eq!(sig.len(), 64);
+    // The same key read as RSA is refused with the browser's words, never a panic.
+    assert!(webcrypto::sign_pkcs8(&key.der, SignWith::Rs256, b"x")
+        .await
+        .is_err());
+}

@@ -1,14 +1,28 @@
-//! Saving text as a file the user downloads (exports), through a Blob URL: no size limit of
-//! `data:` URLs, and nothing leaves the browser.
+//! Saving text or bytes as a file the user downloads (exports, MCP resources), through a Blob
+//! URL: no size limit of `data:` URLs, and nothing leaves the browser.
 
 use wasm_bindgen::JsCast;
 
 /// Offer `text` as a download named `file_name`. The error is the browser's, as a sentence.
 pub fn save_text(file_name: &str, mime: &str, text: &str) -> Result<(), String> {
-    let parts = js_sys::Array::of1(&text.into());
+    save(file_name, mime, &text.into())
+}
+
+/// Offer `bytes` as a download named `file_name`, always as `application/octet-stream`: bytes
+/// a server sent and called `text/html` must never render as a page.
+pub fn save_bytes(file_name: &str, bytes: &[u8]) -> Result<(), String> {
+    save(
+        file_name,
+        "application/octet-stream",
+        &js_sys::Uint8Array::from(bytes).into(),
+    )
+}
+
+fn save(file_name: &str, mime: &str, part: &wasm_bindgen::JsValue) -> Result<(), String> {
+    let parts = js_sys::Array::of1(part);
     let options = web_sys::BlobPropertyBag::new();
     options.set_type(mime);
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options)
+    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options)
         .map_err(|e| format!("The browser could not make the file: {e:?}"))?;
     let url = web_sys::Url::create_object_url_with_blob(&blob)
         .map_err(|e| format!("The browser could not make the file: {e:?}"))?;

@@ -6,6 +6,7 @@
 //! out chunks untouched — it must never decode text, split lines, retry, or interpret
 //! status codes; it only reports *how* the transport failed.
 
+use skiff_core::chunk_load::ChunkLoadFailure;
 use std::fmt;
 
 use js_sys::{Array, Reflect, Uint8Array};
@@ -20,6 +21,13 @@ use web_sys::{
 
 use super::abort::AbortHandle;
 use super::{js_error_name, js_error_text};
+
+crate::split_point!(
+    local_model_point,
+    local_model,
+    fn(&str, &str, Option<web_sys::AbortSignal>) -> js_sys::Promise,
+    super::local_model::fetch
+);
 
 /// How a request failed at the transport level. HTTP error statuses are *not* errors here:
 /// a 401 is a successful exchange whose body the caller reads with [`StreamingResponse::text`].
@@ -305,12 +313,23 @@ async fn send_with(
     }
 
     // The in-browser model answers under its own address, through the model worker.
+    // Its bridge (and the worker's message types) is a chunk fetched on first use: a page that
+    // never runs a model never loads it.
     let pending = match req.url.strip_prefix(IN_BROWSER_BASE) {
-        Some(path) => super::local_model::fetch(
-            path,
-            req.body.as_deref().unwrap_or_default(),
-            abort.map(AbortHandle::signal),
-        ),
+        Some(path) => match local_model_point().await {
+            Ok(fetch) => fetch(
+                path,
+                req.body.as_deref().unwrap_or_default(),
+                abort.map(AbortHandle::signal),
+            ),
+            Err(_) => {
+                let why = ChunkLoadFailure {
+                    surface: "The model in this page",
+                    online: super::online::is_online(),
+                };
+                return Err(FetchError::Network(why.to_string()));
+            }
+        },
         None => window.fetch_with_str_and_init(&req.url, &init),
     };
     let response = match JsFuture::from(pending).await {

@@ -89,3 +89,12 @@ pub fn focus_first(root: &Element, selector: &str) {
         let _ = el.focus();
     }
 }
+
+/// Focus the element with `id`; false when the document has no such element.
+pub fn focus_id(id: &str) -> bool {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(id))
+        .and_then(|e| e.dyn_into::<HtmlElement>().ok())
+        .is_some_and(|el| el.focus().is_ok())
+}

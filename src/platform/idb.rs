@@ -108,7 +108,7 @@ pub struct Db {
 /// Settle a promise from one event of `target`: `ok` events resolve with `value()`, any other
 /// event rejects with `error()`. One closure serves every event named, and exactly one of them
 /// fires, so it is called once and freed (nothing leaks per request).
-fn settle_on(
+pub(super) fn settle_on(
     set: impl FnOnce(&Function),
     ok: &'static str,
     value: impl FnOnce() -> JsValue + 'static,
@@ -136,7 +136,7 @@ fn settle_on(
 }
 
 /// The result of one request.
-fn request(req: IdbRequest) -> impl Future<Output = Result<JsValue, IdbError>> {
+pub(super) fn request(req: IdbRequest) -> impl Future<Output = Result<JsValue, IdbError>> {
     let (r1, r2) = (req.clone(), req.clone());
     let fut = settle_on(
         |f| {
@@ -157,7 +157,7 @@ fn request(req: IdbRequest) -> impl Future<Output = Result<JsValue, IdbError>> {
 }
 
 /// Done when the transaction has committed; a quota error surfaces here, as the abort's cause.
-fn committed(tx: IdbTransaction) -> impl Future<Output = Result<(), IdbError>> {
+pub(super) fn committed(tx: IdbTransaction) -> impl Future<Output = Result<(), IdbError>> {
     let t = tx.clone();
     let fut = settle_on(
         |f| {
@@ -434,6 +434,14 @@ impl Db {
         if value.is_undefined() {
             return Ok(None);
         }
+        // The MCP resource cache's database (`skiff-extras`) holds bytes written by an earlier
+        // Skiff as they are, without the `{mime, bytes}` record: read those too.
+        if value.is_instance_of::<Uint8Array>() || value.is_instance_of::<js_sys::ArrayBuffer>() {
+            return Ok(Some(StoredBlob {
+                mime: String::new(),
+                bytes: Uint8Array::new(&value).to_vec(),
+            }));
+        }
         let field = |name: &str| Reflect::get(&value, &name.into()).unwrap_or_default();
         Ok(Some(StoredBlob {
             mime: field("mime").as_string().unwrap_or_default(),
@@ -442,6 +450,12 @@ impl Db {
                 .map(|a| a.to_vec())
                 .unwrap_or_default(),
         }))
+    }
+
+    /// The hash of every stored blob.
+    pub async fn blob_keys(&self) -> Result<Vec<String>, IdbError> {
+        let req = self.read(BLOBS)?.get_all_keys().map_err(js_err)?;
+        Ok(strings(request(req).await?))
     }
 
     pub async fn has_blob(&self, hash: &str) -> Result<bool, IdbError> {

@@ -9,11 +9,24 @@
 //! timeouts and the settings page's status.
 
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use skiff_core::builtin::BuiltinServer;
+use skiff_core::chunk_load::ChunkLoadFailure;
 
-use crate::platform::clock;
-use crate::runner::mcp::McpRunner;
+use crate::platform::split::when_idle;
+use crate::platform::{clock, online};
+use crate::runner::mcp::{InPageServer, McpRunner};
 use crate::stores::memory::MemoryStore;
+use crate::stores::notices::{Level, Notices};
+
+// The server's code (its tools, their schemas and sentences) is a chunk fetched once the tools
+// are switched on, after the message box takes input: the first visit does not wait for it.
+crate::split_point!(
+    builtin_point,
+    builtin,
+    fn(MemoryStore) -> Box<dyn InPageServer>,
+    |memory| Box::new(serve(memory))
+);
 
 /// The server id of the built-in tools in the MCP store and the tool index.
 pub const BUILTIN_ID: &str = "builtin";
@@ -22,14 +35,32 @@ pub const BUILTIN_ID: &str = "builtin";
 pub const BUILTIN_NAME: &str = "Built-in tools";
 
 /// Attach the built-in server now if it is enabled, and follow the switch from then on.
-pub fn start(mcp: McpRunner, memory: MemoryStore) {
+pub fn start(mcp: McpRunner, memory: MemoryStore, notices: Notices) {
     Effect::new(move |attached: Option<bool>| {
         let on = memory.builtin_enabled.get();
         // Attaching updates the MCP store's signals; this effect must follow the switch only.
         untrack(|| match (attached, on) {
             (Some(before), now) if before == now => {}
             (None, false) => {}
-            (_, true) => mcp.attach_in_page(BUILTIN_ID, BUILTIN_NAME, Box::new(serve(memory))),
+            // When idle: the first visit's message box does not wait for this chunk.
+            (_, true) => when_idle(2_000, move || {
+                spawn_local(async move {
+                    match builtin_point().await {
+                        // Switched off while the chunk loaded: nothing to attach.
+                        Ok(make) if memory.builtin_enabled.try_get_untracked() == Some(true) => {
+                            mcp.attach_in_page(BUILTIN_ID, BUILTIN_NAME, make(memory))
+                        }
+                        Ok(_) => {}
+                        Err(_) => {
+                            let why = ChunkLoadFailure {
+                                surface: BUILTIN_NAME,
+                                online: online::is_online(),
+                            };
+                            notices.push(Level::Error, why.to_string());
+                        }
+                    }
+                })
+            }),
             (_, false) => mcp.detach_in_page(BUILTIN_ID),
         });
         on

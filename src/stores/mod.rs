@@ -9,6 +9,7 @@ pub mod conversations;
 pub mod cross_tab;
 pub mod live_message;
 pub mod mcp;
+pub mod mcp_resources;
 pub mod memory;
 pub mod notices;
 pub mod owners;

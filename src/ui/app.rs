@@ -8,6 +8,7 @@ use super::announcer::Announcer;
 use super::chat_view::ChatView;
 use super::context::Ctx;
 use super::lazy::Lazy;
+use super::mcp::{McpSurfaceHost, McpSurfaces};
 use super::notices_view::NoticesView;
 use super::search_dialog::SearchDialog;
 use super::settings_panel::SettingsPanel;
@@ -39,7 +40,7 @@ pub fn App() -> impl IntoView {
     let mcp_runner = McpRunner::new(mcp);
     let memory = MemoryStore::load(notices);
     // Built-in tools: an MCP server in the page, attached while switched on.
-    crate::runner::builtin::start(mcp_runner, memory);
+    crate::runner::builtin::start(mcp_runner, memory, notices);
     let ctx = Ctx {
         settings,
         convs,
@@ -55,7 +56,11 @@ pub fn App() -> impl IntoView {
         sidebar_open: RwSignal::new(false),
     };
     provide_context(ctx);
-    super::extras_host::install(ctx);
+    let surfaces = McpSurfaces::new(&ctx);
+    provide_context(surfaces);
+    // OAuth: the on-demand module's sign-in asks the page through `skiff_host`.
+    // Before any server connects: a sign-in that left by full-page redirect is finished first.
+    crate::runner::oauth::install(mcp, notices, move |id| mcp_runner.connect(id));
 
     // Reopen the conversation named in the URL (a reload or a bookmark), else the newest.
     let wanted = location::hash()
@@ -139,6 +144,7 @@ pub fn App() -> impl IntoView {
             <When when=move || ctx.show_settings.get()>
                 <Lazy load=settings_surface surface="Settings" on_close=move || ctx.show_settings.set(false) />
             </When>
+            <McpSurfaceHost ctx=ctx surfaces=surfaces />
             <KeyboardShortcuts />
             <SearchDialog />
             <Announcer />

@@ -7,9 +7,10 @@ use crate::stores::reactive::{effect, memo};
 use leptos::html;
 use leptos::prelude::*;
 use skiff_core::chat::Role;
+use skiff_core::chat_line::{chat_line, Drop, LinePart};
 use skiff_core::follow::{follows_after_scroll, ScrollPos};
-use skiff_core::masks::{find, mask_line_html};
-use skiff_core::projects::{self, project_line_html};
+use skiff_core::masks::find;
+use skiff_core::projects;
 
 use super::composer::Composer;
 use super::context::ctx;
@@ -21,7 +22,6 @@ use super::model_picker::ModelPicker;
 use super::onboarding::Onboarding;
 use super::tool_picker::ToolPicker;
 use super::when::When;
-use crate::platform::form::act_of;
 use crate::stores::live_message::LiveMessage;
 
 #[component]
@@ -142,44 +142,35 @@ pub fn ChatView() -> impl IntoView {
         }
     };
     let empty = move || messages().is_empty() && !loading();
-    // The project and mask of the open conversation, or those the next new chat will have
-    // (as HTML text from core: a line this small is not worth a view's page bytes).
-    let mask_line = move || {
-        let (project, mask_html, draft) = match ctx.convs.current.get() {
-            Some(c) => c.meta.with(|m| {
-                (
-                    m.project.clone(),
-                    mask_line_html(m.mask.as_ref(), false),
-                    false,
-                )
-            }),
+    // The project and mask of the open conversation, or those the next new chat will have.
+    let line = memo(move || {
+        let (project, mask, draft) = match ctx.convs.current.get() {
+            Some(c) => c.meta.with(|m| (m.project.clone(), m.mask.clone(), false)),
             None => {
                 let mask = ctx
                     .convs
                     .draft_mask
                     .get()
                     .and_then(|id| ctx.settings.settings.with(|s| find(&s.masks, &id)));
-                (
-                    ctx.convs.draft_project.get(),
-                    mask_line_html(mask.as_ref(), true),
-                    true,
-                )
+                (ctx.convs.draft_project.get(), mask, true)
             }
         };
-        let project_html = ctx
-            .settings
-            .settings
-            .with(|s| project_line_html(projects::find(&s.projects, project.as_deref()), draft));
-        match (project_html.is_empty(), mask_html.is_empty()) {
-            (true, _) => mask_html,
-            (false, true) => project_html,
-            (false, false) => format!("{project_html} · {mask_html}"),
-        }
-    };
-    let drop_draft = move |ev: leptos::ev::MouseEvent| match act_of(&ev).as_deref() {
-        Some("drop-mask") => ctx.convs.draft_mask.set(None),
-        Some("drop-project") => ctx.convs.draft_project.set(None),
-        _ => {}
+        ctx.settings.settings.with(|s| {
+            chat_line(
+                projects::find(&s.projects, project.as_deref()),
+                mask.as_ref(),
+                draft,
+            )
+        })
+    });
+    let mask_line = move || {
+        line.with(|parts| {
+            parts
+                .iter()
+                .enumerate()
+                .map(|(i, part)| line_part(i > 0, part))
+                .collect_view()
+        })
     };
     view! {
         <main class="chat">
@@ -199,7 +190,7 @@ pub fn ChatView() -> impl IntoView {
                     {icons::gear()}
                 </button>
             </header>
-            <p class="mask-line" role="status" inner_html=mask_line on:click=drop_draft></p>
+            <p class="mask-line" role="status" hidden=move || line.with(Vec::is_empty)>{mask_line}</p>
             <div class="messages" node_ref=scroller on:scroll=on_scroll aria-busy=move || loading().to_string()>
                 <When when=empty>
                     <Onboarding />
@@ -305,4 +296,24 @@ fn SummaryCard(text: String) -> impl IntoView {
             </When>
         </details>
     }
+}
+
+/// One part of the chat's project-and-mask line ([`chat_line`]), after " · " when it follows
+/// another; a draft's part has the button that starts without it.
+fn line_part(after: bool, part: &LinePart) -> AnyView {
+    let ctx = ctx();
+    let drop = part.drop.map(|(label, what)| {
+        let drop = move |_| match what {
+            Drop::Mask => ctx.convs.draft_mask.set(None),
+            Drop::Project => ctx.convs.draft_project.set(None),
+        };
+        view! { <button type="button" class="link-button" on:click=drop>{label}</button> }
+    });
+    view! {
+        {after.then_some(" · ")}
+        {part.lead}
+        <strong>{part.name.clone()}</strong>
+        {drop}
+    }
+    .into_any()
 }

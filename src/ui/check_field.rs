@@ -1,11 +1,11 @@
-//! One checkbox bound to a setting. Every settings switch is this component with a getter and
-//! a setter as plain function pointers, so the page carries one copy of the checkbox's view
-//! code instead of one per switch (each `view!` tree is its own code in the wasm).
+//! One checkbox bound to a setting: the form-field [`Checkbox`] with a getter and a setter as
+//! plain function pointers, so every settings switch shares one copy of the binding code.
 
 use leptos::prelude::*;
 use skiff_core::settings::ChatSettings;
 
 use super::context::ctx;
+use super::fields::Checkbox;
 
 #[component]
 pub fn CheckField(
@@ -17,14 +17,11 @@ pub fn CheckField(
 ) -> impl IntoView {
     let settings = ctx().settings.settings;
     view! {
-        <label class="check">
-            <input
-                type="checkbox"
-                id=id
-                prop:checked=move || settings.with(get)
-                on:change=move |ev| settings.update(|s| set(s, event_target_checked(&ev)))
-            />
-            <span>{label}</span>
-        </label>
+        <Checkbox
+            id=id
+            label=label
+            checked=move || settings.with(get)
+            on_change=move |on| settings.update(|s| set(s, on))
+        />
     }
 }

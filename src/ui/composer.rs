@@ -13,19 +13,39 @@ use leptos::task::spawn_local;
 use skiff_core::attach::Attachment;
 
 use crate::platform::storage;
-use skiff_core::mcp::composer_trigger::trigger;
 use skiff_core::send_queue::{back_beside_draft, back_into_draft, QueueOutcome, Queued, SendQueue};
 use wasm_bindgen::JsCast;
 
 use super::attachment_chip::chips;
 use super::context::ctx;
 use super::context_gauge::ContextGauge;
+use super::lazy::Lazy;
+use super::mcp::{self as mcp_ui, PickerSlot};
 use super::when::When;
 
 /// The message box's element id, for [`focus_composer`].
 const INPUT_ID: &str = "composer-input";
 /// Where the next message's attachment records wait across reloads.
 const PENDING_KEY: &str = "skiff:pending-attachments";
+
+/// How files join the next message (the composer owns the pending attachments).
+type AttachFn = Box<dyn Fn(Vec<web_sys::File>)>;
+
+thread_local! {
+    static ATTACH: std::cell::RefCell<Option<AttachFn>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Attach `files` to the next message, through the checks a picked file meets (an MCP
+/// resource the user chose). A refusal shows beside the message box, as for a picked file.
+pub fn attach_files(files: Vec<web_sys::File>) -> Result<(), String> {
+    ATTACH.with(|a| match &*a.borrow() {
+        Some(add) => {
+            add(files);
+            Ok(())
+        }
+        None => Err("Open a conversation first: attachments join the message box.".into()),
+    })
+}
 
 /// Puts the caret in the message box, so the next keystroke is not lost on `<body>`.
 ///
@@ -102,9 +122,24 @@ pub fn Composer() -> impl IntoView {
                 .unwrap_or_default(),
         )
     };
-    // An MCP resource the user picked (the MCP module reads it and hands over a file).
-    super::extras_host::on_attach(move |f| add_files(vec![f]));
+    // An MCP resource the user picked (its runner reads it and hands over files).
+    ATTACH.with(|a| *a.borrow_mut() = Some(Box::new(add_files)));
     let has_mcp = move || ctx.mcp.servers.with(|s| !s.is_empty());
+    let surfaces = mcp_ui::surfaces();
+    let slot = PickerSlot::new(draft);
+    // The pickers (on-demand chunks) find the box's slot here.
+    provide_context(slot);
+    // The text up to the caret: the pickers' signs are read from it (the caret counts UTF-16
+    // units: sliced on the JS side).
+    let track = move |el: &web_sys::HtmlTextAreaElement| {
+        if !has_mcp() {
+            return;
+        }
+        let text = el.value();
+        let caret = el.selection_start().ok().flatten().unwrap_or(0);
+        let before = String::from(js_sys::JsString::from(text.as_str()).slice(0, caret));
+        slot.typed_in(&text, &before);
+    };
     let owner = Owner::current();
     let configured = move || ctx.settings.settings.with(|s| s.is_configured());
     let current_id = memo(move || ctx.convs.current.get().map(|l| l.id()));
@@ -249,7 +284,15 @@ pub fn Composer() -> impl IntoView {
             "Message (Enter to send, Shift+Enter for a new line)"
         }
     };
+    let aria = move |f: fn(&mcp_ui::BoxAria) -> Option<String>| move || slot.aria.with(f);
     view! {
+        // The `/` panel sits right above the composer.
+        <When when=move || slot.prompt_open.get() && has_mcp()>
+            <Lazy load=mcp_ui::prompt_surface surface="Prompts" />
+        </When>
+        <When when=move || slot.mention_open.get() && has_mcp()>
+            <Lazy load=mcp_ui::mention_surface surface="MCP resources" />
+        </When>
         <form class="composer" on:submit=move |ev| {
             ev.prevent_default();
             send();
@@ -283,7 +326,7 @@ pub fn Composer() -> impl IntoView {
             {move || has_mcp().then(|| view! {
                 <button type="button" class="attach-button mcp-button" title="MCP resources and prompts"
                     aria-label="MCP resources and prompts"
-                    on:click=|_| super::extras_host::open("browse", String::new())>"@"</button>
+                    on:click=move |_| surfaces.open_browser(String::new())>"@"</button>
             })}
             <textarea
                 id=INPUT_ID
@@ -291,22 +334,20 @@ pub fn Composer() -> impl IntoView {
                 rows="1"
                 aria-label="Message"
                 placeholder=placeholder
+                aria-controls=aria(|a| a.controls.map(str::to_string))
+                aria-activedescendant=aria(|a| a.active.clone())
+                aria-expanded=aria(|a| a.expanded.then(|| "true".to_string()))
+                aria-autocomplete=aria(|a| a.autocomplete.then(|| "list".to_string()))
                 prop:value=move || draft.get()
                 on:input=move |ev| {
                     hint.set(None);
-                    let text = event_target_value(&ev);
-                    // `/prompt` or `@resource`: the MCP module's pickers (only with servers).
-                    if has_mcp() {
-                        let el: web_sys::HtmlTextAreaElement = event_target(&ev);
-                        // The caret counts UTF-16 units: slice on the JS side.
-                        let caret = el.selection_start().ok().flatten().unwrap_or(0);
-                        let before = String::from(js_sys::JsString::from(text.as_str()).slice(0, caret));
-                        if let Some((op, q)) = trigger(&before) {
-                            super::extras_host::open(op, q.to_string());
-                        }
-                    }
-                    draft.set(text);
+                    let el: web_sys::HtmlTextAreaElement = event_target(&ev);
+                    draft.set(el.value());
+                    // `/prompt` or `@resource`: the MCP pickers (only with servers).
+                    track(&el);
                 }
+                on:click=move |ev| track(&event_target(&ev))
+                on:focusout=move |_| slot.blurred()
                 on:paste=move |ev: leptos::ev::ClipboardEvent| {
                     let files = ev.clipboard_data().and_then(|d| d.files());
                     // Pasted text stays the textarea's; only files become attachments.
@@ -316,6 +357,11 @@ pub fn Composer() -> impl IntoView {
                     }
                 }
                 on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                    // An open picker's keys first: Enter chooses there, it does not send.
+                    if slot.key(&ev) {
+                        ev.prevent_default();
+                        return;
+                    }
                     if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
                         ev.prevent_default();
                         send();

@@ -11,7 +11,8 @@ use skiff_core::pipeline::template::DEFAULT_SYSTEM_TEMPLATE;
 
 use super::check_field::CheckField;
 use super::context::ctx;
-use super::settings_panel::NumberField;
+use super::fields::{TextArea, TextField};
+use super::settings::SettingNumber;
 use super::when::When;
 
 #[component]
@@ -19,14 +20,11 @@ pub fn ConversationSettings() -> impl IntoView {
     let settings = ctx().settings.settings;
     view! {
         <h3>"Conversation"</h3>
-        <label class="field">
-            <span>"System prompt"</span>
-            <textarea
-                rows="3"
-                prop:value=move || settings.with(|s| s.system_prompt.clone())
-                on:input=move |ev| settings.update(|s| s.system_prompt = event_target_value(&ev))
-            ></textarea>
-        </label>
+        <TextArea
+            label="System prompt"
+            value=move || settings.with(|s| s.system_prompt.clone())
+            on_input=move |v| settings.update(|s| s.system_prompt = v)
+        />
         <CheckField
             id="system-template-enabled"
             label="Open every request with the system template (today's date, time and time zone, the model, how to write math)"
@@ -34,16 +32,14 @@ pub fn ConversationSettings() -> impl IntoView {
             set=|s, v| s.system_template_enabled = v
         />
         <When when=move || settings.with(|s| s.system_template_enabled)>
-            <label class="field">
-                <span>"System template"</span>
-                <textarea
-                    rows="5"
-                    id="system-template"
-                    spellcheck="false"
-                    prop:value=move || settings.with(|s| s.system_template.clone())
-                    on:input=move |ev| settings.update(|s| s.system_template = event_target_value(&ev))
-                ></textarea>
-            </label>
+            <TextArea
+                label="System template"
+                id="system-template"
+                rows=5
+                verbatim=true
+                value=move || settings.with(|s| s.system_template.clone())
+                on_input=move |v| settings.update(|s| s.system_template = v)
+            />
             <div class="row">
                 <button
                     class="small"
@@ -52,18 +48,16 @@ pub fn ConversationSettings() -> impl IntoView {
                 >"Restore the default template"</button>
             </div>
         </When>
-        <label class="field">
-            <span>"Input template"</span>
-            <input
-                id="input-template"
-                spellcheck="false"
-                prop:value=move || settings.with(|s| s.input_template.clone())
-                on:input=move |ev| settings.update(|s| s.input_template = event_target_value(&ev))
-            />
-        </label>
-        <p class="hint">"Templates may use {{input}} (your message), {{model}}, {{ServiceProvider}}, {{cutoff}}, {{time}} and {{lang}}. An input template without {{input}} gets your message on a line after it."</p>
+        <TextField
+            label="Input template"
+            id="input-template"
+            verbatim=true
+            hint="Templates may use {{input}} (your message), {{model}}, {{ServiceProvider}}, {{cutoff}}, {{time}} and {{lang}}. An input template without {{input}} gets your message on a line after it."
+            value=move || settings.with(|s| s.input_template.clone())
+            on_input=move |v| settings.update(|s| s.input_template = v)
+        />
         <div class="params">
-            <NumberField
+            <SettingNumber
                 label="Context window (tokens)"
                 min=f64::from(MIN_CONTEXT_WINDOW)
                 max=10_000_000.0
@@ -71,7 +65,7 @@ pub fn ConversationSettings() -> impl IntoView {
                 get=|s| Some(f64::from(s.context_window))
                 set=|s, v| s.context_window = v.map_or(DEFAULT_CONTEXT_WINDOW, |v| v as u32)
             />
-            <NumberField
+            <SettingNumber
                 label="Messages sent at most"
                 min=1.0
                 max=10_000.0

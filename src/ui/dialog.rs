@@ -1,4 +1,5 @@
-//! The one modal dialog wrapper every modal uses (Settings, the keyboard shortcuts sheet).
+//! The one modal dialog wrapper every modal uses (Settings, the keyboard shortcuts sheet, the
+//! MCP resource browser, sampling requests, the roots editor).
 //!
 //! While a [`Modal`] is on screen: focus moves into it (its first focusable control, else the
 //! dialog itself), Tab and Shift+Tab cycle inside it (`skiff_core::focus_trap` decides where),
@@ -15,6 +16,7 @@ use crate::stores::reactive::effect;
 use leptos::html;
 use leptos::prelude::*;
 use skiff_core::focus_trap::{tab_target, TabMove};
+use wasm_bindgen::JsCast;
 use web_sys::HtmlElement;
 
 use super::composer::focus_composer;
@@ -24,6 +26,8 @@ struct OpenDialog {
     id: u32,
     close: Callback<()>,
     opener: Option<HtmlElement>,
+    /// The dialog element, once drawn.
+    element: Option<HtmlElement>,
 }
 
 thread_local! {
@@ -60,6 +64,16 @@ pub fn Modal(
     /// Hides the dialog (sets the signal that shows it to false).
     #[prop(into)]
     on_close: Callback<()>,
+    /// The id of the element inside that names the dialog (its title), instead of `label`.
+    #[prop(optional)]
+    labelled_by: Option<&'static str>,
+    /// A click on the backdrop does not close it: closing answers someone (a server waiting
+    /// for the user), which only Escape or the dialog's own buttons may do.
+    #[prop(optional)]
+    persistent: bool,
+    /// What takes focus when it opens (a selector inside it), instead of its first control.
+    #[prop(optional)]
+    initial_focus: Option<&'static str>,
     children: Children,
 ) -> impl IntoView {
     let id = NEXT_ID.with(|n| {
@@ -72,6 +86,7 @@ pub fn Modal(
             id,
             close: on_close,
             opener: active_element(),
+            element: None,
         })
     });
     let node = NodeRef::<html::Section>::new();
@@ -79,9 +94,17 @@ pub fn Modal(
     // Focus in, once the dialog is in the document.
     effect(move || {
         let Some(dialog) = node.get() else { return };
-        let target = focusable_within(&dialog)
-            .into_iter()
-            .next()
+        let element: HtmlElement = dialog.clone();
+        OPEN.with(|open| {
+            if let Some(d) = open.borrow_mut().iter_mut().find(|d| d.id == id) {
+                d.element = Some(element);
+            }
+        });
+        let chosen = initial_focus
+            .and_then(|sel| dialog.query_selector(sel).ok().flatten())
+            .and_then(|el| el.dyn_into::<HtmlElement>().ok());
+        let target = chosen
+            .or_else(|| focusable_within(&dialog).into_iter().next())
             .unwrap_or_else(|| dialog.clone());
         if let Err(e) = target.focus() {
             leptos::logging::warn!("could not move focus into the dialog: {e:?}");
@@ -111,7 +134,17 @@ pub fn Modal(
         let opener = OPEN.with(|open| {
             let mut open = open.borrow_mut();
             let at = open.iter().position(|d| d.id == id)?;
-            open.remove(at).opener
+            let gone = open.remove(at);
+            // A dialog opened from inside this one (a surface taking the place of its loading
+            // dialog, `ui::lazy`) returns focus where this one would have.
+            if let Some(el) = &gone.element {
+                for d in open.iter_mut() {
+                    if d.opener.as_ref().is_some_and(|o| el.contains(Some(o))) {
+                        d.opener.clone_from(&gone.opener);
+                    }
+                }
+            }
+            gone.opener
         });
         match opener {
             Some(el) if el.is_connected() => {
@@ -124,12 +157,13 @@ pub fn Modal(
     });
 
     view! {
-        <div class="modal-backdrop" on:click=move |_| on_close.run(())>
+        <div class="modal-backdrop" on:click=move |_| if !persistent { on_close.run(()) }>
             <section
                 class=class
                 role="dialog"
                 aria-modal="true"
-                aria-label=label
+                aria-label=labelled_by.is_none().then_some(label)
+                aria-labelledby=labelled_by
                 tabindex="-1"
                 node_ref=node
                 on:click=|ev| ev.stop_propagation()

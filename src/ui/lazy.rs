@@ -36,20 +36,6 @@ use super::dialog::Modal;
 /// surface's signals are disposed with it.
 pub type Build = fn() -> AnyView;
 
-/// Declares a split point named `$name` (an `async fn() -> Result<$ty, SplitLoaderError>`) whose
-/// body — the value `$value`, typically a function pointer or a `&'static` table of them — and
-/// everything only it reaches land in the chunk `$chunk`.
-#[macro_export]
-macro_rules! split_point {
-    ($vis:vis $name:ident, $chunk:ident, $ty:ty, $value:expr) => {
-        #[::leptos::wasm_split::wasm_split($chunk, wasm_split_path = ::leptos::wasm_split, fallible)]
-        $vis fn $name() -> ::core::result::Result<$ty, ::leptos::wasm_split::SplitLoaderError> {
-            ::core::result::Result::Ok($value)
-        }
-    };
-}
-pub use split_point;
-
 /// Declares a split point for a surface: `$build` is the [`Build`] function shown by [`Lazy`].
 #[macro_export]
 macro_rules! split_surface {
@@ -59,27 +45,7 @@ macro_rules! split_surface {
 }
 pub use split_surface;
 
-/// Runs `f` once the browser is idle after the first paint (within `timeout_ms` at the latest):
-/// where chunks that are needed soon, but not before the message box takes input, are
-/// fetched, so they never delay it.
-pub fn when_idle(timeout_ms: u32, f: impl FnOnce() + 'static) {
-    use wasm_bindgen::closure::Closure;
-    use wasm_bindgen::JsCast;
-    let callback = Closure::once_into_js(f);
-    let Some(window) = web_sys::window() else {
-        return;
-    };
-    let options = web_sys::IdleRequestOptions::new();
-    options.set_timeout(timeout_ms);
-    if window
-        .request_idle_callback_with_options(callback.unchecked_ref(), &options)
-        .is_err()
-    {
-        // No requestIdleCallback (Safari before 18): a timer does the same job.
-        let _ = window
-            .set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 200);
-    }
-}
+pub use crate::platform::split::when_idle;
 
 #[derive(Clone, Copy)]
 enum State {

@@ -14,6 +14,7 @@ use skiff_core::builtin::time;
 use skiff_core::display::text;
 
 use super::context::Ctx;
+use super::fields::{TextArea, TextField};
 use super::keyed_list::keyed_list;
 use super::when::When;
 use crate::platform::clock;
@@ -122,25 +123,21 @@ fn AddMemory(memory: MemoryStore) -> impl IntoView {
     };
     view! {
         <form class="memory-add" on:submit=add>
-            <label class="field">
-                <span>"Add memory"</span>
-                <textarea
-                    id="memory-new-text"
-                    rows="2"
-                    placeholder="A fact the model should know, such as: I prefer metric units."
-                    prop:value=move || text.get()
-                    on:input=move |ev| text.set(event_target_value(&ev))
-                ></textarea>
-            </label>
-            <label class="field">
-                <span>"Tags (optional, comma-separated)"</span>
-                <input
-                    id="memory-new-tags"
-                    autocomplete="off"
-                    prop:value=move || tags.get()
-                    on:input=move |ev| tags.set(event_target_value(&ev))
-                />
-            </label>
+            <TextArea
+                label="Add memory"
+                id="memory-new-text"
+                rows=2
+                placeholder="A fact the model should know, such as: I prefer metric units."
+                value=text
+                on_input=move |v| text.set(v)
+            />
+            <TextField
+                label="Tags (optional, comma-separated)"
+                id="memory-new-tags"
+                verbatim=true
+                value=tags
+                on_input=move |v| tags.set(v)
+            />
             <div class="row">
                 <button type="submit" class="primary memory-add-button" disabled=move || text.with(|t| t.trim().is_empty())>
                     "Add memory"
@@ -209,20 +206,22 @@ fn MemoryItem(memory: MemoryStore, entry: MemoryEntry) -> impl IntoView {
                     <p class="memory-text">{original.with_value(|e| text::prose(&e.text).into_owned())}</p>
                 }
             >
-                <textarea
+                <TextArea
+                    label="Memory text"
+                    label_hidden=true
                     class="memory-edit-text"
-                    rows="3"
-                    aria-label="Memory text"
-                    prop:value=move || draft_text.get()
-                    on:input=move |ev| draft_text.set(event_target_value(&ev))
-                ></textarea>
-                <input
+                    rows=3
+                    value=draft_text
+                    on_input=move |v| draft_text.set(v)
+                />
+                <TextField
+                    label="Tags, comma-separated"
+                    label_hidden=true
                     class="memory-edit-tags"
-                    aria-label="Tags, comma-separated"
                     placeholder="tags, comma-separated"
-                    autocomplete="off"
-                    prop:value=move || draft_tags.get()
-                    on:input=move |ev| draft_tags.set(event_target_value(&ev))
+                    verbatim=true
+                    value=draft_tags
+                    on_input=move |v| draft_tags.set(v)
                 />
             </When>
             <div class="memory-meta muted">

@@ -1,6 +1,7 @@
 //! Leptos components. They render store state and dispatch intents to runners and stores;
 //! they hold no protocol logic and never touch storage directly.
 
+pub mod account_dialog;
 pub mod announcer;
 pub mod app;
 pub mod attachment_chip;
@@ -14,22 +15,23 @@ pub mod conversation_menu;
 pub mod conversation_settings;
 pub mod delete_message;
 pub mod dialog;
-pub mod extras_host;
+pub mod fields;
 pub mod icons;
 pub mod keyed_list;
 pub mod lazy;
 pub mod markdown_body;
-pub mod masks_settings;
+pub mod mcp;
 pub mod mcp_settings;
 pub mod memory_settings;
 pub mod message_view;
+pub mod model_panel;
 pub mod model_picker;
 pub mod notices_view;
 pub mod onboarding;
 pub mod popover;
 pub mod profiles_settings;
-pub mod projects_settings;
 pub mod search_dialog;
+pub mod settings;
 pub mod settings_panel;
 pub mod shortcuts;
 pub mod sidebar;

@@ -15,7 +15,9 @@ use skiff_core::profiles::ProviderProfile;
 use skiff_core::provider::{ProviderKind, ReasoningEffort};
 
 use super::context::ctx;
-use super::settings_panel::number_input;
+use super::fields::{Choice, EnumSelect, Select, TextField};
+use super::model_panel::model_panel;
+use super::settings::number_input;
 use super::when::When;
 use crate::platform::ids;
 use crate::runner::models::refresh_profile;
@@ -63,17 +65,18 @@ pub fn ProfilesSettings() -> impl IntoView {
         <h3>"Providers"</h3>
         <p class="hint key-hint">"Keys are stored in this browser only (its local storage). Each key is sent only to its own provider's base URL — never to MCP servers, another provider or anywhere else. Anyone who can use this browser profile can read them."</p>
         <div class="row profiles">
-            <label class="field">
-                <span>"Provider"</span>
-                <select class="profile-select" on:change=move |ev| { confirm.set(false); editing.set(Some(event_target_value(&ev))) }>
-                    {move || {
-                        let e = editing.get();
-                        settings.with(|s| s.profiles.iter().map(|p| view! {
-                            <option value=p.id.clone() selected=e.as_deref() == Some(p.id.as_str())>{format!("{} · {}", p.display_name(), p.kind.label())}</option>
-                        }).collect_view())
-                    }}
-                </select>
-            </label>
+            <Select
+                label="Provider"
+                class="profile-select"
+                options=move || settings.with(|s| {
+                    s.profiles
+                        .iter()
+                        .map(|p| Choice::new(p.id.clone(), format!("{} · {}", p.display_name(), p.kind.label())))
+                        .collect::<Vec<_>>()
+                })
+                value=move || editing.get().unwrap_or_default()
+                on_change=move |id: String| { confirm.set(false); editing.set(Some(id)) }
+            />
             <button class="small add-profile" on:click=move |_| add(false)>"Add"</button>
             <When when=move || shown.with(Option::is_some)>
                 <button class="small duplicate-profile" on:click=move |_| add(true)>"Duplicate"</button>
@@ -124,16 +127,13 @@ fn ProfileForm(id: String) -> impl IntoView {
                            get: fn(&ProviderProfile) -> String,
                            set: fn(&mut ProviderProfile, String)| {
         view! {
-            <label class="field">
-                <span>{label}</span>
-                <input
-                    type=kind
-                    autocomplete="off"
-                    spellcheck="false"
-                    prop:value=move || read(get)
-                    on:input=move |ev| { let v = event_target_value(&ev); edit(&|p| set(p, v.clone())) }
-                />
-            </label>
+            <TextField
+                label=label
+                kind=kind
+                verbatim=true
+                value=move || read(get)
+                on_input=move |v: String| edit(&|p| set(p, v.clone()))
+            />
         }
     };
     let test_connection = move |_| {
@@ -189,14 +189,24 @@ fn ProfileForm(id: String) -> impl IntoView {
             )
             .into_any()
         } else {
+            let options: Vec<Choice> = std::iter::once(Choice::new("", "default"))
+                .chain(
+                    ReasoningEffort::ALL
+                        .iter()
+                        .map(|e| Choice::new(e.as_str(), e.as_str())),
+                )
+                .collect();
             view! {
-                <label class="field">
-                    <span>"Reasoning effort"</span>
-                    <select class="reasoning-effort" on:change=move |ev| { let v = event_target_value(&ev).parse::<ReasoningEffort>().ok(); edit(&|p| p.reasoning_effort = v) }>
-                        <option value="">"default"</option>
-                        {ReasoningEffort::ALL.iter().map(|&e| view! { <option value=e.as_str() selected=effort == Some(e)>{e.as_str()}</option> }).collect_view()}
-                    </select>
-                </label>
+                <Select
+                    label="Reasoning effort"
+                    class="reasoning-effort"
+                    options=options
+                    value=effort.map_or("", ReasoningEffort::as_str).to_string()
+                    on_change=move |v: String| {
+                        let v = v.parse::<ReasoningEffort>().ok();
+                        edit(&|p| p.reasoning_effort = v)
+                    }
+                />
             }
             .into_any()
         }
@@ -204,35 +214,34 @@ fn ProfileForm(id: String) -> impl IntoView {
     view! {
         <div class="profile-form">
             {text_field("Name", "text", |p| p.name.clone(), |p, v| p.name = v)}
-            <label class="field">
-                <span>"Kind"</span>
-                <select class="provider-kind" on:change=move |ev| {
-                    let Ok(k) = event_target_value(&ev).parse::<ProviderKind>() else { return };
-                    edit(&|p| {
-                        p.base_url = k.base_url_after_switch(&p.base_url);
-                        p.kind = k;
-                        p.forget_listing();
-                    });
-                }>
-                    {ProviderKind::ALL
-                        .iter()
-                        .map(|&k| view! { <option value=k.as_str() selected=move || kind() == k>{k.label()}</option> })
-                        .collect_view()}
-                </select>
-            </label>
+            <EnumSelect<ProviderKind>
+                label="Kind"
+                class="provider-kind"
+                value=kind
+                on_change=move |k: ProviderKind| edit(&|p| {
+                    p.base_url = k.base_url_after_switch(&p.base_url);
+                    p.kind = k;
+                    p.forget_listing();
+                })
+            />
             // The address fields are hidden rather than rebuilt for the in-browser model, whose
-            // panel (the model worker's own page, worker/panel.html) is loaded only when shown:
-            // nothing of it is in the page (platform::local_model).
+            // panel (ui::model_panel) starts the model worker only when shown.
             <div hidden=move || !remote.get()>
-                {text_field("Base URL", "url", |p| p.base_url.clone(), |p, v| { p.base_url = v; p.forget_listing() })}
-                <p class="hint">{move || match kind() {
-                    ProviderKind::OpenAiCompatible => "For example http://127.0.0.1:8080/v1 (llama.cpp), http://127.0.0.1:11434/v1 (Ollama), https://api.openai.com/v1, https://openrouter.ai/api/v1.".to_string(),
-                    k => format!("For example {}.", k.base_url_hint()),
-                }}</p>
+                <TextField
+                    label="Base URL"
+                    kind="url"
+                    verbatim=true
+                    hint=Signal::derive(move || Some(match kind() {
+                        ProviderKind::OpenAiCompatible => "For example http://127.0.0.1:8080/v1 (llama.cpp), http://127.0.0.1:11434/v1 (Ollama), https://api.openai.com/v1, https://openrouter.ai/api/v1.".to_string(),
+                        k => format!("For example {}.", k.base_url_hint()),
+                    }))
+                    value=move || read(|p| p.base_url.clone())
+                    on_input=move |v: String| edit(&|p| { p.base_url = v.clone(); p.forget_listing() })
+                />
                 {text_field("API key (optional)", "password", |p| p.api_key.clone(), |p, v| p.api_key = v)}
             </div>
             <When when=move || !remote.get()>
-                <iframe class="local-models" src="worker/panel.html" title="Models stored in this browser"></iframe>
+                {model_panel()}
             </When>
             <label class="field">
                 <span>"Default model"</span>

@@ -137,9 +137,19 @@ pub fn Sidebar() -> impl IntoView {
         })
     };
     // A conversation chosen elsewhere (search, a new chat, another tab) is scrolled into view;
-    // one already visible stays where it is.
+    // one already visible stays where it is. Scrolled when it is *chosen*, not when its body
+    // arrives: the page reopens the newest conversation at start, and its body can take
+    // seconds to read (a large history, a slow device); scrolling again when it came would
+    // pull the list back to the top under a user who had scrolled down meanwhile, and take
+    // away the row they were about to rename or open.
+    let chosen = memo(move || {
+        ctx.convs
+            .current
+            .with(|c| c.map(|l| l.id()))
+            .or_else(|| ctx.convs.loading.get())
+    });
     effect(move || {
-        let id = ctx.convs.current.get().map(|l| l.id());
+        let id = chosen.get();
         let Some(el) = list.get() else { return };
         let target = rows.with_untracked(|(rows, offsets, _)| {
             let row = ctx.convs.index.with_untracked(|index| {

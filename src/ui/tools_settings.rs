@@ -13,6 +13,7 @@ use skiff_core::settings::ChatSettings;
 
 use super::check_field::CheckField;
 use super::context::ctx;
+use super::fields::EnumSelect;
 use super::when::When;
 
 /// The longest a turn may be allowed to run; past this a loop is more likely than a task.
@@ -50,20 +51,12 @@ pub fn ToolsSettings() -> impl IntoView {
     view! {
         <div class="tools-settings">
             <h3>"Tool calls"</h3>
-            <label class="field">
-                <span>"How tools are offered to the model"</span>
-                <select id="tool-mode" on:change=move |ev| {
-                    let mode = event_target_value(&ev).parse().unwrap_or_default();
-                    settings.update(|s| s.tool_mode = mode);
-                }>
-                    {ToolModeSetting::ALL
-                        .iter()
-                        .map(|&mode| view! {
-                            <option value=mode.as_str() selected=move || settings.with(|s| s.tool_mode == mode)>{mode.label()}</option>
-                        })
-                        .collect_view()}
-                </select>
-            </label>
+            <EnumSelect<ToolModeSetting>
+                label="How tools are offered to the model"
+                id="tool-mode"
+                value=move || settings.with(|s| s.tool_mode)
+                on_change=move |mode: ToolModeSetting| settings.update(|s| s.tool_mode = mode)
+            />
             <p class="hint learned-tool-mode">
                 {move || {
                     let model = resolved().target.model;

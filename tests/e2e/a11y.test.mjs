@@ -170,26 +170,26 @@ test('axe: onboarding, a chat with an answer and a tool card, every Settings tab
     await page.click('button[aria-label="Settings"]');
     for (const tab of ['Provider', 'MCP servers', 'Tools', 'Memory', 'Masks', 'Projects', 'Storage']) {
       await page.getByRole('tab', { name: tab }).click();
-      if (tab === 'Masks') await page.locator('section.masks [data-act="new"]').waitFor();
+      if (tab === 'Masks') await page.locator('section.masks #mask-new').waitFor();
       if (tab === 'Projects') {
         // The editor with a field error, then the list with one project (whose heading the
         // sidebar scan below sees).
-        await page.locator('section.projects [data-act="new"]').click();
-        await page.locator('section.projects [data-act="save"]').click();
+        await page.locator('section.projects #project-new').click();
+        await page.locator('section.projects .project-save').click();
         await page.locator('#project-name-err', { hasText: 'A project needs a name.' }).waitFor();
         await scan(page, `Settings → Projects, the editor with an error (${colorScheme})`);
         await page.locator('#project-name').fill(`Garden ${colorScheme}`);
-        await page.locator('section.projects [data-act="save"]').click();
+        await page.locator('section.projects .project-save').click();
         await page.locator('section.projects li.project-row').first().waitFor();
       }
       await scan(page, `Settings → ${tab} (${colorScheme})`);
       if (tab === 'Masks') {
         // The editor, with a field error showing.
-        await page.locator('section.masks [data-act="new"]').click();
-        await page.locator('section.masks [data-act="save"]').click();
+        await page.locator('section.masks #mask-new').click();
+        await page.locator('section.masks .mask-save').click();
         await page.locator('#mask-name-err', { hasText: 'A mask needs a name.' }).waitFor();
         await scan(page, `Settings → Masks, the editor with an error (${colorScheme})`);
-        await page.locator('section.masks [data-act="cancel"]').click();
+        await page.locator('section.masks .mask-cancel').click();
       }
     }
     await page.keyboard.press('Escape');

@@ -50,11 +50,11 @@ async function usedBrowser() {
 async function openStorage(page) {
   await page.click('button[aria-label="Settings"]');
   await page.getByRole('tab', { name: 'Storage' }).click();
-  await page.locator('[data-act="backup"]').waitFor();
+  await page.locator('.backup-all').waitFor();
 }
 
 async function download(page) {
-  const [file] = await Promise.all([page.waitForEvent('download'), page.locator('[data-act="backup"]').click()]);
+  const [file] = await Promise.all([page.waitForEvent('download'), page.locator('.backup-all').click()]);
   const text = await readFile(await file.path(), 'utf8');
   return { name: file.suggestedFilename(), text };
 }

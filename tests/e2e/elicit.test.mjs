@@ -2,8 +2,8 @@
 // `trigger-elicitation-request` tool asks the user for a form (strings with formats, an
 // integer and a number with ranges and defaults, enums of every kind, multi-selects).
 //
-// The cards are the on-demand module's (src/extras/page/elicit.js): a tray pinned above the
-// composer, outside the page's own tree, and above Settings while it is open.
+// The cards are the page's (src/ui/mcp/asks): a tray pinned above the composer, and above
+// Settings while it is open.
 //
 //   a. In the chat: the scripted model calls the tool, the question shows as a card above the
 //      composer and takes focus, Accept with an empty required field is refused with the
@@ -17,7 +17,8 @@
 //   d. On a 375 px phone, keyboard only: the card fits the width, Tab reaches the first field
 //      from the focused card, Enter there is Accept, and focus returns to the message box.
 //   e. A link the page must not open (`javascript:`): refused at once with "invalid params" and
-//      core's sentence, a notice says so until dismissed, and no card or tab appears.
+//      core's sentence, a notice (the page's one notice area) says so until dismissed, and no
+//      card or tab appears.
 //
 // Needs: scripts/build.sh (dist/, or SKIFF_DIST) and scripts/setup-mcp.sh (server-everything).
 //   SKIFF_DIST=$PWD/dist node --test --test-concurrency=1 tests/e2e/elicit.test.mjs
@@ -341,7 +342,7 @@ test('e. a link the page must not open is refused at once: the server hears inva
     await li.locator('.mcp-try-args').fill(JSON.stringify({ url: 'javascript:alert(1)', message: 'Click me' }));
     await li.locator('.mcp-try-call').click();
 
-    const notice = page.locator('.elicit-tray .elicit-notice');
+    const notice = page.locator('.notice', { hasText: 'request for input' });
     await notice.waitFor({ timeout: WAIT_MS });
     const text = await notice.innerText();
     assert.match(text, new RegExp(`Refused ${SERVER_ID}.s request for input: the link uses .javascript:., not http\\(s\\)`), text);
@@ -350,7 +351,7 @@ test('e. a link the page must not open is refused at once: the server hears inva
     const out = await li.locator('.mcp-try-out').innerText();
     assert.match(out, /not http\(s\)|-32602|invalid/i, out);
     assert.equal(context.pages().length, 1, 'nothing opened');
-    await notice.locator('button.elicit-dismiss').click();
+    await notice.locator('button[aria-label="Dismiss"]').click();
     await notice.waitFor({ state: 'detached', timeout: WAIT_MS });
     assert.equal(await page.locator('.elicit-tray').isHidden(), true, 'the empty tray hides');
     assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);

@@ -310,7 +310,7 @@ test('Settings offer Gemini: picking it fills its address and the next message g
     const kind = page.locator('select.provider-kind');
     assert.deepEqual(await kind.locator('option').allInnerTexts(), ['OpenAI-compatible', 'Anthropic', 'Google Gemini', 'In this browser']);
     await kind.selectOption('gemini');
-    const baseUrl = page.locator('label.field:has-text("Base URL") input');
+    const baseUrl = page.getByLabel('Base URL');
     assert.equal(await baseUrl.inputValue(), 'https://generativelanguage.googleapis.com/v1beta');
     assert.match(await page.locator('.profile-form p.hint').first().innerText(), /generativelanguage\.googleapis\.com\/v1beta/);
     // Point it at the replay server, as a user with a proxy would.

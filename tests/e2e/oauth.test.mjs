@@ -55,7 +55,7 @@ const asState = async () => (await fetch(`${servers.as}/_state`)).json();
 
 before(async () => {
   assert.ok(existsSync(`${distDir()}/index.html`), `no build in ${distDir()}: run scripts/build.sh first`);
-  assert.ok(existsSync(`${distDir()}/extras/oauth-callback.html`), 'the build has no OAuth callback page (scripts/build-extras.sh)');
+  assert.ok(existsSync(`${distDir()}/extras/oauth-callback.html`), 'the build has no OAuth callback page (src/oauth-callback/, copied to extras/)');
   assert.ok(existsSync(PY), `${PY} is missing: run "source scripts/setup-mcp.sh"`);
   servers = await startOAuthServers(['--token-lifetime', String(LIFETIME_S)]);
   site = await startStaticServer();
@@ -153,7 +153,7 @@ test('Sign in through the popup (PKCE, dynamic registration) connects the server
   const dialog = await openAccount('protected');
   assert.match(await dialog.innerText(), /Sign in required/);
   const popupP = context.waitForEvent('page');
-  await dialog.locator('[data-act="sign-in"]').click();
+  await dialog.locator('button.oauth-sign-in').click();
   const popup = await popupP;
   // The test AS approves at once: the popup lands on Skiff's callback page and closes itself.
   await popup.waitForEvent('close', { timeout: 20_000 });
@@ -223,7 +223,7 @@ test('the token only goes to its own MCP server: another server never sees it', 
 
 test('Sign out revokes at the authorization server and the card says signed out', async () => {
   const dialog = await openAccount('protected');
-  await dialog.locator('[data-act="sign-out"]').click();
+  await dialog.locator('button.oauth-sign-out').click();
   await note('protected')(/Signed out/);
   const s = await until('the AS revocations', async () => JSON.stringify((await asState()).revoked), /AccessToken/);
   assert.match(s, /RefreshToken/);
@@ -258,7 +258,7 @@ test('popups blocked: Sign in goes by full-page redirect and the page resumes th
     // navigations (the page's own address matches before it leaves, so it cannot be waited on).
     const wentOut = page.waitForRequest((r) => r.isNavigationRequest() && r.url().startsWith(`${more.as}/authorize`), { timeout: 20_000 });
     const cameBack = page.waitForRequest((r) => r.isNavigationRequest() && r.url().includes('oauth-callback'), { timeout: 20_000 });
-    await dialog.locator('[data-act="sign-in"]').click();
+    await dialog.locator('button.oauth-sign-in').click();
     await wentOut;
     await cameBack;
     // Then the page started again.
@@ -286,7 +286,7 @@ test('the user declines at the authorization server: the card says so, nothing i
     await note('declined')(/Sign in required/);
     const dialog = await openAccount('declined');
     const popupP = context.waitForEvent('page');
-    await dialog.locator('[data-act="sign-in"]').click();
+    await dialog.locator('button.oauth-sign-in').click();
     await (await popupP).waitForEvent('close', { timeout: 20_000 });
     await note('declined')(/You declined the sign-in\./);
     assert.match(await dialog.innerText(), /You declined the sign-in/);
@@ -314,7 +314,7 @@ test('a token endpoint that refuses CORS: the card says to turn on the CORS prox
     await note('strict')(/Sign in required/);
     let dialog = await openAccount('strict');
     let popupP = context.waitForEvent('page');
-    await dialog.locator('[data-act="sign-in"]').click();
+    await dialog.locator('button.oauth-sign-in').click();
     await (await popupP).waitForEvent('close', { timeout: 20_000 });
     // The code came back, but the browser hid the token answer: the sentence names the way out.
     const said = await note('strict')(/CORS/);
@@ -330,7 +330,7 @@ test('a token endpoint that refuses CORS: the card says to turn on the CORS prox
     await card('strict').locator('.mcp-save').click();
     dialog = await openAccount('strict');
     popupP = context.waitForEvent('page');
-    await dialog.locator('[data-act="sign-in"]').click();
+    await dialog.locator('button.oauth-sign-in').click();
     await (await popupP).waitForEvent('close', { timeout: 20_000 });
     await note('strict')(/Signed in at/);
     await status('strict')(/^connected$/);
@@ -359,7 +359,7 @@ test('an authorization answer naming another issuer (RFC 9207) is ignored with a
     await note('mixed')(/Sign in required/);
     const dialog = await openAccount('mixed');
     const popupP = context.waitForEvent('page');
-    await dialog.locator('[data-act="sign-in"]').click();
+    await dialog.locator('button.oauth-sign-in').click();
     await (await popupP).waitForEvent('close', { timeout: 20_000 });
     const said = await note('mixed')(/came from/);
     assert.match(said, /The sign-in answer came from http:\/\/127\.0\.0\.1:1\/elsewhere, not from http:\/\/127\.0\.0\.1:\d+/);
@@ -391,7 +391,7 @@ test('How Skiff signs in: only the chosen way shows its fields, and a key that c
     await dialog.locator('#oauth-client-id').fill('my-app');
     // The older SEC1 form: refused with what to paste and how to convert it.
     await dialog.locator('#oauth-private-key').fill('-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC PRIVATE KEY-----');
-    await dialog.locator('[data-act="save-client"]').click();
+    await dialog.locator('button.oauth-save-client').click();
     const notice = dialog.locator('.oauth-notice[role="alert"]');
     await notice.waitFor();
     const said = await notice.innerText();

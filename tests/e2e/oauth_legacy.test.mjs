@@ -15,8 +15,8 @@
 // asks for a sign-in; a WebSocket entry for the protected server says a WebSocket from a page
 // cannot carry a sign-in (the browser hides the handshake's 401).
 //
-// Needs a build whose sw.js lists extras/oauth-callback.html (scripts/build-extras.sh writes it
-// again since 0ca7d67); SKIFF_OAUTH_DEBUG=1 prints the wire.
+// Needs a build whose sw.js lists extras/oauth-callback.html (the service worker otherwise
+// answers the popup's navigation with index.html); SKIFF_OAUTH_DEBUG=1 prints the wire.
 //
 //   SKIFF_DIST=$PWD/dist node --test --test-concurrency=1 tests/e2e/oauth_legacy.test.mjs
 import { test, before, after } from 'node:test';
@@ -61,7 +61,7 @@ const seen = async (u) => (await fetch(`${origin(u).replace(/^ws/, 'http')}/_sta
 
 before(async () => {
   assert.ok(existsSync(`${distDir()}/index.html`), `no build in ${distDir()}: run scripts/build.sh first`);
-  assert.ok(existsSync(`${distDir()}/extras/oauth-callback.html`), 'the build has no OAuth callback page (scripts/build-extras.sh)');
+  assert.ok(existsSync(`${distDir()}/extras/oauth-callback.html`), 'the build has no OAuth callback page (src/oauth-callback/, copied to extras/)');
   for (const py of [PY1, PY2]) assert.ok(existsSync(py), `${py} is missing: run "source scripts/setup-mcp.sh"`);
   as = await startPy(PY2, 'tests/servers/oauth/oauth_servers.py');
   legacy = await startPy(PY1, 'tests/servers/oauth/legacy_server.py', ['--as', as.as]);
@@ -151,7 +151,7 @@ async function signIn(name) {
   await dialog.waitFor();
   assert.match(await dialog.innerText(), /Sign in required/);
   const popupP = context.waitForEvent('page');
-  await dialog.locator('[data-act="sign-in"]').click();
+  await dialog.locator('button.oauth-sign-in').click();
   const popup = await popupP;
   if (process.env.SKIFF_OAUTH_DEBUG) {
     popup.on('console', (m) => console.error(`popup ${m.type()}: ${m.text()}`));

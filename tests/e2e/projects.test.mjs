@@ -32,7 +32,7 @@ async function openPage() {
 async function openProjects(page) {
   await page.click('button[aria-label="Settings"]');
   await page.getByRole('tab', { name: 'Projects' }).click();
-  await page.locator('section.projects [data-act="new"]').waitFor();
+  await page.locator('section.projects #project-new').waitFor();
 }
 
 async function send(page, text, answers) {
@@ -64,16 +64,16 @@ test('a project groups its chats, gives them its mask and instructions, folds, a
 
     await openProjects(page);
     const panel = page.locator('section.projects');
-    await panel.locator('[data-act="new"]').click();
+    await panel.locator('#project-new').click();
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'project-name');
     // No name: refused on the field, with the focus there.
-    await panel.locator('[data-act="save"]').click();
+    await panel.locator('.project-save').click();
     assert.match(await panel.locator('#project-name-err').innerText(), /A project needs a name\./);
     assert.equal(await panel.locator('#project-name').getAttribute('aria-invalid'), 'true');
     await panel.getByLabel('Name').fill('Garden');
     await panel.getByLabel('Instructions for the model').fill(INSTRUCTIONS);
     await panel.getByLabel('New chats start with the mask').selectOption('builtin-translator');
-    await panel.locator('[data-act="save"]').click();
+    await panel.locator('.project-save').click();
     const row = panel.locator('li.project-row', { hasText: 'Garden' });
     await row.waitFor();
     assert.match(await row.innerText(), /0 conversations/);
@@ -112,9 +112,9 @@ test('a project groups its chats, gives them its mask and instructions, folds, a
 
     // Deleting the project asks once more and keeps its conversations, outside any project.
     await openProjects(page);
-    await panel.locator('li.project-row [data-act^="delete:"]').click();
+    await panel.locator('li.project-row .row-delete').click();
     assert.match(await panel.locator('.project-confirm').innerText(), /Its conversations stay/);
-    await panel.locator('[data-act^="delete-yes:"]').click();
+    await panel.locator('.row-delete-for-good').click();
     await panel.locator('.project-empty').waitFor();
     await page.click('button[aria-label="Close settings"]');
     await page.waitForFunction(() => !document.querySelector('.project-heading'));
@@ -138,15 +138,15 @@ test("a project heading's + starts a chat in it, and \"Start it outside the proj
     await api.script([{ reply: 'In.' }, { reply: 'Out.' }]);
     await openProjects(page);
     const panel = page.locator('section.projects');
-    await panel.locator('[data-act="new"]').click();
+    await panel.locator('#project-new').click();
     await panel.getByLabel('Name').fill('Work');
-    await panel.locator('[data-act="save"]').click();
+    await panel.locator('.project-save').click();
     // A second project with the same name is refused.
-    await panel.locator('[data-act="new"]').click();
+    await panel.locator('#project-new').click();
     await panel.getByLabel('Name').fill('work');
-    await panel.locator('[data-act="save"]').click();
+    await panel.locator('.project-save').click();
     assert.match(await panel.locator('#project-name-err').innerText(), /There is already a project named “work”\./);
-    await panel.locator('[data-act="cancel"]').click();
+    await panel.locator('.project-cancel').click();
     await page.click('button[aria-label="Close settings"]');
 
     await page.getByRole('button', { name: 'New chat in Work' }).click();

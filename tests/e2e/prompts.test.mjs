@@ -1,5 +1,5 @@
-// End-to-end: prompts (issue 13 item 5) and roots (item 9) in the on-demand module
-// (src/extras, asks.js), against the real server-everything.
+// End-to-end: prompts (issue 13 item 5) and roots (item 9), the page's MCP surfaces
+// (src/ui/mcp/prompts, src/ui/mcp/roots.rs), against the real server-everything.
 //
 //   a. "/" opens the picker above the composer with the server's prompts; typing filters it,
 //      Up/Down/Enter choose without sending; the argument form marks and checks the required
@@ -38,7 +38,6 @@ let api, site, browser, mcp;
 
 before(async () => {
   assert.ok(existsSync(path.join(distDir(), 'index.html')), `no build in ${distDir()}: run scripts/build.sh first`);
-  assert.ok(existsSync(path.join(distDir(), 'extras', 'asks.js')), `no extras module in ${distDir()}: run scripts/build.sh`);
   api = await startOpenAiServer({ models: [MODEL] });
   site = await startStaticServer();
   browser = await launchBrowser();
@@ -250,7 +249,8 @@ test('d. roots: entered in the editor, stored as the roots/list result, reported
     await row.waitFor({ timeout: WAIT_MS });
     await row.getByRole('button', { name: /^Roots/ }).click();
 
-    const dialog = page.locator('dialog.ask-roots');
+    // The page's one modal: a section[role=dialog].
+    const dialog = page.locator('.ask-roots[role="dialog"]');
     await dialog.waitFor({ timeout: WAIT_MS });
     assert.equal(await dialog.getAttribute('aria-labelledby'), 'ask-roots-title');
     assert.match(await dialog.locator('#ask-roots-title').innerText(), /Roots for everything/);
@@ -259,7 +259,7 @@ test('d. roots: entered in the editor, stored as the roots/list result, reported
     await dialog.getByLabel('Folder or file URI').fill('https://example.com/x');
     await dialog.getByRole('button', { name: 'Add root' }).click();
     assert.match(await dialog.locator('.ask-error').innerText(), /not a file:\/\/ URI/);
-    await scan(page, 'dialog.ask-roots', 'the roots editor with an error');
+    await scan(page, '.ask-roots[role="dialog"]', 'the roots editor with an error');
     await dialog.getByLabel('Folder or file URI').fill('file:///home/me/project');
     await dialog.getByLabel('Name (optional)').fill('Project');
     await dialog.getByLabel('Folder or file URI').press('Enter');

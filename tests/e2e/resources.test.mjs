@@ -1,13 +1,14 @@
-// End-to-end: MCP resources (issue 13 items 1–4) in the on-demand module (src/extras), against
-// the real server-everything (Streamable HTTP) and the modern Python server
+// End-to-end: MCP resources (issue 13 items 1–4), the page's resource surfaces (src/ui/mcp/resources),
+// against the real server-everything (Streamable HTTP) and the modern Python server
 // (tests/servers/mcp/modern_server.py), with the scripted OpenAI-compatible model recording
 // what each chat request carries.
 //
 //   a. Browse → search → preview → Attach: the resource's text reaches the provider request;
 //      Escape closes the dialog and gives focus back.
 //   b. A template form with completion/complete suggestions, read and attached.
-//   c. Subscribe: the server's update is read again and shown; after a reload the module
-//      boots by itself and resubscribes (server-everything only notifies subscribed sessions).
+//   c. Subscribe: the server's update is read again and shown (a notice, or the open pane);
+//      after a reload the page resumes by itself and resubscribes (server-everything only
+//      notifies subscribed sessions).
 //   c2. The same on the modern-era (2026-07-28) server, where a subscription is the listen
 //      stream's `resourceSubscriptions`: `bump` changes skiff://counter, the update is read
 //      again and shown, and it still arrives after a reload and after a server restart.
@@ -18,7 +19,7 @@
 //   f. The modern-era server: a PNG preview, pretty JSON, a text resource attached.
 //   g. A corrupt stored value is never overwritten and says so.
 //
-// Needs: scripts/build.sh (dist/, or SKIFF_DIST, with dist/extras) and scripts/setup-mcp.sh.
+// Needs: scripts/build.sh (dist/, or SKIFF_DIST) and scripts/setup-mcp.sh.
 //   SKIFF_DIST=$PWD/dist node --test --test-concurrency=1 tests/e2e/resources.test.mjs
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
@@ -41,7 +42,7 @@ const REFUSED = [/ERR_CONNECTION_REFUSED/, /Failed to load resource/];
 let api, site, browser, everything, modern;
 
 before(async () => {
-  assert.ok(existsSync(path.join(distDir(), 'extras', 'extras.js')), `no module in ${distDir()}/extras: run scripts/build.sh`);
+  assert.ok(existsSync(path.join(distDir(), 'index.html')), `no build in ${distDir()}: run scripts/build.sh`);
   requireServerEverything();
   api = await startOpenAiServer({ models: ['skiff-test-small'] });
   site = await startStaticServer();
@@ -96,7 +97,9 @@ async function waitConnected(page, ids) {
   }, ids, { timeout: WAIT_MS, polling: 250 });
 }
 
-const browse = (page, server = '') => page.evaluate((s) => window.skiffExtras('browse', s), server);
+/** The composer's MCP button: the browser for every server (the tests that filter configure
+ * one server, or use its card's "Resources"). */
+const browse = (page) => page.locator('form.composer .mcp-button').click();
 const dialog = (page) => page.locator('.res-dialog[role="dialog"]');
 const chips = (page) => page.locator('form.composer .attachment');
 
@@ -211,15 +214,38 @@ test('b. a template form suggests values (completion/complete), reads and attach
   }
 });
 
-/** server-everything sends `notifications/resources/updated` every 5 s to subscribed
- * sessions once its `toggle-subscriber-updates` tool has been called in that session. */
-async function startUpdates(page) {
-  await page.evaluate(() => window.wasmBindings.skiff_host('request', JSON.stringify({
-    server: 'everything', method: 'tools/call', params: { name: 'toggle-subscriber-updates', arguments: {} },
-  })));
+/** Settings → MCP servers → `server`'s tool `tool`, called through its "try" form (the page's
+ * own session, as a user would), then Settings closes. */
+async function callTool(page, server, tool, args = {}) {
+  await page.click('button[aria-label="Settings"]');
+  await page.getByRole('tab', { name: 'MCP servers' }).click();
+  const row = page.locator(`li.mcp-server[data-server-name="${server}"]`);
+  await page.waitForFunction((id) => document.querySelector(`li.mcp-server[data-server-name="${id}"]`)?.dataset.status === 'connected', server, { timeout: WAIT_MS });
+  if (!(await row.locator('ul.mcp-tools').count())) await row.locator('.mcp-toggle-tools').click();
+  const li = row.locator(`li.mcp-tool[data-tool="${tool}"]`);
+  await li.waitFor({ timeout: WAIT_MS });
+  if (!(await li.locator('.mcp-try-args').isVisible())) await li.locator('summary').click();
+  await li.locator('.mcp-try-args').fill(JSON.stringify(args));
+  await li.locator('.mcp-try-call').click();
+  await li.locator('.mcp-try-result, .mcp-try-error').first().waitFor({ timeout: WAIT_MS });
+  await page.keyboard.press('Escape');
+  await page.locator('.modal-backdrop').waitFor({ state: 'detached', timeout: WAIT_MS });
 }
 
-test('c. subscribe: an update is read again and shown; after a reload the module resubscribes by itself', async () => {
+/** server-everything sends `notifications/resources/updated` every 5 s to subscribed
+ * sessions once its `toggle-subscriber-updates` tool has been called in that session. */
+const startUpdates = (page) => callTool(page, 'everything', 'toggle-subscriber-updates');
+
+/** Every notice dismissed, as the user would (only later ones count after this). */
+async function dismissNotices(page) {
+  await page.evaluate(() => document.querySelectorAll('.notice button[aria-label="Dismiss"]').forEach((b) => b.click()));
+  await page.waitForFunction(() => !document.querySelector('.notice'), null, { timeout: WAIT_MS });
+}
+
+// The page's own flag, while subscriptions must resume after a reload.
+const RESUME = 'skiff.mcp.subscribed';
+
+test('c. subscribe: an update is read again and shown; after a reload the page resubscribes by itself', async () => {
   const { context, page, errors } = await openPage();
   try {
     await browse(page);
@@ -227,38 +253,46 @@ test('c. subscribe: an update is read again and shown; after a reload the module
     const pane = dialog(page).locator('#res-pane');
     await pane.locator('[data-act="subscribe"]').click();
     await pane.locator('[data-act="unsubscribe"]').waitFor({ timeout: WAIT_MS });
-    assert.equal(await page.evaluate(() => localStorage.getItem('skiff.extras.boot')), '1', 'boot flag while subscribed');
+    assert.equal(await page.evaluate((k) => localStorage.getItem(k), RESUME), '1', 'resume flag while subscribed');
+    await page.keyboard.press('Escape');
     await startUpdates(page);
+    // The browser is closed: the update is a notice.
+    await page.locator('.notice', { hasText: 'architecture.md was updated; its content is the same.' }).first().waitFor({ timeout: WAIT_MS });
+    // Open on the resource: the next update shows in its pane instead.
+    await browse(page);
+    await openResource(page, 'architecture.md');
+    await dismissNotices(page);
     await pane.locator('.res-note', { hasText: 'architecture.md was updated; its content is the same.' }).waitFor({ timeout: WAIT_MS });
+    assert.equal(await page.locator('.notice', { hasText: 'architecture.md was updated' }).count(), 0, 'not a notice as well');
     await page.keyboard.press('Escape');
 
-    // Reload: nothing opens the module, yet it boots and subscribes again in the new session.
+    // Reload: nothing opens a resource surface, yet the page resumes and subscribes again in
+    // the new session.
     await page.reload();
     await page.waitForSelector(TEXTAREA, { timeout: WAIT_MS });
-    await page.waitForFunction(() => globalThis.skiffExtrasOn === true, null, { timeout: WAIT_MS });
     await waitConnected(page, ['everything']);
-    // The boot's resubscribe may race the connection; the status event repeats it.
+    // The resume's resubscribe may race the connection; the reconnect repeats it.
     await page.waitForTimeout(1000);
     await startUpdates(page);
-    await page.locator('.res-toast', { hasText: 'architecture.md was updated' }).first().waitFor({ timeout: WAIT_MS });
+    await page.locator('.notice', { hasText: 'architecture.md was updated' }).first().waitFor({ timeout: WAIT_MS });
 
-    // The server restarts (a fresh process: no subscription survives it). The page reconnects,
-    // sends `status` connected, and the module subscribes again.
+    // The server restarts (a fresh process: no subscription survives it). The page reconnects
+    // and subscribes again.
     await everything.restart();
     await page.waitForTimeout(1500);
     await waitConnected(page, ['everything']);
     await page.waitForTimeout(1000);
-    // Only a toast from after the restart counts.
-    await page.evaluate(() => document.querySelectorAll('.res-toast').forEach((t) => t.remove()));
+    // Only a notice from after the restart counts.
+    await dismissNotices(page);
     await startUpdates(page);
-    await page.locator('.res-toast', { hasText: 'architecture.md was updated' }).first().waitFor({ timeout: WAIT_MS });
+    await page.locator('.notice', { hasText: 'architecture.md was updated' }).first().waitFor({ timeout: WAIT_MS });
 
-    // Unsubscribe: the boot flag goes.
+    // Unsubscribe: the resume flag goes.
     await browse(page);
     await openResource(page, 'architecture.md');
     await dialog(page).locator('[data-act="unsubscribe"]').click();
     await dialog(page).locator('[data-act="subscribe"]').waitFor({ timeout: WAIT_MS });
-    assert.equal(await page.evaluate(() => localStorage.getItem('skiff.extras.boot')), null);
+    assert.equal(await page.evaluate((k) => localStorage.getItem(k), RESUME), null);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
@@ -269,11 +303,7 @@ test('c. subscribe: an update is read again and shown; after a reload the module
 const CHANGED = /^counter (changed|was updated)/;
 
 /** `bump` on the modern server: skiff://counter changes and its listen streams are told. */
-async function bump(page) {
-  await page.evaluate(() => window.wasmBindings.skiff_host('request', JSON.stringify({
-    server: 'modern', method: 'tools/call', params: { name: 'bump', arguments: {} },
-  })));
-}
+const bump = (page) => callTool(page, 'modern', 'bump');
 
 test('c2. subscribe on a modern-era server: the listen filter carries it, across a reload and a restart', async () => {
   // A server of its own: `bump` is a flag (other suites count the default tools), and this
@@ -281,28 +311,32 @@ test('c2. subscribe on a modern-era server: the listen filter carries it, across
   const own = await startServer('modern', { extraArgs: ['--bump-tool'] });
   const { context, page, errors } = await openPage({ servers: ['modern'], urls: { modern: own.url } });
   try {
-    await browse(page, 'modern');
+    await browse(page);
     await openResource(page, 'counter');
     const pane = dialog(page).locator('#res-pane');
     await pane.locator('pre', { hasText: 'count: 0' }).waitFor({ timeout: WAIT_MS });
     await pane.locator('[data-act="subscribe"]').click();
     await pane.locator('[data-act="unsubscribe"]').waitFor({ timeout: WAIT_MS });
     await pane.locator('.res-note', { hasText: 'Subscribed' }).waitFor({ timeout: WAIT_MS });
-    assert.equal(await page.evaluate(() => localStorage.getItem('skiff.extras.boot')), '1', 'boot flag while subscribed');
+    assert.equal(await page.evaluate((k) => localStorage.getItem(k), RESUME), '1', 'resume flag while subscribed');
+    await page.keyboard.press('Escape');
     await bump(page);
-    // Read again: the new content shows, with what changed.
+    // Read again: what changed is said, and the new content is what the browser shows.
+    await page.locator('.notice', { hasText: CHANGED }).first().waitFor({ timeout: WAIT_MS });
+    assert.match(await page.locator('.notice', { hasText: CHANGED }).first().innerText(), /counter changed from line 1/);
+    await browse(page);
+    await openResource(page, 'counter');
     await pane.locator('pre', { hasText: 'count: 1' }).waitFor({ timeout: WAIT_MS });
-    await pane.locator('.res-note', { hasText: 'counter changed from line 1' }).waitFor({ timeout: WAIT_MS });
     await page.keyboard.press('Escape');
 
-    // Reload: the module boots by itself and asks for the counter in a new listen filter.
+    // Reload: the page resumes by itself and asks for the counter in a new listen filter.
     await page.reload();
     await page.waitForSelector(TEXTAREA, { timeout: WAIT_MS });
-    await page.waitForFunction(() => globalThis.skiffExtrasOn === true, null, { timeout: WAIT_MS });
     await waitConnected(page, ['modern']);
     await page.waitForTimeout(1000);
+    await dismissNotices(page);
     await bump(page);
-    await page.locator('.res-toast', { hasText: CHANGED }).first().waitFor({ timeout: WAIT_MS });
+    await page.locator('.notice', { hasText: CHANGED }).first().waitFor({ timeout: WAIT_MS });
 
     // A restart (a fresh process: no listen stream survives it): the page reconnects and the
     // new session's first listen stream carries the counter again.
@@ -310,21 +344,21 @@ test('c2. subscribe on a modern-era server: the listen filter carries it, across
     await page.waitForTimeout(1500);
     await waitConnected(page, ['modern']);
     await page.waitForTimeout(1000);
-    await page.evaluate(() => document.querySelectorAll('.res-toast').forEach((t) => t.remove()));
+    await dismissNotices(page);
     await bump(page);
-    await page.locator('.res-toast', { hasText: CHANGED }).first().waitFor({ timeout: WAIT_MS });
+    await page.locator('.notice', { hasText: CHANGED }).first().waitFor({ timeout: WAIT_MS });
 
-    // Unsubscribe: no more updates are shown, and the boot flag goes.
-    await browse(page, 'modern');
+    // Unsubscribe: no more updates are shown, and the resume flag goes.
+    await browse(page);
     await openResource(page, 'counter');
     await dialog(page).locator('[data-act="unsubscribe"]').click();
     await dialog(page).locator('[data-act="subscribe"]').waitFor({ timeout: WAIT_MS });
-    assert.equal(await page.evaluate(() => localStorage.getItem('skiff.extras.boot')), null);
+    assert.equal(await page.evaluate((k) => localStorage.getItem(k), RESUME), null);
     await page.keyboard.press('Escape');
-    await page.evaluate(() => document.querySelectorAll('.res-toast').forEach((t) => t.remove()));
+    await dismissNotices(page);
     await bump(page);
     await page.waitForTimeout(1500);
-    assert.equal(await page.locator('.res-toast', { hasText: CHANGED }).count(), 0, 'no update after unsubscribing');
+    assert.equal(await page.locator('.notice', { hasText: CHANGED }).count(), 0, 'no update after unsubscribing');
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
@@ -450,7 +484,7 @@ test('e2. a pending attachment survives a reload', async () => {
 test('f. the modern-era server: an image preview, pretty JSON and a text resource', async () => {
   const { context, page, errors } = await openPage({ servers: ['modern'], width: 375 });
   try {
-    await browse(page, 'modern');
+    await browse(page);
     // 375 px: list and preview one at a time.
     await openResource(page, 'logo.png');
     const pane = dialog(page).locator('#res-pane');

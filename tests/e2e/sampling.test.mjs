@@ -1,4 +1,4 @@
-// End-to-end: sampling (issue 13 item 8) in the on-demand module (src/extras, asks.js),
+// End-to-end: sampling (issue 13 item 8), the page's approval cards (src/ui/mcp/asks),
 // against the real server-everything, whose `trigger-sampling-request` tool sends
 // `sampling/createMessage` (a system prompt, one user message, maxTokens, temperature) and
 // returns what it got back; the scripted OpenAI-compatible provider is the user's model.
@@ -120,7 +120,7 @@ async function scanDialog(page, what) {
     await page.evaluate(await readFile(path.join(repoRoot, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8'));
   }
   const { passed, violations } = await page.evaluate(async () => {
-    const r = await window.axe.run({ include: [['dialog.ask-sampling']] });
+    const r = await window.axe.run({ include: [['.ask-sampling[role="dialog"]']] });
     return { passed: r.passes.length, violations: r.violations.map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join('; ')})`) };
   });
   assert.ok(passed >= 5, `axe checked the dialog (${passed} rules passed, ${what})`);
@@ -149,7 +149,7 @@ test('a. approved: the user edits the message, the model answers it, the server 
     await page.fill(BOX, 'Use the sampling tool');
     await page.keyboard.press('Enter');
 
-    const dialog = page.locator('dialog.ask-sampling[open]');
+    const dialog = page.locator('.ask-sampling[role="dialog"]');
     await dialog.waitFor({ timeout: WAIT_MS });
     const card = dialog.locator('section.ask-card');
     assert.match(await card.locator('.ask-title').innerText(), /everything wants to use your model/);
@@ -167,8 +167,8 @@ test('a. approved: the user edits the message, the model answers it, the server 
     await card.getByRole('button', { name: 'Approve' }).click();
     // The answer streams into the card (11 pieces, 150 ms apart) before it goes back.
     await page.waitForFunction((full) => {
-      if (document.querySelector('dialog.ask-sampling .ask-failure')) return true;
-      const t = document.querySelector('dialog.ask-sampling .ask-stream')?.textContent ?? '';
+      if (document.querySelector('.ask-sampling .ask-failure')) return true;
+      const t = document.querySelector('.ask-sampling .ask-stream')?.textContent ?? '';
       return t.length > 0 && t.length < full.length && full.startsWith(t);
     }, SAMPLED, { timeout: WAIT_MS, polling: 50 });
     const failure = card.locator('.ask-failure');
@@ -207,7 +207,7 @@ test('b. denied: the server hears "User rejected sampling request" and the model
     await page.fill(BOX, 'Use the sampling tool again');
     await page.keyboard.press('Enter');
 
-    const dialog = page.locator('dialog.ask-sampling[open]');
+    const dialog = page.locator('.ask-sampling[role="dialog"]');
     await dialog.waitFor({ timeout: WAIT_MS });
     await dialog.getByRole('button', { name: 'Deny' }).click();
     await dialog.waitFor({ state: 'detached', timeout: WAIT_MS });
@@ -253,7 +253,7 @@ test('c. tools: the model calls the server\'s tool, the server runs it and asks 
     await page.keyboard.press('Enter');
 
     // First request: the offered tool is listed, collapsed, with its description.
-    const first = page.locator('dialog.ask-sampling[open] section.ask-card');
+    const first = page.locator('.ask-sampling[role="dialog"] section.ask-card');
     await first.waitFor({ timeout: WAIT_MS });
     const tools = first.locator('details.ask-tools-box');
     assert.match(await tools.locator('summary').innerText(), /Tools the model may call \(1\)/);
@@ -265,7 +265,7 @@ test('c. tools: the model calls the server\'s tool, the server runs it and asks 
     await first.getByRole('button', { name: 'Approve' }).click();
 
     // Second request: the model's call and the server's result, readable, before Approve.
-    const second = page.locator('dialog.ask-sampling[open] section.ask-card', { hasText: 'Tool result' });
+    const second = page.locator('.ask-sampling[role="dialog"] section.ask-card', { hasText: 'Tool result' });
     await second.waitFor({ timeout: WAIT_MS });
     const shown = await second.locator('.ask-messages').innerText();
     assert.match(shown, /Asks to call get_weather\(\{"city":"Paris"\}\)/, shown);
@@ -316,7 +316,7 @@ test('c2. "Answer with": the card offers the user\'s models, the chosen one answ
     ]);
     await page.fill(BOX, 'Use the sampling tool');
     await page.keyboard.press('Enter');
-    const dialog = page.locator('dialog.ask-sampling[open]');
+    const dialog = page.locator('.ask-sampling[role="dialog"]');
     await dialog.waitFor({ timeout: WAIT_MS });
     const pick = dialog.getByRole('combobox', { name: 'Answer with' });
     const labels = await pick.locator('option').allInnerTexts();
@@ -363,7 +363,7 @@ test('d. gone: the server dies while the card waits; the card says so and only d
     ]);
     await page.fill(BOX, 'Use the sampling tool once more');
     await page.keyboard.press('Enter');
-    const dialog = page.locator('dialog.ask-sampling[open]');
+    const dialog = page.locator('.ask-sampling[role="dialog"]');
     await dialog.waitFor({ timeout: WAIT_MS });
     await mcp.kill('SIGKILL');
     const gone = dialog.locator('.ask-gone');

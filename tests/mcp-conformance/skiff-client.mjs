@@ -174,7 +174,7 @@ async function signIn(page, context) {
       await dialog.locator('#oauth-idp-client-id').fill(ctx.idp_client_id ?? '');
       await dialog.locator('#oauth-id-token').fill(ctx.idp_id_token ?? '');
     }
-    await dialog.locator('[data-act="save-client"]').click();
+    await dialog.locator('button.oauth-save-client').click();
     await page.waitForTimeout(300);
     const notice = dialog.locator('.oauth-notice');
     if (await notice.count()) log(`the dialog refused the entries: ${await notice.innerText()}`);
@@ -182,7 +182,7 @@ async function signIn(page, context) {
   // Only a browser sign-in opens a window (the default way may still close its blank one).
   const popupP =
     method === 'browser' ? context.waitForEvent('page', { timeout: 15_000 }).catch(() => null) : Promise.resolve(null);
-  await dialog.locator('[data-act="sign-in"]').click();
+  await dialog.locator('button.oauth-sign-in').click();
   const popup = await popupP;
   if (popup) {
     log(`popup: ${popup.url()}`);

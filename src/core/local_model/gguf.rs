@@ -190,7 +190,8 @@ impl GgufHeader {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Serializable: the model worker sends it to the page inside `model_panel::JobError`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum GgufError {
     /// The prefix ends inside the header: read at least this many bytes from the start of the
     /// file and call again. If the file is shorter than that, it is truncated.

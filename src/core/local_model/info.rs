@@ -58,7 +58,8 @@ pub struct ModelInfo {
     pub file_size: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Serializable: the model worker sends it to the page inside `model_panel::JobError`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum UnsupportedModel {
     Architecture {
         found: String,

@@ -9,9 +9,7 @@
 //!
 //! Never performs IO and never invents ids: a new mask's id comes from the caller.
 
-mod editor_html;
 mod form;
-mod list_html;
 mod panel;
 mod record;
 #[cfg(test)]
@@ -22,10 +20,10 @@ use serde::{Deserialize, Serialize};
 use crate::chat::{Message, Role};
 use crate::profiles::ModelChoice;
 
-pub use editor_html::editor_html;
-pub use form::{mask_from_pairs, FieldError};
-pub use list_html::{list_html, mask_line_html};
-pub use panel::{MaskPanel, Outcome};
+pub use form::{FieldError, MaskDraft, MaskEdit, MaskField, PROMPT_ROLES};
+pub use panel::{
+    MaskEditor, MaskFocus, MaskIntent, MaskPanel, MaskRow, MaskView, Outcome, PromptRow, RowAction,
+};
 
 /// Limits that keep a mask a prompt, not a document store (masks live in the settings
 /// record, which is read at every start).

@@ -1,14 +1,9 @@
-//! Masks: built-ins, the editor's values → a mask, the list's actions, and a conversation's
-//! copy surviving the stored record.
+//! Masks: built-ins, the editor's fields → a mask, the panel's view and intents, and a
+//! conversation's copy surviving the stored record.
 
 use super::*;
+use crate::form::{Choice, Field};
 use crate::persist::{decode_conversation, encode_conversation};
-
-fn pairs(p: &[(&str, &str)]) -> Vec<(String, String)> {
-    p.iter()
-        .map(|(n, v)| (n.to_string(), v.to_string()))
-        .collect()
-}
 
 #[test]
 fn builtins_are_marked_unique_and_findable_but_a_users_mask_comes_first() {
@@ -38,27 +33,46 @@ fn builtins_are_marked_unique_and_findable_but_a_users_mask_comes_first() {
     assert_eq!(b[0].label(), "🌐 Translator");
 }
 
+fn draft(edits: Vec<MaskEdit>, prompts: &[(Role, &str)]) -> MaskDraft {
+    let mut d = MaskDraft {
+        prompts: prompts
+            .iter()
+            .map(|(role, content)| ContextPrompt {
+                role: *role,
+                content: content.to_string(),
+            })
+            .collect(),
+        ..MaskDraft::default()
+    };
+    for e in edits {
+        d.apply(e);
+    }
+    d
+}
+
 #[test]
 fn the_editors_values_become_a_mask() {
-    let (m, errors) = mask_from_pairs(
-        "u1",
-        &pairs(&[
-            ("name", "  Pirate "),
-            ("emoji", "🏴‍☠️"),
-            ("profile", "p1"),
-            ("model", " gpt-x "),
-            ("temperature", "1.25"),
-            ("top_p", ""),
-            ("max_tokens", "512"),
-            ("input_template", "Q: {{input}}"),
-            ("role", "system"),
-            ("content", "Talk like a pirate."),
-            ("role", "user"),
-            ("content", ""),
-            ("role", "assistant"),
-            ("content", "Arr."),
-        ]),
+    let d = draft(
+        vec![
+            MaskEdit::Name("  Pirate ".into()),
+            MaskEdit::Emoji("🏴‍☠️".into()),
+            MaskEdit::Profile("p1".into()),
+            MaskEdit::Model(" gpt-x ".into()),
+            MaskEdit::Temperature("1.25".into()),
+            MaskEdit::TopP("".into()),
+            MaskEdit::MaxTokens("512".into()),
+            MaskEdit::InputTemplate("Q: {{input}}".into()),
+            MaskEdit::Role(2, Role::Assistant),
+            MaskEdit::Prompt(2, "Arr.".into()),
+            MaskEdit::Prompt(7, "no such prompt".into()),
+        ],
+        &[
+            (Role::System, "Talk like a pirate."),
+            (Role::User, ""),
+            (Role::User, ""),
+        ],
     );
+    let (m, errors) = d.read("u1");
     assert_eq!(errors, vec![]);
     assert_eq!(m.name, "Pirate");
     assert_eq!(
@@ -93,42 +107,89 @@ fn the_editors_values_become_a_mask() {
         (msgs[1].role, msgs[1].content.as_str(), msgs[1].created_ms),
         (Role::Assistant, "Arr.", 5.0)
     );
+    // The editor opened on a mask shows it as typed, back to the same mask.
+    assert_eq!(MaskDraft::of(&m).read("u1").0, m);
+    assert_eq!(MaskDraft::of(&m).temperature, "1.25");
+}
+
+fn open_new(p: &mut MaskPanel) {
+    assert_eq!(
+        p.act(MaskIntent::New, &[], || "n1".into()),
+        Outcome::Show {
+            focus: Some(MaskFocus::Field(MaskField::Name))
+        }
+    );
+}
+
+fn editor(p: &MaskPanel) -> MaskEditor {
+    p.view(&crate::settings::ChatSettings::default())
+        .editor()
+        .cloned()
+        .expect("the editor is open")
 }
 
 #[test]
 fn what_cannot_be_saved_is_said_per_field_and_what_was_typed_is_kept() {
-    let (m, errors) = mask_from_pairs(
-        "u1",
-        &pairs(&[
-            ("name", " "),
-            ("temperature", "hot"),
-            ("top_p", "1.5"),
-            ("role", "user"),
-            ("content", "keep me"),
-        ]),
+    let mut p = MaskPanel::default();
+    open_new(&mut p);
+    for edit in [
+        MaskEdit::Name(" ".into()),
+        MaskEdit::Temperature("hot".into()),
+        MaskEdit::TopP("1.5".into()),
+        MaskEdit::Role(0, Role::User),
+        MaskEdit::Prompt(0, "keep me".into()),
+    ] {
+        assert_eq!(
+            p.act(MaskIntent::Change(edit), &[], || unreachable!()),
+            Outcome::Show { focus: None }
+        );
+    }
+    assert_eq!(editor(&p).summary, None, "no sentence before Save");
+    assert_eq!(
+        p.act(MaskIntent::Save, &[], || unreachable!()),
+        Outcome::Show {
+            focus: Some(MaskFocus::Field(MaskField::Name))
+        },
+        "the cursor goes to the first field that needs attention"
     );
-    let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
-    assert_eq!(fields, ["name", "temperature", "top_p"]);
-    assert!(errors[1].message.contains("“hot”"), "{:?}", errors[1]);
-    assert_eq!(m.context[0].content, "keep me");
-    let html = editor_html(&m, true, &[], &errors);
-    assert!(
-        html.contains(r#"<p class="error mask-error" id="mask-name-err">A mask needs a name.</p>"#),
-        "{html}"
+    let e = editor(&p);
+    assert_eq!(e.name, Field::new(" ", Some("A mask needs a name.".into())));
+    assert_eq!(
+        e.temperature,
+        Field::new(
+            "hot",
+            Some("Temperature must be a number from 0 to 2 (it reads “hot”).".into())
+        ),
+        "shown as typed, with its sentence"
     );
-    assert!(html.contains(r#"id="mask-temperature" name="temperature" type="number" value="hot" placeholder="The provider&#39;s" aria-invalid="true""#), "{html}");
-    assert!(
-        html.contains("3 fields need attention before the mask can be saved."),
-        "{html}"
+    assert!(e.top_p.error.is_some() && e.emoji.error.is_none() && e.model.error.is_none());
+    assert_eq!(
+        e.summary.as_deref(),
+        Some("3 fields need attention before the mask can be saved.")
     );
-    assert!(html.contains(">keep me</textarea>"), "{html}");
+    assert_eq!(
+        e.prompts,
+        vec![PromptRow {
+            role: Role::User,
+            content: Field::new("keep me", None)
+        }]
+    );
     let long = "x".repeat(MAX_NAME_CHARS + 1);
-    let (_, errors) = mask_from_pairs("u1", &pairs(&[("name", &long)]));
+    let (_, errors) = draft(vec![MaskEdit::Name(long)], &[]).read("u1");
     assert_eq!(errors.len(), 1);
+    let many = vec![(Role::User, "x"); MAX_CONTEXT_PROMPTS + 1];
+    let (_, errors) = draft(vec![MaskEdit::Name("n".into())], &many).read("u1");
+    assert_eq!(
+        errors,
+        vec![FieldError {
+            field: MaskField::Prompts,
+            message: format!("A mask has at most {MAX_CONTEXT_PROMPTS} prompts.")
+        }]
+    );
 }
 
 #[test]
-fn the_editor_shows_every_value_and_escapes_them() {
+fn the_editor_shows_every_value_and_neutralises_nothing_typed() {
     let m = Mask {
         id: "u1".into(),
         name: "<b>x</b>".into(),
@@ -144,23 +205,52 @@ fn the_editor_shows_every_value_and_escapes_them() {
         temperature: Some(0.7),
         ..Mask::default()
     };
-    let profiles = [("p1".to_string(), "Local".to_string())];
-    let html = editor_html(&m, false, &profiles, &[]);
-    for part in [
-        r#"<h3 id="mask-editor-title">Edit mask</h3>"#,
-        r#"value="&lt;b&gt;x&lt;/b&gt;""#,
-        r#"<option value="p1">Local</option><option value="gone" selected>A provider that no longer exists</option>"#,
-        r#"value="0.7""#,
-        r#"<option value="assistant" selected>assistant</option>"#,
-        "&lt;/textarea&gt;&lt;script&gt;</textarea>",
-        r#"data-act="remove:0" aria-label="Remove prompt 1""#,
-        r#"data-act="add">Add prompt</button>"#,
-        r#"data-act="save">Save</button>"#,
-    ] {
-        assert!(html.contains(part), "missing {part} in {html}");
-    }
-    assert!(!html.contains("<script>") && !html.contains("<b>"));
-    assert!(!html.contains("mask-summary"));
+    let s = crate::settings::ChatSettings {
+        profiles: vec![crate::profiles::ProviderProfile {
+            name: "Local".into(),
+            ..crate::profiles::ProviderProfile::new(
+                "p1".into(),
+                crate::provider::ProviderKind::OpenAiCompatible,
+            )
+        }],
+        masks: vec![m.clone()],
+        ..Default::default()
+    };
+    let mut p = MaskPanel::default();
+    p.act(MaskIntent::Edit("u1".into()), &s.masks, || unreachable!());
+    let view = p.view(&s);
+    let e = view.editor().expect("editor");
+    assert_eq!(e.title, "Edit mask");
+    assert_eq!(
+        e.name.value, "<b>x</b>",
+        "text is text: the page escapes it"
+    );
+    assert_eq!(
+        e.profiles,
+        vec![
+            Choice::new("", "The chat's own choice"),
+            Choice::new("p1", "Local"),
+            Choice::new("gone", "A provider that no longer exists"),
+        ],
+        "a deleted provider stays chosen rather than silently dropped"
+    );
+    assert_eq!(e.profile.value, "gone");
+    assert_eq!(e.model.value, "m");
+    assert_eq!(e.temperature.value, "0.7");
+    assert_eq!(e.max_tokens.value, "");
+    assert_eq!(e.prompts[0].role, Role::Assistant);
+    assert_eq!(e.prompts[0].content.value, "</textarea><script>");
+    assert_eq!(e.summary, None);
+    assert_eq!(e.field(MaskField::Temperature), &e.temperature);
+    assert_eq!(e.field(MaskField::Prompt(0)), &e.prompts[0].content);
+    assert_eq!(e.field(MaskField::Prompt(9)), &Field::default());
+    assert_eq!(MaskField::Prompt(3).id(), "mask-content3");
+    assert_eq!(MaskField::TopP.id(), "mask-top_p");
+    assert_eq!(MaskField::Prompts.id(), "mask-add");
+    assert_eq!(
+        PROMPT_ROLES.map(Role::as_str),
+        ["system", "user", "assistant"]
+    );
 }
 
 #[test]
@@ -170,31 +260,61 @@ fn the_list_offers_edit_and_delete_only_for_the_users_masks_and_asks_before_dele
         name: "Mine".into(),
         ..Mask::default()
     };
-    let b = builtins();
-    let html = list_html(std::slice::from_ref(&mine), &b, None);
-    assert!(html.find(r#"data-mask="u1""#) < html.find(r#"data-mask="builtin-translator""#));
-    for part in [
-        r#"data-act="chat:u1""#,
-        r#"data-act="edit:u1""#,
-        r#"data-act="delete:u1""#,
-        r#"data-act="dup:builtin-translator""#,
-        r#"data-act="chat:builtin-translator""#,
-        r#"data-act="new""#,
-        "0 prompts",
-        "1 prompt · built in",
-    ] {
-        assert!(html.contains(part), "missing {part} in {html}");
-    }
-    assert!(
-        !html.contains(r#"data-act="edit:builtin-"#)
-            && !html.contains(r#"data-act="delete:builtin-"#)
+    let s = crate::settings::ChatSettings {
+        masks: vec![mine],
+        ..Default::default()
+    };
+    let mut p = MaskPanel::default();
+    let MaskView::List(rows) = p.view(&s) else {
+        panic!("the list")
+    };
+    assert_eq!(rows[0].id, "u1", "the user's masks first");
+    assert_eq!(rows.len(), 1 + builtins().len());
+    assert_eq!(
+        rows[0].actions,
+        [
+            RowAction::Chat,
+            RowAction::Edit,
+            RowAction::Duplicate,
+            RowAction::Delete
+        ]
     );
-    let asking = list_html(&[mine], &b, Some("u1"));
-    assert!(
-        asking.contains(r#"data-act="delete-yes:u1""#) && asking.contains("Delete Mine?"),
-        "{asking}"
+    assert_eq!(rows[0].about, "0 prompts");
+    let translator = &rows[1];
+    assert_eq!(
+        (
+            translator.id.as_str(),
+            translator.label.as_str(),
+            translator.about.as_str()
+        ),
+        ("builtin-translator", "🌐 Translator", "1 prompt · built in")
     );
-    assert!(!asking.contains(r#"data-act="chat:u1""#));
+    assert_eq!(translator.actions, [RowAction::Chat, RowAction::Duplicate]);
+    assert_eq!(
+        RowAction::Chat.aria(&translator.label),
+        "New chat with 🌐 Translator"
+    );
+    assert_eq!(
+        RowAction::Duplicate.intent(&translator.id),
+        MaskIntent::Duplicate("builtin-translator".into())
+    );
+    assert_eq!(
+        p.act(MaskIntent::Delete("u1".into()), &s.masks, || unreachable!()),
+        Outcome::Show {
+            focus: Some(MaskFocus::Keep)
+        }
+    );
+    let MaskView::List(rows) = p.view(&s) else {
+        panic!("the list")
+    };
+    assert_eq!(rows[0].question.as_deref(), Some("Delete Mine?"));
+    assert_eq!(rows[0].actions, [RowAction::DeleteForGood, RowAction::Keep]);
+    assert_eq!(
+        RowAction::DeleteForGood.aria("Mine"),
+        "Delete Mine for good"
+    );
+    assert!(RowAction::DeleteForGood.danger() && !RowAction::Keep.danger());
+    assert_eq!(rows[1].question, None, "only that row asks");
 }
 
 #[test]
@@ -248,59 +368,107 @@ fn user_mask() -> Mask {
     }
 }
 
+fn change(p: &mut MaskPanel, edit: MaskEdit) {
+    p.act(MaskIntent::Change(edit), &[], || unreachable!());
+}
+
 #[test]
 fn the_panel_opens_edits_and_saves_a_new_mask_first_in_the_list() {
     let mut p = MaskPanel::default();
     let user = [user_mask()];
     assert_eq!(
-        p.act("save", &[], &user, || "x".into()),
-        Outcome::Nothing,
+        p.act(MaskIntent::Save, &user, || "x".into()),
+        Outcome::Show { focus: None },
         "no editor, no save"
     );
+    assert!(!p.is_editing());
     assert_eq!(
-        p.act("new", &[], &user, || "n1".into()),
-        Outcome::Draw {
-            focus: "#mask-name".into()
+        p.act(MaskIntent::New, &user, || "n1".into()),
+        Outcome::Show {
+            focus: Some(MaskFocus::Field(MaskField::Name))
         }
     );
     assert!(p.is_editing());
-    let s = crate::settings::ChatSettings::default();
-    assert!(p.html(&s).contains("New mask</h3>"));
-    // Add keeps what was typed and puts the cursor in the new prompt.
-    let typed = pairs(&[("name", "Pirate"), ("role", "system"), ("content", "Arr.")]);
+    let e = editor(&p);
+    assert_eq!(e.title, "New mask");
     assert_eq!(
-        p.act("add", &typed, &user, || unreachable!()),
-        Outcome::Draw {
-            focus: "#mask-content1".into()
+        e.prompts,
+        vec![PromptRow {
+            role: Role::System,
+            content: Field::default()
+        }],
+        "a new mask starts with one empty system prompt"
+    );
+    // Add keeps what was typed and puts the cursor in the new prompt.
+    change(&mut p, MaskEdit::Name("Pirate".into()));
+    change(&mut p, MaskEdit::Prompt(0, "Arr.".into()));
+    assert_eq!(
+        p.act(MaskIntent::AddPrompt, &user, || unreachable!()),
+        Outcome::Show {
+            focus: Some(MaskFocus::Field(MaskField::Prompt(1)))
         }
     );
-    let html = p.html(&s);
-    assert!(
-        html.contains(r#"value="Pirate""#)
-            && html.contains(">Arr.</textarea>")
-            && html.contains(r#"id="mask-content1""#),
-        "{html}"
+    let e = editor(&p);
+    assert_eq!(e.name.value, "Pirate");
+    assert_eq!(
+        e.prompts
+            .iter()
+            .map(|r| (r.role, r.content.value.as_str()))
+            .collect::<Vec<_>>(),
+        [(Role::System, "Arr."), (Role::User, "")]
     );
+    assert_eq!(MaskFocus::Field(MaskField::Prompt(1)).id(), "mask-content1");
+    // The list's intents do nothing while the editor is open.
+    assert_eq!(
+        p.act(MaskIntent::Delete("u1".into()), &user, || unreachable!()),
+        Outcome::Show { focus: None }
+    );
+    assert!(p.is_editing());
     // Save with the second prompt left empty: stored first, the empty prompt dropped.
-    let typed = pairs(&[
-        ("name", "Pirate"),
-        ("role", "system"),
-        ("content", "Arr."),
-        ("role", "user"),
-        ("content", ""),
-    ]);
-    match p.act("save", &typed, &user, || unreachable!()) {
+    match p.act(MaskIntent::Save, &user, || unreachable!()) {
         Outcome::Store { masks, focus } => {
             assert_eq!(
                 masks.iter().map(|m| m.id.as_str()).collect::<Vec<_>>(),
                 ["n1", "u1"]
             );
             assert_eq!(masks[0].context.len(), 1);
-            assert_eq!(focus, "[data-act=\"new\"]");
+            assert_eq!(focus, MaskFocus::New);
+            assert_eq!(focus.id(), "mask-new");
         }
         other => panic!("{other:?}"),
     }
     assert!(!p.is_editing());
+}
+
+#[test]
+fn remove_takes_the_prompt_out_and_its_row_numbers_shift() {
+    let mut p = MaskPanel::default();
+    open_new(&mut p);
+    change(&mut p, MaskEdit::Name("n".into()));
+    for i in 0..3 {
+        p.act(MaskIntent::AddPrompt, &[], || unreachable!());
+        change(&mut p, MaskEdit::Prompt(i + 1, format!("p{}", i + 1)));
+    }
+    assert_eq!(editor(&p).prompts.len(), 4);
+    assert_eq!(
+        p.act(MaskIntent::RemovePrompt(1), &[], || unreachable!()),
+        Outcome::Show {
+            focus: Some(MaskFocus::Field(MaskField::Prompts))
+        },
+        "the cursor goes to Add prompt"
+    );
+    let texts: Vec<String> = editor(&p)
+        .prompts
+        .into_iter()
+        .map(|r| r.content.value)
+        .collect();
+    assert_eq!(texts, ["", "p2", "p3"]);
+    p.act(MaskIntent::RemovePrompt(9), &[], || unreachable!());
+    assert_eq!(
+        editor(&p).prompts.len(),
+        3,
+        "no such prompt, nothing removed"
+    );
 }
 
 #[test]
@@ -315,35 +483,33 @@ fn the_panel_keeps_the_editor_open_with_errors_and_edits_in_place() {
         },
     ];
     assert_eq!(
-        p.act("edit:u2", &[], &user, || unreachable!()),
-        Outcome::Draw {
-            focus: "#mask-name".into()
+        p.act(MaskIntent::Edit("u2".into()), &user, || unreachable!()),
+        Outcome::Show {
+            focus: Some(MaskFocus::Field(MaskField::Name))
         }
     );
+    assert_eq!(editor(&p).name.value, "Two");
+    change(&mut p, MaskEdit::Name("".into()));
+    change(&mut p, MaskEdit::TopP("2".into()));
     assert_eq!(
-        p.act(
-            "save",
-            &pairs(&[("name", ""), ("top_p", "2")]),
-            &user,
-            || unreachable!()
-        ),
-        Outcome::Draw {
-            focus: "#mask-name".into()
+        p.act(MaskIntent::Save, &user, || unreachable!()),
+        Outcome::Show {
+            focus: Some(MaskFocus::Field(MaskField::Name))
         }
     );
-    let html = p.html(&crate::settings::ChatSettings::default());
-    assert!(
-        html.contains("Edit mask</h3>")
-            && html.contains("A mask needs a name.")
-            && html.contains("Top-p must be a number from 0 to 1"),
-        "{html}"
-    );
-    match p.act(
-        "save",
-        &pairs(&[("name", "Second")]),
-        &user,
-        || unreachable!(),
-    ) {
+    let e = editor(&p);
+    assert_eq!(e.title, "Edit mask");
+    assert_eq!(e.name.error.as_deref(), Some("A mask needs a name."));
+    assert!(e
+        .top_p
+        .error
+        .as_deref()
+        .is_some_and(|m| m.starts_with("Top-p must be a number from 0 to 1")));
+    // Typing does not take the sentence away: the next Save decides.
+    change(&mut p, MaskEdit::Name("Second".into()));
+    change(&mut p, MaskEdit::TopP("".into()));
+    assert!(editor(&p).name.error.is_some());
+    match p.act(MaskIntent::Save, &user, || unreachable!()) {
         Outcome::Store { masks, .. } => {
             assert_eq!(
                 masks.iter().map(|m| m.name.as_str()).collect::<Vec<_>>(),
@@ -355,19 +521,29 @@ fn the_panel_keeps_the_editor_open_with_errors_and_edits_in_place() {
     }
     // A built-in mask cannot be opened for editing; Cancel drops what was typed.
     assert_eq!(
-        p.act("edit:builtin-translator", &[], &user, || unreachable!()),
-        Outcome::Nothing
+        p.act(
+            MaskIntent::Edit("builtin-translator".into()),
+            &user,
+            || unreachable!()
+        ),
+        Outcome::Show { focus: None }
     );
+    assert!(!p.is_editing());
     assert_eq!(
-        p.act("dup:builtin-translator", &[], &user, || "d1".into()),
-        Outcome::Draw {
-            focus: "#mask-name".into()
+        p.act(
+            MaskIntent::Duplicate("builtin-translator".into()),
+            &user,
+            || "d1".into()
+        ),
+        Outcome::Show {
+            focus: Some(MaskFocus::Field(MaskField::Name))
         }
     );
+    assert_eq!(editor(&p).name.value, "Translator (copy)");
     assert_eq!(
-        p.act("cancel", &[], &user, || unreachable!()),
-        Outcome::Draw {
-            focus: "[data-act=\"new\"]".into()
+        p.act(MaskIntent::Cancel, &user, || unreachable!()),
+        Outcome::Show {
+            focus: Some(MaskFocus::New)
         }
     );
     assert!(!p.is_editing());
@@ -377,40 +553,45 @@ fn the_panel_keeps_the_editor_open_with_errors_and_edits_in_place() {
 fn the_panel_asks_before_deleting_and_starts_chats_from_any_mask() {
     let mut p = MaskPanel::default();
     let user = [user_mask()];
-    assert_eq!(
-        p.act("delete:u1", &[], &user, || unreachable!()),
-        Outcome::Draw {
-            focus: "[data-act=\"delete-no\"]".into()
-        }
-    );
     let s = crate::settings::ChatSettings {
         masks: user.to_vec(),
         ..Default::default()
     };
-    assert!(p.html(&s).contains("Delete Mine?"));
+    let asking = |p: &MaskPanel| match p.view(&s) {
+        MaskView::List(rows) => rows[0].question.clone(),
+        MaskView::Editor(_) => panic!("the list"),
+    };
+    p.act(MaskIntent::Delete("u1".into()), &user, || unreachable!());
+    assert_eq!(asking(&p).as_deref(), Some("Delete Mine?"));
     assert_eq!(
-        p.act("delete-no", &[], &user, || unreachable!()),
-        Outcome::Draw {
-            focus: String::new()
-        }
+        p.act(MaskIntent::Keep, &user, || unreachable!()),
+        Outcome::Show { focus: None }
     );
-    assert!(!p.html(&s).contains("Delete Mine?"));
-    p.act("delete:u1", &[], &user, || unreachable!());
-    match p.act("delete-yes:u1", &[], &user, || unreachable!()) {
-        Outcome::Store { masks, .. } => assert!(masks.is_empty()),
+    assert_eq!(asking(&p), None);
+    p.act(MaskIntent::Delete("u1".into()), &user, || unreachable!());
+    match p.act(
+        MaskIntent::DeleteForGood("u1".into()),
+        &user,
+        || unreachable!(),
+    ) {
+        Outcome::Store { masks, focus } => {
+            assert!(masks.is_empty());
+            assert_eq!(focus, MaskFocus::New);
+        }
         other => panic!("{other:?}"),
     }
-    match p.act("chat:builtin-teacher", &[], &user, || unreachable!()) {
+    assert_eq!(asking(&p), None);
+    match p.act(
+        MaskIntent::Chat("builtin-teacher".into()),
+        &user,
+        || unreachable!(),
+    ) {
         Outcome::Chat(m) => assert_eq!(m.name, "Patient teacher"),
         other => panic!("{other:?}"),
     }
     assert_eq!(
-        p.act("chat:gone", &[], &user, || unreachable!()),
-        Outcome::Nothing
-    );
-    assert_eq!(
-        p.act("bogus", &[], &user, || unreachable!()),
-        Outcome::Nothing
+        p.act(MaskIntent::Chat("gone".into()), &user, || unreachable!()),
+        Outcome::Show { focus: None }
     );
 }
 
@@ -471,58 +652,28 @@ fn a_mask_record_reads_back_whole_and_stays_small() {
 }
 
 #[test]
-fn the_chats_mask_line_names_the_mask_and_offers_to_drop_a_draft_one() {
-    assert_eq!(mask_line_html(None, true), "", "no mask, no line");
-    let m = Mask {
-        id: "u1".into(),
-        name: "<i>Pirate</i>".into(),
-        emoji: "🏴".into(),
-        ..Mask::default()
-    };
-    assert_eq!(
-        mask_line_html(Some(&m), false),
-        "Mask: <strong>🏴 &lt;i&gt;Pirate&lt;/i&gt;</strong>"
-    );
-    let draft = mask_line_html(Some(&m), true);
-    assert!(
-        draft.starts_with("New chat with the mask <strong>"),
-        "{draft}"
-    );
-    assert!(
-        draft.ends_with(
-            r#"data-act="drop-mask" aria-label="Start without it">Start without it</button>"#
-        ),
-        "{draft}"
-    );
-}
-
-#[test]
 fn a_number_that_cannot_be_used_survives_add_and_save_with_its_sentence() {
     let mut p = MaskPanel::default();
-    p.act("new", &[], &[], || "n1".into());
-    let typed = pairs(&[
-        ("name", "Hot"),
-        ("temperature", "7"),
-        ("role", "system"),
-        ("content", "x"),
-    ]);
-    p.act("add", &typed, &[], || unreachable!());
-    let s = crate::settings::ChatSettings::default();
-    let html = p.html(&s);
-    assert!(
-        html.contains(r#"name="temperature" type="number" value="7""#),
-        "kept as typed: {html}"
-    );
-    assert!(
-        html.contains("Temperature must be a number from 0 to 2 (it reads “7”)."),
-        "{html}"
+    open_new(&mut p);
+    change(&mut p, MaskEdit::Name("Hot".into()));
+    change(&mut p, MaskEdit::Temperature("7".into()));
+    change(&mut p, MaskEdit::Prompt(0, "x".into()));
+    p.act(MaskIntent::AddPrompt, &[], || unreachable!());
+    assert_eq!(
+        editor(&p).temperature,
+        Field::new(
+            "7",
+            Some("Temperature must be a number from 0 to 2 (it reads “7”).".into())
+        ),
+        "kept as typed, and said at once"
     );
     assert_eq!(
-        p.act("save", &typed, &[], || unreachable!()),
-        Outcome::Draw {
-            focus: "#mask-temperature".into()
+        p.act(MaskIntent::Save, &[], || unreachable!()),
+        Outcome::Show {
+            focus: Some(MaskFocus::Field(MaskField::Temperature))
         },
         "not saved without it"
     );
-    assert!(p.html(&s).contains(r#"value="7""#));
+    assert_eq!(editor(&p).temperature.value, "7");
+    assert_eq!(MaskField::Temperature.id(), "mask-temperature");
 }

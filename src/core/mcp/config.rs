@@ -15,11 +15,11 @@ use super::envelope;
 use crate::persist::PersistError;
 
 mod form;
-mod form_html;
-mod try_html;
+mod form_view;
+mod try_view;
 pub use form::{read_header_lines, FormError, HeaderLineError, ServerForm};
-pub use form_html::import_export_html;
-pub use try_html::{tools_html, try_out_html, TryState, TryTool};
+pub use form_view::{submit_label, ServerField, TRANSPORT_LABEL};
+pub use try_view::{read_arguments, TryState, TryTool};
 
 pub const SERVERS_KEY: &str = "skiff:mcp-servers";
 pub const SERVERS_VERSION: u32 = 1;

@@ -5,6 +5,10 @@
 //! answered 202 and every response arrives on the stream. Messages sent before `endpoint`
 //! arrives wait for it.
 //!
+//! Each POST is its own HTTP request, which a server may handle out of order: what the session
+//! sends after `notifications/initialized` waits until that POST is answered, as over
+//! Streamable HTTP (`streamable_http.rs` says why).
+//!
 //! Skiff falls back to this transport only per the spec's back-compat rule (the first
 //! `initialize` POST refused with 400/404/405). When that fallback fails too, the error keeps
 //! both causes: the first one is usually what the user must fix.
@@ -38,6 +42,9 @@ pub struct LegacySse {
     stream_ok: bool,
     decoder: SseDecoder,
     queued: Vec<(String, SendMeta)>,
+    /// The `notifications/initialized` POST while unanswered, and what waits for it.
+    gate: Option<Token>,
+    held: Vec<(String, SendMeta)>,
     posts: SmallMap<Token, Post>,
     /// Set when this transport is the fallback from Streamable HTTP: that failure is kept so a
     /// failure here reports both.
@@ -55,6 +62,8 @@ impl LegacySse {
             stream_ok: false,
             decoder: SseDecoder::new(),
             queued: Vec::new(),
+            gate: None,
+            held: Vec::new(),
             posts: SmallMap::new(),
             fallback_from: None,
             next_token: 1_000_000,
@@ -113,6 +122,10 @@ impl LegacySse {
             self.queued.push((body, meta.clone()));
             return;
         };
+        if self.gate.is_some() {
+            self.held.push((body, meta.clone()));
+            return;
+        }
         let mut headers = vec![("Content-Type".into(), "application/json".into())];
         if let Some(v) = &meta.protocol_version {
             headers.push(("MCP-Protocol-Version".into(), v.clone()));
@@ -132,6 +145,9 @@ impl LegacySse {
                 body: Vec::new(),
             },
         );
+        if meta.method == "notifications/initialized" {
+            self.gate = Some(token);
+        }
         self.actions.push_back(HttpAction::Fetch {
             token,
             request,
@@ -144,6 +160,20 @@ impl LegacySse {
             self.actions.push_back(HttpAction::Abort(t));
         }
         self.endpoint = None;
+        self.gate = None;
+        self.held.clear();
+    }
+
+    /// Exchange `token` was answered or failed: if it was the `initialized` POST, what waited
+    /// for it is sent now, in order.
+    fn release_if_gate(&mut self, token: Token) {
+        if self.gate != Some(token) {
+            return;
+        }
+        self.gate = None;
+        for (body, meta) in std::mem::take(&mut self.held) {
+            self.send(body, &meta);
+        }
     }
 
     pub fn on_head(&mut self, token: Token, status: u16, headers: &[(String, String)]) {
@@ -171,6 +201,7 @@ impl LegacySse {
             }
         } else if let Some(p) = self.posts.get_mut(&token) {
             p.status = status;
+            self.release_if_gate(token);
         }
     }
 
@@ -211,6 +242,7 @@ impl LegacySse {
     }
 
     pub fn on_end(&mut self, token: Token) {
+        self.release_if_gate(token);
         if self.stream == Some(token) {
             self.stream = None;
             self.stream_failed(McpError::ConnectionLost {
@@ -251,6 +283,7 @@ impl LegacySse {
     }
 
     fn fetch_failed(&mut self, token: Token, error: McpError) {
+        self.release_if_gate(token);
         if self.stream == Some(token) {
             self.stream = None;
             self.stream_failed(error);

@@ -235,3 +235,54 @@ fn an_endpoint_on_another_origin_is_refused_and_nothing_is_posted_there() {
         assert_eq!(t.endpoint(), None);
     }
 }
+
+#[test]
+fn posts_after_initialized_wait_until_it_is_accepted() {
+    let mut t = LegacySse::new(HttpTarget::new("http://127.0.0.1:3002/sse"));
+    t.open();
+    let HttpAction::Fetch { token: stream, .. } = actions(&mut t).remove(0) else {
+        panic!()
+    };
+    t.on_head(
+        stream,
+        200,
+        &[("Content-Type".into(), "text/event-stream".into())],
+    );
+    t.on_chunk(stream, b"event: endpoint\ndata: /message?sessionId=s\n\n");
+    let meta = |method: &str, id: Option<i64>| SendMeta {
+        kind: if id.is_some() {
+            SendKind::Request
+        } else {
+            SendKind::Notification
+        },
+        id: id.map(RequestId::Number),
+        method: method.into(),
+        ..init_meta()
+    };
+    t.send(
+        "initialized".into(),
+        &meta("notifications/initialized", None),
+    );
+    t.send("list".into(), &meta("tools/list", Some(1)));
+    let bodies = |acts: Vec<HttpAction>| -> Vec<(Token, String)> {
+        acts.into_iter()
+            .filter_map(|a| match a {
+                HttpAction::Fetch { token, request, .. } => {
+                    Some((token, request.body.unwrap_or_default()))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    let sent = bodies(actions(&mut t));
+    assert_eq!(
+        sent.iter().map(|(_, b)| b.as_str()).collect::<Vec<_>>(),
+        ["initialized"]
+    );
+    t.on_head(sent[0].0, 202, &[]);
+    let sent = bodies(actions(&mut t));
+    assert_eq!(
+        sent.iter().map(|(_, b)| b.as_str()).collect::<Vec<_>>(),
+        ["list"]
+    );
+}

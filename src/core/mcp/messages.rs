@@ -264,7 +264,7 @@ impl ListKind {
 /// Items accumulated across pages, typed per list.
 #[derive(Debug, Clone, PartialEq)]
 /// Tools are typed (the page calls them); resources, templates and prompts stay the server's
-/// JSON, which the MCP module (`src/extras`) decodes: typing them here cost the page their
+/// JSON, which the on-demand MCP surfaces (`mcp::res_ui`) decode: typing them here cost the page their
 /// deserializers for lists it never reads.
 pub enum ListItems {
     Tools(Vec<Tool>),

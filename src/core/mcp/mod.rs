@@ -19,6 +19,7 @@ pub mod elicit;
 mod envelope;
 pub mod era;
 pub mod error;
+pub mod held_ask;
 pub mod http_client;
 pub mod http_common;
 pub mod icon;

@@ -5,14 +5,13 @@
 //! `ToolCallRecord`s through every provider's wire format (OpenAI-compatible `tool_calls` and
 //! `tool` messages, Anthropic `tool_use` and `tool_result` blocks, Gemini `functionCall` and
 //! `functionResponse` parts). A server's tool exchange mapped onto them reaches each provider
-//! in its own words with no codec of its own, and the page's `sample` op stays a few lines.
+//! in its own words with no codec of its own, and the sampling runner stays a few lines.
 //!
 //! Skiff never runs these tools: the model's calls go back to the server as `tool_use`
 //! blocks, the server runs them and asks again with `tool_result` blocks.
 //!
 //! Pure: no IO.
 
-use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::sampling::{
@@ -23,22 +22,37 @@ use crate::agent::tools::ToolSpec;
 use crate::chat::{self, Message};
 use crate::provider::ChatParams;
 
-/// The host `sample` argument (without its `id`): what the page runs through the
-/// conversation's model, exactly as the user approved it. Written by the module (serde) and
-/// read by the page with [`SampleCall::from_host`].
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// What the page runs through the user's model, exactly as the user approved it.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SampleCall {
     pub system: String,
     pub messages: Vec<Message>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<Tool>,
     pub tool_choice: ToolChoice,
     pub max_tokens: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f32>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stop_sequences: Vec<String>,
+}
+
+/// The model's answer to an approved request, as the sampling runner hands it back.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SampledAnswer {
+    pub text: String,
+    /// The model that answered.
+    pub model: String,
+    /// The provider's finish reason, in its own words.
+    pub finish: Option<String>,
+    /// The tool calls it asked for (never run by Skiff).
+    pub calls: Vec<SampledCall>,
+}
+
+/// One call the model asked for: its id, tool name and arguments (JSON text, as models send
+/// them).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SampledCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: String,
 }
 
 /// SEP-1577's balance rule: an assistant message with `tool_use` blocks is followed by a user
@@ -151,50 +165,6 @@ fn part_json(p: &Part) -> Value {
 }
 
 impl SampleCall {
-    /// The host `sample` argument as the page reads it. Field by field, and the messages from
-    /// their text as stored conversations are read (`persist::typed`): a derived decoder over
-    /// a `Value` would build a second decoder of every message type into the page, KiBs of
-    /// its budget. `Err` is the sentence the card shows.
-    pub fn from_host(a: &Value) -> Result<SampleCall, String> {
-        let unreadable = |what: &str| {
-            format!("The MCP module sent a sampling request the page cannot read ({what}).")
-        };
-        let messages: Vec<Message> =
-            crate::persist::typed(a["messages"].clone()).map_err(|e| unreadable(&e.to_string()))?;
-        let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
-        let tools = a["tools"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|t| Tool {
-                name: text(&t["name"]),
-                description: text(&t["description"]),
-                input_schema: t["inputSchema"].as_object().cloned().unwrap_or_default(),
-            })
-            .collect();
-        Ok(SampleCall {
-            system: text(&a["system"]),
-            messages,
-            tools,
-            tool_choice: match a["toolChoice"].as_str() {
-                Some("none") => ToolChoice::None,
-                Some("required") => ToolChoice::Required,
-                _ => ToolChoice::Auto,
-            },
-            max_tokens: a["maxTokens"]
-                .as_u64()
-                .and_then(|n| u32::try_from(n).ok())
-                .ok_or_else(|| unreadable("no maxTokens"))?,
-            temperature: a["temperature"].as_f64().map(|t| t as f32),
-            stop_sequences: a["stopSequences"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(text)
-                .collect(),
-        })
-    }
-
     /// The checked request (`SamplingRequest::parse` enforced the tool pairs) as the
     /// conversation's messages: an assistant's `tool_use` blocks become its tool calls, the
     /// next user message's `tool_result` blocks those calls' results; text stays text, and
@@ -307,19 +277,15 @@ impl SampleCall {
     }
 }
 
-/// One call the model made, as the host `sample` answer lists it (`calls`).
-fn tool_use(call: &Value) -> Result<(String, String, Map<String, Value>), String> {
-    let name = call.get("name").and_then(Value::as_str).unwrap_or_default();
-    let id = call.get("id").and_then(Value::as_str).unwrap_or_default();
+/// One call the model made, as a `tool_use` block's parts.
+fn tool_use(call: &SampledCall) -> Result<(String, String, Map<String, Value>), String> {
+    let (name, id) = (call.name.as_str(), call.id.as_str());
     if name.is_empty() || id.is_empty() {
         return Err(
             "Your model asked for a tool call without a name or id, so nothing was sent.".into(),
         );
     }
-    let args = call
-        .get("arguments")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let args = call.arguments.as_str();
     // Models send "" for a call without arguments.
     let input = if args.trim().is_empty() {
         Ok(Map::new())
@@ -340,22 +306,25 @@ fn tool_use(call: &Value) -> Result<(String, String, Map<String, Value>), String
         })
 }
 
-/// The `CreateMessageResult` for the host's `sample` answer (`{text, model, finish, calls}`):
-/// the text, then a `tool_use` block per call (`stopReason: toolUse`) when the request offered
-/// tools; a call a model made anyway without being offered any is not passed on. `Err` is
-/// the sentence the card shows.
-pub fn answer_result(answer: &Value, offered: bool) -> Result<Value, String> {
-    let text = answer
-        .get("text")
-        .and_then(Value::as_str)
-        .ok_or("Your model's answer could not be read, so nothing was sent.")?;
-    let calls = match answer.get("calls").and_then(Value::as_array) {
-        Some(list) if offered => list.iter().map(tool_use).collect::<Result<Vec<_>, _>>()?,
-        _ => Vec::new(),
+/// The `CreateMessageResult` for the model's answer: the text, then a `tool_use` block per
+/// call (`stopReason: toolUse`) when the request offered tools; a call a model made anyway
+/// without being offered any is not passed on. `Err` is the sentence the card shows.
+pub fn answer_result(answer: &SampledAnswer, offered: bool) -> Result<Value, String> {
+    let calls = if offered {
+        answer
+            .calls
+            .iter()
+            .map(tool_use)
+            .collect::<Result<Vec<_>, _>>()?
+    } else {
+        Vec::new()
     };
-    let model = answer.get("model").and_then(Value::as_str).unwrap_or("");
-    let finish = answer.get("finish").and_then(Value::as_str);
-    Ok(result(text, &calls, model, finish))
+    Ok(result(
+        &answer.text,
+        &calls,
+        &answer.model,
+        answer.finish.as_deref(),
+    ))
 }
 
 /// What the card shows for each call before the answer goes back: "Your model asks to call

@@ -74,22 +74,6 @@ fn a_tool_exchange_becomes_the_conversations_calls_and_results() {
         record.result(),
         Some(&json!({"content": [{"type": "text", "text": "Sunny, 21 C"}], "isError": false}))
     );
-    // What the page gets is what the card sent: a round trip through the host's JSON.
-    let wire = serde_json::to_value(&call).unwrap_or_default();
-    assert_eq!(wire["toolChoice"], "auto");
-    assert_eq!(wire["maxTokens"], 200);
-    assert_eq!(SampleCall::from_host(&wire), Ok(call.clone()));
-    let mut required = call.clone();
-    required.tool_choice = ToolChoice::Required;
-    required.temperature = None;
-    let wire = serde_json::to_value(&required).unwrap_or_default();
-    assert_eq!(SampleCall::from_host(&wire), Ok(required));
-    // What the page cannot read is a sentence, not a default.
-    assert_eq!(
-        SampleCall::from_host(&json!({"messages": [], "system": ""})),
-        Err("The MCP module sent a sampling request the page cannot read (no maxTokens).".into())
-    );
-    assert!(SampleCall::from_host(&json!({"messages": "x", "maxTokens": 5})).is_err());
 }
 
 #[test]
@@ -240,10 +224,15 @@ fn tool_results_must_answer_the_calls_right_before_them() {
 
 #[test]
 fn the_models_calls_go_back_as_tool_use_blocks_after_its_text() {
-    let answer = json!({"text": "Checking.", "model": "m1", "finish": "tool_calls", "calls": [
-        {"id": "call_1", "name": "get_weather", "arguments": "{\"city\":\"Paris\"}"},
-        {"id": "call_2", "name": "get_time", "arguments": ""}
-    ]});
+    let answer = SampledAnswer {
+        text: "Checking.".into(),
+        model: "m1".into(),
+        finish: Some("tool_calls".into()),
+        calls: vec![
+            call("call_1", "get_weather", "{\"city\":\"Paris\"}"),
+            call("call_2", "get_time", ""),
+        ],
+    };
     let result = answer_result(&answer, true).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         result,
@@ -266,7 +255,12 @@ fn the_models_calls_go_back_as_tool_use_blocks_after_its_text() {
     assert_eq!(plain["stopReason"], "endTurn");
     assert_eq!(calls_said(&plain), "");
     // Cut short by the token cap, in the protocol's words.
-    let cut = json!({"text": "Sun", "model": "m1", "finish": "length", "calls": []});
+    let cut = SampledAnswer {
+        text: "Sun".into(),
+        model: "m1".into(),
+        finish: Some("length".into()),
+        calls: Vec::new(),
+    };
     assert_eq!(
         answer_result(&cut, true).map(|r| r["stopReason"].clone()),
         Ok(json!("maxTokens"))
@@ -275,15 +269,28 @@ fn the_models_calls_go_back_as_tool_use_blocks_after_its_text() {
 
 #[test]
 fn a_call_the_server_could_not_read_is_a_sentence_not_an_answer() {
-    let bad = json!({"text": "", "model": "m", "calls": [{"id": "c", "name": "get_weather", "arguments": "[1,2]"}]});
+    let bad = SampledAnswer {
+        calls: vec![call("c", "get_weather", "[1,2]")],
+        ..SampledAnswer::default()
+    };
     assert_eq!(
         answer_result(&bad, true),
         Err("Your model asked to call get_weather with arguments that are not a JSON object, so nothing was sent. Try again or deny.".into())
     );
-    let nameless = json!({"text": "", "calls": [{"id": "c", "arguments": "{}"}]});
-    assert!(answer_result(&nameless, true).is_err());
+    let nameless = SampledAnswer {
+        calls: vec![call("c", "", "{}")],
+        ..SampledAnswer::default()
+    };
     assert_eq!(
-        answer_result(&json!({"calls": []}), true),
-        Err("Your model's answer could not be read, so nothing was sent.".into())
+        answer_result(&nameless, true),
+        Err("Your model asked for a tool call without a name or id, so nothing was sent.".into())
     );
+}
+
+fn call(id: &str, name: &str, arguments: &str) -> SampledCall {
+    SampledCall {
+        id: id.into(),
+        name: name.into(),
+        arguments: arguments.into(),
+    }
 }

@@ -4,7 +4,7 @@
 //! server is waiting for the user as much as we are, and their timers start again when the
 //! user has answered.
 //!
-//! It never decides what the answer is: the MCP module (`src/extras`) checks the request,
+//! It never decides what the answer is: the MCP surfaces (`mcp::ask_ui`, `ui::mcp`) check the request,
 //! asks the user and answers; the page answers roots from what the user stored.
 
 use serde_json::Value;

@@ -14,6 +14,14 @@
 //! 404 or 405 and no modern JSON-RPC error, the server may be an old HTTP+SSE one, and
 //! `TryLegacySse` says so.
 //!
+//! Order: every POST is its own HTTP request, and a server may handle a later one first. The
+//! lifecycle puts `notifications/initialized` before normal operation, so what the session sends
+//! after it waits until the server has answered that POST (`gate`). Without the wait,
+//! server-everything answered `tools/list` with 12 tools before it had read `initialized`,
+//! which registers the five that depend on the client's capabilities, and the `list_changed`
+//! it sent then was lost while no GET stream was open yet (seen as a tool count that changed
+//! under the user, and once stayed short for 20 s after a reload).
+//!
 //! It never performs IO and never retries a POST by itself: whether a request may be sent again
 //! is the session's call.
 
@@ -32,6 +40,8 @@ use super::messages::{self, Incoming, RequestId, RpcError};
 use super::session_types::{SendKind, SendMeta};
 use super::types_2026;
 
+/// The notification that ends the handshake: later messages wait until its POST is answered.
+const INITIALIZED: &str = "notifications/initialized";
 /// Delay before resuming a broken stream when the server gave no `retry`.
 pub const DEFAULT_RETRY_MS: f64 = 1_000.0;
 /// Error bodies are kept only this long; they become one line of a message.
@@ -100,6 +110,10 @@ pub struct StreamableHttp {
     get_worked: bool,
     protocol_version: Option<String>,
     last_retry_ms: Option<f64>,
+    /// The `notifications/initialized` POST while its answer has not come: later messages
+    /// wait in `held`, in order, until it has (see the module doc).
+    gate: Option<Token>,
+    held: VecDeque<(String, SendMeta)>,
     actions: VecDeque<HttpAction>,
 }
 
@@ -117,6 +131,8 @@ impl StreamableHttp {
             get_worked: false,
             protocol_version: None,
             last_retry_ms: None,
+            gate: None,
+            held: VecDeque::new(),
             actions: VecDeque::new(),
         }
     }
@@ -158,15 +174,21 @@ impl StreamableHttp {
         }
     }
 
-    /// POST one JSON-RPC message from the session.
+    /// POST one JSON-RPC message from the session (after the `initialized` POST is answered,
+    /// if it is still out).
     pub fn send(&mut self, body: String, meta: &SendMeta) {
-        if meta.protocol_version.is_some() {
-            self.protocol_version = meta.protocol_version.clone();
-        }
         if meta.method == "initialize" {
-            // A new handshake never carries the old session (the spec's 404 rule).
+            // A new handshake never carries the old session (the spec's 404 rule), and what
+            // waited for the old one's `initialized` belonged to it.
             self.session_id = None;
             self.protocol_version = None;
+            self.gate = None;
+            self.held.clear();
+        } else if self.gate.is_some() {
+            self.held.push_back((body, meta.clone()));
+            return;
+        } else if meta.protocol_version.is_some() {
+            self.protocol_version = meta.protocol_version.clone();
         }
         let mut req = self.base_request(Method::Post, "application/json, text/event-stream");
         req.headers
@@ -203,11 +225,29 @@ impl StreamableHttp {
                 },
             },
         );
+        if meta.method == INITIALIZED {
+            self.gate = Some(token);
+        }
         self.actions.push_back(HttpAction::Fetch {
             token,
             request: req,
             streaming: true,
         });
+    }
+
+    /// The `initialized` POST was answered (or failed, or the session went): send what waited.
+    fn open_gate(&mut self) {
+        self.gate = None;
+        for (body, meta) in std::mem::take(&mut self.held) {
+            self.send(body, &meta);
+        }
+    }
+
+    /// Whether exchange `token` is the `initialized` POST that later messages wait for.
+    fn release_if_gate(&mut self, token: Token) {
+        if self.gate == Some(token) {
+            self.open_gate();
+        }
     }
 
     /// Open the optional GET stream for server-initiated messages (legacy era only).
@@ -269,6 +309,8 @@ impl StreamableHttp {
             self.actions.push_back(HttpAction::Abort(t));
         }
         self.resumes.retain(|r| r.request_id.as_ref() != Some(id));
+        // Never sent: it only leaves the queue.
+        self.held.retain(|(_, m)| m.id.as_ref() != Some(id));
     }
 
     /// Leave: abort every exchange and DELETE the session if there is one.
@@ -281,6 +323,9 @@ impl StreamableHttp {
         self.exchanges.clear();
         self.resumes.clear();
         self.get_stream = None;
+        // The session is leaving: what waited for the handshake is not sent.
+        self.gate = None;
+        self.held.clear();
         if self.session_id.is_some() {
             let req = self.base_request(Method::Delete, "application/json, text/event-stream");
             let token = self.token();
@@ -312,6 +357,12 @@ impl StreamableHttp {
 
     /// The response head of exchange `token` arrived.
     pub fn on_head(&mut self, token: Token, status: u16, headers: &[(String, String)]) {
+        self.on_head_inner(token, status, headers);
+        // After the session id is read: what waited goes out carrying it.
+        self.release_if_gate(token);
+    }
+
+    fn on_head_inner(&mut self, token: Token, status: u16, headers: &[(String, String)]) {
         let Some(ex) = self.exchanges.get_mut(&token) else {
             return;
         };
@@ -383,6 +434,7 @@ impl StreamableHttp {
 
     /// Exchange `token` ended normally.
     pub fn on_end(&mut self, token: Token, now_ms: f64) {
+        self.release_if_gate(token);
         let Some(ex) = self.exchanges.remove(&token) else {
             return;
         };
@@ -550,6 +602,7 @@ impl StreamableHttp {
     /// The fetch of `token` failed without an HTTP answer (network, CORS, aborted by the
     /// browser) or its body broke off.
     pub fn on_fetch_error(&mut self, token: Token, message: &str, now_ms: f64) {
+        self.release_if_gate(token);
         let Some(ex) = self.exchanges.remove(&token) else {
             return;
         };
@@ -581,6 +634,7 @@ impl StreamableHttp {
     /// The browser stopped a redirect of `token` (a request with credentials; redirects come
     /// before any body, so this is always a failure before an answer).
     pub fn on_redirect_refused(&mut self, token: Token, to: Option<String>) {
+        self.release_if_gate(token);
         let Some(ex) = self.exchanges.remove(&token) else {
             return;
         };

@@ -625,3 +625,96 @@ fn mcp_param_headers_go_with_a_modern_call_and_a_refused_send_fails_only_that_ca
     let (_, req) = fetched(&actions(&mut t)).remove(0);
     assert_eq!(req.header("Mcp-Param-Region"), None);
 }
+
+/// What was fetched, as (method, JSON-RPC method of the body) pairs.
+fn sent_methods(acts: &[HttpAction]) -> Vec<(Method, String)> {
+    fetched(acts)
+        .into_iter()
+        .map(|(_, r)| {
+            let body: Value =
+                serde_json::from_str(r.body.as_deref().unwrap_or("null")).unwrap_or(Value::Null);
+            (r.method, body["method"].as_str().unwrap_or("").to_string())
+        })
+        .collect()
+}
+
+fn post(t: &mut StreamableHttp, method: &str, id: Option<i64>) {
+    let body = match id {
+        Some(id) => format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}"}}"#),
+        None => format!(r#"{{"jsonrpc":"2.0","method":"{method}"}}"#),
+    };
+    t.send(
+        body,
+        &meta(method, id, Some(Era::Legacy), Some("2025-11-25")),
+    );
+}
+
+#[test]
+fn requests_after_initialized_wait_until_the_server_has_answered_it() {
+    // Each POST is its own HTTP request: sent together, server-everything answered
+    // tools/list before it had read `initialized` (which registers five more tools).
+    let mut t = StreamableHttp::new(target());
+    post(&mut t, "notifications/initialized", None);
+    post(&mut t, "tools/list", Some(3));
+    post(&mut t, "prompts/list", Some(4));
+    let acts = actions(&mut t);
+    assert_eq!(
+        sent_methods(&acts),
+        [(Method::Post, "notifications/initialized".to_string())]
+    );
+    let gate = fetched(&acts)[0].0;
+    // The GET stream is not a message of the session: it opens at once.
+    t.open_get_stream();
+    assert_eq!(
+        sent_methods(&actions(&mut t)),
+        [(Method::Get, String::new())]
+    );
+    // A held request that is cancelled is never sent.
+    post(&mut t, "resources/list", Some(5));
+    t.abort_request(&RequestId::Number(5));
+    assert!(fetched(&actions(&mut t)).is_empty());
+    // 202: the server has handled it; the rest go, in order, with the session id.
+    t.on_head(gate, 202, &[]);
+    let acts = actions(&mut t);
+    assert_eq!(
+        sent_methods(&acts),
+        [
+            (Method::Post, "tools/list".to_string()),
+            (Method::Post, "prompts/list".to_string())
+        ]
+    );
+    t.on_end(gate, 1.0);
+    // Nothing waits any more.
+    post(&mut t, "ping", Some(6));
+    assert_eq!(
+        sent_methods(&actions(&mut t)),
+        [(Method::Post, "ping".to_string())]
+    );
+}
+
+#[test]
+fn a_failed_initialized_post_releases_what_waited_and_a_new_handshake_drops_it() {
+    let mut t = StreamableHttp::new(target());
+    post(&mut t, "notifications/initialized", None);
+    post(&mut t, "tools/list", Some(3));
+    let gate = fetched(&actions(&mut t))[0].0;
+    t.on_fetch_error(gate, "TypeError: Failed to fetch", 1.0);
+    assert!(sent_methods(&actions(&mut t)).contains(&(Method::Post, "tools/list".to_string())));
+
+    // A reconnect's initialize: what waited for the old session is not sent into the new one.
+    post(&mut t, "notifications/initialized", None);
+    post(&mut t, "tools/list", Some(7));
+    actions(&mut t);
+    post(&mut t, "initialize", Some(8));
+    assert_eq!(
+        sent_methods(&actions(&mut t)),
+        [(Method::Post, "initialize".to_string())]
+    );
+    post(&mut t, "notifications/initialized", None);
+    let gate = fetched(&actions(&mut t))[0].0;
+    t.on_head(gate, 202, &[]);
+    assert!(
+        fetched(&actions(&mut t)).is_empty(),
+        "tools/list 7 was dropped"
+    );
+}

@@ -744,7 +744,17 @@ fn a_call_refused_for_an_expired_session_is_sent_once_more_on_the_new_one() {
             &json_head("third"),
             &init_result(&init_id, json!({})),
         );
-        fetches(&r.take())
+        let mut sent = fetches(&r.take());
+        // The call waits until the server has answered `initialized` (streamable_http.rs).
+        let at = sent
+            .iter()
+            .position(|f| f.body["method"] == "notifications/initialized")
+            .expect("initialized");
+        let initialized = sent.remove(at);
+        assert!(!sent.iter().any(|f| f.body["method"] == "tools/call"));
+        r.answer(&initialized, 202, &[], "");
+        sent.extend(fetches(&r.take()));
+        sent
     };
     let resent_call = resent
         .into_iter()

@@ -67,6 +67,17 @@ pub struct Expected<'a> {
     pub iss_required: bool,
 }
 
+/// The `state` of a callback URL's query, to route it to the sign-in that sent it. Only a
+/// routing hint: that sign-in still judges the whole answer (`parse_callback`), and refuses a
+/// wrong one.
+pub fn callback_state(url: &str) -> Option<String> {
+    let query = url.split('#').next()?.split_once('?')?.1;
+    parse_pairs(query)
+        .into_iter()
+        .find(|(k, _)| k == "state")
+        .map(|(_, v)| v)
+}
+
 /// Read the callback URL (or just its query) and return the authorization code.
 pub fn parse_callback(url: &str, expected: &Expected<'_>) -> Result<String, OAuthError> {
     let without_fragment = url.split('#').next().unwrap_or("");
@@ -126,6 +137,22 @@ pub fn parse_callback(url: &str, expected: &Expected<'_>) -> Result<String, OAut
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_callback_is_routed_by_its_state() {
+        assert_eq!(
+            callback_state("https://s/extras/oauth-callback.html?code=a&state=x%2By#frag")
+                .as_deref(),
+            Some("x+y")
+        );
+        assert_eq!(callback_state("https://s/cb?code=a"), None);
+        assert_eq!(
+            callback_state("https://s/cb#state=x"),
+            None,
+            "not from a fragment"
+        );
+        assert_eq!(callback_state(""), None);
+    }
 
     fn request() -> AuthorizationRequest {
         AuthorizationRequest {

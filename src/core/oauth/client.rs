@@ -43,18 +43,12 @@ impl AppIdentity {
 
     /// Skiff deployed with its page at `page_base` (the directory URL of `index.html`, as
     /// `document.baseURI` gives it): the callback page and the Client ID Metadata Document are
-    /// the on-demand module's `extras/oauth-callback.html` and the page directory's
+    /// `extras/oauth-callback.html` (its own document, `src/oauth-callback/`) and the page's
     /// `client-metadata.json`. `metadata_written` says whether the build wrote
     /// that document (it does only when `SKIFF_PUBLIC_URL` was set, since a static build cannot
     /// know its own address otherwise); without it the client id comes from registration.
     pub fn for_page(page_base: &str, metadata_written: bool) -> AppIdentity {
-        let base = page_base.trim().split(['?', '#']).next().unwrap_or("");
-        // Drop a file name: everything after the last slash that follows the authority.
-        let path_from = base.find("://").map_or(0, |i| i + 3);
-        let dir = match base[path_from..].rfind('/') {
-            Some(i) => base[..path_from + i + 1].to_string(),
-            None => format!("{base}/"),
-        };
+        let dir = page_dir(page_base);
         AppIdentity {
             client_name: "Skiff".into(),
             client_uri: dir.trim_end_matches('/').to_string(),
@@ -79,7 +73,29 @@ impl AppIdentity {
     }
 }
 
-/// The callback page, relative to the page's directory (`scripts/build-extras.sh` copies it).
+/// The directory URL of a page address (`https://a.example/app/` for
+/// `https://a.example/app/index.html?x`): everything after the last slash that follows the
+/// authority is dropped, and a bare origin gets its slash.
+fn page_dir(url: &str) -> String {
+    let base = url.trim().split(['?', '#']).next().unwrap_or("");
+    let path_from = base.find("://").map_or(0, |i| i + 3);
+    match base[path_from..].rfind('/') {
+        Some(i) => base[..path_from + i + 1].to_string(),
+        None => format!("{base}/"),
+    }
+}
+
+/// Whether the Client ID Metadata Document the build wrote for `public_url` (the page's public
+/// address, `SKIFF_PUBLIC_URL`) is served beside this copy of the page, at `page_base`: its URL
+/// is the client id, so it only counts where the page runs at the address it was written for
+/// (a copy of the build served elsewhere registers dynamically instead).
+pub fn metadata_served(public_url: &str, page_base: &str) -> bool {
+    !public_url.trim().is_empty() && page_dir(public_url) == page_dir(page_base)
+}
+
+/// The callback page, relative to the page's directory (its source is `src/oauth-callback/`;
+/// the build copies it here). The address every registered client and Client ID Metadata
+/// Document names as its redirect URI: moving it signs nobody out, but breaks registrations.
 pub const CALLBACK_PATH: &str = "extras/oauth-callback.html";
 /// The Client ID Metadata Document, relative to the page's directory (written by
 /// `scripts/write-client-metadata.mjs` only when `SKIFF_PUBLIC_URL` is set). Beside
@@ -400,6 +416,23 @@ mod tests {
                 issuer: "https://auth.example.com".into()
             })
         );
+    }
+
+    #[test]
+    fn the_document_counts_only_where_it_was_written_for() {
+        let public = "https://skiff.example/app/";
+        assert!(metadata_served(public, "https://skiff.example/app/"));
+        assert!(metadata_served(
+            public,
+            "https://skiff.example/app/index.html?x#y"
+        ));
+        assert!(metadata_served(
+            "https://skiff.example/app",
+            "https://skiff.example/"
+        ));
+        assert!(!metadata_served(public, "https://skiff.example/"));
+        assert!(!metadata_served(public, "http://127.0.0.1:8080/app/"));
+        assert!(!metadata_served("", "https://skiff.example/app/"));
     }
 
     #[test]

@@ -61,6 +61,15 @@ impl TokenGrant {
         *self == TokenGrant::Code
     }
 
+    /// How the Account dialog says the user signed in.
+    pub fn label(self) -> &'static str {
+        match self {
+            TokenGrant::Code => "in a browser window",
+            TokenGrant::ClientCredentials => "as an application (client credentials)",
+            TokenGrant::CrossApp => "through your identity provider (cross-app access)",
+        }
+    }
+
     /// Whether the token can be renewed without the user: the grant runs again.
     pub fn runs_again(self) -> bool {
         self != TokenGrant::Code

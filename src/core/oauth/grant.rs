@@ -43,6 +43,34 @@ impl SignInMethod {
         }
     }
 
+    /// Every way, in the order the Account dialog offers them.
+    pub const ALL: [SignInMethod; 3] = [
+        SignInMethod::Browser,
+        SignInMethod::Application,
+        SignInMethod::CrossApp,
+    ];
+
+    /// What the Account dialog calls it.
+    pub fn label(self) -> &'static str {
+        match self {
+            SignInMethod::Browser => "In a browser window (you)",
+            SignInMethod::Application => "As an application (client credentials)",
+            SignInMethod::CrossApp => {
+                "Through your organisation's identity provider (cross-app access)"
+            }
+        }
+    }
+
+    /// Whether this way signs with a private key (so the dialog shows that field).
+    pub fn uses_key(self) -> bool {
+        self == SignInMethod::Application
+    }
+
+    /// Whether this way goes through an identity provider (its endpoint, client id, ID token).
+    pub fn uses_idp(self) -> bool {
+        self == SignInMethod::CrossApp
+    }
+
     pub fn parse(s: &str) -> SignInMethod {
         match s.trim() {
             "application" => SignInMethod::Application,

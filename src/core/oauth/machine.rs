@@ -84,6 +84,9 @@ pub struct AuthMachine {
     pub(super) revokes: Vec<FetchId>,
     /// The grant without a browser window that is running (`machine_grants`), if any.
     pub(super) grant_run: Option<GrantRun>,
+    /// The user asked for this sign-in (Sign in, or a full-page redirect came back): connect
+    /// once it is done, unless a request waits for it (`AuthCommand::Connect`).
+    pub(super) connect_when_signed_in: bool,
     pub(super) next_fetch: FetchId,
     pub(super) shown: Option<AuthStatus>,
     pub(super) commands: VecDeque<AuthCommand>,
@@ -109,12 +112,14 @@ impl AuthMachine {
             fresh_after_401: None,
             revokes: Vec::new(),
             grant_run: None,
+            connect_when_signed_in: false,
             next_fetch: 0,
             shown: None,
             commands: VecDeque::new(),
             setup,
         };
         if let Some(p) = m.setup.pending.take() {
+            m.connect_when_signed_in = true;
             m.set_status(AuthStatus::WaitingForUser {
                 issuer: p.issuer.clone(),
             });
@@ -156,6 +161,17 @@ impl AuthMachine {
 
     pub fn status(&self) -> Option<&AuthStatus> {
         self.shown.as_ref()
+    }
+
+    /// Whether this machine was made for another address or CORS proxy than the server has
+    /// now (the user edited them, often as the CORS sentence says) and may be made again: not
+    /// while requests wait on it. One not signed in then starts afresh; a signed-in one comes
+    /// back from its stored record if that still covers the address, so the next sign-in and
+    /// every refresh go the new way.
+    pub fn outdated(&self, server_url: &str, proxy: Option<&str>) -> bool {
+        let proxy = proxy.map(str::trim).filter(|p| !p.is_empty());
+        let moved = self.setup.server_url != server_url || self.setup.proxy.as_deref() != proxy;
+        moved && self.waiters.is_empty()
     }
 
     /// What an MCP request to `url` may carry. A token only ever goes to a URL inside the
@@ -352,6 +368,7 @@ impl AuthMachine {
     /// prepares it and opens it as soon as it is (the runner opened a blank popup already).
     pub fn sign_in(&mut self, now_ms: f64) {
         let _ = now_ms;
+        self.connect_when_signed_in = true;
         if let Phase::Ready(p) = &self.phase {
             let p = p.clone();
             self.open(p);
@@ -511,9 +528,19 @@ impl AuthMachine {
     }
 
     pub(super) fn set_status(&mut self, status: AuthStatus) {
-        if self.shown.as_ref() != Some(&status) {
-            self.shown = Some(status.clone());
-            self.commands.push_back(AuthCommand::Status(status));
+        if self.shown.as_ref() == Some(&status) {
+            return;
+        }
+        let was_exchanging = matches!(self.shown, Some(AuthStatus::Exchanging));
+        let signed_in = matches!(status, AuthStatus::SignedIn { .. });
+        self.shown = Some(status.clone());
+        self.commands.push_back(AuthCommand::Status(status));
+        // A finished code exchange or first grant, or any sign-in the user asked for, means
+        // the server's last connection was refused: connect now, unless a request waits (it is
+        // resumed with the token, and a reconnect would race it).
+        if signed_in && (was_exchanging || self.connect_when_signed_in) && self.waiters.is_empty() {
+            self.connect_when_signed_in = false;
+            self.commands.push_back(AuthCommand::Connect);
         }
     }
 
@@ -531,7 +558,11 @@ impl AuthMachine {
     }
 
     pub(super) fn fail(&mut self, error: OAuthError) {
-        self.open_when_ready = false;
+        // Sign in was pressed and the page may hold a window for the authorization page (a
+        // popup must be opened by the click itself): nothing will be shown in it now.
+        if std::mem::take(&mut self.open_when_ready) {
+            self.commands.push_back(AuthCommand::CloseAuthorization);
+        }
         // Requests wait during a sign-in only when it needs nobody (`signs_in_alone`); they
         // learn why it stopped. Those waiting on a refresh keep waiting for it.
         if self.refreshing.is_none() {

@@ -1292,3 +1292,170 @@ fn requests_through_the_cors_proxy_are_judged_by_their_target() {
         }]
     );
 }
+
+/// Finish the sign-in of `at_callback` (its code answered with a token).
+fn finish_code(m: &mut AuthMachine) -> Vec<AuthCommand> {
+    m.handle_callback(0.0, "https://skiff.example/oauth/callback.html?code=x&state=s&iss=https%3A%2F%2Fauth.example.com%2Ft1");
+    let cmds = drain(m);
+    let (id, _) = fetch_of(&cmds, Method::Post, "https://auth.example.com/t1/token");
+    m.handle_response(
+        1.0,
+        id,
+        200,
+        r#"{"access_token":"at","token_type":"Bearer","expires_in":3600,"refresh_token":"rt"}"#,
+    );
+    drain(m)
+}
+
+#[test]
+fn a_sign_in_the_user_asked_for_connects_the_server_once_done() {
+    let mut m = at_callback();
+    let cmds = finish_code(&mut m);
+    assert_eq!(statuses(&cmds), vec!["signed-in"]);
+    assert_eq!(
+        cmds.iter()
+            .filter(|c| matches!(c, AuthCommand::Connect))
+            .count(),
+        1,
+        "{cmds:#?}"
+    );
+    // A refresh later is not a sign-in: nothing reconnects.
+    m.handle_timeout(1e12);
+    let cmds = drain(&mut m);
+    let (id, _) = fetch_of(&cmds, Method::Post, "https://auth.example.com/t1/token");
+    m.handle_response(
+        1e12,
+        id,
+        200,
+        r#"{"access_token":"at2","token_type":"Bearer","expires_in":3600}"#,
+    );
+    assert!(!drain(&mut m).contains(&AuthCommand::Connect));
+
+    // After a full-page redirect, the page that comes back connects too.
+    let mut first = at_callback();
+    let mut pending = None;
+    first.handle_authorization_closed(0.0);
+    first.sign_in(0.0);
+    for c in drain(&mut first) {
+        if c == AuthCommand::PreparePkce {
+            first.handle_pkce(0.0, rfc_pkce(), "s".into());
+        }
+    }
+    for c in drain(&mut first) {
+        if let AuthCommand::OpenAuthorization { pending: p, .. } = c {
+            pending = Some(p);
+        }
+    }
+    let mut back = AuthMachine::new(AuthSetup { pending, ..setup() });
+    drain(&mut back);
+    assert!(finish_code(&mut back).contains(&AuthCommand::Connect));
+}
+
+#[test]
+fn a_sign_in_a_request_waits_for_resumes_it_instead_of_reconnecting() {
+    use crate::oauth::grant::{GrantSetup, SignInMethod};
+    // An application signs in alone: the 401's request waits for the grant.
+    let mut m = AuthMachine::new(AuthSetup {
+        client_id: Some("app".into()),
+        client_secret: Some("sec".into()),
+        grant: GrantSetup {
+            method: SignInMethod::Application,
+            ..GrantSetup::default()
+        },
+        ..setup()
+    });
+    drain(&mut m);
+    m.handle_unauthorized(
+        0.0,
+        7,
+        None,
+        &[&format!(r#"Bearer resource_metadata="{PRM_URL}""#)],
+    );
+    let cmds = drain(&mut m);
+    let (id, _) = fetch_of(&cmds, Method::Get, PRM_URL);
+    m.handle_response(0.0, id, 200, PRM);
+    let cmds = drain(&mut m);
+    let (id, _) = fetch_of(
+        &cmds,
+        Method::Get,
+        "https://auth.example.com/.well-known/oauth-authorization-server/t1",
+    );
+    let doc = as_doc(false, false).replace(
+        r#""issuer""#,
+        r#""grant_types_supported":["client_credentials"],"issuer""#,
+    );
+    m.handle_response(0.0, id, 200, &doc);
+    let cmds = drain(&mut m);
+    let (id, _) = fetch_of(&cmds, Method::Post, "https://auth.example.com/t1/token");
+    m.handle_response(
+        1.0,
+        id,
+        200,
+        r#"{"access_token":"app-at","token_type":"Bearer","expires_in":60}"#,
+    );
+    let cmds = drain(&mut m);
+    assert!(cmds.contains(&AuthCommand::Resume {
+        waiter: 7,
+        authorization: "Bearer app-at".into()
+    }));
+    assert!(!cmds.contains(&AuthCommand::Connect), "{cmds:#?}");
+}
+
+#[test]
+fn a_sign_in_that_fails_before_its_page_opened_closes_the_window_held_for_it() {
+    let mut m = AuthMachine::new(setup());
+    drain(&mut m);
+    m.sign_in(0.0);
+    let cmds = fail_every_fetch(&mut m);
+    assert!(failed_with(&cmds).is_some(), "{cmds:#?}");
+    assert!(cmds.contains(&AuthCommand::CloseAuthorization), "{cmds:#?}");
+    // Failing when nobody pressed Sign in holds no window.
+    let mut m = AuthMachine::new(setup());
+    m.handle_unauthorized(0.0, 1, None, &[]);
+    let cmds = fail_every_fetch(&mut m);
+    assert!(failed_with(&cmds).is_some(), "{cmds:#?}");
+    assert!(!cmds.contains(&AuthCommand::CloseAuthorization));
+}
+
+/// Answer every fetch the machine asks for with a CORS failure until it asks for none; every
+/// command it gave on the way.
+fn fail_every_fetch(m: &mut AuthMachine) -> Vec<AuthCommand> {
+    let mut all = Vec::new();
+    loop {
+        let cmds = drain(m);
+        let fetches: Vec<FetchId> = cmds
+            .iter()
+            .filter_map(|c| match c {
+                AuthCommand::Fetch { id, .. } => Some(*id),
+                _ => None,
+            })
+            .collect();
+        all.extend(cmds);
+        if fetches.is_empty() {
+            return all;
+        }
+        for id in fetches {
+            m.handle_fetch_failed(0.0, id, FetchFailure::Cors);
+        }
+    }
+}
+
+#[test]
+fn a_machine_for_an_old_address_or_proxy_is_made_again_unless_requests_wait() {
+    let mut m = AuthMachine::new(AuthSetup {
+        stored: Some(stored(Some(100_000.0), true)),
+        proxy: Some("http://127.0.0.1:9/".into()),
+        ..setup()
+    });
+    drain(&mut m);
+    assert!(!m.outdated(MCP, Some("http://127.0.0.1:9/")));
+    assert!(m.outdated(MCP, None));
+    assert!(m.outdated(MCP, Some("  ")));
+    assert!(m.outdated("https://mcp.example.com/v2", Some("http://127.0.0.1:9/")));
+    // A request waits on a refresh: keep it until that is done.
+    assert_eq!(m.access(95_000.0, 1, MCP), Access::Wait);
+    assert!(!m.outdated(MCP, None));
+
+    let m = AuthMachine::new(setup());
+    assert!(!m.outdated(MCP, Some("")), "no proxy is no proxy");
+}

@@ -124,6 +124,11 @@ pub enum AuthCommand {
     Fail { waiter: WaiterId, error: OAuthError },
     /// What the server card shows.
     Status(AuthStatus),
+    /// A sign-in the user started (or came back to after a full-page redirect) finished with
+    /// no request waiting for it: (re)connect the server now, since its last connection was
+    /// refused. A request that waited is sent again with the token instead, so no reconnect
+    /// then.
+    Connect,
 }
 
 /// What the server card shows about signing in.

@@ -8,8 +8,10 @@
 //!
 //! It exists so that every protocol decision (which URL to try next, whether a document may be
 //! trusted, what a callback means, when to refresh) is plain Rust that `cargo test` checks
-//! natively against exact URLs and form bodies. The page only performs what `AuthMachine`
-//! asks: fetch, open a popup, store, retry.
+//! natively against exact URLs and form bodies. The runner (`runner::oauth`) only performs
+//! what `AuthMachine` asks: fetch, open a popup, seal and store, resend. What an MCP answer
+//! means for its request (`request_auth`), where a sign-in is kept (`stored`), the card's
+//! sentence (`status_text`) and the Account dialog (`account`) are decided here too.
 //!
 //! Architecture Invariant: nothing here performs IO, reads a clock, draws randomness or
 //! computes a digest. Random bytes and SHA-256 digests come in as arguments (the page has
@@ -17,6 +19,7 @@
 //! handed out for a URL inside the resource it was issued for (`credentials::Credentials::
 //! covers`).
 
+pub mod account;
 pub mod authorize;
 pub mod client;
 pub mod credentials;
@@ -32,9 +35,11 @@ mod machine_steps;
 pub mod machine_types;
 pub mod metadata;
 pub mod pkce;
+pub mod request_auth;
+pub mod status_text;
+pub mod stored;
 pub mod token;
 pub mod url;
-pub mod view;
 pub mod www_authenticate;
 
 pub use error::OAuthError;

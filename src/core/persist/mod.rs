@@ -11,7 +11,7 @@
 pub mod announce;
 pub mod migrate;
 pub mod prune;
-pub mod storage_html;
+pub mod storage_panel;
 pub mod whole;
 
 use std::fmt;

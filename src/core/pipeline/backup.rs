@@ -275,37 +275,6 @@ pub fn file_name(now_ms: f64, offset_minutes: i32) -> String {
     format!("skiff-backup-{y:04}-{m:02}-{d:02}.json")
 }
 
-/// The "Back up everything" controls at the top of Settings → Storage, as HTML text: what a
-/// backup holds, the keys switch (`data-act="backup-keys"`) and the button
-/// (`data-act="backup"`).
-pub fn controls_html(include_keys: bool) -> String {
-    let mut h = crate::html::Html::new();
-    h.el("h3", "", "Back up everything");
-    h.el(
-        "p",
-        "hint",
-        "One file with your settings, masks, projects, MCP servers, memory, conversations and \
-         attached files. Importing it below merges it in: nothing stored here is replaced.",
-    );
-    h.open("label").attr("class", "check").body();
-    h.open("input")
-        .attr("type", "checkbox")
-        .attr("id", "backup-keys")
-        .attr("data-act", "backup-keys")
-        .flag("checked", include_keys)
-        .void();
-    h.el(
-        "span",
-        "",
-        "Include API keys and MCP server headers (keep the file private)",
-    );
-    h.close("label");
-    h.action("backup-all", "backup", "Download a backup");
-    // The storage block drawn after these controls starts here.
-    h.el("h3", "", "This browser's storage");
-    h.finish()
-}
-
 /// What merging an imported backup's other parts did, store by store, for [`Merged::sentence`].
 /// `None`: the backup had no such part.
 #[derive(Debug, Default, PartialEq)]

@@ -234,17 +234,6 @@ fn the_file_is_named_for_the_users_day() {
 }
 
 #[test]
-fn the_controls_keep_the_keys_switch() {
-    assert!(!controls_html(false).contains("checked"));
-    let on = controls_html(true);
-    assert!(on.contains("data-act=\"backup-keys\" checked>"), "{on}");
-    assert!(
-        on.contains("data-act=\"backup\">Download a backup</button>"),
-        "{on}"
-    );
-}
-
-#[test]
 fn the_import_sentence_says_what_each_store_added_kept_and_skipped() {
     let fresh = Merged {
         settings: Some(Ok(SettingsMerge {

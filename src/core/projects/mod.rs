@@ -8,14 +8,18 @@
 //! treated the same way. The instructions reach the model after the tools prompt and before
 //! the memory recap (`pipeline::request::assemble`).
 
-mod html;
 mod panel;
 mod record;
 #[cfg(test)]
 mod tests;
 
-pub use html::{list_html, project_line_html, PROJECT_NAME_MAX};
-pub use panel::{Outcome, ProjectPanel};
+pub use panel::{
+    Outcome, ProjectEdit, ProjectEditor, ProjectFocus, ProjectIntent, ProjectPanel, ProjectRow,
+    ProjectView, RowAction,
+};
+
+/// Longest name kept (the sidebar heading cuts it visually long before).
+pub const PROJECT_NAME_MAX: usize = 80;
 
 use serde::{Deserialize, Serialize};
 

@@ -1,5 +1,6 @@
 use super::*;
 use crate::chat::ConversationSummary;
+use crate::form::{Choice, Field};
 use crate::sidebar::{rows, Row, PINNED};
 
 fn project(id: &str, name: &str) -> Project {
@@ -10,12 +11,35 @@ fn project(id: &str, name: &str) -> Project {
     }
 }
 
-fn pairs(name: &str, instructions: &str, mask: &str) -> Vec<(String, String)> {
-    vec![
-        ("name".into(), name.into()),
-        ("instructions".into(), instructions.into()),
-        ("mask".into(), mask.into()),
-    ]
+/// Types `name`, `instructions` and picks `mask` in the open editor, then saves.
+fn save(panel: &mut ProjectPanel, projects: &[Project], fields: [&str; 3]) -> Outcome {
+    let [name, instructions, mask] = fields.map(String::from);
+    for edit in [
+        ProjectEdit::Name(name),
+        ProjectEdit::Instructions(instructions),
+        ProjectEdit::Mask(mask),
+    ] {
+        assert_eq!(
+            panel.act(ProjectIntent::Change(edit), projects, || unreachable!()),
+            Outcome::Show { focus: None }
+        );
+    }
+    panel.act(ProjectIntent::Save, projects, || unreachable!())
+}
+
+fn editor(panel: &ProjectPanel, masks: &[(String, String)]) -> ProjectEditor {
+    panel
+        .view(&[], masks, |_| 0)
+        .editor()
+        .cloned()
+        .expect("the editor is open")
+}
+
+fn list_rows(panel: &ProjectPanel, projects: &[Project], n: usize) -> Vec<ProjectRow> {
+    match panel.view(projects, &[], |_| n) {
+        ProjectView::List(rows) => rows,
+        ProjectView::Editor(_) => panic!("the list"),
+    }
 }
 
 #[test]
@@ -160,12 +184,11 @@ fn the_sidebar_shows_pinned_then_projects_then_dates() {
 fn the_panel_creates_edits_and_deletes_projects() {
     let mut panel = ProjectPanel::default();
     let none: &[Project] = &[];
-    let list = panel.html(none, &[], |_| 0);
-    assert!(list.contains("No projects yet.") && list.contains("data-act=\"new\""));
+    assert_eq!(list_rows(&panel, none, 0), vec![], "No projects yet.");
     assert_eq!(
-        panel.act("new", &[], none, || "p1".into()),
-        Outcome::Draw {
-            focus: "#project-name".into()
+        panel.act(ProjectIntent::New, none, || "p1".into()),
+        Outcome::Show {
+            focus: Some(ProjectFocus::Name)
         }
     );
     assert!(panel.is_editing());
@@ -173,30 +196,37 @@ fn the_panel_creates_edits_and_deletes_projects() {
         "builtin-translator".to_string(),
         "🌐 Translator".to_string(),
     )];
-    let editor = panel.html(none, &masks, |_| 0);
-    assert!(
-        editor.contains("<option value=\"\" selected>No mask</option>"),
-        "{editor}"
-    );
-    // An empty name is refused with a sentence, keeping what was typed.
-    let out = panel.act("save", &pairs("  ", "Be brief.", ""), none, || "x".into());
+    let e = editor(&panel, &masks);
+    assert_eq!(e.title, "New project");
     assert_eq!(
-        out,
-        Outcome::Draw {
-            focus: "#project-name".into()
+        e.masks,
+        vec![
+            Choice::new("", "No mask"),
+            Choice::new("builtin-translator", "🌐 Translator")
+        ]
+    );
+    assert_eq!(e.mask, "", "no mask chosen");
+    // An empty name is refused with a sentence, keeping what was typed.
+    assert_eq!(
+        save(&mut panel, none, ["  ", "Be brief.", ""]),
+        Outcome::Show {
+            focus: Some(ProjectFocus::Name)
         }
     );
-    let editor = panel.html(none, &masks, |_| 0);
-    assert!(editor.contains("A project needs a name.") && editor.contains("aria-invalid=\"true\""));
-    assert!(editor.contains(">Be brief.</textarea>"), "{editor}");
-    let Outcome::Store { projects, .. } = panel.act(
-        "save",
-        &pairs(" Garden ", "Be brief.\n", "builtin-translator"),
+    let e = editor(&panel, &masks);
+    assert_eq!(
+        e.name,
+        Field::new("  ", Some("A project needs a name.".into()))
+    );
+    assert_eq!(e.instructions, "Be brief.");
+    let Outcome::Store { projects, focus } = save(
+        &mut panel,
         none,
-        || "x".into(),
+        [" Garden ", "Be brief.\n", "builtin-translator"],
     ) else {
         panic!("saved")
     };
+    assert_eq!(focus, ProjectFocus::New);
     assert_eq!(
         projects,
         [Project {
@@ -209,26 +239,30 @@ fn the_panel_creates_edits_and_deletes_projects() {
     );
     assert!(!panel.is_editing());
     // A second one with the same name (any case) is refused.
-    panel.act("new", &[], &projects, || "p2".into());
-    panel.act("save", &pairs("GARDEN", "", ""), &projects, || "x".into());
-    assert!(panel
-        .html(&projects, &[], |_| 0)
-        .contains("There is already a project named “GARDEN”."));
+    panel.act(ProjectIntent::New, &projects, || "p2".into());
+    save(&mut panel, &projects, ["GARDEN", "", ""]);
     assert_eq!(
-        panel.act("cancel", &[], &projects, || "x".into()),
-        Outcome::Draw {
-            focus: "[data-act=\"new\"]".into()
+        editor(&panel, &[]).name.error.as_deref(),
+        Some("There is already a project named “GARDEN”.")
+    );
+    assert_eq!(
+        panel.act(ProjectIntent::Cancel, &projects, || "x".into()),
+        Outcome::Show {
+            focus: Some(ProjectFocus::New)
         }
     );
-    // Edit keeps the id and the collapsed state.
+    // Edit keeps the id and the collapsed state, and shows what is stored.
     let stored = [Project {
         collapsed: true,
         ..projects[0].clone()
     }];
-    panel.act("edit:p1", &[], &stored, || "x".into());
-    let Outcome::Store { projects, .. } =
-        panel.act("save", &pairs("Yard", "", ""), &stored, || "x".into())
-    else {
+    panel.act(ProjectIntent::Edit("p1".into()), &stored, || "x".into());
+    let e = editor(&panel, &masks);
+    assert_eq!(
+        (e.title, e.name.value.as_str(), e.mask.as_str()),
+        ("Edit project", "Garden", "builtin-translator")
+    );
+    let Outcome::Store { projects, .. } = save(&mut panel, &stored, ["Yard", "", ""]) else {
         panic!("saved")
     };
     assert_eq!(
@@ -239,62 +273,77 @@ fn the_panel_creates_edits_and_deletes_projects() {
         ),
         ("Yard", None, true)
     );
+    // The list: each project with its count and buttons.
+    let list = list_rows(&panel, &projects, 3);
+    assert_eq!(list[0].about, "3 conversations");
+    assert_eq!(
+        list[0].actions,
+        [RowAction::Chat, RowAction::Edit, RowAction::Delete]
+    );
+    assert_eq!(RowAction::Chat.aria(&list[0].label), "New chat in Yard");
     // Delete asks once more; Keep keeps; Delete removes only the project.
-    panel.act("delete:p1", &[], &projects, || "x".into());
-    let list = panel.html(&projects, &[], |_| 3);
-    assert!(
-        list.contains("Delete Yard? Its conversations stay"),
-        "{list}"
-    );
-    assert!(list.contains("3 conversations"));
     assert_eq!(
-        panel.act("delete-no", &[], &projects, || "x".into()),
-        Outcome::Draw { focus: "".into() }
+        panel.act(ProjectIntent::Delete("p1".into()), &projects, || "x".into()),
+        Outcome::Show {
+            focus: Some(ProjectFocus::Keep)
+        }
     );
-    panel.act("delete:p1", &[], &projects, || "x".into());
+    let list = list_rows(&panel, &projects, 3);
     assert_eq!(
-        panel.act("delete-yes:p1", &[], &projects, || "x".into()),
+        list[0].question.as_deref(),
+        Some("Delete Yard? Its conversations stay, outside any project.")
+    );
+    assert_eq!(list[0].actions, [RowAction::DeleteForGood, RowAction::Keep]);
+    assert_eq!(
+        panel.act(ProjectIntent::Keep, &projects, || "x".into()),
+        Outcome::Show { focus: None }
+    );
+    assert_eq!(list_rows(&panel, &projects, 3)[0].question, None);
+    panel.act(ProjectIntent::Delete("p1".into()), &projects, || "x".into());
+    assert_eq!(
+        panel.act(ProjectIntent::DeleteForGood("p1".into()), &projects, || "x"
+            .into()),
         Outcome::Store {
             projects: vec![],
-            focus: "[data-act=\"new\"]".into()
+            focus: ProjectFocus::New
         }
     );
     assert_eq!(
-        panel.act("chat:p1", &[], &projects, || "x".into()),
+        panel.act(ProjectIntent::Chat("p1".into()), &projects, || "x".into()),
         Outcome::Chat(projects[0].clone())
     );
     assert_eq!(
-        panel.act("chat:gone", &[], &projects, || "x".into()),
-        Outcome::Nothing
+        panel.act(ProjectIntent::Chat("gone".into()), &projects, || "x".into()),
+        Outcome::Show { focus: None }
     );
+    assert_eq!(ProjectFocus::Name.id(), "project-name");
 }
 
 #[test]
-fn the_panel_escapes_what_the_user_typed() {
-    let hostile = project("p1", "<img src=x onerror=alert(1)>");
-    let list = ProjectPanel::default().html(std::slice::from_ref(&hostile), &[], |_| 1);
-    assert!(!list.contains("<img"), "{list}");
-    assert!(list.contains("&lt;img src=x onerror=alert(1)&gt;"));
+fn the_panel_neutralises_names_and_ignores_intents_out_of_place() {
+    let hostile = project("p1", "evil\u{202e}txt");
+    let list = list_rows(&ProjectPanel::default(), std::slice::from_ref(&hostile), 1);
+    assert_eq!(list[0].label, "evil<U+202E>txt");
+    assert_eq!(list[0].about, "1 conversation");
     let mut panel = ProjectPanel::default();
-    panel.act("edit:p1", &[], std::slice::from_ref(&hostile), || {
-        "x".into()
-    });
-    let editor = panel.html(&[hostile], &[], |_| 1);
-    assert!(!editor.contains("<img"), "{editor}");
-}
-
-#[test]
-fn the_chat_line_names_the_project() {
-    let p = project("p1", "<b>Garden</b>");
-    assert_eq!(project_line_html(None, true), "");
     assert_eq!(
-        project_line_html(Some(&p), false),
-        "Project: <strong>&lt;b&gt;Garden&lt;/b&gt;</strong>"
+        panel.act(ProjectIntent::Save, &[], || unreachable!()),
+        Outcome::Show { focus: None },
+        "no editor, no save"
     );
-    let draft = project_line_html(Some(&p), true);
-    assert!(
-        draft.starts_with("New chat in the project <strong>"),
-        "{draft}"
+    panel.act(
+        ProjectIntent::Edit("p1".into()),
+        std::slice::from_ref(&hostile),
+        || unreachable!(),
     );
-    assert!(draft.contains("data-act=\"drop-project\""), "{draft}");
+    assert_eq!(
+        panel.act(
+            ProjectIntent::Delete("p1".into()),
+            &[hostile],
+            || unreachable!()
+        ),
+        Outcome::Show { focus: None },
+        "the list's intents wait while the editor is open"
+    );
+    assert!(panel.is_editing());
 }

@@ -18,7 +18,10 @@ use gloo_timers::callback::Timeout;
 use leptos::prelude::{RwSignal, Set};
 use serde_json::{json, Value};
 use skiff_core::http::{HttpRequest, Method};
+use skiff_core::mcp::ask_ui::roots_key;
 use skiff_core::mcp::config::ServerConfig;
+use skiff_core::mcp::elicit::COMPLETE_NOTIFICATION;
+use skiff_core::mcp::held_ask::HeldAsk;
 use skiff_core::mcp::http_common::Token;
 use skiff_core::mcp::icon::{self, IconSource};
 use skiff_core::mcp::session::ROOTS_METHOD;
@@ -31,11 +34,14 @@ use super::in_page::InPageServer;
 use super::link::{forward_ws, spawn_detached_fetch, spawn_fetch, FetchEv};
 use crate::platform::abort::AbortHandle;
 use crate::platform::websocket::{WebSocket, WsEvent};
-use crate::platform::{clock, extras, fetch, online, storage};
-use crate::stores::mcp::{McpStore, ServerLive};
+use crate::platform::{clock, fetch, online, storage};
+use crate::stores::mcp::{AskEvent, McpStore, ServerLive};
 use crate::stores::notices::{Level, MCP_DOWN_KEY};
 
 pub(super) use skiff_core::mcp::Request as Req;
+
+/// The notification of a subscribed resource's change.
+const RESOURCE_UPDATED: &str = "notifications/resources/updated";
 
 /// How long a disconnect waits for the server to acknowledge the session DELETE.
 const CLOSE_WAIT_MS: u32 = 2_000;
@@ -357,11 +363,13 @@ impl Driver {
                         f(progress, total, message);
                     }
                 }
-                Action::ElicitGone { key } if show => {
-                    extras::event(&json!({"kind": "ask-gone", "server": self.id, "key": key}))
-                }
-                // Roots are stored by the MCP module as the answer itself, so the page answers
-                // without loading it; sampling needs the module's approval card.
+                Action::ElicitGone { key } if show => self.store.inbox.about_ask(AskEvent::Gone {
+                    server: self.id.clone(),
+                    key,
+                }),
+                // Roots are stored by the roots editor as the answer itself, so the runner
+                // answers without any surface; sampling and elicitation wait for the user's
+                // card (`ui::mcp::asks`).
                 Action::Ask {
                     key,
                     method,
@@ -369,7 +377,7 @@ impl Driver {
                     raw,
                 } if show => {
                     if method == ROOTS_METHOD {
-                        let stored = storage::get(&format!("skiff.roots.{}", self.id));
+                        let stored = storage::get(&roots_key(&self.id));
                         let roots = stored
                             .ok()
                             .flatten()
@@ -380,27 +388,31 @@ impl Driver {
                             answer: Ok(roots),
                         });
                     } else {
-                        let name = self.store.server_name(&self.id);
-                        let ask = json!({"kind": "ask", "server": self.id, "name": name,
-                            "key": key, "method": method, "params": params, "raw": raw});
-                        let (tx, live) = (self.tx.clone(), self.live);
-                        spawn_local(async move {
-                            // Offline before the module was ever stored: the server hears why
-                            // instead of waiting for its own timeout.
-                            if let Err(why) = extras::wake(&ask).await {
-                                let line = format!("Skiff's MCP module could not load ({why}), so the server's {method} request was refused. Reload while online.");
-                                live.push_log(line.clone());
-                                let _ = tx.unbounded_send(Msg::AskAnswer {
-                                    key,
-                                    answer: Err((-32603, line)),
-                                });
-                            }
+                        self.store.inbox.held(HeldAsk {
+                            server: self.id.clone(),
+                            name: self
+                                .store
+                                .server_name(&self.id)
+                                .unwrap_or_else(|| self.id.clone()),
+                            key,
+                            method,
+                            params,
+                            raw: raw.unwrap_or_default(),
                         });
                     }
                 }
-                Action::Notified { method, params } if show => extras::event(
-                    &json!({"kind": "notify", "server": self.id, "method": method, "params": params}),
-                ),
+                Action::Notified { method, params } if show => match method.as_str() {
+                    RESOURCE_UPDATED => {
+                        if let Some(uri) = params.get("uri").and_then(Value::as_str) {
+                            self.store.inbox.updated(&self.id, uri);
+                        }
+                    }
+                    COMPLETE_NOTIFICATION => self.store.inbox.about_ask(AskEvent::Completed {
+                        server: self.id.clone(),
+                        params,
+                    }),
+                    _ => {}
+                },
                 Action::FailureNotice(text) if show => {
                     let key = failure_key(&self.id);
                     self.store
@@ -421,16 +433,7 @@ impl Driver {
     fn show(&self, action: Action) {
         let live = &self.live;
         match action {
-            Action::Status(status) => {
-                let connected = matches!(
-                    status,
-                    skiff_core::mcp::backoff::HealthStatus::Connected { .. }
-                );
-                extras::event(
-                    &json!({"kind": "status", "server": self.id, "connected": connected}),
-                );
-                live.set_status(status)
-            }
+            Action::Status(status) => live.set_status(status),
             Action::Transport(label) => live.transport.set(Some(label.to_string())),
             Action::Log(line) => live.push_log(line),
             Action::Checked(at) => live.checked(at),
@@ -452,18 +455,12 @@ impl Driver {
                     None => live.icon.set(None),
                 }
             }
-            Action::Resources(r) => self.set_list(live.resources, r),
-            Action::ResourceTemplates(r) => self.set_list(live.resource_templates, r),
-            Action::Prompts(p) => self.set_list(live.prompts, p),
+            Action::Resources(r) => ServerLive::set_list(live.resources, r),
+            Action::ResourceTemplates(r) => ServerLive::set_list(live.resource_templates, r),
+            Action::Prompts(p) => ServerLive::set_list(live.prompts, p),
             Action::Tools(t) => ServerLive::set_list(live.tools, t),
             _ => {}
         }
-    }
-
-    /// A list the MCP module shows changed: it reads the lists again (`servers`).
-    fn set_list(&self, list: RwSignal<Vec<Value>>, new: Vec<Value>) {
-        ServerLive::set_list(list, new);
-        extras::event(&json!({"kind": "lists", "server": self.id}));
     }
 
     /// Keep exactly one timer, at the supervisor's next deadline.

@@ -10,13 +10,14 @@ use futures::StreamExt;
 use skiff_core::http::HttpRequest;
 use skiff_core::mcp::http_common::Token;
 use skiff_core::mcp::LinkId;
+use skiff_core::oauth::request_auth::{Refusal, RequestAuth, Verdict};
 use wasm_bindgen_futures::spawn_local;
 
-use super::auth;
 use super::driver::Msg;
 use crate::platform::abort::AbortHandle;
 use crate::platform::fetch::{self, FetchError};
 use crate::platform::websocket::WsEvent;
+use crate::runner::oauth;
 
 /// What a fetch reported, for `HttpClient::on_head/on_chunk/on_end/on_fetch_error`.
 pub(super) enum FetchEv {
@@ -54,15 +55,14 @@ pub(super) fn spawn_fetch(
 ) {
     spawn_local(async move {
         let report = |ev: FetchEv| tx.unbounded_send(Msg::Fetch { link, token, ev }).is_ok();
-        // OAuth (issue 10) sits below the session, like a fetch interceptor: the MCP module
-        // holds the credentials and decides (`core::oauth::AuthMachine`); this asks it for
-        // the header and, after a 401, for a fresh one, and re-sends that request once (a
-        // 401 means the server did not run it). The session never sees a refused token.
-        if auth::enabled(&server) {
-            let value = auth::ask("auth-header", &server, &request, None).await;
-            set_authorization(&mut request, value);
+        // OAuth (issue 10) sits below the session, like a fetch interceptor: the server's
+        // sign-in (`runner::oauth`, deciding in `core::oauth`) gives the header and, after a
+        // refusal, a fresh one; `RequestAuth` says whether to send again (once: a 401 or 403
+        // means the server did not run it). The session never sees a refused token.
+        if let Some(value) = oauth::authorization(&server, &request.url).await {
+            set_authorization(&mut request, Some(value));
         }
-        let mut retried = false;
+        let mut auth = RequestAuth::new();
         let mut response = loop {
             let response = match fetch::send(&request, Some(&abort)).await {
                 Ok(r) => r,
@@ -77,24 +77,19 @@ pub(super) fn spawn_fetch(
                 }
             };
             let challenge = response.header("www-authenticate").map(str::to_string);
-            let refused = response.status == 401 || (response.status == 403 && challenge.is_some());
-            if refused && retried && response.status == 401 {
-                // The token fresh for this very request is refused too: tell the module, which
-                // then knows the grant gives tokens this server will not take and asks for a
-                // new sign-in now, instead of refreshing again for each request that follows.
-                // Its answer is not used: a request is sent again only once.
-                let status = (response.status, challenge);
-                let _ = auth::ask("auth-401", &server, &request, Some(status)).await;
-                break response;
-            }
-            if !refused || retried {
-                break response;
-            }
-            retried = true;
-            let status = (response.status, challenge);
-            match auth::ask("auth-401", &server, &request, Some(status)).await {
-                Some(fresh) => set_authorization(&mut request, Some(fresh)),
-                None => break response,
+            let challenge = challenge.as_deref();
+            match auth.answer(response.status, challenge) {
+                Verdict::Deliver => break response,
+                // The resent request was refused too: the sign-in learns that its grant gives
+                // tokens this server refuses; the answer goes to the session as it is.
+                Verdict::Report(r) => {
+                    let _ = ask_fresh(&server, &request, r, challenge).await;
+                    break response;
+                }
+                Verdict::AskFresh(r) => match ask_fresh(&server, &request, r, challenge).await {
+                    Some(v) => set_authorization(&mut request, Some(v)),
+                    None => break response,
+                },
             }
         };
         let head = FetchEv::Head {
@@ -123,6 +118,17 @@ pub(super) fn spawn_fetch(
             }
         }
     });
+}
+
+/// The sign-in's answer to `request`'s refusal: a fresh `Authorization` value, or none.
+async fn ask_fresh(
+    server: &str,
+    request: &HttpRequest,
+    refusal: Refusal,
+    challenge: Option<&str>,
+) -> Option<String> {
+    let sent = request.header("authorization");
+    oauth::refused(server, &request.url, refusal, challenge, sent).await
 }
 
 fn set_authorization(request: &mut HttpRequest, value: Option<String>) {

@@ -16,7 +16,6 @@
 //! the core's error (which says whether a tool may have run), and only new calls use the new
 //! connection.
 
-pub mod auth;
 mod driver;
 mod in_page;
 mod link;

@@ -22,7 +22,7 @@ pub struct ServerLive {
     pub server_info: RwSignal<Option<String>>,
     /// The server's icon as a checked `data:` URI (`core::mcp::icon`), if it has one to show.
     pub icon: RwSignal<Option<String>>,
-    /// The server's capabilities (JSON), once ready: the MCP module reads them.
+    /// The server's capabilities (JSON), once ready: the MCP surfaces read them.
     pub capabilities: RwSignal<Value>,
     /// What the sign-in (OAuth, in the MCP module) says on the card, if anything.
     pub auth_note: RwSignal<Option<String>>,
@@ -31,8 +31,8 @@ pub struct ServerLive {
     /// The transport in use: "Streamable HTTP", "HTTP+SSE (deprecated)", "WebSocket", "in-page".
     pub transport: RwSignal<Option<String>>,
     pub tools: RwSignal<Vec<Tool>>,
-    /// Resources, templates and prompts as the server sent them: only the MCP module
-    /// (`src/extras`) reads them, through `ui::extras_host`.
+    /// Resources, templates and prompts as the server sent them (unchecked: the MCP surfaces
+    /// decode them with `skiff_core::mcp::model` and leave out what does not decode).
     pub resources: RwSignal<Vec<Value>>,
     pub resource_templates: RwSignal<Vec<Value>>,
     pub prompts: RwSignal<Vec<Value>>,

@@ -15,8 +15,10 @@
 //!
 //! It never talks to a server: connecting, calling and reconnecting are `runner::mcp`'s job.
 
+mod inbox;
 mod live;
 
+pub use inbox::{AskEvent, McpInbox};
 pub use live::{ServerLive, LOG_LIMIT};
 pub use skiff_core::mcp::model::{Prompt, Resource, ResourceTemplate, Tool};
 
@@ -53,6 +55,8 @@ pub struct McpStore {
     /// In-page servers (built-in tools): `(id, name)`, never persisted.
     pub in_page: RwSignal<Vec<(String, String)>>,
     pub notices: Notices,
+    /// Questions and resource updates waiting for the MCP surfaces.
+    pub inbox: McpInbox,
     persisted: WholeValue,
     /// The store's root owner and one child per `live` entry.
     owners: StoredValue<(Owner, HashMap<String, Owner>)>,
@@ -93,6 +97,7 @@ impl McpStore {
             live,
             in_page,
             notices,
+            inbox: McpInbox::new(),
             persisted,
             owners: StoredValue::new((store_root(), HashMap::new())),
             index,

@@ -7,15 +7,17 @@
 //                                         load (from the load_progress chunks), first token,
 //                                         the worker's timings, prompt_progress chunks seen
 // A page reload starts a fresh worker (the model stays stored), so each run measures a load.
+// Messages both ways are the JSON text of skiff_core::model_panel::wire (ToWorker/FromWorker).
 const worker = new Worker(new URL("./model-worker.js", import.meta.url), { type: "module" });
+const send = (m) => worker.postMessage(JSON.stringify(m));
 let lastState = null;
 const stateWaiters = [];
 const requests = new Map();
 
 worker.onmessage = (event) => {
-  const m = event.data;
+  const m = JSON.parse(event.data);
   if (m.op === "state") {
-    lastState = JSON.parse(m.state);
+    lastState = m;
     for (const w of stateWaiters.splice(0)) w();
   } else if (requests.has(m.id)) {
     const r = requests.get(m.id);
@@ -40,14 +42,14 @@ window.benchAdd = async (url, name, context) => {
   let model = lastState.models.find((m) => m.name === name || m.id === name.replace(/\.gguf$/, ""));
   if (!model) {
     const before = new Set(lastState.models.map((m) => m.id));
-    worker.postMessage({ op: "add_url", url });
+    send({ op: "add_url", url });
     const s = await until((s) => s.jobs.some((j) => j.name === name && j.error) || s.models.some((m) => !before.has(m.id)));
     const failed = s.jobs.find((j) => j.name === name && j.error);
-    if (failed) throw new Error(name + ": " + failed.error);
+    if (failed) throw new Error(name + ": " + JSON.stringify(failed.error));
     model = s.models.find((m) => !before.has(m.id));
   }
   if (model.context !== context) {
-    worker.postMessage({ op: "set_context", model: model.id, context });
+    send({ op: "set_context", model: model.id, context });
     model = (await until((s) => s.models.some((m) => m.id === model.id && m.context === context)))
       .models.find((m) => m.id === model.id);
   }
@@ -88,7 +90,7 @@ window.benchTurn = (model, messages, maxTokens, ignoreEos) => {
       },
       resolve,
     });
-    worker.postMessage({
+    send({
       op: "fetch", id, path: "/chat/completions",
       body: JSON.stringify({ model: model.id, stream: true, temperature: 0, repeat_penalty: 1,
         max_tokens: maxTokens, ignore_eos: ignoreEos, messages }),

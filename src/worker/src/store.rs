@@ -1,10 +1,13 @@
 //! The rules of model storage, as plain data: model ids from file names, the sidecar record
 //! written next to each stored model, the download jobs and their throttled progress, what
 //! to clean up at startup, how a header arriving in pieces is accepted or refused, and the
-//! state JSON the page renders. `web/opfs.rs` performs the file operations.
+//! state the page shows (`skiff_core::model_panel::WorkerState`). `web/opfs.rs` performs the
+//! file operations.
 
 use serde::{Deserialize, Serialize};
 use skiff_core::local_model::{read_header, GgufError, GgufHeader, ModelInfo, MAX_HEADER_BYTES};
+use skiff_core::model_panel::wire;
+pub use skiff_core::model_panel::{JobError, JobKind, Loaded, Refusal, SamplingValue};
 
 /// The directory in the origin private file system that holds models.
 pub const MODELS_DIR: &str = "models";
@@ -57,18 +60,33 @@ impl ModelRecord {
         }
     }
 
-    /// The record with one sampling default set from the panel's field (`name`, `value` as
-    /// typed; empty clears it). A value out of range is refused with a sentence.
-    pub fn with_sampling(&self, name: &str, value: &str) -> Result<Self, String> {
+    /// The record with one sampling default set (the page checked it:
+    /// `skiff_core::model_panel::Sampling::parse`); `None` clears it.
+    pub fn with_sampling(&self, value: SamplingValue) -> Self {
         let mut r = self.clone();
-        let v = value.trim();
-        match name {
-            "top_k" => r.top_k = parse_in(v, 1.0, 1000.0, "Top k", true)?.map(|n| n as u64),
-            "repeat_penalty" => r.repeat_penalty = parse_in(v, 1.0, 2.0, "Repeat penalty", false)?,
-            "seed" => r.seed = parse_in(v, 0.0, 4_294_967_295.0, "Seed", true)?.map(|n| n as u64),
-            _ => return Err(format!("\"{name}\" is not a sampling setting.")),
+        match value {
+            SamplingValue::TopK(v) => r.top_k = v,
+            SamplingValue::RepeatPenalty(v) => r.repeat_penalty = v,
+            SamplingValue::Seed(v) => r.seed = v,
         }
-        Ok(r)
+        r
+    }
+
+    /// The record as the panel lists it.
+    pub fn listed(&self) -> wire::StoredModel {
+        wire::StoredModel {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            architecture: self.architecture.clone(),
+            quantization: self.quantization.clone(),
+            context_length: self.context_length,
+            context: self.context,
+            size: self.size,
+            parameters: self.parameters,
+            top_k: self.top_k,
+            repeat_penalty: self.repeat_penalty,
+            seed: self.seed,
+        }
     }
 
     /// The user's context, kept within [MIN_CONTEXT, context_length].
@@ -162,8 +180,8 @@ pub enum Probe {
     NeedMore,
     /// The header is read and the model accepted (as far as a header can tell).
     Accepted,
-    /// Not a model this worker can store: the sentence for the user.
-    Refused(String),
+    /// Not a model this worker can store, and why.
+    Refused(JobError),
 }
 
 impl HeaderProbe {
@@ -188,7 +206,7 @@ impl HeaderProbe {
                         self.prefix = Vec::new();
                         Probe::Accepted
                     }
-                    Err(e) => Probe::Refused(e.to_string()),
+                    Err(e) => Probe::Refused(JobError::CannotRun(e)),
                 }
             }
             Err(GgufError::NeedMore { at_least }) if at_least <= MAX_HEADER_BYTES => {
@@ -199,36 +217,24 @@ impl HeaderProbe {
                 self.need = at_least.max(grown).min(MAX_HEADER_BYTES);
                 Probe::NeedMore
             }
-            Err(e) => Probe::Refused(e.to_string()),
+            Err(e) => Probe::Refused(JobError::NotAModel(e)),
         }
     }
 
     /// Once every byte arrived: the model's description, checked against the real size.
-    pub fn finish(&self, size: u64) -> Result<ModelInfo, String> {
+    pub fn finish(&self, size: u64) -> Result<ModelInfo, JobError> {
         match &self.header {
-            Some(h) => ModelInfo::from_header(h, size).map_err(|e| e.to_string()),
+            Some(h) => ModelInfo::from_header(h, size).map_err(JobError::CannotRun),
             None => Err(match read_header(&self.prefix) {
-                Err(GgufError::NeedMore { .. }) | Ok(_) => {
-                    "This file ends inside its GGUF header: it is incomplete or not a model."
-                        .to_string()
-                }
-                Err(e) => e.to_string(),
+                Err(GgufError::NeedMore { .. }) | Ok(_) => JobError::EndsInHeader,
+                Err(e) => JobError::NotAModel(e),
             }),
         }
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum JobKind {
-    File,
-    Url,
-    /// A stored model being read into memory for a chat (panel: "Loading").
-    Load,
-}
-
-/// One add in progress (or just ended) as the page shows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One add or load in progress (or just ended).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Job {
     pub job: u64,
     pub kind: JobKind,
@@ -236,11 +242,9 @@ pub struct Job {
     pub bytes: u64,
     pub total: Option<u64>,
     pub started_ms: f64,
-    pub error: Option<String>,
+    pub error: Option<JobError>,
     pub done: bool,
-    #[serde(skip)]
     pub cancelled: bool,
-    #[serde(skip)]
     reported_ms: f64,
 }
 
@@ -276,66 +280,55 @@ impl Job {
         self.error = None;
     }
 
-    pub fn fail(&mut self, sentence: String) {
+    pub fn fail(&mut self, error: JobError) {
         self.done = true;
-        self.error = Some(sentence);
+        self.error = Some(error);
+    }
+
+    /// The job as the panel shows it.
+    pub fn listed(&self) -> wire::Job {
+        wire::Job {
+            job: self.job,
+            kind: self.kind,
+            name: self.name.clone(),
+            bytes: self.bytes,
+            total: self.total,
+            started_ms: self.started_ms,
+            error: self.error.clone(),
+        }
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Loaded {
-    pub model: String,
-    pub context: u64,
-    pub load_ms: f64,
-    /// wasm memory size after load, then after each generation (it only grows: the peak).
-    pub bytes: u64,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The request being answered.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Generating {
     pub model: String,
     pub id: u64,
 }
 
-/// The `state` message's JSON.
-pub fn state_json(
-    models: &[ModelRecord],
-    jobs: &[Job],
-    loaded: Option<&Loaded>,
-    generating: Option<&Generating>,
-    waiting: usize,
-) -> String {
-    serde_json::json!({
-        "models": models,
-        "jobs": jobs,
-        "loaded": loaded,
-        "generating": generating,
-        "waiting": waiting,
-    })
-    .to_string()
+/// What the worker holds, as the panel shows it.
+pub struct Report<'a> {
+    pub models: &'a [ModelRecord],
+    pub jobs: &'a [Job],
+    pub loaded: Option<&'a Loaded>,
+    pub generating: Option<&'a Generating>,
+    pub waiting: usize,
+    pub storage: Option<&'a JobError>,
+    pub refused: Option<&'a Refusal>,
 }
 
-/// The sentence for a full storage quota.
-pub fn quota_sentence(needed_bytes: Option<u64>) -> String {
-    let mb = needed_bytes.map(|b| b.div_ceil(1_000_000));
-    match mb {
-        Some(mb) => format!(
-            "The browser has no room left for this model ({mb} MB needed): free space or delete a model."
-        ),
-        None => "The browser has no room left for this model: free space or delete a model.".to_string(),
+impl Report<'_> {
+    pub fn state(&self) -> wire::WorkerState {
+        wire::WorkerState {
+            models: self.models.iter().map(ModelRecord::listed).collect(),
+            jobs: self.jobs.iter().map(Job::listed).collect(),
+            loaded: self.loaded.cloned(),
+            generating: self.generating.map(|g| g.model.clone()),
+            waiting: u32::try_from(self.waiting).unwrap_or(u32::MAX),
+            storage: self.storage.cloned(),
+            refused: self.refused.cloned(),
+        }
     }
-}
-
-/// The sentence for a download the server's CORS policy blocks.
-pub fn cors_sentence(url: &str) -> String {
-    let host = url
-        .split_once("://")
-        .map(|(_, rest)| rest)
-        .unwrap_or(url)
-        .split(['/', '?', '#'])
-        .next()
-        .unwrap_or(url);
-    format!("The server of {host} does not allow this page to download from it (CORS).")
 }
 
 /// The models sorted newest first, as listed and as chosen for an empty `model` field.
@@ -355,24 +348,4 @@ pub fn models_list_json(models: &[ModelRecord]) -> String {
         .map(|m| serde_json::json!({"id": m.id, "object": "model", "owned_by": "this browser"}))
         .collect();
     serde_json::json!({"object": "list", "data": data}).to_string()
-}
-
-/// `v` as a number within `[min, max]` (whole when `integer`); empty is `None`.
-fn parse_in(v: &str, min: f64, max: f64, what: &str, integer: bool) -> Result<Option<f64>, String> {
-    if v.is_empty() {
-        return Ok(None);
-    }
-    match v.parse::<f64>() {
-        Ok(n) if n.is_finite() && n >= min && n <= max && (!integer || n.fract() == 0.0) => {
-            Ok(Some(n))
-        }
-        _ => Err(format!(
-            "{what} must be {} from {min} to {max}.",
-            if integer {
-                "a whole number"
-            } else {
-                "a number"
-            }
-        )),
-    }
 }

@@ -1,6 +1,8 @@
 //! The plain-Rust rules of the worker: SSE framing, whole UTF-8 across tokens, stop strings,
 //! request parsing, model choice, queue order, and the storage rules.
 
+use skiff_core::local_model::GgufError;
+use skiff_core::model_panel::FromWorker;
 use skiff_worker::api_error::ApiError;
 use skiff_worker::completion::{Completion, Vocab};
 use skiff_worker::engine::select_model;
@@ -9,7 +11,10 @@ use skiff_worker::model::ModelError;
 use skiff_worker::queue::{Aborted, Queue};
 use skiff_worker::request::{apply_model_defaults, parse_chat_request, MessageRole};
 use skiff_worker::sse::{FinishReason, SseWriter, Timings};
-use skiff_worker::store::{cleanup, model_id, HeaderProbe, Job, JobKind, ModelRecord, Probe};
+use skiff_worker::store::{
+    cleanup, model_id, Generating, HeaderProbe, Job, JobError, JobKind, ModelRecord, Probe,
+    Refusal, Report, SamplingValue,
+};
 use skiff_worker::text_out::TextOut;
 
 /// A model that "generates" a fixed script of token ids greedily.
@@ -438,12 +443,11 @@ fn job_progress_is_reported_at_most_four_times_a_second() {
         .map(|&t| j.progress(1, t))
         .collect();
     assert_eq!(reported, [false, false, true, false, true]);
-    j.fail("Cancelled.".into());
-    let state = serde_json::to_value(&j).expect("serializes");
-    assert_eq!(state["kind"], "url");
-    assert_eq!(state["done"], true);
-    assert_eq!(state["error"], "Cancelled.");
-    assert!(state.get("cancelled").is_none());
+    j.fail(JobError::NoBody);
+    assert!(j.done);
+    let listed = j.listed();
+    assert_eq!(listed.kind, JobKind::Url);
+    assert_eq!(listed.error, Some(JobError::NoBody));
 }
 
 #[test]
@@ -451,12 +455,13 @@ fn a_file_that_is_not_gguf_is_refused_from_its_first_bytes() {
     let mut p = HeaderProbe::default();
     assert_eq!(
         p.feed(b"\x89PNG\r\n", Some(1000)),
-        Probe::Refused("This file is not a GGUF model.".into())
+        Probe::Refused(JobError::NotAModel(GgufError::NotGguf))
     );
     let mut p = HeaderProbe::default();
     assert_eq!(p.feed(b"GG", Some(1000)), Probe::NeedMore);
-    assert!(
-        p.finish(2).is_err(),
+    assert_eq!(
+        p.finish(2).unwrap_err(),
+        JobError::EndsInHeader,
         "a file that ends in its header is not stored"
     );
 }
@@ -471,37 +476,46 @@ fn context_is_clamped_to_what_the_model_allows() {
 }
 
 #[test]
-fn cors_and_quota_sentences() {
-    assert_eq!(
-        skiff_worker::store::cors_sentence(
-            "https://huggingface.co/x/resolve/main/m.gguf?download=1"
-        ),
-        "The server of huggingface.co does not allow this page to download from it (CORS)."
-    );
-    assert_eq!(
-        skiff_worker::store::quota_sentence(Some(253_113_024)),
-        "The browser has no room left for this model (254 MB needed): free space or delete a model."
-    );
+fn the_state_lists_what_the_panel_shows_and_keeps_the_records_private_fields_out() {
+    let models = [record("m", 1.0).with_sampling(SamplingValue::TopK(Some(40)))];
+    let jobs = [Job::start(2, JobKind::File, "m.gguf", Some(10), 5.0)];
+    let generating = Generating {
+        model: "m".into(),
+        id: 9,
+    };
+    let state = Report {
+        models: &models,
+        jobs: &jobs,
+        loaded: None,
+        generating: Some(&generating),
+        waiting: 2,
+        storage: None,
+        refused: Some(&Refusal::NotStored),
+    }
+    .state();
+    assert_eq!(state.models[0].id, "m");
+    assert_eq!(state.models[0].top_k, Some(40));
+    assert_eq!(state.jobs[0].total, Some(10));
+    assert_eq!(state.generating.as_deref(), Some("m"));
+    assert_eq!(state.waiting, 2);
+    // It travels as JSON and reads back whole on the page's side.
+    let text = FromWorker::State(state.clone()).to_json();
+    assert!(!text.contains("added_ms"), "{text}");
+    assert_eq!(FromWorker::from_json(&text), Ok(FromWorker::State(state)));
 }
 
 #[test]
 fn a_models_sampling_defaults_fill_only_what_the_request_leaves_out() {
     let r = record("m", 1.0)
-        .with_sampling("top_k", "40")
-        .and_then(|r| r.with_sampling("repeat_penalty", "1.1"))
-        .and_then(|r| r.with_sampling("seed", " 7 "))
-        .unwrap();
+        .with_sampling(SamplingValue::TopK(Some(40)))
+        .with_sampling(SamplingValue::RepeatPenalty(Some(1.1)))
+        .with_sampling(SamplingValue::Seed(Some(7)));
     assert_eq!(
         (r.top_k, r.repeat_penalty, r.seed),
         (Some(40), Some(1.1), Some(7))
     );
-    // Refused values say why and change nothing; empty clears.
-    assert_eq!(
-        r.with_sampling("top_k", "0.5").unwrap_err(),
-        "Top k must be a whole number from 1 to 1000."
-    );
-    assert!(r.with_sampling("repeat_penalty", "9").is_err());
-    assert_eq!(r.with_sampling("seed", "").unwrap().seed, None);
+    // None clears (the page checked the value: skiff_core::model_panel::Sampling::parse).
+    assert_eq!(r.with_sampling(SamplingValue::Seed(None)).seed, None);
 
     let body = r#"{"messages":[{"role":"user","content":"hi"}],"seed":3}"#;
     let mut req = parse_chat_request(body).unwrap();

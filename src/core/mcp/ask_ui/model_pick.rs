@@ -1,20 +1,21 @@
 //! Which of the user's models answers a server's sampling request (issue 13 item 8: "a
 //! provider the user chose for sampling, or the conversation's").
 //!
-//! The page lists its provider profiles (`skiff_host("models")`: `{"current": {profile_id,
-//! model} | null, "profiles": "[ProviderProfile as stored, without keys]" (JSON text)}`); the
-//! card offers
-//! each profile's default model and the models its API listed, and starts on the one this
-//! server was last answered with (remembered by the module), else the open conversation's,
-//! else the first. The chosen `{profile_id, model}` goes into the host `sample` argument as
-//! `choice`; an empty `model` means the profile's default, as in a conversation's choice.
-
-use serde::Deserialize;
-use serde_json::{json, Value};
+//! The card offers each provider profile's default model and the models its API listed, and
+//! starts on the one this server was last answered with (remembered by the page), else the
+//! open conversation's, else the first. The chosen [`ModelChoice`] goes to the sampling
+//! runner; an empty `model` means the profile's default, as in a conversation's choice.
 
 use crate::display::text;
-use crate::html::Html;
-use crate::profiles::ProviderProfile;
+use crate::profiles::{ModelChoice, ProviderProfile};
+
+/// The "Answer with" list's label.
+pub const LABEL: &str = "Answer with ";
+
+/// The localStorage key of the model that answered `server` last (JSON of a [`ModelChoice`]).
+pub fn remembered_key(server: &str) -> String {
+    format!("skiff.sampling.model.{server}")
+}
 
 /// One entry of the "Answer with" list.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,31 +27,24 @@ pub struct ModelOption {
 }
 
 impl ModelOption {
-    /// The `choice` of the host `sample` argument.
-    pub fn choice(&self) -> Value {
-        json!({"profile_id": self.profile_id, "model": self.model})
+    /// The choice the runner resolves.
+    pub fn choice(&self) -> ModelChoice {
+        ModelChoice {
+            profile_id: self.profile_id.clone(),
+            model: self.model.clone(),
+        }
     }
 
-    fn is(&self, choice: &Value) -> bool {
-        let s = |k: &str| choice.get(k).and_then(Value::as_str).unwrap_or("");
-        s("profile_id") == self.profile_id && s("model") == self.model
+    fn is(&self, choice: &ModelChoice) -> bool {
+        choice.profile_id == self.profile_id && choice.model == self.model
     }
 }
 
-/// The options of the host's `models` answer, in its profiles' order: for each, its default
-/// model (named when set) then every other model its API listed. Unreadable profiles are
-/// left out.
-pub fn options(listing: &Value) -> Vec<ModelOption> {
+/// The options, in the profiles' order: for each, its default model (named when set) then
+/// every other model its API listed. A profile without an id is left out.
+pub fn options(profiles: &[ProviderProfile]) -> Vec<ModelOption> {
     let mut out = Vec::new();
-    // The page sends them as text (its stored form); an array is read the same.
-    let profiles = match &listing["profiles"] {
-        Value::String(text) => serde_json::from_str(text).unwrap_or(Value::Null),
-        v => v.clone(),
-    };
-    for p in profiles.as_array().into_iter().flatten() {
-        let Ok(p) = ProviderProfile::deserialize(p) else {
-            continue;
-        };
+    for p in profiles {
         if p.id.is_empty() {
             continue;
         }
@@ -85,54 +79,28 @@ pub fn options(listing: &Value) -> Vec<ModelOption> {
 /// Where the list starts: `remembered` (this server's last choice) if it is still offered,
 /// else the conversation's `current`, else the first. A `current` naming the profile's default
 /// model by name matches that profile's default entry.
-pub fn initial(options: &[ModelOption], remembered: &Value, listing: &Value) -> usize {
-    if let Some(i) = options.iter().position(|o| o.is(remembered)) {
+pub fn initial(
+    options: &[ModelOption],
+    remembered: Option<&ModelChoice>,
+    current: Option<&ModelChoice>,
+) -> usize {
+    if let Some(i) = remembered.and_then(|r| options.iter().position(|o| o.is(r))) {
         return i;
     }
-    let current = &listing["current"];
+    let Some(current) = current else {
+        return 0;
+    };
     if let Some(i) = options.iter().position(|o| o.is(current)) {
         return i;
     }
     // A conversation naming its profile's default model by name: that profile's default entry
     // (whose label names the same model).
-    let profile = current["profile_id"].as_str().unwrap_or("");
-    let model = current["model"].as_str().unwrap_or("");
     options
         .iter()
         .position(|o| {
-            o.profile_id == profile
+            o.profile_id == current.profile_id
                 && o.model.is_empty()
-                && o.label.ends_with(&format!(" \u{b7} {model}"))
+                && o.label.ends_with(&format!(" \u{b7} {}", current.model))
         })
         .unwrap_or(0)
-}
-
-/// The labelled `<select name="model">` (option values are indexes into [`options`]); ""
-/// when there is nothing to choose from (the card's own sentence says a model is needed).
-pub fn picker_html(card_id: &str, options: &[ModelOption], selected: usize) -> String {
-    if options.is_empty() {
-        return String::new();
-    }
-    let id = format!("{card_id}-model");
-    let mut h = Html::new();
-    h.open("p").attr("class", "ask-model").body();
-    h.open("label")
-        .attr("for", &id)
-        .body()
-        .text("Answer with ")
-        .close("label");
-    h.open("select")
-        .attr("id", &id)
-        .attr("name", "model")
-        .body();
-    for (i, o) in options.iter().enumerate() {
-        h.open("option")
-            .attr("value", &i.to_string())
-            .flag("selected", i == selected)
-            .body()
-            .text(&o.label)
-            .close("option");
-    }
-    h.close("select").close("p");
-    h.finish()
 }

@@ -10,10 +10,12 @@ use serde_json::Value;
 
 use crate::display::text;
 use crate::format::count;
-use crate::html::Html;
 
 /// The list's element id (the message box's `aria-controls`).
 pub const LIST_ID: &str = "ask-prompt-list";
+
+/// The list's heading: how to use it from the keyboard.
+pub const HINT: &str = "Prompts \u{b7} \u{2191}\u{2193} choose \u{b7} Enter use \u{b7} Esc close";
 
 /// One argument of a prompt, as `prompts/list` describes it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -63,33 +65,36 @@ fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
-/// The prompts of the connected servers in the host's `servers` answer, in server order and
-/// then the server's order. A prompt without a name cannot be asked for and is left out; so is
-/// an argument without one.
-pub fn entries(servers: &Value) -> Vec<PromptEntry> {
+/// One server's prompts, as it listed them (unchecked JSON), with its
+/// `initialize` capabilities.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ServerPrompts {
+    pub id: String,
+    pub name: String,
+    /// Only a connected server's prompts can be asked for.
+    pub connected: bool,
+    pub capabilities: Value,
+    pub prompts: Vec<Value>,
+}
+
+/// The prompts of the connected servers, in server order and then the server's order. A
+/// prompt without a name cannot be asked for and is left out; so is an argument without one.
+pub fn entries(servers: &[ServerPrompts]) -> Vec<PromptEntry> {
     let mut out = Vec::new();
-    for s in servers.as_array().into_iter().flatten() {
-        if s.get("connected").and_then(Value::as_bool) != Some(true) {
+    for s in servers {
+        let server_id = s.id.as_str();
+        if !s.connected || server_id.is_empty() {
             continue;
         }
-        let server_id = str_at(s, "id");
-        if server_id.is_empty() {
-            continue;
-        }
-        let server_name = match str_at(s, "name") {
+        let server_name = match s.name.as_str() {
             "" => server_id,
             n => n,
         };
         let completions = s
-            .get("capabilities")
-            .and_then(|c| c.get("completions"))
+            .capabilities
+            .get("completions")
             .is_some_and(|c| !c.is_null());
-        for p in s
-            .get("prompts")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for p in &s.prompts {
             let name = str_at(p, "name");
             if name.trim().is_empty() {
                 continue;
@@ -187,7 +192,7 @@ impl Key {
     }
 }
 
-/// What the script does after a key.
+/// What the component does after a key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PickerMove {
     /// Not the picker's key: the message box keeps it (its default is not prevented).
@@ -295,7 +300,7 @@ impl Picker {
         }
     }
 
-    /// A click on shown option `at` (its `data-act` is `choose:at`).
+    /// A click on shown option `at`.
     pub fn click(&self, at: usize) -> Option<usize> {
         self.shown.get(at).copied()
     }
@@ -329,67 +334,49 @@ impl Picker {
         }
     }
 
-    /// The list: one option per shown prompt (its title, `/name`, server and description).
-    pub fn html(&self) -> String {
-        let mut h = Html::new();
-        h.open("div")
-            .attr("class", "ask-picker-head muted")
-            .attr("aria-hidden", "true")
-            .body()
-            .text("Prompts \u{b7} \u{2191}\u{2193} choose \u{b7} Enter use \u{b7} Esc close")
-            .close("div");
-        h.open("div")
-            .attr("id", LIST_ID)
-            .attr("class", "ask-picker-list")
-            .attr("role", "listbox")
-            .attr("aria-label", "Prompts")
-            .body();
-        for (at, &i) in self.shown.iter().enumerate() {
-            let e = &self.entries[i];
-            let selected = at == self.selected;
-            h.open("div")
-                .attr("id", &option_id(at))
-                .attr(
-                    "class",
-                    if selected {
-                        "ask-option selected"
-                    } else {
-                        "ask-option"
-                    },
-                )
-                .attr("role", "option")
-                // Focus stays in the message box (aria-activedescendant); -1 only lets a
-                // pointer or assistive technology reach an option of a list that scrolls.
-                .attr("tabindex", "-1")
-                .attr("aria-selected", if selected { "true" } else { "false" })
-                .attr("data-act", &format!("choose:{at}"))
-                .attr("data-prompt", &e.name)
-                .body();
-            h.open("span").attr("class", "ask-option-line").body();
-            h.el("bdi", "ask-option-title", &text::name(e.label()));
-            h.el(
-                "bdi",
-                "ask-option-name",
-                &format!("/{}", text::name(&e.name)),
-            );
-            h.el("bdi", "ask-option-server", &text::name(&e.server_name));
-            h.close("span");
-            if !e.description.trim().is_empty() {
-                h.open("span")
-                    .attr("class", "ask-option-desc")
-                    .attr("dir", "auto")
-                    .body()
-                    .text(&text::prose(&e.description))
-                    .close("span");
-            }
-            h.close("div");
-        }
-        h.close("div");
-        if self.shown.is_empty() {
-            h.el("p", "ask-picker-empty muted", &self.empty_sentence());
-        }
-        h.finish()
+    /// The options shown, in order, each with what its row says.
+    pub fn options(&self) -> Vec<OptionView> {
+        self.shown
+            .iter()
+            .enumerate()
+            .map(|(at, &i)| {
+                let e = &self.entries[i];
+                OptionView {
+                    at,
+                    id: option_id(at),
+                    prompt: e.name.clone(),
+                    title: text::name(e.label()).into_owned(),
+                    name: format!("/{}", text::name(&e.name)),
+                    server: text::name(&e.server_name).into_owned(),
+                    description: (!e.description.trim().is_empty())
+                        .then(|| text::prose(&e.description).into_owned()),
+                    selected: at == self.selected,
+                }
+            })
+            .collect()
     }
+
+    /// What the list says when it shows nothing.
+    pub fn empty(&self) -> Option<String> {
+        self.shown.is_empty().then(|| self.empty_sentence())
+    }
+}
+
+/// One option of the list, as its row shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OptionView {
+    /// Its place among the shown options (what a click on it reports).
+    pub at: usize,
+    /// Its element id (the message box's `aria-activedescendant` when highlighted).
+    pub id: String,
+    /// The prompt's name as the server gave it (the row's `data-prompt`).
+    pub prompt: String,
+    pub title: String,
+    /// `/name`, as it would be typed.
+    pub name: String,
+    pub server: String,
+    pub description: Option<String>,
+    pub selected: bool,
 }
 
 fn option_id(at: usize) -> String {

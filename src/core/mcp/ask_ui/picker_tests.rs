@@ -1,11 +1,31 @@
 use serde_json::json;
 
+use super::picker::HINT;
 use super::*;
 
-/// The host's `servers` answer with server-everything's prompts (as its `prompts/list`
-/// answers them, tests/fixtures/mcp/captured/everything-http/10-prompts-list.body), a second
-/// server with a hostile name, and a disconnected one.
-fn servers() -> serde_json::Value {
+/// The page's servers with server-everything's prompts (as its `prompts/list` answers them,
+/// tests/fixtures/mcp/captured/everything-http/10-prompts-list.body), a second server with a
+/// hostile name, and a disconnected one.
+fn servers() -> Vec<ServerPrompts> {
+    as_servers(&servers_json())
+}
+
+fn as_servers(v: &serde_json::Value) -> Vec<ServerPrompts> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| s.is_object())
+        .map(|s| ServerPrompts {
+            id: s["id"].as_str().unwrap_or("").into(),
+            name: s["name"].as_str().unwrap_or("").into(),
+            connected: s["connected"] == true,
+            capabilities: s["capabilities"].clone(),
+            prompts: s["prompts"].as_array().cloned().unwrap_or_default(),
+        })
+        .collect()
+}
+
+fn servers_json() -> serde_json::Value {
     json!([
         {"id": "everything", "name": "everything", "connected": true,
          "capabilities": {"prompts": {}, "completions": {}},
@@ -56,7 +76,7 @@ fn entries_are_the_connected_servers_prompts_in_order() {
         ]
     );
     assert_eq!(e[1].label(), "Arguments Prompt");
-    assert!(entries(&json!({"not": "a list"})).is_empty());
+    assert!(entries(&as_servers(&json!({"not": "a list"}))).is_empty());
 }
 
 #[test]
@@ -131,29 +151,41 @@ fn keys_move_wrap_choose_and_close() {
 }
 
 #[test]
-fn the_list_escapes_server_text_and_marks_the_highlight() {
+fn the_list_shows_server_text_as_text_and_marks_the_highlight() {
     let mut p = Picker::new(entries(&servers()), "weather");
-    let html = p.html();
-    assert!(!html.contains("<script"), "{html}");
-    assert!(!html.contains("<img"), "{html}");
-    assert!(html.contains("/x&lt;script&gt;"), "{html}");
-    assert!(
-        html.contains("Evil&lt;U+202E&gt;txt.exe &lt;b&gt;"),
-        "{html}"
+    let options = p.options();
+    assert_eq!(
+        options,
+        [OptionView {
+            at: 0,
+            id: "ask-opt-0".into(),
+            prompt: "x<script>".into(),
+            title: "x<script>".into(),
+            name: "/x<script>".into(),
+            server: "Evil<U+202E>txt.exe <b>".into(),
+            description: Some("<img src=x onerror=alert(1)> weather".into()),
+            selected: true,
+        }]
     );
-    assert!(html.contains(
-        r#"<div id="ask-opt-0" class="ask-option selected" role="option" tabindex="-1" aria-selected="true" data-act="choose:0""#
-    ));
+    assert_eq!(p.empty(), None);
     assert_eq!(
         p.status(),
         "1 prompt; Up and Down to choose, Enter to use, Escape to close."
     );
+    assert_eq!(
+        HINT,
+        "Prompts \u{b7} \u{2191}\u{2193} choose \u{b7} Enter use \u{b7} Esc close"
+    );
     p.set_typed("zzz");
-    assert!(p.html().contains("No prompt matches"));
+    assert!(p.options().is_empty());
+    assert_eq!(
+        p.empty().as_deref(),
+        Some("No prompt matches \u{201c}zzz\u{201d}.")
+    );
     let none = Picker::new(Vec::new(), "");
     assert!(none
-        .html()
-        .contains("No connected MCP server offers prompts"));
+        .empty()
+        .is_some_and(|s| s.starts_with("No connected MCP server offers prompts")));
 }
 
 #[test]

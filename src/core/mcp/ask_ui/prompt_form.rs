@@ -2,9 +2,9 @@
 //! `completion/complete` suggestions under the field being typed in, then `prompts/get` and
 //! the turns the conversation receives.
 //!
-//! The script reports what the user typed ([`PromptForm::set_value`]) and performs what the
-//! form asks for: a completion request ([`PromptForm::completion`]), the `prompts/get`
-//! ([`FormOutcome::Get`]), the host's `insert` with [`PromptForm::got`]'s messages. A late
+//! The component reports what the user typed ([`PromptForm::set_value`]) and performs what
+//! the form asks for: a completion request ([`PromptForm::completion`]), the `prompts/get`
+//! ([`FormOutcome::Get`]), and adding [`PromptForm::got`]'s turns to the conversation. A late
 //! completion answer for text the user has since changed is dropped, so suggestions never lag
 //! behind the field.
 
@@ -12,8 +12,7 @@ use serde_json::{json, Map, Value};
 
 use super::picker::PromptEntry;
 use crate::display::text;
-use crate::html::Html;
-use crate::mcp::prompt_result::{completion_params, suggestions, turns, CompletionRef};
+use crate::mcp::prompt_result::{completion_params, suggestions, turns, CompletionRef, PromptTurn};
 
 /// Suggestions shown under a field at once; the rest wait for more typing.
 pub const SHOWN_SUGGESTIONS: usize = 8;
@@ -37,11 +36,11 @@ pub struct PromptForm {
     failure: Option<String>,
 }
 
-/// What the script does after a form action.
+/// What the component does after a form action.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FormOutcome {
-    /// Draw the form again and focus what `focus` selects (`""`: leave focus alone).
-    Draw { focus: String },
+    /// Show the form's sentences; focus argument `focus`'s field when there is one.
+    Draw { focus: Option<usize> },
     /// Send `prompts/get` with these params to `server`.
     Get { server: String, params: Value },
     /// Close the form; the message box gets focus back.
@@ -142,7 +141,7 @@ impl PromptForm {
     }
 
     /// Suggestion `j` of argument `i` was picked: it becomes the field's value (returned, for
-    /// the script to put in the field) and the list closes.
+    /// the component to put in the field) and the list closes.
     pub fn pick(&mut self, i: usize, j: usize) -> Option<String> {
         let v = self.suggest.get(i)?.values.get(j)?.clone();
         self.set_value(i, &v);
@@ -165,9 +164,7 @@ impl PromptForm {
     /// that have text (an empty optional one is left out, not sent as "").
     pub fn submit(&mut self) -> FormOutcome {
         if self.busy {
-            return FormOutcome::Draw {
-                focus: String::new(),
-            };
+            return FormOutcome::Draw { focus: None };
         }
         self.failure = None;
         let mut first_bad = None;
@@ -180,9 +177,7 @@ impl PromptForm {
             }
         }
         if let Some(i) = first_bad {
-            return FormOutcome::Draw {
-                focus: format!("#{}", field_id(i)),
-            };
+            return FormOutcome::Draw { focus: Some(i) };
         }
         let arguments: Map<String, Value> = self
             .filled()
@@ -201,29 +196,12 @@ impl PromptForm {
         }
     }
 
-    /// The `prompts/get` result: the host's `insert` argument (`{messages: [{role, text,
-    /// images}]}`), or the sentence the form now shows.
-    pub fn got(&mut self, result: &Value) -> Result<Value, String> {
+    /// The `prompts/get` result: the turns the conversation receives, or the sentence the
+    /// form now shows.
+    pub fn got(&mut self, result: &Value) -> Result<Vec<PromptTurn>, String> {
         self.busy = false;
         match turns(result) {
-            Ok(turns) => {
-                let messages: Vec<Value> = turns
-                    .into_iter()
-                    .map(|t| {
-                        let images: Vec<Value> = t
-                            .images
-                            .into_iter()
-                            .map(|(mime, b64)| json!({"mime": mime, "b64": b64}))
-                            .collect();
-                        json!({
-                            "role": if t.assistant { "assistant" } else { "user" },
-                            "text": t.text,
-                            "images": images,
-                        })
-                    })
-                    .collect();
-                Ok(json!({ "messages": messages }))
-            }
+            Ok(turns) => Ok(turns),
             Err(e) => {
                 let s = e.to_string();
                 self.failure = Some(s.clone());
@@ -238,202 +216,109 @@ impl PromptForm {
         self.failure = Some(sentence.to_string());
     }
 
-    /// The form, or (busy) the form with its buttons off and a status line.
-    pub fn html(&self) -> String {
+    /// What the form shows now: the prompt, each argument with its value, sentence and
+    /// suggestions, and the form's own lines (a summary of what needs a value, why the last
+    /// Insert failed, what it is waiting for).
+    pub fn view(&self) -> FormView {
         let e = &self.entry;
-        let mut h = Html::new();
-        h.open("h2")
-            .attr("class", "ask-title")
-            .attr("id", TITLE_ID)
-            .body()
-            .el("bdi", "ask-prompt-title", &text::name(e.label()))
-            .text(" ")
-            .open("small")
-            .attr("class", "muted")
-            .body()
-            .open("bdi")
-            .body()
-            .text(&format!("/{}", text::name(&e.name)))
-            .close("bdi")
-            .text(" \u{b7} ")
-            .open("bdi")
-            .body()
-            .text(&text::name(&e.server_name))
-            .close("bdi")
-            .close("small")
-            .close("h2");
-        if !e.description.trim().is_empty() {
-            h.open("p")
-                .attr("class", "ask-desc muted")
-                .attr("dir", "auto")
-                .body()
-                .text(&text::prose(&e.description))
-                .close("p");
-        }
-        h.open("form")
-            .attr("class", "ask-form")
-            .flag("novalidate", true)
-            .attr("autocomplete", "off")
-            .body();
-        for (i, a) in e.args.iter().enumerate() {
-            self.field(&mut h, i, a);
-        }
         let bad = self.errors.iter().flatten().count();
-        if bad > 0 {
-            let s = if bad == 1 {
-                "argument needs"
-            } else {
-                "arguments need"
-            };
-            h.open("p")
-                .attr("class", "error ask-summary")
-                .attr("role", "alert")
-                .body()
-                .text(&format!("{bad} {s} a value before the prompt can be used."))
-                .close("p");
-        }
-        if let Some(f) = &self.failure {
-            h.open("p")
-                .attr("class", "error ask-failure")
-                .attr("role", "alert")
-                .body()
-                .text(&text::prose(f))
-                .close("p");
-        }
-        if self.busy {
-            h.open("p")
-                .attr("class", "muted ask-busy")
-                .attr("role", "status")
-                .body()
-                .text(&format!(
+        FormView {
+            title: text::name(e.label()).into_owned(),
+            name: format!("/{}", text::name(&e.name)),
+            server: text::name(&e.server_name).into_owned(),
+            description: (!e.description.trim().is_empty())
+                .then(|| text::prose(&e.description).into_owned()),
+            fields: e
+                .args
+                .iter()
+                .enumerate()
+                .map(|(i, a)| ArgView {
+                    id: field_id(i),
+                    name: a.name.clone(),
+                    label: text::name(a.label()).into_owned(),
+                    required: a.required,
+                    description: (!a.description.trim().is_empty())
+                        .then(|| text::prose(&a.description).into_owned()),
+                    error: self.errors[i].clone(),
+                    value: self.values[i].clone(),
+                })
+                .collect(),
+            summary: (bad > 0).then(|| {
+                let s = if bad == 1 {
+                    "argument needs"
+                } else {
+                    "arguments need"
+                };
+                format!("{bad} {s} a value before the prompt can be used.")
+            }),
+            failure: self.failure.as_deref().map(|f| text::prose(f).into_owned()),
+            busy: self.busy.then(|| {
+                format!(
                     "Getting the prompt from {}\u{2026}",
                     text::name(&e.server_name)
-                ))
-                .close("p");
+                )
+            }),
         }
-        h.open("div").attr("class", "ask-actions").body();
-        h.open("button")
-            .attr("type", "submit")
-            .attr("class", "primary ask-insert")
-            .flag("disabled", self.busy)
-            .body()
-            .text("Insert prompt")
-            .close("button");
-        h.action("ask-cancel", "cancel", "Cancel");
-        h.close("div").close("form");
-        h.finish()
     }
 
-    fn field(&self, h: &mut Html, i: usize, a: &super::PromptArg) {
-        let id = field_id(i);
-        let err_id = format!("{id}-err");
-        let desc_id = format!("{id}-desc");
-        let described = if a.description.trim().is_empty() {
-            err_id.clone()
-        } else {
-            format!("{err_id} {desc_id}")
+    /// Argument `i`'s suggestions as shown (the first [`SHOWN_SUGGESTIONS`]; `more` when the
+    /// server has others).
+    pub fn suggestions(&self, i: usize) -> SuggestView {
+        let Some(s) = self.suggest.get(i) else {
+            return SuggestView::default();
         };
-        let error = self.errors[i].as_deref();
-        h.open("div")
-            .attr("class", "ask-field")
-            .attr("data-arg", &a.name)
-            .body();
-        h.open("label").attr("for", &id).body();
-        h.text(&text::name(a.label()));
-        if a.required {
-            h.open("span")
-                .attr("class", "ask-required")
-                .attr("aria-hidden", "true")
-                .body()
-                .text(" *")
-                .close("span");
-        } else {
-            h.el("span", "ask-optional muted", " (optional)");
+        let label = self.entry.args.get(i).map_or("", |a| a.label());
+        SuggestView {
+            label: format!("Suggestions for {}", text::name(label)),
+            values: s
+                .values
+                .iter()
+                .take(SHOWN_SUGGESTIONS)
+                .map(|v| text::name(v).into_owned())
+                .collect(),
+            more: (s.values.len() > SHOWN_SUGGESTIONS || s.more)
+                .then_some("More match: keep typing to narrow them."),
         }
-        h.close("label");
-        if !a.description.trim().is_empty() {
-            h.open("small")
-                .attr("class", "muted ask-arg-desc")
-                .attr("id", &desc_id)
-                .attr("dir", "auto")
-                .body()
-                .text(&text::prose(&a.description))
-                .close("small");
-        }
-        h.open("input")
-            .attr("type", "text")
-            .attr("id", &id)
-            .attr("name", &format!("a{i}"))
-            .attr("data-arg-index", &i.to_string())
-            .flag("required", a.required)
-            .attr(
-                "aria-invalid",
-                if error.is_some() { "true" } else { "false" },
-            )
-            .attr("aria-describedby", &described)
-            .attr("value", &self.values[i])
-            .void();
-        h.open("div")
-            .attr("class", "ask-suggest")
-            .attr("id", &suggest_id(i))
-            .body();
-        h.out_raw_suggestions(self, i);
-        h.close("div");
-        h.open("p")
-            .attr("class", "error ask-error")
-            .attr("id", &err_id)
-            .body()
-            .text(error.unwrap_or(""))
-            .close("p");
-        h.close("div");
-    }
-
-    /// The inside of argument `i`'s suggestion list (the script replaces only it, so the
-    /// field keeps focus and caret while the user types).
-    pub fn suggestions_html(&self, i: usize) -> String {
-        let mut h = Html::new();
-        h.out_raw_suggestions(self, i);
-        h.finish()
     }
 }
 
-/// Suggestion buttons, written into the form or alone.
-trait SuggestionsInto {
-    fn out_raw_suggestions(&mut self, form: &PromptForm, i: usize) -> &mut Self;
+/// The argument form as it shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FormView {
+    pub title: String,
+    /// `/name`.
+    pub name: String,
+    pub server: String,
+    pub description: Option<String>,
+    pub fields: Vec<ArgView>,
+    /// How many arguments still need a value.
+    pub summary: Option<String>,
+    /// Why the last Insert did not go.
+    pub failure: Option<String>,
+    /// The prompt is being fetched: the status line (the buttons are off meanwhile).
+    pub busy: Option<String>,
 }
 
-impl SuggestionsInto for Html {
-    fn out_raw_suggestions(&mut self, form: &PromptForm, i: usize) -> &mut Self {
-        let Some(s) = form.suggest.get(i) else {
-            return self;
-        };
-        if s.values.is_empty() {
-            return self;
-        }
-        let label = form.entry.args.get(i).map_or("", |a| a.label());
-        self.open("div")
-            .attr("class", "ask-suggest-list")
-            .attr("role", "group")
-            .attr(
-                "aria-label",
-                &format!("Suggestions for {}", text::name(label)),
-            )
-            .body();
-        for (j, v) in s.values.iter().take(SHOWN_SUGGESTIONS).enumerate() {
-            self.action(
-                "small ask-suggestion",
-                &format!("pick:{i}:{j}"),
-                &text::name(v),
-            );
-        }
-        let hidden = s.values.len().saturating_sub(SHOWN_SUGGESTIONS);
-        if hidden > 0 || s.more {
-            self.el(
-                "span",
-                "muted ask-suggest-more",
-                "More match: keep typing to narrow them.",
-            );
-        }
-        self.close("div")
-    }
+/// One argument's field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgView {
+    /// The input's element id.
+    pub id: String,
+    /// The argument's name as the server gave it (the field's `data-arg`).
+    pub name: String,
+    pub label: String,
+    pub required: bool,
+    pub description: Option<String>,
+    pub error: Option<String>,
+    pub value: String,
+}
+
+/// An argument's suggestions, under its field. Picking the `j`th is [`PromptForm::pick`].
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SuggestView {
+    /// The group's accessible name.
+    pub label: String,
+    pub values: Vec<String>,
+    /// Said when there are more than are shown.
+    pub more: Option<&'static str>,
 }

@@ -1,8 +1,8 @@
 //! A server's roots editor: the `file://` roots the user lets the server know about, kept in
-//! localStorage under [`roots_key`] as the exact `roots/list` result, which the page answers
-//! from (so roots work without this module loaded).
+//! localStorage under [`roots_key`] as the exact `roots/list` result, which the connection
+//! runner answers from (so roots work without the editor loaded).
 //!
-//! Add and Remove edit a draft; Save stores it and, when it changed, asks the host to send
+//! Add and Remove edit a draft; Save stores it and, when it changed, asks the runner to send
 //! `notifications/roots/list_changed`. A stored value that cannot be read is never
 //! overwritten silently: the editor says so, starts empty, and only an explicit Save replaces
 //! it. Validation is `mcp::roots` (file URIs only, one of each).
@@ -10,13 +10,11 @@
 use serde_json::Value;
 
 use crate::display::text;
-use crate::html::Html;
+use crate::format::count;
 use crate::mcp::roots::{add, changed, list_result, Root};
 
 /// The title's id (the dialog's `aria-labelledby`).
 pub const TITLE_ID: &str = "ask-roots-title";
-const URI_ID: &str = "ask-root-uri";
-const NAME_ID: &str = "ask-root-name";
 
 /// The localStorage key of a server's roots.
 pub fn roots_key(server_id: &str) -> String {
@@ -48,15 +46,35 @@ pub struct RootsForm {
     name: String,
 }
 
-/// What the script does after an action.
+/// What the user did in the editor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RootsIntent {
+    /// Add the typed address (and name) to the list.
+    Add,
+    /// Remove the root at this index.
+    Remove(usize),
+    Save,
+    Cancel,
+}
+
+/// Where focus goes after an action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RootsFocus {
+    /// The address field.
+    Uri,
+    /// The Remove button of this row.
+    Remove(usize),
+}
+
+/// What the component does after an action.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RootsOutcome {
-    /// Not an action of this form.
+    /// Not an action that applies (a row that is gone).
     Nothing,
-    /// Draw again and focus what `focus` selects (`""`: leave focus alone).
-    Draw { focus: String },
-    /// Store `value` under `key`; then, when `announce`, call the host's `roots`. Call
-    /// [`RootsForm::stored`] or [`RootsForm::failed`] with how it went.
+    /// Show the editor as it is now, and move focus.
+    Draw { focus: RootsFocus },
+    /// Store `value` under `key`; then, when `announce`, tell the server its roots changed.
+    /// Call [`RootsForm::stored`] or [`RootsForm::failed`] with how it went.
     Save {
         key: String,
         value: String,
@@ -66,17 +84,34 @@ pub enum RootsOutcome {
     Close,
 }
 
-fn draw(focus: &str) -> RootsOutcome {
-    RootsOutcome::Draw {
-        focus: focus.to_string(),
-    }
+/// One root in the list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RootView {
+    pub name: Option<String>,
+    pub uri: String,
+    /// Its Remove button's accessible name.
+    pub remove_label: String,
 }
 
-fn pair<'a>(pairs: &'a [(String, String)], name: &str) -> &'a str {
-    pairs
-        .iter()
-        .find(|(n, _)| n == name)
-        .map_or("", |(_, v)| v.as_str())
+/// The editor as it shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RootsView {
+    pub server_name: String,
+    pub lead: &'static str,
+    /// The stored value could not be read (it is kept until Save).
+    pub unreadable: Option<String>,
+    pub roots: Vec<RootView>,
+    /// "No roots yet." when there are none.
+    pub empty: Option<&'static str>,
+    /// Why the last Add or Save did not go.
+    pub error: Option<String>,
+    /// What the add fields hold.
+    pub uri: String,
+    pub name: String,
+}
+
+fn draw(focus: RootsFocus) -> RootsOutcome {
+    RootsOutcome::Draw { focus }
 }
 
 impl RootsForm {
@@ -120,39 +155,31 @@ impl RootsForm {
         }
     }
 
-    /// `act` is the clicked `data-act` (`verb` or `verb:index`); `pairs` the add fields
-    /// (`uri`, `name`) as the form holds them.
-    pub fn act(&mut self, act: &str, pairs: &[(String, String)]) -> RootsOutcome {
-        self.uri = pair(pairs, "uri").to_string();
-        self.name = pair(pairs, "name").to_string();
-        let (verb, arg) = act.split_once(':').unwrap_or((act, ""));
-        match verb {
-            "add" => {
+    /// The user acted; `uri` and `name` are what the add fields hold now.
+    pub fn act(&mut self, intent: RootsIntent, uri: &str, name: &str) -> RootsOutcome {
+        self.uri = uri.to_string();
+        self.name = name.to_string();
+        match intent {
+            RootsIntent::Add => {
                 self.try_add();
-                draw(&format!("#{URI_ID}"))
+                draw(RootsFocus::Uri)
             }
-            "remove" => match arg.parse::<usize>() {
-                Ok(i) if i < self.roots.len() => {
-                    self.roots.remove(i);
-                    self.error = None;
-                    // The next row's Remove takes focus, else the previous one's, else the
-                    // address field.
-                    let focus = if self.roots.is_empty() {
-                        format!("#{URI_ID}")
-                    } else {
-                        format!(
-                            "[data-act=\"remove:{}\"]",
-                            i.min(self.roots.len().saturating_sub(1))
-                        )
-                    };
-                    draw(&focus)
-                }
-                _ => RootsOutcome::Nothing,
-            },
-            "save" => {
+            RootsIntent::Remove(i) if i < self.roots.len() => {
+                self.roots.remove(i);
+                self.error = None;
+                // The next row's Remove takes focus, else the previous one's, else the
+                // address field.
+                draw(if self.roots.is_empty() {
+                    RootsFocus::Uri
+                } else {
+                    RootsFocus::Remove(i.min(self.roots.len() - 1))
+                })
+            }
+            RootsIntent::Remove(_) => RootsOutcome::Nothing,
+            RootsIntent::Save => {
                 // An address typed but not added yet is what the user meant to keep.
                 if !self.uri.trim().is_empty() && !self.try_add() {
-                    return draw(&format!("#{URI_ID}"));
+                    return draw(RootsFocus::Uri);
                 }
                 RootsOutcome::Save {
                     key: roots_key(&self.server_id),
@@ -160,8 +187,7 @@ impl RootsForm {
                     announce: self.unreadable.is_some() || changed(&self.saved, &self.roots),
                 }
             }
-            "cancel" => RootsOutcome::Close,
-            _ => RootsOutcome::Nothing,
+            RootsIntent::Cancel => RootsOutcome::Close,
         }
     }
 
@@ -177,127 +203,48 @@ impl RootsForm {
         self.error = Some(sentence.to_string());
     }
 
-    pub fn html(&self) -> String {
-        let name = text::name(&self.server_name);
-        let mut h = Html::new();
-        h.open("h2")
-            .attr("class", "ask-title")
-            .attr("id", TITLE_ID)
-            .body()
-            .text("Roots for ")
-            .el("bdi", "ask-server", &name)
-            .close("h2");
-        h.el(
-            "p",
-            "muted ask-lead",
-            "Folders and files this server may know about, as file:// URIs. The server asks \
-             Skiff for them; it is told when you save a change.",
-        );
-        if let Some(why) = &self.unreadable {
-            h.open("p")
-                .attr("class", "error ask-unreadable")
-                .attr("role", "alert")
-                .body()
-                .text(&format!(
+    /// What was saved, for screen readers.
+    pub fn said_on_save(&self) -> String {
+        format!(
+            "Saved {} for {}.",
+            count(self.roots.len(), "root", "roots"),
+            text::name(&self.server_name)
+        )
+    }
+
+    /// The sentence when the stored roots could not be written.
+    pub fn not_saved(why: &str) -> String {
+        format!("The roots were not saved (the browser's storage refused: {why}).")
+    }
+
+    pub fn view(&self) -> RootsView {
+        let name = text::name(&self.server_name).into_owned();
+        RootsView {
+            lead: "Folders and files this server may know about, as file:// URIs. The server \
+                   asks Skiff for them; it is told when you save a change.",
+            unreadable: self.unreadable.as_ref().map(|why| {
+                format!(
                     "The roots stored for {name} could not be read ({why}). They are kept until \
                      you save a new list here."
-                ))
-                .close("p");
+                )
+            }),
+            roots: self
+                .roots
+                .iter()
+                .map(|r| {
+                    let uri = text::name(&r.uri).into_owned();
+                    RootView {
+                        name: (!r.name.is_empty()).then(|| text::name(&r.name).into_owned()),
+                        remove_label: format!("Remove {uri}"),
+                        uri,
+                    }
+                })
+                .collect(),
+            empty: self.roots.is_empty().then_some("No roots yet."),
+            error: self.error.as_deref().map(|e| text::prose(e).into_owned()),
+            uri: self.uri.clone(),
+            name: self.name.clone(),
+            server_name: name,
         }
-        if self.roots.is_empty() {
-            h.el("p", "muted ask-roots-empty", "No roots yet.");
-        } else {
-            h.open("ul").attr("class", "ask-roots").body();
-            for (i, r) in self.roots.iter().enumerate() {
-                let uri = text::name(&r.uri);
-                h.open("li").attr("class", "ask-root").body();
-                h.open("span").attr("class", "ask-root-text").body();
-                if !r.name.is_empty() {
-                    h.el("bdi", "ask-root-name", &text::name(&r.name));
-                }
-                h.el("code", "ask-root-uri", &uri);
-                h.close("span");
-                h.labeled_action(
-                    "small ask-root-remove",
-                    &format!("remove:{i}"),
-                    "Remove",
-                    &format!("Remove {uri}"),
-                );
-                h.close("li");
-            }
-            h.close("ul");
-        }
-        h.open("form")
-            .attr("class", "ask-root-add")
-            .flag("novalidate", true)
-            .attr("autocomplete", "off")
-            .body();
-        h.open("div").attr("class", "ask-field").body();
-        h.open("label")
-            .attr("for", URI_ID)
-            .body()
-            .text("Folder or file URI")
-            .close("label");
-        h.open("input")
-            .attr("type", "text")
-            .attr("id", URI_ID)
-            .attr("name", "uri")
-            .attr("placeholder", "file:///home/me/project")
-            .attr("spellcheck", "false")
-            .attr(
-                "aria-invalid",
-                if self.error.is_some() {
-                    "true"
-                } else {
-                    "false"
-                },
-            )
-            .attr("aria-describedby", "ask-root-err")
-            .attr("value", &self.uri)
-            .void();
-        h.close("div");
-        h.open("div").attr("class", "ask-field").body();
-        h.open("label")
-            .attr("for", NAME_ID)
-            .body()
-            .text("Name ")
-            .el("span", "muted", "(optional)")
-            .close("label");
-        h.open("input")
-            .attr("type", "text")
-            .attr("id", NAME_ID)
-            .attr("name", "name")
-            .attr("value", &self.name)
-            .void();
-        h.close("div");
-        h.open("p")
-            .attr("class", "error ask-error")
-            .attr("id", "ask-root-err")
-            .attr("role", "alert")
-            .body()
-            .text(
-                self.error
-                    .as_deref()
-                    .map(text::prose)
-                    .as_deref()
-                    .unwrap_or(""),
-            )
-            .close("p");
-        h.open("div").attr("class", "ask-actions").body();
-        h.open("button")
-            .attr("type", "submit")
-            .attr("class", "ask-root-addbtn")
-            .attr("data-act", "add")
-            .body()
-            .text("Add root")
-            .close("button");
-        h.close("div").close("form");
-        h.open("div")
-            .attr("class", "ask-actions ask-dialog-actions")
-            .body();
-        h.action("primary ask-save", "save", "Save");
-        h.action("ask-cancel", "cancel", "Cancel");
-        h.close("div");
-        h.finish()
     }
 }

@@ -2,34 +2,41 @@ use serde_json::json;
 
 use super::*;
 
-fn pairs(uri: &str, name: &str) -> Vec<(String, String)> {
-    vec![("uri".into(), uri.into()), ("name".into(), name.into())]
-}
-
 #[test]
 fn add_remove_and_save_store_the_exact_roots_list_result() {
     let mut f = RootsForm::new("everything", "everything", None);
     assert_eq!(roots_key("everything"), "skiff.roots.everything");
     assert_eq!(
-        f.act("add", &pairs("https://example.com", "")),
+        f.act(RootsIntent::Add, "https://example.com", ""),
         RootsOutcome::Draw {
-            focus: "#ask-root-uri".into()
+            focus: RootsFocus::Uri
         }
     );
-    let html = f.html();
-    assert!(html.contains("is not a file:// URI"), "{html}");
+    let v = f.view();
     assert!(
-        html.contains(r#"value="https://example.com""#),
-        "the typed text stays: {html}"
+        v.error
+            .as_deref()
+            .is_some_and(|e| e.contains("is not a file:// URI")),
+        "{v:?}"
     );
-    f.act("add", &pairs(" file:///home/me/project ", "Project"));
+    assert_eq!(v.uri, "https://example.com", "the typed text stays");
+    f.act(RootsIntent::Add, " file:///home/me/project ", "Project");
     assert_eq!(f.roots().len(), 1);
-    assert!(!f.html().contains("is not a file"), "{}", f.html());
-    f.act("add", &pairs("file:///home/me/project/", ""));
-    assert!(f.html().contains("is already a root"));
-    f.act("add", &pairs("file:///tmp/a", ""));
+    let v = f.view();
+    assert_eq!(v.error, None);
+    assert_eq!(
+        (v.uri.as_str(), v.name.as_str()),
+        ("", ""),
+        "added: the fields empty"
+    );
+    f.act(RootsIntent::Add, "file:///home/me/project/", "");
+    assert!(f
+        .view()
+        .error
+        .is_some_and(|e| e.contains("is already a root")));
+    f.act(RootsIntent::Add, "file:///tmp/a", "");
     // Save with an address typed but not added: it is added first.
-    let out = f.act("save", &pairs("file:///srv/data", "Data"));
+    let out = f.act(RootsIntent::Save, "file:///srv/data", "Data");
     assert_eq!(
         out,
         RootsOutcome::Save {
@@ -44,31 +51,47 @@ fn add_remove_and_save_store_the_exact_roots_list_result() {
         }
     );
     f.stored();
+    assert_eq!(f.said_on_save(), "Saved 3 roots for everything.");
     // Saved again unchanged: stored, not announced.
     assert!(matches!(
-        f.act("save", &pairs("", "")),
+        f.act(RootsIntent::Save, "", ""),
         RootsOutcome::Save {
             announce: false,
             ..
         }
     ));
     assert_eq!(
-        f.act("remove:1", &pairs("", "")),
+        f.act(RootsIntent::Remove(1), "", ""),
         RootsOutcome::Draw {
-            focus: "[data-act=\"remove:1\"]".into()
+            focus: RootsFocus::Remove(1)
         }
     );
-    assert_eq!(f.act("remove:7", &pairs("", "")), RootsOutcome::Nothing);
+    assert_eq!(f.act(RootsIntent::Remove(7), "", ""), RootsOutcome::Nothing);
+    // The last row removed: focus goes to the row before.
+    assert_eq!(
+        f.act(RootsIntent::Remove(1), "", ""),
+        RootsOutcome::Draw {
+            focus: RootsFocus::Remove(0)
+        }
+    );
     assert!(matches!(
-        f.act("save", &pairs("", "")),
+        f.act(RootsIntent::Save, "", ""),
         RootsOutcome::Save { announce: true, .. }
     ));
+    assert_eq!(f.said_on_save(), "Saved 1 root for everything.");
     // A bad address typed at Save stops the save.
     assert!(matches!(
-        f.act("save", &pairs("C:\\x", "")),
+        f.act(RootsIntent::Save, "C:\\x", ""),
         RootsOutcome::Draw { .. }
     ));
-    assert_eq!(f.act("cancel", &[]), RootsOutcome::Close);
+    assert_eq!(
+        f.act(RootsIntent::Remove(0), "", ""),
+        RootsOutcome::Draw {
+            focus: RootsFocus::Uri
+        }
+    );
+    assert_eq!(f.view().empty, Some("No roots yet."));
+    assert_eq!(f.act(RootsIntent::Cancel, "", ""), RootsOutcome::Close);
 }
 
 #[test]
@@ -76,24 +99,29 @@ fn stored_roots_load_and_unreadable_ones_are_kept_until_an_explicit_save() {
     let f = RootsForm::new(
         "s",
         "",
-        Some(r#"{"roots":[{"uri":"file:///a","name":"<b>A</b>"},{"uri":"file:///b"}]}"#),
+        Some(r#"{"roots":[{"uri":"file:///a","name":"<b>A</b>\u202e"},{"uri":"file:///b"}]}"#),
     );
     assert_eq!(f.roots().len(), 2);
-    let html = f.html();
-    assert!(
-        html.contains("Roots for <bdi class=\"ask-server\">s</bdi>"),
-        "{html}"
-    );
-    assert!(html.contains("&lt;b&gt;A&lt;/b&gt;"), "{html}");
-    assert!(html.contains(r#"aria-label="Remove file:///b""#), "{html}");
+    let v = f.view();
+    assert_eq!(v.server_name, "s", "the id names a server without a name");
+    assert_eq!(v.roots[0].name.as_deref(), Some("<b>A</b><U+202E>"));
+    assert_eq!(v.roots[1].name, None);
+    assert_eq!(v.roots[1].remove_label, "Remove file:///b");
+    assert_eq!(v.empty, None);
     let mut bad = RootsForm::new("s", "S", Some("{not json"));
     assert!(bad.roots().is_empty());
-    assert!(bad.html().contains("could not be read"), "{}", bad.html());
+    assert!(bad
+        .view()
+        .unreadable
+        .is_some_and(|u| u.starts_with("The roots stored for S could not be read")));
     // Saving (even an empty list) replaces it, and the server hears of it.
     assert!(matches!(
-        bad.act("save", &pairs("", "")),
+        bad.act(RootsIntent::Save, "", ""),
         RootsOutcome::Save { announce: true, .. }
     ));
-    bad.failed("Storage is full.");
-    assert!(bad.html().contains("Storage is full."));
+    bad.failed(&RootsForm::not_saved("QuotaExceededError"));
+    assert_eq!(
+        bad.view().error.as_deref(),
+        Some("The roots were not saved (the browser's storage refused: QuotaExceededError).")
+    );
 }

@@ -4,12 +4,16 @@
 //! (the model's result, or the refusal the specification gives as its example).
 //!
 //! Nothing reaches the user's model before Approve: [`SamplingCard::approve`] is the only way
-//! to the host's `sample`, and it sends the request as shown, with the user's edit.
+//! to the sampling runner, and it sends the request as shown, with the user's edit.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
+use crate::mcp::held_ask::{AskReply, HeldAsk};
 use crate::mcp::sampling::{Limiter, Part, Role, SamplingError, SamplingRequest};
-use crate::mcp::sampling_step::{answer_result, calls_said, media_label, SampleCall};
+use crate::mcp::sampling_step::{
+    answer_result, calls_said, media_label, SampleCall, SampledAnswer,
+};
+use crate::mcp::ElicitKey;
 
 /// The method this card answers.
 pub const METHOD: &str = "sampling/createMessage";
@@ -32,8 +36,8 @@ pub enum Stage {
 pub struct SamplingCard {
     pub server: String,
     pub server_name: String,
-    /// The page's key for the held request (a number today), echoed back as it came.
-    pub key: Value,
+    /// The session's key for the held request, echoed back as it came.
+    pub key: ElicitKey,
     pub(super) request: SamplingRequest,
     /// The last user message, when it is text only (index into the messages).
     pub(super) editable: Option<usize>,
@@ -49,45 +53,34 @@ pub struct SamplingCard {
 pub enum Admission {
     /// Show the card.
     Show(Box<SamplingCard>),
-    /// Answer at once with this host `answer` argument (`{server, key, error}`), and say
-    /// `sentence` where the user sees it (or nothing, when it is empty).
-    Refuse { answer: Value, sentence: String },
+    /// Answer at once with this, and say `sentence` where the user sees it (or nothing, when
+    /// it is empty).
+    Refuse { answer: AskReply, sentence: String },
 }
 
-fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
-fn error_answer(server: &str, key: &Value, code: i64, message: &str) -> Value {
-    json!({"server": server, "key": key, "error": {"code": code, "message": message}})
-}
-
-/// An `ask` event (`{server, name, key, method, params}`) at `now_ms`: a malformed request is
-/// answered with its JSON-RPC error at once (-32602 and the sentence saying what is wrong), a
-/// server over its budget is refused (`sampling::Limiter`), and only a well-formed request
-/// within budget becomes a card.
-pub fn admit(event: &Value, limiter: &mut Limiter, now_ms: f64) -> Admission {
-    let server = str_at(event, "server");
-    let key = event.get("key").cloned().unwrap_or(Value::Null);
-    let name = match str_at(event, "name") {
+/// A held request at `now_ms`: a malformed request is answered with its JSON-RPC error at
+/// once (-32602 and the sentence saying what is wrong), a server over its budget is refused
+/// (`sampling::Limiter`), and only a well-formed request within budget becomes a card.
+pub fn admit(ask: &HeldAsk, limiter: &mut Limiter, now_ms: f64) -> Admission {
+    let (server, key) = (ask.server.as_str(), ask.key);
+    let name = match ask.name.as_str() {
         "" => server,
         n => n,
     };
-    let method = str_at(event, "method");
+    let method = ask.method.as_str();
     if method != METHOD {
         return Admission::Refuse {
-            answer: error_answer(
+            answer: AskReply::error(
                 server,
-                &key,
+                key,
                 -32601,
                 &format!("Skiff cannot answer \u{201c}{method}\u{201d}."),
             ),
             sentence: String::new(),
         };
     }
-    let params = event.get("params").unwrap_or(&Value::Null);
     let checked =
-        SamplingRequest::parse(params).and_then(|r| limiter.admit(server, now_ms).map(|()| r));
+        SamplingRequest::parse(&ask.params).and_then(|r| limiter.admit(server, now_ms).map(|()| r));
     match checked {
         Ok(request) => {
             let editable = last_user_text(&request);
@@ -111,7 +104,7 @@ pub fn admit(event: &Value, limiter: &mut Limiter, now_ms: f64) -> Admission {
                 crate::display::text::name(name)
             );
             Admission::Refuse {
-                answer: error_answer(server, &key, e.code(), &e.to_string()),
+                answer: AskReply::error(server, key, e.code(), &e.to_string()),
                 sentence,
             }
         }
@@ -189,19 +182,18 @@ impl SamplingCard {
         }
     }
 
-    /// The request as the user approved it (the host `sample` argument, `SampleCall`): the
-    /// last user message is the user's text; tool calls and results travel as the
-    /// conversation's own, so every provider gets them in its wire format.
+    /// The request as the user approved it: the last user message is the user's text; tool
+    /// calls and results travel as the conversation's own, so every provider gets them in its
+    /// wire format.
     pub fn approved_call(&self) -> SampleCall {
         let edit = self.editable.map(|i| (i, self.draft.as_str()));
         SampleCall::from_request(&self.request, edit)
     }
 
-    /// Approve (or try again after a failure): the host `sample` argument without its `id`
-    /// (a `SampleCall`), or `None` when there is nothing to
-    /// send (an emptied message, whose sentence the card now shows, or a card no longer
-    /// asking).
-    pub fn approve(&mut self) -> Option<Value> {
+    /// Approve (or try again after a failure): what the sampling runner sends, or `None` when
+    /// there is nothing to send (an emptied message, whose sentence the card now shows, or a
+    /// card no longer asking).
+    pub fn approve(&mut self) -> Option<SampleCall> {
         if !matches!(self.stage, Stage::Asking | Stage::Failed(_)) {
             return None;
         }
@@ -214,11 +206,10 @@ impl SamplingCard {
         self.stage = Stage::Sampling {
             text: String::new(),
         };
-        // Plain data (strings, numbers, maps): serializing it cannot fail.
-        serde_json::to_value(self.approved_call()).ok()
+        Some(self.approved_call())
     }
 
-    /// Streamed text of the approved request (a host `chunk` event's text, appended).
+    /// Streamed text of the approved request (each piece appended).
     pub fn chunk(&mut self, text: &str) -> Option<&str> {
         match &mut self.stage {
             Stage::Sampling { text: so_far } => {
@@ -229,12 +220,11 @@ impl SamplingCard {
         }
     }
 
-    /// The host's `sample` answer (`{text, model, finish, calls}`, `finish` in the provider's
-    /// words): the host `answer` argument (`{server, key, result}`) with the
-    /// `CreateMessageResult` (`sampling_step::answer_result`); the model's tool calls are
-    /// added to the card's answer ("Your model asks to call ...") as they go back. Anything
-    /// else is a failure the card shows.
-    pub fn sampled(&mut self, answer: &Value) -> Result<Value, String> {
+    /// The model's answer: the reply with the `CreateMessageResult`
+    /// (`sampling_step::answer_result`); the model's tool calls are added to the card's
+    /// answer ("Your model asks to call ...") as they go back. A call that cannot be passed on
+    /// is a failure the card shows.
+    pub fn sampled(&mut self, answer: &SampledAnswer) -> Result<AskReply, String> {
         if self.stage == Stage::Gone {
             // The server stopped waiting while the model wrote: nothing goes back.
             return Err(format!(
@@ -250,7 +240,7 @@ impl SamplingCard {
                 if let Stage::Sampling { text } = &mut self.stage {
                     text.push_str(&calls_said(&result));
                 }
-                Ok(json!({"server": self.server, "key": self.key, "result": result}))
+                Ok(AskReply::result(&self.server, self.key, result))
             }
             Err(s) => {
                 self.stage = Stage::Failed(s.clone());
@@ -259,7 +249,7 @@ impl SamplingCard {
         }
     }
 
-    /// The host's `sample` failed (no model set up, the provider refused): the sentence shows
+    /// The model could not answer (no model set up, the provider refused): the sentence shows
     /// on the card, which can be tried again or denied.
     pub fn failed(&mut self, sentence: &str) {
         if !matches!(self.stage, Stage::Gone) {
@@ -267,11 +257,10 @@ impl SamplingCard {
         }
     }
 
-    /// Deny: the host `answer` argument with the specification's refusal (-1, "User rejected
-    /// sampling request").
-    pub fn deny(&self) -> Value {
+    /// Deny: the specification's refusal (-1, "User rejected sampling request").
+    pub fn deny(&self) -> AskReply {
         let e = SamplingError::Declined;
-        error_answer(&self.server, &self.key, e.code(), &e.to_string())
+        AskReply::error(&self.server, self.key, e.code(), &e.to_string())
     }
 
     /// The server can no longer be answered: the card says so until dismissed.

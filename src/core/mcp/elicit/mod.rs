@@ -2,27 +2,31 @@
 //! either as a small form built from a restricted JSON Schema, or by sending the user to a URL.
 //!
 //! This module turns `elicitation/create` params into values the UI renders ([`ElicitRequest`]:
-//! a [`FormModel`] or a [`UrlAsk`]), validates what the user typed (a sentence per field), and
-//! builds the answer (`{action, content}`). It decides everything a card needs; the UI only
-//! renders it and reports clicks. [`Tray`] is the cards on screen as one machine: the
-//! on-demand module (`src/extras`, `elicit.js`) feeds it the page's `ask` events and the
-//! user's clicks and performs the [`Effect`]s it returns.
+//! a [`FormModel`] or a [`UrlAsk`]; [`CardView`] for the card), validates what the user typed
+//! (a sentence per field), and builds the answer (`{action, content}`). It decides everything a
+//! card needs; the UI only renders it and reports what the user did. [`Tray`] is the cards on
+//! screen as one machine: the tray component (`ui::mcp::asks`) feeds it the held requests and
+//! the user's intents and performs the [`Effect`]s it returns.
 //!
-//! Architecture invariant: nothing here opens a URL or sends anything. A URL request only
-//! yields the domain to show; opening it is the UI's job, and only after the user consents.
+//! Architecture invariant: nothing here opens a URL or sends anything, and nothing writes
+//! markup. A URL request only yields the domain to show; opening it is the UI's job, and only
+//! after the user consents.
 
-mod card_html;
+mod card_view;
 mod form;
 mod order;
 mod request;
 mod tray;
 mod url;
 
-pub use card_html::{card_html, field_id, CardState};
+pub use card_view::{
+    field_id, Body, CardState, CardStatus, CardView, ChoiceView, Control, FieldView, Mode, ASKS,
+    CANCEL, DECLINE, DISMISS, URL_LEAD,
+};
 pub use form::{Choice, Field, FieldInput, FieldKind, FormModel, TextFormat};
 pub use order::property_order;
 pub use request::{parse_create, ElicitAction, ElicitAnswer, ElicitKind, ElicitRequest};
-pub use tray::{notice_html, Effect, Tray, INVALID_PARAMS};
+pub use tray::{CardIntent, Effect, Tray, INVALID_PARAMS};
 pub use url::{UrlAsk, UrlRefusal};
 
 /// The method a server uses to ask.
@@ -36,7 +40,7 @@ pub fn client_capability() -> serde_json::Value {
 }
 
 #[cfg(test)]
-mod card_html_tests;
+mod card_view_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

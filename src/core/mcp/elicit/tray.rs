@@ -1,88 +1,63 @@
-//! The questions on screen (the on-demand module's elicitation tray), as a sans-IO machine.
+//! The questions on screen (the elicitation tray), as a sans-IO machine.
 //!
-//! The page holds a server's `elicitation/create` and forwards it (an `ask` event with the
-//! message text); this machine decides everything after that: refuse a request the form cannot
-//! show (answered at once with "invalid params", and a notice), the card's HTML on arrival and
-//! after each click, the answer to send, when the link may open (only after the user's click
-//! on Open) and when a card goes. `extras/page/elicit.js` performs what it returns
-//! ([`Effect`]): it paints, calls the page's `answer`, opens the link, moves focus.
+//! The page holds a server's `elicitation/create` and hands it over as a `HeldAsk`; this
+//! machine decides everything after that: refuse a request the form cannot show (answered at
+//! once with "invalid params", and a notice), what each card shows and holds, each answer, when
+//! the link may open (only after the user's click on Open) and when a card goes. The tray
+//! component performs what it returns ([`Effect`]): it answers through the connection runner,
+//! opens the link, moves focus, shows the notice.
 //!
 //! Architecture invariant: nothing here performs IO; the tray never opens a link on its own
-//! (an [`Effect::Open`] follows only an `accept` click on a URL-mode card).
+//! (an [`Effect::Open`] follows only an Accept on a URL-mode card).
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
+use super::card_view::{card_view, field_id, CardState, CardStatus, CardView};
 use super::{
-    card_html, field_id, parse_create, property_order, CardState, ElicitAnswer, ElicitKind,
-    ElicitRequest,
+    parse_create, property_order, ElicitAnswer, ElicitKind, ElicitRequest, FieldInput, FieldKind,
 };
 use crate::display::text;
-use crate::html::Html;
+use crate::mcp::held_ask::{AskReply, HeldAsk};
+use crate::mcp::ElicitKey;
 
 /// JSON-RPC "invalid params": the answer to a request whose schema the form cannot show.
 pub const INVALID_PARAMS: i64 = -32602;
 
-/// What the module must do, in order.
+/// What the user did on a card.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CardIntent {
+    /// Accept the form as filled in, or (URL mode) open the link.
+    Accept,
+    Decline,
+    Cancel,
+    /// Take away a URL-mode card whose link was opened.
+    Dismiss,
+}
+
+/// What the component must do, in order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
-    /// Put a new entry at the end of the tray (`html` is its inside) and move focus to it
-    /// when `focus`. `mode` is `form`, `url` or `notice`.
-    Add {
-        id: String,
-        mode: &'static str,
-        server_name: String,
-        html: String,
-        focus: bool,
-    },
-    /// Replace entry `id`'s inside, then focus the element `focus` (an id), if any.
-    Draw {
-        id: String,
-        html: String,
-        focus: Option<String>,
-    },
-    /// Take entry `id` away (focus goes back where it was before the question came).
-    Remove { id: String },
-    /// Send this to the page's `answer` host op.
-    Answer(Value),
+    /// A new card shows at the end of the tray.
+    Added { id: String },
+    /// Move focus to field `field` of card `id` (`None`: the card itself).
+    Focus { id: String, field: Option<usize> },
+    /// Card `id` goes (focus goes back where it was before the question came).
+    Removed { id: String },
+    /// Send this to the server.
+    Answer(AskReply),
     /// Open `url` in a new tab, then report with [`Tray::opened`].
     Open { id: String, url: String },
-}
-
-impl Effect {
-    /// As `elicit.js` reads it: `{do, ...}`.
-    pub fn to_json(&self) -> Value {
-        match self {
-            Effect::Add {
-                id,
-                mode,
-                server_name,
-                html,
-                focus,
-            } => json!({"do": "add", "id": id, "mode": mode, "server_name": server_name,
-                        "html": html, "focus": focus}),
-            Effect::Draw { id, html, focus } => {
-                json!({"do": "draw", "id": id, "html": html, "focus": focus})
-            }
-            Effect::Remove { id } => json!({"do": "remove", "id": id}),
-            Effect::Answer(arg) => json!({"do": "answer", "arg": arg}),
-            Effect::Open { id, url } => json!({"do": "open", "id": id, "url": url}),
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-enum Entry {
-    Question(Box<Card>),
-    /// A sentence for the user (a refused request), until dismissed.
-    Notice,
+    /// Say this where the user sees it until dismissed (a refused request).
+    Notice(String),
 }
 
 #[derive(Debug, Clone)]
 struct Card {
+    id: String,
     server: String,
     server_name: String,
-    /// The page's key for the question, echoed back as it came.
-    key: Value,
+    /// The session's key for the question, echoed back as it came.
+    key: ElicitKey,
     request: ElicitRequest,
     state: CardState,
     /// A URL-mode question the user accepted: the page opened and the server has not said yet
@@ -90,22 +65,10 @@ struct Card {
     waiting: bool,
 }
 
-impl Card {
-    fn html(&self, id: &str) -> String {
-        card_html(
-            id,
-            &self.server_name,
-            &self.request,
-            self.waiting,
-            &self.state,
-        )
-    }
-}
-
-/// Every question and notice on screen, oldest first.
+/// Every question on screen, oldest first.
 #[derive(Debug, Default)]
 pub struct Tray {
-    entries: Vec<(String, Entry)>,
+    cards: Vec<Card>,
     next: u64,
 }
 
@@ -114,108 +77,176 @@ impl Tray {
         Tray::default()
     }
 
-    /// How many entries are on screen.
+    /// How many questions are on screen.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.cards.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.cards.is_empty()
     }
 
-    fn new_id(&mut self) -> String {
-        self.next += 1;
-        format!("elicit-{}", self.next)
+    /// The cards' ids, oldest first.
+    pub fn ids(&self) -> Vec<String> {
+        self.cards.iter().map(|c| c.id.clone()).collect()
     }
 
-    fn card(&mut self, id: &str) -> Option<&mut Card> {
-        self.entries.iter_mut().find_map(|(i, e)| match e {
-            Entry::Question(c) if i == id => Some(&mut **c),
-            _ => None,
-        })
+    fn card(&self, id: &str) -> Option<&Card> {
+        self.cards.iter().find(|c| c.id == id)
     }
 
-    /// An `ask` event: server `server` (shown as `name`) asks `elicitation/create` with
-    /// `params`; `raw` is its message text (the order of the form's fields).
-    pub fn ask(
-        &mut self,
-        server: &str,
-        name: &str,
-        key: Value,
-        params: &Value,
-        raw: &str,
-    ) -> Vec<Effect> {
-        let same = |c: &Card| c.server == server && c.key == key;
+    fn card_mut(&mut self, id: &str) -> Option<&mut Card> {
+        self.cards.iter_mut().find(|c| c.id == id)
+    }
+
+    /// What card `id` shows (the parts that do not change).
+    pub fn view(&self, id: &str) -> Option<CardView> {
+        self.card(id).map(|c| card_view(&c.server_name, &c.request))
+    }
+
+    /// What card `id`'s inputs hold: the defaults at first, then what the user entered.
+    pub fn inputs(&self, id: &str) -> Vec<FieldInput> {
+        self.card(id)
+            .map(|c| c.state.inputs.clone())
+            .unwrap_or_default()
+    }
+
+    /// What card `id` says about itself now (sentences per field, the URL mode's states).
+    pub fn status(&self, id: &str) -> CardStatus {
+        let Some(c) = self.card(id) else {
+            return CardStatus::default();
+        };
+        let n = c.state.errors.len();
+        let fields = match &c.request.kind {
+            ElicitKind::Form(m) => m.fields.len(),
+            ElicitKind::Url(_) => 0,
+        };
+        CardStatus {
+            errors: (0..fields)
+                .map(|i| {
+                    c.state
+                        .errors
+                        .iter()
+                        .find(|(j, _)| *j == i)
+                        .map(|(_, s)| s.clone())
+                })
+                .collect(),
+            summary: (n > 0).then(|| {
+                let s = if n == 1 { "field needs" } else { "fields need" };
+                format!("{n} {s} attention before the answer can be sent.")
+            }),
+            open_failed: c
+                .state
+                .open_failed
+                .then_some("The browser refused to open the link. Copy it from above instead."),
+            waiting: match &c.request.kind {
+                ElicitKind::Url(ask) if c.waiting => Some(format!(
+                    "Opened {} in a new tab (if no tab appeared, a pop-up blocker may have \
+                     stopped it; the link is above). {} will continue once the step there is \
+                     finished.",
+                    text::name(&ask.domain),
+                    text::name(&c.server_name)
+                )),
+                _ => None,
+            },
+        }
+    }
+
+    /// The user entered `input` in field `field` of card `id`.
+    pub fn set_input(&mut self, id: &str, field: usize, input: FieldInput) {
+        if let Some(slot) = self
+            .card_mut(id)
+            .and_then(|c| c.state.inputs.get_mut(field))
+        {
+            *slot = input;
+        }
+    }
+
+    /// The user ticked (or cleared) `value` in field `field`'s group of checkboxes: the field
+    /// holds its ticked values in the form's order.
+    pub fn set_choice(&mut self, id: &str, field: usize, value: &str, on: bool) {
+        let Some(c) = self.card_mut(id) else { return };
+        let ElicitKind::Form(model) = &c.request.kind else {
+            return;
+        };
+        let Some(FieldKind::Multi { choices, .. }) = model.fields.get(field).map(|f| &f.kind)
+        else {
+            return;
+        };
+        let mut picked = match c.state.inputs.get(field) {
+            Some(FieldInput::Many(v)) => v.clone(),
+            _ => Vec::new(),
+        };
+        picked.retain(|p| p != value);
+        if on {
+            picked.push(value.to_string());
+        }
+        let order: Vec<&str> = choices.iter().map(|c| c.value.as_str()).collect();
+        crate::order::sort_by_key(&mut picked, |p| {
+            order.iter().position(|v| v == p).unwrap_or(usize::MAX)
+        });
+        if let Some(slot) = c.state.inputs.get_mut(field) {
+            *slot = FieldInput::Many(picked);
+        }
+    }
+
+    /// A server asks (`elicitation/create`, held open by the page).
+    pub fn ask(&mut self, ask: &HeldAsk) -> Vec<Effect> {
         if self
-            .entries
+            .cards
             .iter()
-            .any(|(_, e)| matches!(e, Entry::Question(c) if same(c)))
+            .any(|c| c.server == ask.server && c.key == ask.key)
         {
             // The same question twice (a replayed event): one card answers it.
             return Vec::new();
         }
-        let server_name = if name.is_empty() { server } else { name }.to_string();
-        match parse_create(params) {
+        let server_name = if ask.name.is_empty() {
+            &ask.server
+        } else {
+            &ask.name
+        };
+        match parse_create(&ask.params) {
             Ok(mut request) => {
                 if let (ElicitKind::Form(form), Some(order)) =
-                    (&mut request.kind, property_order(raw))
+                    (&mut request.kind, property_order(&ask.raw))
                 {
                     *form = std::mem::take(form).ordered(&order);
                 }
-                let state = CardState {
-                    inputs: match &request.kind {
-                        ElicitKind::Form(m) => m.initial_inputs(),
-                        ElicitKind::Url(_) => Vec::new(),
-                    },
-                    ..CardState::default()
+                let inputs = match &request.kind {
+                    ElicitKind::Form(m) => m.initial_inputs(),
+                    ElicitKind::Url(_) => Vec::new(),
                 };
-                let mode = match request.kind {
-                    ElicitKind::Form(_) => "form",
-                    ElicitKind::Url(_) => "url",
-                };
-                let card = Card {
-                    server: server.to_string(),
+                self.next += 1;
+                let id = format!("elicit-{}", self.next);
+                self.cards.push(Card {
+                    id: id.clone(),
+                    server: ask.server.clone(),
                     server_name: server_name.clone(),
-                    key,
+                    key: ask.key,
                     request,
-                    state,
-                    waiting: false,
-                };
-                let id = self.new_id();
-                let html = card.html(&id);
-                self.entries
-                    .push((id.clone(), Entry::Question(Box::new(card))));
-                vec![Effect::Add {
-                    id,
-                    mode,
-                    server_name,
-                    html,
-                    focus: true,
-                }]
-            }
-            Err(why) => {
-                let id = self.new_id();
-                let html = notice_html(&id, &server_name, &why);
-                self.entries.push((id.clone(), Entry::Notice));
-                vec![
-                    Effect::Answer(json!({"server": server, "key": key,
-                        "error": {"code": INVALID_PARAMS, "message": why}})),
-                    Effect::Add {
-                        id,
-                        mode: "notice",
-                        server_name,
-                        html,
-                        focus: false,
+                    state: CardState {
+                        inputs,
+                        ..CardState::default()
                     },
-                ]
+                    waiting: false,
+                });
+                vec![Effect::Added { id }]
             }
+            Err(why) => vec![
+                Effect::Answer(AskReply::error(&ask.server, ask.key, INVALID_PARAMS, &why)),
+                Effect::Notice(format!(
+                    "Refused {}\u{2019}s request for input: {}.",
+                    text::name(server_name),
+                    text::prose(&why)
+                )),
+            ],
         }
     }
 
-    /// An `ask-gone` event: the question can no longer be answered (its connection ended).
-    /// A URL-mode card already answered stays: the user may still be on that page.
-    pub fn gone(&mut self, server: &str, key: &Value) -> Vec<Effect> {
-        self.remove_where(|c| c.server == server && c.key == *key && !c.waiting)
+    /// The question can no longer be answered (its connection ended). A URL-mode card already
+    /// answered stays: the user may still be on that page.
+    pub fn gone(&mut self, server: &str, key: ElicitKey) -> Vec<Effect> {
+        self.remove_where(|c| c.server == server && c.key == key && !c.waiting)
     }
 
     /// `notifications/elicitation/complete` from `server`: the URL-mode step it names finished.
@@ -231,10 +262,10 @@ impl Tray {
 
     fn remove_where(&mut self, mut hit: impl FnMut(&Card) -> bool) -> Vec<Effect> {
         let mut out = Vec::new();
-        self.entries.retain(|(id, e)| {
-            let go = matches!(e, Entry::Question(c) if hit(c));
+        self.cards.retain(|c| {
+            let go = hit(c);
             if go {
-                out.push(Effect::Remove { id: id.clone() });
+                out.push(Effect::Removed { id: c.id.clone() });
             }
             !go
         });
@@ -242,48 +273,33 @@ impl Tray {
     }
 
     fn take(&mut self, id: &str) -> Vec<Effect> {
-        self.entries.retain(|(i, _)| i != id);
-        vec![Effect::Remove { id: id.to_string() }]
+        self.cards.retain(|c| c.id != id);
+        vec![Effect::Removed { id: id.to_string() }]
     }
 
     fn answer(&mut self, id: &str, answer: ElicitAnswer) -> Vec<Effect> {
         let Some(c) = self.card(id) else {
             return Vec::new();
         };
-        let arg = json!({"server": c.server, "key": c.key, "result": answer.to_result()});
-        let mut out = vec![Effect::Answer(arg)];
+        let reply = AskReply::result(&c.server, c.key, answer.to_result());
+        let mut out = vec![Effect::Answer(reply)];
         out.extend(self.take(id));
         out
     }
 
-    /// The user clicked `act` (a `data-act`: `accept`, `decline`, `cancel`, `dismiss`) on
-    /// entry `id`; `pairs` are its form's values as the browser submits them.
-    pub fn act(&mut self, id: &str, act: &str, pairs: &[(String, String)]) -> Vec<Effect> {
-        let is_notice = self
-            .entries
-            .iter()
-            .any(|(i, e)| i == id && matches!(e, Entry::Notice));
-        if is_notice {
-            return if act == "dismiss" {
-                self.take(id)
-            } else {
-                Vec::new()
-            };
-        }
-        let Some(card) = self.card(id) else {
+    /// The user acted on card `id`.
+    pub fn act(&mut self, id: &str, intent: CardIntent) -> Vec<Effect> {
+        let Some(card) = self.card_mut(id) else {
             return Vec::new();
         };
-        match act {
-            "decline" if !card.waiting => self.answer(id, ElicitAnswer::decline()),
-            "cancel" if !card.waiting => self.answer(id, ElicitAnswer::cancel()),
+        match intent {
+            CardIntent::Decline if !card.waiting => self.answer(id, ElicitAnswer::decline()),
+            CardIntent::Cancel if !card.waiting => self.answer(id, ElicitAnswer::cancel()),
             // Only a finished wait is dismissed: an open question needs one of the answers.
-            "dismiss" if card.waiting => self.take(id),
-            "accept" if !card.waiting => {
+            CardIntent::Dismiss if card.waiting => self.take(id),
+            CardIntent::Accept if !card.waiting => {
                 let checked = match &card.request.kind {
-                    ElicitKind::Form(model) => {
-                        let inputs = model.inputs_from_pairs(pairs);
-                        model.validate(&inputs).map_err(|errors| (inputs, errors))
-                    }
+                    ElicitKind::Form(model) => model.validate(&card.state.inputs),
                     // Only this click opens the link; the answer follows once it opened.
                     ElicitKind::Url(ask) => {
                         return vec![Effect::Open {
@@ -294,16 +310,13 @@ impl Tray {
                 };
                 match checked {
                     Ok(content) => self.answer(id, ElicitAnswer::accept(Some(content))),
-                    Err((inputs, errors)) => {
-                        // The cursor goes to the first field that needs attention: the old
-                        // focus went with the old HTML.
-                        let focus = errors.first().map(|(i, _)| field_id(id, *i));
-                        card.state.inputs = inputs;
+                    Err(errors) => {
+                        // The cursor goes to the first field that needs attention.
+                        let field = errors.first().map(|(i, _)| *i);
                         card.state.errors = errors;
-                        vec![Effect::Draw {
+                        vec![Effect::Focus {
                             id: id.to_string(),
-                            html: card.html(id),
-                            focus,
+                            field,
                         }]
                     }
                 }
@@ -315,7 +328,7 @@ impl Tray {
     /// After [`Effect::Open`]: whether the browser opened the tab. Opened: the server hears
     /// accept and the card waits for its word; refused: the card says so and stays open.
     pub fn opened(&mut self, id: &str, ok: bool) -> Vec<Effect> {
-        let Some(card) = self.card(id) else {
+        let Some(card) = self.card_mut(id) else {
             return Vec::new();
         };
         if card.waiting {
@@ -323,43 +336,25 @@ impl Tray {
         }
         if !ok {
             card.state.open_failed = true;
-            return vec![Effect::Draw {
-                id: id.to_string(),
-                html: card.html(id),
-                focus: None,
-            }];
+            return Vec::new();
         }
         card.waiting = true;
-        let html = card.html(id);
-        let arg = json!({"server": card.server, "key": card.key,
-            "result": ElicitAnswer::accept(None).to_result()});
+        let reply = AskReply::result(
+            &card.server,
+            card.key,
+            ElicitAnswer::accept(None).to_result(),
+        );
         vec![
-            Effect::Answer(arg),
-            Effect::Draw {
+            Effect::Answer(reply),
+            Effect::Focus {
                 id: id.to_string(),
-                html,
-                focus: Some(id.to_string()),
+                field: None,
             },
         ]
     }
-}
 
-/// A refused request's notice: which server, why, and a Dismiss button.
-pub fn notice_html(id: &str, server_name: &str, why: &str) -> String {
-    let mut h = Html::new();
-    h.open("p")
-        .attr("class", "error elicit-title")
-        .attr("id", &format!("{id}-title"))
-        .attr("role", "alert")
-        .body()
-        .text("Refused ")
-        .el("bdi", "elicit-server", &text::name(server_name))
-        .text("’s request for input: ")
-        .text(&text::prose(why))
-        .text(".")
-        .close("p");
-    h.open("div").attr("class", "elicit-actions").body();
-    h.action("elicit-dismiss", "dismiss", "Dismiss");
-    h.close("div");
-    h.finish()
+    /// The element id of field `i` of card `id`.
+    pub fn field_id(id: &str, i: usize) -> String {
+        field_id(id, i)
+    }
 }

@@ -1,9 +1,10 @@
-//! The tray machine: what an `ask` becomes, each click's answer, URL mode's consent and wait,
+//! The tray machine: what a held request becomes, each answer, URL mode's consent and wait,
 //! and questions withdrawn or finished out of band.
 
 use serde_json::{json, Value};
 
 use super::*;
+use crate::mcp::held_ask::{AskReply, HeldAsk};
 
 const SERVER: &str = "srv";
 
@@ -22,22 +23,33 @@ fn sep1034_raw() -> String {
         .to_string()
 }
 
-fn ask(tray: &mut Tray, key: Value, raw: &str) -> Vec<Effect> {
-    let msg: Value = serde_json::from_str(raw).unwrap();
-    tray.ask(SERVER, "Server", key, &msg["params"], raw)
+fn held(name: &str, key: u64, params: Value, raw: &str) -> HeldAsk {
+    HeldAsk {
+        server: SERVER.into(),
+        name: name.into(),
+        key,
+        method: CREATE_METHOD.into(),
+        params,
+        raw: raw.into(),
+    }
 }
 
-fn added(effects: &[Effect]) -> (String, String) {
+fn ask(tray: &mut Tray, key: u64, raw: &str) -> Vec<Effect> {
+    let msg: Value = serde_json::from_str(raw).unwrap();
+    tray.ask(&held("Server", key, msg["params"].clone(), raw))
+}
+
+fn added(effects: &[Effect]) -> String {
     effects
         .iter()
         .find_map(|e| match e {
-            Effect::Add { id, html, .. } => Some((id.clone(), html.clone())),
+            Effect::Added { id } => Some(id.clone()),
             _ => None,
         })
-        .expect("an Add")
+        .expect("an Added")
 }
 
-fn answer(effects: &[Effect]) -> Value {
+fn answer(effects: &[Effect]) -> AskReply {
     effects
         .iter()
         .find_map(|e| match e {
@@ -47,123 +59,116 @@ fn answer(effects: &[Effect]) -> Value {
         .expect("an Answer")
 }
 
-/// The form's values as the browser would submit them from the card's HTML as drawn: the
-/// defaults (checked boxes, selected options, input values) of the sep1034 card.
-fn default_pairs() -> Vec<(String, String)> {
-    [
-        ("f0", "John Doe"),
-        ("f1", "30"),
-        ("f2", "95.5"),
-        ("f3", "active"),
-        ("f4", "on"),
-    ]
-    .map(|(n, v)| (n.to_string(), v.to_string()))
-    .to_vec()
+fn result(effects: &[Effect]) -> Value {
+    answer(effects).answer.unwrap_or_default()
+}
+
+fn names(tray: &Tray, id: &str) -> Vec<String> {
+    match tray.view(id).map(|v| v.body) {
+        Some(Body::Form(fields)) => fields.into_iter().map(|f| f.name).collect(),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
-fn a_question_shows_in_the_servers_order_with_its_defaults_and_focus() {
+fn a_question_shows_in_the_servers_order_with_its_defaults() {
     let mut tray = Tray::new();
-    let fx = ask(&mut tray, json!(3), &sep1034_raw());
+    let fx = ask(&mut tray, 3, &sep1034_raw());
     assert_eq!(fx.len(), 1);
-    let Effect::Add {
-        id,
-        mode,
-        server_name,
-        html,
-        focus,
-    } = &fx[0]
-    else {
-        panic!("{fx:?}")
-    };
+    let id = added(&fx);
+    let view = tray.view(&id).unwrap();
     assert_eq!(
-        (*mode, server_name.as_str(), *focus),
-        ("form", "Server", true)
+        (view.mode, view.server_name.as_str()),
+        (Mode::Form, "Server")
     );
     // The server wrote name, age, score, status, verified; serde's map would sort them.
-    let at = |f: &str| html.find(&format!("data-field=\"{f}\"")).unwrap();
-    assert!(at("name") < at("age") && at("age") < at("score") && at("status") < at("verified"));
-    assert!(html.contains("value=\"John Doe\""), "{html}");
-    assert!(html.contains(&format!("id=\"{id}-title\"")));
+    assert_eq!(
+        names(&tray, &id),
+        ["name", "age", "score", "status", "verified"]
+    );
+    assert_eq!(tray.inputs(&id)[0], FieldInput::Text("John Doe".into()));
     // Accepted untouched: the defaults go back, typed.
-    let fx = tray.act(id, "accept", &default_pairs());
+    let fx = tray.act(&id, CardIntent::Accept);
     assert_eq!(
         answer(&fx),
-        json!({"server": SERVER, "key": 3, "result": {"action": "accept", "content":
-            {"name": "John Doe", "age": 30, "score": 95.5, "status": "active", "verified": true}}})
+        AskReply::result(
+            SERVER,
+            3,
+            json!({"action": "accept", "content":
+                {"name": "John Doe", "age": 30, "score": 95.5, "status": "active", "verified": true}})
+        )
     );
-    assert_eq!(fx.last(), Some(&Effect::Remove { id: id.clone() }));
+    assert_eq!(fx.last(), Some(&Effect::Removed { id: id.clone() }));
     assert!(tray.is_empty());
     // Answered once: a second click does nothing.
-    assert_eq!(tray.act(id, "accept", &default_pairs()), vec![]);
+    assert_eq!(tray.act(&id, CardIntent::Accept), vec![]);
 }
 
 #[test]
-fn a_required_field_left_empty_is_redrawn_with_its_sentence_and_focused() {
+fn a_required_field_left_empty_gets_its_sentence_and_focus() {
     let mut tray = Tray::new();
     let raw = r#"{"params": {"message": "Who?", "requestedSchema": {"type": "object",
         "properties": {"nick": {"type": "string"}, "name": {"type": "string", "title": "Name"}},
         "required": ["name"]}}}"#;
-    let (id, _) = added(&ask(&mut tray, json!("k"), raw));
-    let typed = vec![("f0".to_string(), "ada".to_string())];
-    let fx = tray.act(&id, "accept", &typed);
-    let [Effect::Draw { html, focus, .. }] = fx.as_slice() else {
-        panic!("{fx:?}")
-    };
-    assert_eq!(focus.as_deref(), Some(format!("{id}-f1").as_str()));
-    assert!(html.contains("Name is required."), "{html}");
-    // What the user typed is kept in the redrawn card.
-    assert!(html.contains("value=\"ada\""), "{html}");
+    let id = added(&ask(&mut tray, 1, raw));
+    tray.set_input(&id, 0, FieldInput::Text("ada".into()));
+    let fx = tray.act(&id, CardIntent::Accept);
+    assert_eq!(
+        fx,
+        vec![Effect::Focus {
+            id: id.clone(),
+            field: Some(1)
+        }]
+    );
+    let status = tray.status(&id);
+    assert_eq!(status.errors, [None, Some("Name is required.".into())]);
+    assert_eq!(
+        status.summary.as_deref(),
+        Some("1 field needs attention before the answer can be sent.")
+    );
+    // What the user typed is kept.
+    assert_eq!(tray.inputs(&id)[0], FieldInput::Text("ada".into()));
     assert_eq!(tray.len(), 1);
     // Decline and Cancel carry no content.
-    let fx = tray.act(&id, "decline", &[]);
-    assert_eq!(answer(&fx)["result"], json!({"action": "decline"}));
-    let (id2, _) = added(&ask(&mut tray, json!("k2"), raw));
+    let fx = tray.act(&id, CardIntent::Decline);
+    assert_eq!(result(&fx), json!({"action": "decline"}));
+    let id2 = added(&ask(&mut tray, 2, raw));
     assert_eq!(
-        answer(&tray.act(&id2, "cancel", &[]))["result"],
+        result(&tray.act(&id2, CardIntent::Cancel)),
         json!({"action": "cancel"})
+    );
+    // Filled in: accepted with what was typed.
+    let id3 = added(&ask(&mut tray, 3, raw));
+    tray.set_input(&id3, 1, FieldInput::Text("Ada".into()));
+    assert_eq!(
+        result(&tray.act(&id3, CardIntent::Accept)),
+        json!({"action": "accept", "content": {"name": "Ada"}})
     );
 }
 
 #[test]
 fn a_schema_the_form_cannot_show_is_refused_at_once_with_a_notice() {
     let mut tray = Tray::new();
-    let raw = json!({"params": {"message": "x", "requestedSchema": {"type": "object",
-        "properties": {"tags": {"type": "object"}}}}})
-    .to_string();
-    let fx = ask(&mut tray, json!(9), &raw);
-    let a = answer(&fx);
-    assert_eq!(a["key"], 9);
-    assert_eq!(a["error"]["code"], INVALID_PARAMS);
+    let params = json!({"message": "x", "requestedSchema": {"type": "object",
+        "properties": {"tags": {"type": "object"}}}});
+    let fx = tray.ask(&held("Server\u{202e}", 9, params, ""));
     assert_eq!(
-        a["error"]["message"],
-        "the field `tags` has the type `object`, which a form cannot ask"
+        answer(&fx),
+        AskReply::error(
+            SERVER,
+            9,
+            INVALID_PARAMS,
+            "the field `tags` has the type `object`, which a form cannot ask"
+        )
     );
-    let (id, html) = added(&fx);
-    assert!(html.contains("role=\"alert\""), "{html}");
-    assert!(html.contains("Refused"), "{html}");
-    assert!(matches!(
-        &fx[1],
-        Effect::Add {
-            mode: "notice",
-            focus: false,
-            ..
-        }
-    ));
-    // Only Dismiss does anything to a notice.
-    assert_eq!(tray.act(&id, "accept", &[]), vec![]);
-    assert_eq!(tray.act(&id, "dismiss", &[]), vec![Effect::Remove { id }]);
-    assert!(tray.is_empty());
-}
-
-#[test]
-fn server_text_in_the_notice_is_escaped() {
-    let mut tray = Tray::new();
-    let params = json!({"mode": "nope<b>"});
-    let fx = tray.ask(SERVER, "<img src=x>", json!(1), &params, "");
-    let (_, html) = added(&fx);
-    assert!(!html.contains("<img") && !html.contains("<b>"), "{html}");
-    assert!(html.contains("&lt;img src=x&gt;"), "{html}");
+    assert_eq!(
+        fx[1],
+        Effect::Notice(
+            "Refused Server<U+202E>\u{2019}s request for input: the field `tags` has the type `object`, which a form cannot ask."
+                .into()
+        )
+    );
+    assert!(tray.is_empty(), "no card for a refused request");
 }
 
 #[test]
@@ -171,12 +176,13 @@ fn url_mode_opens_only_after_accept_then_waits_for_the_servers_word() {
     let mut tray = Tray::new();
     let params = json!({"mode": "url", "message": "Sign in", "url": "https://auth.example.com/x?y",
         "elicitationId": "e-1"});
-    let fx = tray.ask(SERVER, "S", json!(1), &params, "");
-    assert!(matches!(&fx[0], Effect::Add { mode: "url", .. }));
-    let (id, html) = added(&fx);
-    assert!(html.contains("auth.example.com"), "{html}");
+    let fx = tray.ask(&held("S", 1, params, ""));
+    let id = added(&fx);
+    let view = tray.view(&id).unwrap();
+    assert_eq!(view.mode, Mode::Url);
+    assert_eq!(view.accept, "Open auth.example.com");
     // Accept asks to open; nothing is answered until the tab opened.
-    let fx = tray.act(&id, "accept", &[]);
+    let fx = tray.act(&id, CardIntent::Accept);
     assert_eq!(
         fx,
         vec![Effect::Open {
@@ -185,22 +191,29 @@ fn url_mode_opens_only_after_accept_then_waits_for_the_servers_word() {
         }]
     );
     // A blocked pop-up: the card says so and the question stays open.
-    let fx = tray.opened(&id, false);
-    let [Effect::Draw { html, .. }] = fx.as_slice() else {
-        panic!("{fx:?}")
-    };
-    assert!(html.contains("refused to open"), "{html}");
+    assert_eq!(tray.opened(&id, false), vec![]);
+    assert_eq!(
+        tray.status(&id).open_failed,
+        Some("The browser refused to open the link. Copy it from above instead.")
+    );
     let fx = tray.opened(&id, true);
-    assert_eq!(answer(&fx)["result"], json!({"action": "accept"}));
-    let Effect::Draw { html, focus, .. } = &fx[1] else {
-        panic!("{fx:?}")
-    };
-    assert!(html.contains("elicit-waiting") && html.contains("data-act=\"dismiss\""));
-    assert_eq!(focus.as_deref(), Some(id.as_str()));
+    assert_eq!(result(&fx), json!({"action": "accept"}));
+    assert_eq!(
+        fx[1],
+        Effect::Focus {
+            id: id.clone(),
+            field: None
+        }
+    );
+    assert_eq!(
+        tray.status(&id).waiting.as_deref(),
+        Some("Opened auth.example.com in a new tab (if no tab appeared, a pop-up blocker may have stopped it; the link is above). S will continue once the step there is finished.")
+    );
     // Answered: the connection ending no longer takes the waiting card, and it cannot be
     // answered twice.
-    assert_eq!(tray.gone(SERVER, &json!(1)), vec![]);
-    assert_eq!(tray.act(&id, "decline", &[]), vec![]);
+    assert_eq!(tray.gone(SERVER, 1), vec![]);
+    assert_eq!(tray.act(&id, CardIntent::Decline), vec![]);
+    assert_eq!(tray.act(&id, CardIntent::Accept), vec![]);
     assert_eq!(tray.opened(&id, true), vec![]);
     // Another server's completion of the same id is not this one's.
     assert_eq!(
@@ -209,7 +222,7 @@ fn url_mode_opens_only_after_accept_then_waits_for_the_servers_word() {
     );
     assert_eq!(
         tray.complete(SERVER, &json!({"elicitationId": "e-1"})),
-        vec![Effect::Remove { id }]
+        vec![Effect::Removed { id }]
     );
 }
 
@@ -218,40 +231,51 @@ fn a_waiting_card_may_be_dismissed_and_an_open_one_may_not() {
     let mut tray = Tray::new();
     let params =
         json!({"mode": "url", "message": "", "url": "https://a.example/", "elicitationId": "e"});
-    let (id, _) = added(&tray.ask(SERVER, "", json!(1), &params, ""));
-    assert_eq!(tray.act(&id, "dismiss", &[]), vec![]);
+    let id = added(&tray.ask(&held("", 1, params, "")));
+    assert_eq!(
+        tray.view(&id).unwrap().server_name,
+        SERVER,
+        "the id names a nameless server"
+    );
+    assert_eq!(tray.act(&id, CardIntent::Dismiss), vec![]);
     tray.opened(&id, true);
-    assert_eq!(tray.act(&id, "dismiss", &[]), vec![Effect::Remove { id }]);
+    assert_eq!(
+        tray.act(&id, CardIntent::Dismiss),
+        vec![Effect::Removed { id }]
+    );
 }
 
 #[test]
 fn a_withdrawn_question_goes_and_a_repeated_one_shows_once() {
     let mut tray = Tray::new();
     let raw = sep1034_raw();
-    let (id, _) = added(&ask(&mut tray, json!(5), &raw));
-    assert_eq!(ask(&mut tray, json!(5), &raw), vec![]);
-    assert_eq!(tray.gone("other", &json!(5)), vec![]);
-    assert_eq!(tray.gone(SERVER, &json!(5)), vec![Effect::Remove { id }]);
+    let id = added(&ask(&mut tray, 5, &raw));
+    assert_eq!(ask(&mut tray, 5, &raw), vec![]);
+    assert_eq!(tray.ids(), std::slice::from_ref(&id));
+    assert_eq!(tray.gone("other", 5), vec![]);
+    assert_eq!(tray.gone(SERVER, 5), vec![Effect::Removed { id }]);
     assert!(tray.is_empty());
 }
 
 #[test]
-fn effects_read_as_the_module_expects() {
-    let e = Effect::Open {
-        id: "elicit-1".into(),
-        url: "https://x.example/".into(),
-    };
+fn ticked_choices_are_kept_in_the_forms_order() {
+    let mut tray = Tray::new();
+    let params = json!({"message": "m", "requestedSchema": {"type": "object", "properties": {
+        "many": {"type": "array", "items": {"type": "string", "enum": ["x", "y", "z"]}, "default": ["y"]}
+    }}});
+    let id = added(&tray.ask(&held("S", 1, params, "")));
+    tray.set_choice(&id, 0, "z", true);
+    tray.set_choice(&id, 0, "x", true);
+    tray.set_choice(&id, 0, "y", false);
+    tray.set_choice(&id, 0, "x", true);
     assert_eq!(
-        e.to_json(),
-        json!({"do": "open", "id": "elicit-1", "url": "https://x.example/"})
+        tray.inputs(&id),
+        [FieldInput::Many(vec!["x".into(), "z".into()])]
     );
-    let e = Effect::Draw {
-        id: "a".into(),
-        html: "<p></p>".into(),
-        focus: None,
-    };
+    // Not a group of checkboxes: nothing changes.
+    tray.set_choice(&id, 7, "x", true);
     assert_eq!(
-        e.to_json(),
-        json!({"do": "draw", "id": "a", "html": "<p></p>", "focus": null})
+        result(&tray.act(&id, CardIntent::Accept)),
+        json!({"action": "accept", "content": {"many": ["x", "z"]}})
     );
 }

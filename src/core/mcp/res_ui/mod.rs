@@ -1,6 +1,6 @@
 //! The resource browser, the `@` picker, template forms and subscriptions (issue 13 items
-//! 1–4): every decision the on-demand module (`src/extras`, `resources.js`) makes, as plain
-//! Rust tested natively.
+//! 1–4): every decision the page's resource surfaces (`ui::mcp::resources`) and their runner
+//! (`runner::mcp_resources`) make, as plain Rust tested natively.
 //!
 //! - [`store`]: the mcpResource store: each server's resource and template lists as last
 //!   seen, the content cache (`resource_cache`'s rules), subscriptions, and how it is stored
@@ -10,17 +10,17 @@
 //! - [`search`]: the `@` picker's search over every server and the cache, and the `@query` in
 //!   the composer's text.
 //! - [`form`]: a resource template's form (RFC 6570 variables), its validation and URI.
-//! - [`html`]: the browser's, preview's, form's and picker's markup (`crate::html`: every value
-//!   escaped; server names and descriptions through `display::text`).
+//! - [`view`]: what the browser, preview, form and picker show (server names and
+//!   descriptions through `display::text`), as view-models.
 //!
-//! Architecture Invariant: no IO and no clock (time is `now_ms`); the module's JavaScript
+//! Architecture Invariant: no IO, no clock (time is `now_ms`) and no markup; the runner
 //! performs the requests, IndexedDB and localStorage writes that these functions decide.
 
 pub mod form;
-pub mod html;
 pub mod read;
 pub mod search;
 pub mod store;
+pub mod view;
 
 #[cfg(test)]
 mod tests;

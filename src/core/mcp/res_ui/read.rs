@@ -5,7 +5,6 @@
 //! The result is untrusted: a part without `text` or `blob`, or with a blob that is not
 //! base64, is a sentence, never a panic; a result too large to attach is refused with its size.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::store::INLINE_TEXT_MAX;
@@ -17,26 +16,20 @@ use crate::mcp::resource_cache::CachedPart;
 /// Largest read the browser shows and attaches (decoded bytes of all parts).
 pub const READ_MAX_BYTES: u64 = 10 * 1024 * 1024;
 
-/// One content part, as the module's JavaScript and core exchange it.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// One content part, as the runner and core exchange it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Part {
     pub uri: String,
-    #[serde(default)]
     pub mime: String,
     /// `data` is base64 bytes (a `blob` part); otherwise it is text.
-    #[serde(default)]
     pub binary: bool,
     /// The content; `None` while it is only in the blob store under `hash`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<String>,
     /// SHA-256 (hex) of the bytes in the blob store.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hash: Option<String>,
     /// Decoded size in bytes.
-    #[serde(default)]
     pub size: u64,
-    /// The module must put the bytes in the blob store (and set `hash`) before keeping it.
-    #[serde(default)]
+    /// The runner must put the bytes in the blob store (and set `hash`) before keeping it.
     pub to_store: bool,
 }
 
@@ -105,7 +98,7 @@ impl Part {
 }
 
 /// A read's parts and how long they are fresh.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ReadOut {
     pub parts: Vec<Part>,
     /// The server's `ttlMs` (0 when absent: stale at once, read again when the server is up).

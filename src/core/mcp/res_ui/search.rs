@@ -2,8 +2,6 @@
 //! resources and every cached copy, offline servers included), and where the `@query` is in
 //! the composer's text so choosing one can remove it.
 
-use serde::Serialize;
-
 use super::store::Store;
 use crate::mcp::resource_cache::Freshness;
 
@@ -11,7 +9,7 @@ use crate::mcp::resource_cache::Freshness;
 pub const PICKER_MAX: usize = 8;
 
 /// One match.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Item {
     pub server: String,
     pub server_name: String,

@@ -3,7 +3,7 @@
 //! subscriptions that must resume after a reconnect or a reload.
 //!
 //! Stored as one versioned JSON value (localStorage `skiff.extras.resources`, `{v: 1, ...}`);
-//! binary and long text contents live in the module's IndexedDB by SHA-256 (the cache names
+//! binary and long text contents live in IndexedDB by SHA-256 (the cache names
 //! the hash). A stored value that does not parse, or has a newer `v`, is never overwritten:
 //! the store is then *locked* (nothing is saved) and says so in a sentence until the user
 //! chooses to start afresh.
@@ -17,6 +17,9 @@ use crate::mcp::resource_cache::{CachedPart, Entry, Freshness, ReadPlan, Resourc
 
 /// localStorage key of the store.
 pub const STORE_KEY: &str = "skiff.extras.resources";
+/// localStorage flag, present while a subscription must be resumed after a reload: the page
+/// then loads the store at start (it is not read otherwise).
+pub const RESUME_KEY: &str = "skiff.mcp.subscribed";
 /// Stored format; a newer one is refused, not overwritten.
 pub const VERSION: u32 = 1;
 /// The cache's bound: text and bytes of kept copies together (IndexedDB holds the large ones).
@@ -47,6 +50,18 @@ pub struct ServerLists {
     /// Whether the page still has this server configured (never stored).
     #[serde(skip)]
     pub present: bool,
+}
+
+/// One server as the page has it now: its lists as the server sent them (unchecked: items
+/// that do not decode are left out) and its `initialize` capabilities.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LiveLists {
+    pub id: String,
+    pub name: String,
+    pub connected: bool,
+    pub resources: Vec<Value>,
+    pub templates: Vec<Value>,
+    pub capabilities: Value,
 }
 
 /// A resource the user subscribed to.
@@ -98,15 +113,9 @@ fn refusal(why: &str) -> String {
     )
 }
 
-fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
 /// Items of a list that parse; a malformed one is left out rather than losing the list.
-fn items<T: serde::de::DeserializeOwned>(v: Option<&Value>) -> Vec<T> {
-    v.and_then(Value::as_array)
-        .into_iter()
-        .flatten()
+fn items<T: serde::de::DeserializeOwned>(v: &[Value]) -> Vec<T> {
+    v.iter()
         .filter_map(|x| serde_json::from_value(x.clone()).ok())
         .collect()
 }
@@ -186,30 +195,31 @@ impl Store {
         *self = Store::default();
     }
 
-    /// The page's live server list (the host's `servers` answer). A connected server's lists
-    /// replace the kept ones; an offline server keeps what was seen last, so its cached
-    /// resources stay findable.
-    pub fn sync(&mut self, servers: &Value) {
+    /// The page's live server list. A connected server's lists replace the kept ones; an
+    /// offline server keeps what was seen last, so its cached resources stay findable.
+    /// Returns whether anything changed.
+    pub fn sync(&mut self, servers: &[LiveLists]) -> bool {
+        let before = self.servers.clone();
         for s in &mut self.servers {
             s.present = false;
             s.connected = false;
         }
-        for v in servers.as_array().into_iter().flatten() {
-            let id = str_at(v, "id");
+        for v in servers {
+            let id = v.id.as_str();
             if id.is_empty() {
                 continue;
             }
-            let connected = v.get("connected").and_then(Value::as_bool).unwrap_or(false);
-            let resources: Vec<Resource> = items(v.get("resources"));
-            let templates: Vec<ResourceTemplate> = items(v.get("templates"));
+            let resources: Vec<Resource> = items(&v.resources);
+            let templates: Vec<ResourceTemplate> = items(&v.templates);
             // Both eras: a modern (2026-07-28) server has no `resources/subscribe`, but the
             // page's session turns that request into its listen stream's `resourceSubscriptions`
-            // (`mcp::session_subs`), so the module asks the same way whatever the era.
+            // (`mcp::session_subs`), so the page asks the same way whatever the era.
             let can_subscribe = v
-                .pointer("/capabilities/resources/subscribe")
+                .capabilities
+                .pointer("/resources/subscribe")
                 .and_then(Value::as_bool)
                 .unwrap_or(false);
-            let name = match str_at(v, "name") {
+            let name = match v.name.as_str() {
                 "" => id.to_string(),
                 n => n.to_string(),
             };
@@ -231,8 +241,8 @@ impl Store {
             let s = &mut self.servers[at];
             s.name = name;
             s.present = true;
-            s.connected = connected;
-            if connected {
+            s.connected = v.connected;
+            if v.connected {
                 s.resources = resources;
                 s.templates = templates;
                 s.can_subscribe = can_subscribe;
@@ -246,6 +256,7 @@ impl Store {
                 }
             }
         }
+        self.servers != before
     }
 
     pub fn server(&self, id: &str) -> Option<&ServerLists> {
@@ -265,6 +276,20 @@ impl Store {
     pub fn can_subscribe(&self, id: &str) -> bool {
         self.server(id)
             .is_some_and(|s| s.connected && s.can_subscribe)
+    }
+
+    /// The name a resource is attached and announced under: its title, else its name, else
+    /// its URI.
+    pub fn display_name(&self, server: &str, uri: &str) -> String {
+        self.resource(server, uri)
+            .map(|r| {
+                r.title
+                    .clone()
+                    .filter(|t| !t.is_empty())
+                    .unwrap_or_else(|| r.name.clone())
+            })
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| uri.to_string())
     }
 
     /// The listed resource at `uri`, if the server lists it.
@@ -288,16 +313,16 @@ impl Store {
     }
 
     /// The kept copy's parts (marked as used at `now`); blob-backed ones carry `hash` and no
-    /// `data`, for the module to load from IndexedDB.
+    /// `data`, for the runner to load from IndexedDB.
     pub fn cached_parts(&mut self, server: &str, uri: &str, now_ms: f64) -> Option<Vec<Part>> {
         let e = self.cache.take(server, uri, now_ms)?;
         Some(e.parts.iter().map(Part::from_cached).collect())
     }
 
     /// Keep what a read returned. Parts marked `to_store` must carry the `hash` under which
-    /// the module stored their bytes; a part that should be stored but has no hash makes the
+    /// the runner stored their bytes; a part that should be stored but has no hash makes the
     /// copy not kept (it is still shown and attached). Returns the hashes no copy names any
-    /// more (the module deletes them from IndexedDB).
+    /// more (the runner deletes them from IndexedDB).
     pub fn keep(
         &mut self,
         server: &str,
@@ -380,8 +405,8 @@ impl Store {
             .collect()
     }
 
-    /// Whether the page must load the module at start (localStorage `skiff.extras.boot`):
-    /// while any subscription exists.
+    /// Whether the page must load the store at start to follow updates and subscribe again
+    /// ([`RESUME_KEY`]): while any subscription exists.
     pub fn needs_boot(&self) -> bool {
         !self.subs.is_empty()
     }

@@ -1,21 +1,42 @@
-//! The resource store, reads, search, template forms and markup, driven as the module drives
-//! them (with the host's real `servers` shape and server-everything's real lists).
+//! The resource store, reads, search, template forms and view-models, driven as the runner and
+//! the components drive them (with server-everything's real lists).
 
 use serde_json::{json, Value};
 
 use super::form::TemplateForm;
-use super::html::{self, PreviewInfo};
 use super::read::{attach_check, change_summary, parse_read, pretty_json, Part, READ_MAX_BYTES};
 use super::search::{mention_at, search, strip_mention};
-use super::store::{Store, INLINE_TEXT_MAX, INLINE_TOTAL_MAX, STORE_KEY, VERSION};
+use super::store::{LiveLists, Store, INLINE_TEXT_MAX, INLINE_TOTAL_MAX, STORE_KEY, VERSION};
+use super::view::{self, Action, PartView, PreviewInfo, TemplatePane};
 use crate::mcp::model::ResourceTemplate;
 use crate::mcp::resource_cache::{Freshness, ReadPlan};
 
 const HOUR: f64 = 3_600_000.0;
 
-/// The host's `servers` answer: server-everything (connected, can subscribe) and a modern
-/// server, with the lists as the page keeps them.
-fn servers(everything_up: bool) -> Value {
+/// The page's live servers: server-everything (connected, can subscribe) and a modern
+/// server, with the lists as the page keeps them (as JSON, for brevity).
+fn servers(everything_up: bool) -> Vec<LiveLists> {
+    live(&servers_json(everything_up))
+}
+
+/// What the page's `ServerLive` signals hold, from the JSON shape the lists arrive in.
+fn live(v: &Value) -> Vec<LiveLists> {
+    let list = |x: &Value| x.as_array().cloned().unwrap_or_default();
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| LiveLists {
+            id: s["id"].as_str().unwrap_or("").to_string(),
+            name: s["name"].as_str().unwrap_or("").to_string(),
+            connected: s["connected"].as_bool().unwrap_or(false),
+            resources: list(&s["resources"]),
+            templates: list(&s["templates"]),
+            capabilities: s["capabilities"].clone(),
+        })
+        .collect()
+}
+
+fn servers_json(everything_up: bool) -> Value {
     json!([
         {"id": "everything", "name": "everything", "connected": everything_up, "era": "legacy",
          "capabilities": {"resources": {"subscribe": true, "listChanged": true}, "completions": {}},
@@ -58,6 +79,7 @@ const ARCH: &str = "demo://resource/static/document/architecture.md";
 #[test]
 fn a_fresh_store_syncs_the_page_lists_and_keeps_them_while_a_server_is_down() {
     let mut s = synced(true);
+    assert!(!s.sync(&servers(true)), "the same lists change nothing");
     assert_eq!(s.servers.len(), 2);
     let e = s.server("everything").unwrap();
     // The malformed item is left out; the others are kept.
@@ -69,7 +91,7 @@ fn a_fresh_store_syncs_the_page_lists_and_keeps_them_while_a_server_is_down() {
         "the modern era subscribes through its listen filter"
     );
     // The server goes down and the page no longer has its lists: the last ones stay.
-    s.sync(&servers(false));
+    assert!(s.sync(&servers(false)));
     assert!(!s.up("everything"));
     assert!(
         !s.can_subscribe("everything"),
@@ -123,7 +145,7 @@ fn a_read_is_cached_with_its_ttl_and_used_stale_while_the_server_is_down() {
     let parts = down.cached_parts("everything", ARCH, 5.0 * HOUR).unwrap();
     assert_eq!(parts[0].data.as_deref(), Some("# Arch"));
     assert_eq!(
-        html::fresh_text(&down, "everything", ARCH, 5.0 * HOUR),
+        view::fresh_text(&down, "everything", ARCH, 5.0 * HOUR),
         "everything is offline: this is the copy read 4 h ago, which may be out of date."
     );
     // Never read and the server is down: nothing to use.
@@ -212,9 +234,13 @@ fn corrupt_or_newer_stored_values_lock_the_store_with_a_sentence() {
     let damaged = Store::load(Some(r#"{"v": 1, "subs": "nope"}"#));
     assert!(damaged.locked.as_deref().unwrap().contains("damaged"));
     assert!(Store::load(Some(r#"{"servers": []}"#)).locked.is_some());
-    // The locked sentence and "Start afresh" are in the list.
-    let list = html::list_html(&bad, "", "", None);
-    assert!(list.contains(r#"role="alert""#) && list.contains(r#"data-act="reset""#));
+    // The locked sentence is in the list (which offers "Start afresh" with it).
+    let list = view::list_view(&bad, "", "", None);
+    assert_eq!(list.locked, bad.locked);
+    assert_eq!(
+        (Action::Reset.as_str(), Action::Reset.label()),
+        ("reset", "Start afresh")
+    );
     let mut reset = bad.clone();
     reset.reset();
     assert!(reset.save().is_some());
@@ -239,32 +265,30 @@ fn subscriptions_survive_a_reload_and_say_when_the_page_must_boot_the_module() {
 }
 
 #[test]
-fn hostile_server_text_is_escaped_and_its_tricks_are_visible() {
+fn hostile_server_text_shows_its_tricks_and_stays_text() {
     let mut s = Store::load(None);
-    s.sync(&json!([{"id": "evil\"><x", "name": "Evil <b>\u{202e}gnp.exe", "connected": true,
+    s.sync(&live(&json!([{"id": "evil\"><x", "name": "Evil <b>\u{202e}gnp.exe", "connected": true,
         "capabilities": {"resources": {"subscribe": true}},
         "resources": [{"uri": "x://\"><img src=x onerror=alert(1)>", "name": "<script>alert(1)</script>",
                        "description": "line\u{200b}two", "mimeType": "text/html\"><x"}],
-        "templates": [{"uriTemplate": "x://{a\"b}", "name": "<i>t</i>"}]}]));
-    let list = html::list_html(&s, "", "", None);
-    let shell = html::shell_html(&s, "");
-    for out in [&list, &shell] {
-        assert!(
-            !out.contains("<script")
-                && !out.contains("<img")
-                && !out.contains("<b>")
-                && !out.contains("<i>"),
-            "{out}"
-        );
-        assert!(!out.contains('\u{202e}') && !out.contains('\u{200b}'));
-    }
-    assert!(list.contains("&lt;U+202E&gt;gnp.exe"), "{list}");
-    assert!(list.contains("line&lt;U+200B&gt;two"));
-    assert!(list.contains("data-uri=\"x://&quot;&gt;&lt;img"));
+        "templates": [{"uriTemplate": "x://{a\"b}", "name": "<i>t</i>"}]}])));
+    let list = view::list_view(&s, "", "", None);
+    let options = view::server_options(&s);
+    // Invisible and direction-changing characters show; markup stays the text it is (the
+    // components render every string as text).
+    assert_eq!(options[1].label, "Evil <b><U+202E>gnp.exe");
+    let section = &list.sections[0];
+    assert_eq!(section.name, "Evil <b><U+202E>gnp.exe");
+    let row = &section.resources[0];
+    assert_eq!(row.label, "<script>alert(1)</script>");
+    assert_eq!(row.description.as_deref(), Some("line<U+200B>two"));
+    assert_eq!(row.uri, "x://\"><img src=x onerror=alert(1)>");
     // The MIME type is shown only when it is a clean type/subtype.
-    assert!(!list.contains("text/html"));
+    assert_eq!(row.meta, "");
+    let every = format!("{list:?}{options:?}");
+    assert!(!every.contains('\u{202e}') && !every.contains('\u{200b}'));
     let parts = [text_part("x://a", "<script>alert(1)</script>")];
-    let p = html::preview_html(
+    let p = view::preview_view(
         &s,
         &PreviewInfo {
             server: "evil\"><x",
@@ -276,18 +300,34 @@ fn hostile_server_text_is_escaped_and_its_tricks_are_visible() {
         },
         0.0,
     );
-    assert!(
-        !p.contains("<script") && !p.contains("<img") && !p.contains("<b>"),
-        "{p}"
+    assert_eq!(
+        p.parts,
+        [PartView::Text {
+            text: "<script>alert(1)</script>".into(),
+            cut: None
+        }]
     );
-    assert!(p.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
-    assert!(p.contains(r#"role="alert""#));
+    assert_eq!(p.server_name, "Evil <b><U+202E>gnp.exe");
+    assert_eq!(
+        p.note,
+        Some(view::Note {
+            text: "<b>note</b>".into(),
+            error: true
+        })
+    );
     // The template that does not parse is a sentence in its pane.
     let t = &s.server("evil\"><x").unwrap().templates[0];
     let form = TemplateForm::new(t, &[]);
-    let pane = html::template_html(&s, "evil\"><x", 0, &form, &[]);
-    assert!(pane.contains("is not a variable name"), "{pane}");
-    assert!(!pane.contains("<i>"));
+    let TemplatePane::Form(pane) = view::template_pane(&s, "evil\"><x", 0, &form, &[]) else {
+        panic!("the template is listed")
+    };
+    assert!(
+        pane.fields
+            .as_ref()
+            .is_err_and(|e| e.contains("is not a variable name")),
+        "{pane:?}"
+    );
+    assert_eq!(pane.title, "<i>t</i>");
 }
 
 #[test]
@@ -327,53 +367,88 @@ fn the_preview_shows_each_kind_of_content_and_only_the_actions_that_work() {
         note: "",
         error: false,
     };
-    let p = html::preview_html(&s, &info, 0.0);
-    assert!(
-        p.contains(
-            r#"<img class="res-img" alt="architecture.md" src="data:image/png;base64,iVBORw==">"#
-        ),
-        "{p}"
-    );
-    assert_eq!(p.matches("<img").count(), 1, "SVG is never an image");
-    assert!(p.contains("Binary content (image/svg+xml, 5 bytes): not shown."));
-    assert!(
-        p.contains("{\n  &quot;a&quot;: [\n    1,"),
-        "JSON pretty: {p}"
-    );
-    assert!(p.contains("gone from the browser"));
-    assert!(
-        p.contains(
-            r#"<audio class="res-audio" controls="" src="data:audio/wav;base64,iVBORw=="></audio>"#
-        ),
-        "{p}"
+    let p = view::preview_view(&s, &info, 0.0);
+    assert_eq!(
+        p.parts[0],
+        PartView::Image {
+            src: "data:image/png;base64,iVBORw==".into(),
+            alt: "architecture.md".into()
+        }
     );
     assert_eq!(
-        p.matches(r#"data-act="download""#).count(),
+        p.parts[1],
+        PartView::Binary("Binary content (image/svg+xml, 5 bytes): not shown.".into()),
+        "SVG is never an image"
+    );
+    assert!(
+        matches!(&p.parts[2], PartView::Text { text, cut: None } if text.starts_with("{\n  \"a\": [\n    1,")),
+        "JSON pretty: {:?}",
+        p.parts[2]
+    );
+    assert!(matches!(&p.parts[3], PartView::Gone(s) if s.contains("gone from the browser")));
+    assert_eq!(
+        p.parts[4],
+        PartView::Audio {
+            src: "data:audio/wav;base64,iVBORw==".into()
+        }
+    );
+    assert_eq!(
+        p.parts.iter().filter(|x| x.downloadable()).count(),
         3,
         "every binary part downloads"
     );
-    assert!(p.contains(r#"data-act="subscribe""#));
-    assert!(p.contains(r#"data-act="reload""#));
-    assert!(p.contains("Static document file exposed from /docs"));
+    assert_eq!(p.subscription, Some(Action::Subscribe));
+    assert!(p.can_reload && p.can_attach);
+    assert_eq!(
+        p.description.as_deref(),
+        Some("Static document file exposed from /docs: architecture.md")
+    );
+    assert_eq!(
+        p.meta,
+        "image/png, image/svg+xml, application/json, audio/wav \u{b7} 31 bytes in 5 parts"
+    );
     // A modern server offering `resources.subscribe` gets Subscribe; one without the
     // capability does not; an offline server: no subscribe, no reload.
     let modern = PreviewInfo {
         server: "modern",
         ..info
     };
-    assert!(html::preview_html(&s, &modern, 0.0).contains(r#"data-act="subscribe""#));
-    let mut lists = servers(true);
+    assert_eq!(
+        view::preview_view(&s, &modern, 0.0).subscription,
+        Some(Action::Subscribe)
+    );
+    let mut lists = servers_json(true);
     lists[1]["capabilities"] = json!({"resources": {}});
     let mut unoffered = s.clone();
-    unoffered.sync(&lists);
-    assert!(!html::preview_html(&unoffered, &modern, 0.0).contains("subscribe"));
+    unoffered.sync(&live(&lists));
+    assert_eq!(
+        view::preview_view(&unoffered, &modern, 0.0).subscription,
+        None
+    );
     let mut down = s.clone();
     down.sync(&servers(false));
-    let d = html::preview_html(&down, &info, 0.0);
-    assert!(!d.contains(r#"data-act="subscribe""#) && !d.contains(r#"data-act="reload""#));
+    let d = view::preview_view(&down, &info, 0.0);
+    assert!(d.subscription.is_none() && !d.can_reload);
+    // Subscribed while the server cannot take it any more: Unsubscribe stays offered.
+    down.subscribe("everything", ARCH);
+    assert_eq!(
+        view::preview_view(&down, &info, 0.0).subscription,
+        Some(Action::Unsubscribe)
+    );
     // Nothing usable: Attach is disabled.
-    let none = html::preview_html(&s, &PreviewInfo { parts: &[], ..info }, 0.0);
-    assert!(none.contains(r#"data-act="attach" disabled"#), "{none}");
+    let none = view::preview_view(&s, &PreviewInfo { parts: &[], ..info }, 0.0);
+    assert!(!none.can_attach);
+    assert_eq!(none.meta, "");
+    // Reading: the kept copy is shown, and says so.
+    let reading = view::preview_view(
+        &s,
+        &PreviewInfo {
+            reading: true,
+            ..info
+        },
+        0.0,
+    );
+    assert_eq!(reading.fresh, "Reading\u{2026}");
     assert_eq!(pretty_json("text/plain", "{}"), None);
     assert_eq!(
         pretty_json("application/ld+json", "[1]").as_deref(),
@@ -386,30 +461,74 @@ fn the_list_says_what_is_cached_offline_and_subscribed() {
     let mut s = synced(true);
     s.keep("everything", ARCH, &[text_part(ARCH, "a")], 0.0, 0.0);
     s.subscribe("everything", ARCH);
-    let l = html::list_html(&s, "", "", Some(("everything", ARCH)));
-    assert!(
-        l.contains("text/markdown \u{b7} cached \u{b7} subscribed"),
-        "{l}"
+    let l = view::list_view(&s, "", "", Some(("everything", ARCH)));
+    let arch = &l.sections[0].resources[0];
+    assert_eq!(arch.meta, "text/markdown \u{b7} cached \u{b7} subscribed");
+    assert!(arch.current && !l.sections[0].resources[1].current);
+    assert_eq!(
+        l.sections[0].templates[0].uri_template,
+        "demo://resource/dynamic/text/{resourceId}"
     );
-    assert!(l.contains(r#"aria-current="true""#));
-    assert!(l.contains("demo://resource/dynamic/text/{resourceId}"));
+    let labels = |l: &view::ListView| -> Vec<String> {
+        l.sections
+            .iter()
+            .flat_map(|s| s.resources.iter().map(|r| r.label.clone()))
+            .collect()
+    };
     // Filtered by server and by query.
-    let only = html::list_html(&s, "modern", "", None);
-    assert!(only.contains("Read me") && !only.contains("architecture"));
-    let q = html::list_html(&s, "", "FEAT", None);
-    assert!(q.contains("features.md") && !q.contains("architecture.md"));
-    assert!(
-        html::list_html(&s, "", "zzz", None).contains("No resource matches \u{201c}zzz\u{201d}.")
+    let only = view::list_view(&s, "modern", "", None);
+    assert_eq!(labels(&only), ["Read me"]);
+    let q = view::list_view(&s, "", "FEAT", None);
+    assert_eq!(labels(&q), ["features.md"]);
+    assert_eq!(
+        view::list_view(&s, "", "zzz", None).no_match.as_deref(),
+        Some("No resource matches \u{201c}zzz\u{201d}.")
     );
     s.sync(&servers(false));
-    let off = html::list_html(&s, "", "", None);
-    assert!(off.contains("offline: cached copies only"));
-    assert!(off.contains("cached, may be stale"));
-    // Never read while offline: its button is disabled; the template too.
-    assert!(off.contains(r#"features.md" disabled>"#), "{off}");
-    assert!(!off.contains(r#"architecture.md" disabled>"#));
+    let off = view::list_view(&s, "", "", None);
+    assert_eq!(
+        off.sections[0].offline,
+        Some(" offline: cached copies only")
+    );
+    assert_eq!(off.sections[1].offline, None);
+    let rows = &off.sections[0].resources;
+    assert_eq!(
+        rows[0].meta,
+        "text/markdown \u{b7} cached, may be stale \u{b7} subscribed"
+    );
+    // Never read while offline: it cannot be opened; the template neither.
+    assert!(!rows[0].disabled && rows[1].disabled, "{rows:?}");
+    assert!(off.sections[0].templates[0].disabled);
     assert!(Store::load(None).servers.is_empty());
-    assert!(html::list_html(&Store::load(None), "", "", None).contains("No MCP server is set up"));
+    assert_eq!(
+        view::list_view(&Store::load(None), "", "", None).empty,
+        Some("No MCP server is set up. Add one in Settings \u{2192} MCP servers.")
+    );
+    assert_eq!(
+        view::list_view(&s, "gone", "", None).empty,
+        Some("This server is not set up any more.")
+    );
+    // A server with nothing to list is named once at the end.
+    let mut quiet = synced(true);
+    let mut lists = servers_json(true);
+    lists[1]["resources"] = json!([]);
+    quiet.sync(&live(&lists));
+    let v = view::list_view(&quiet, "", "", None);
+    assert_eq!(
+        v.quiet.as_deref(),
+        Some("No resources from Modern <U+202E>txt.exe.")
+    );
+    assert_eq!(
+        view::list_view(&quiet, "modern", "", None).sections[0].empty,
+        Some("This server offers no resources.")
+    );
+    assert_eq!(
+        view::server_options(&quiet)
+            .iter()
+            .map(|o| o.label.as_str())
+            .collect::<Vec<_>>(),
+        ["All servers", "everything", "Modern <U+202E>txt.exe"]
+    );
 }
 
 fn template(t: &str) -> ResourceTemplate {
@@ -448,30 +567,33 @@ fn a_template_form_validates_expands_and_asks_for_completions() {
         f.completion("units").unwrap()["context"],
         json!({"arguments": {"city": "Oslo"}})
     );
-    // The form's markup: labels, datalists, errors tied to their field.
+    // The pane: one field per variable, optional ones said, errors tied to their field.
     let mut s = synced(true);
     s.servers[0].templates.push(w.clone());
-    let pane = html::template_html(
+    let TemplatePane::Form(pane) = view::template_pane(
         &s,
         "everything",
         1,
         &Ok(f),
         &[(0, "city is required.".into())],
-    );
-    assert!(
-        pane.contains(r#"<label for="res-v0">city</label>"#),
-        "{pane}"
-    );
-    assert!(pane.contains(r#"list="res-dl1""#) && pane.contains(r#"<datalist id="res-dl1">"#));
-    assert!(pane.contains(r#"aria-invalid="true" aria-describedby="res-v0-err""#));
-    assert!(pane.contains("(optional)"));
-    assert!(
-        html::template_html(&s, "everything", 9, &Err("x".into()), &[])
-            .contains("no longer offered")
-    );
+    ) else {
+        panic!("listed")
+    };
+    let fields = pane.fields.unwrap_or_default();
     assert_eq!(
-        html::suggestions_html(&["1\"><x".into()]),
-        r#"<option value="1&quot;&gt;&lt;x"></option>"#
+        fields[0],
+        view::FieldView {
+            name: "city".into(),
+            optional: false,
+            value: "Oslo".into(),
+            error: Some("city is required.".into())
+        }
+    );
+    assert!(fields[1].optional && fields[1].error.is_none());
+    assert_eq!(pane.uri_template, "weather://{city}/now{?units}");
+    assert_eq!(
+        view::template_pane(&s, "everything", 9, &Err("x".into()), &[]),
+        TemplatePane::Gone("This template is no longer offered by the server.")
     );
 }
 
@@ -506,10 +628,21 @@ fn the_picker_finds_resources_on_every_server_and_cached_copies() {
         .iter()
         .filter(|i| i.server == "everything")
         .all(|i| i.offline && i.cached));
-    let picker = html::picker_html(&off, "", 0);
-    assert!(picker.contains(r#"role="listbox""#) && picker.contains(r#"aria-selected="true""#));
-    assert!(picker.contains("offline, cached copy"));
-    assert!(html::picker_html(&[], "q<", 0).contains("No resource matches \u{201c}q&lt;\u{201d}."));
+    let rows = view::picker_rows(&off);
+    assert!(rows
+        .iter()
+        .any(|r| r.label == "architecture.md" && r.note == " \u{b7} offline, cached copy"));
+    assert!(rows
+        .iter()
+        .any(|r| r.server_name == "Modern <U+202E>txt.exe" && r.note.is_empty()));
+    assert_eq!(
+        view::picker_empty("q<"),
+        "No resource matches \u{201c}q<\u{201d}."
+    );
+    assert_eq!(
+        view::picker_empty(""),
+        "No MCP resources yet: connect a server that offers some."
+    );
 }
 
 #[test]

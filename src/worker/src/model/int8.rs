@@ -360,6 +360,8 @@ mod simd {
         let mut acc = [[f32x4_splat(0.0); ROW_TILE]; A];
         let xq = act.q.as_ptr();
         for b in 0..nb {
+            // `j` names the weight row (`r + j`) as well as its accumulator.
+            #[allow(clippy::needless_range_loop)]
             for j in 0..ROW_TILE {
                 let w = U::unpack(base, cols, r + j, b);
                 let wd = *d.get_unchecked((r + j) * nb + b);

@@ -7,7 +7,9 @@
 use super::js::{error_name, error_text, field, now_epoch_ms, scope};
 use super::opfs;
 use super::Shared;
-use crate::store::{self, HeaderProbe, Job, JobKind, ModelRecord, Probe};
+use crate::store::{
+    self, HeaderProbe, Job, JobError, JobKind, ModelRecord, Probe, Refusal, SamplingValue,
+};
 use js_sys::{Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -22,10 +24,9 @@ pub(crate) async fn open_and_clean(state: &Shared) {
         Ok(d) => d,
         Err(e) => {
             let mut s = state.borrow_mut();
-            s.dir_error = Some(format!(
-                "This browser does not let the page store models ({}).",
-                error_text(&e).trim_end_matches('.')
-            ));
+            s.dir_error = Some(JobError::StorageRefused {
+                detail: error_text(&e),
+            });
             s.post_state();
             return;
         }
@@ -64,7 +65,7 @@ pub(crate) fn new_job(state: &Shared, kind: JobKind, name: &str, total: Option<u
     job
 }
 
-fn finish_job(state: &Shared, job: u64, result: Result<(), String>) {
+fn finish_job(state: &Shared, job: u64, result: Result<(), JobError>) {
     let mut s = state.borrow_mut();
     s.aborters.retain(|(j, _)| *j != job);
     if let Some(j) = s.jobs.iter_mut().find(|j| j.job == job) {
@@ -94,7 +95,9 @@ pub(crate) fn spawn_file(state: &Shared, file: JsValue) {
             file.stream().get_reader().dyn_into().map_err(JsValue::from);
         let result = match reader {
             Ok(reader) => store_stream(&state, job, &name, reader, Some(total)).await,
-            Err(e) => Err(format!("The file could not be read: {}.", error_text(&e))),
+            Err(e) => Err(JobError::Unreadable {
+                detail: error_text(&e),
+            }),
         };
         finish_job(&state, job, result);
     });
@@ -124,25 +127,26 @@ fn prune_finished(state: &Shared) {
     state.borrow_mut().jobs.retain(|j| !j.done);
 }
 
-async fn download(state: &Shared, job: u64, url: &str, name: &str) -> Result<(), String> {
-    let controller = AbortController::new().map_err(|e| error_text(&e))?;
+async fn download(state: &Shared, job: u64, url: &str, name: &str) -> Result<(), JobError> {
+    let controller = AbortController::new().map_err(|e| JobError::DownloadStopped {
+        detail: error_text(&e),
+    })?;
     state.borrow_mut().aborters.push((job, controller.clone()));
     let init = RequestInit::new();
     init.set_signal(Some(&controller.signal()));
     let response = JsFuture::from(scope().fetch_with_str_and_init(url, &init)).await;
     let response: web_sys::Response = match response {
         Ok(r) => r.unchecked_into(),
-        Err(e) if error_name(&e) == "AbortError" => return Err(cancelled_sentence()),
+        Err(e) if error_name(&e) == "AbortError" => return Err(JobError::Cancelled),
         // fetch rejects with a bare TypeError for CORS refusals and network failures alike;
         // from a page that is online, CORS is by far the usual cause.
-        Err(_) => return Err(store::cors_sentence(url)),
+        Err(_) => return Err(JobError::cors(url)),
     };
     if !response.ok() {
-        return Err(format!(
-            "The server answered {} {} for this address.",
-            response.status(),
-            response.status_text()
-        ));
+        return Err(JobError::ServerRefused {
+            status: response.status(),
+            status_text: response.status_text(),
+        });
     }
     let total = response
         .headers()
@@ -153,14 +157,14 @@ async fn download(state: &Shared, job: u64, url: &str, name: &str) -> Result<(),
     if let Some(j) = state.borrow_mut().jobs.iter_mut().find(|j| j.job == job) {
         j.total = total;
     }
-    let body = response.body().ok_or("The server sent no file.")?;
+    let body = response.body().ok_or(JobError::NoBody)?;
     let reader: ReadableStreamDefaultReader =
-        body.get_reader().dyn_into().map_err(|e| error_text(&e))?;
+        body.get_reader()
+            .dyn_into()
+            .map_err(|e| JobError::DownloadStopped {
+                detail: error_text(&e),
+            })?;
     store_stream(state, job, name, reader, total).await
-}
-
-fn cancelled_sentence() -> String {
-    "Cancelled.".to_string()
 }
 
 pub(crate) fn cancel(state: &Shared, job: u64) {
@@ -196,21 +200,21 @@ async fn store_stream(
     name: &str,
     reader: ReadableStreamDefaultReader,
     total: Option<u64>,
-) -> Result<(), String> {
+) -> Result<(), JobError> {
     let dir = {
         let s = state.borrow();
         match (&s.dir, &s.dir_error) {
             (Some(d), _) => d.clone(),
             (None, Some(e)) => return Err(e.clone()),
-            (None, None) => {
-                return Err("The model storage is still opening; try again in a moment.".into())
-            }
+            (None, None) => return Err(JobError::StorageOpening),
         }
     };
     if let (Some(total), Some(free)) = (total, free_bytes().await) {
         if total > free {
             let _ = JsFuture::from(reader.cancel()).await;
-            return Err(store::quota_sentence(Some(total)));
+            return Err(JobError::NoRoom {
+                needed: Some(total),
+            });
         }
     }
     let existing = opfs::list(&dir).await.unwrap_or_default();
@@ -246,7 +250,7 @@ async fn store_stream(
     if let Err(e) = finish.await {
         let _ = opfs::remove(&dir, &sidecar).await;
         let _ = opfs::remove(&dir, &part).await;
-        return Err(storage_sentence(&e, total));
+        return Err(storage_error(&e, total));
     }
     let mut s = state.borrow_mut();
     s.models.push(record);
@@ -254,14 +258,13 @@ async fn store_stream(
     Ok(())
 }
 
-fn storage_sentence(e: &JsValue, total: Option<u64>) -> String {
+fn storage_error(e: &JsValue, total: Option<u64>) -> JobError {
     if error_name(e) == "QuotaExceededError" {
-        store::quota_sentence(total)
+        JobError::NoRoom { needed: total }
     } else {
-        format!(
-            "The model could not be stored: {}.",
-            error_text(e).trim_end_matches('.')
-        )
+        JobError::NotStored {
+            detail: error_text(e),
+        }
     }
 }
 
@@ -273,29 +276,28 @@ async fn write_part(
     part: &str,
     reader: &ReadableStreamDefaultReader,
     total: Option<u64>,
-) -> Result<(skiff_core::local_model::ModelInfo, u64), String> {
+) -> Result<(skiff_core::local_model::ModelInfo, u64), JobError> {
     let handle = opfs::file(dir, part, true)
         .await
-        .map_err(|e| storage_sentence(&e, total))?;
+        .map_err(|e| storage_error(&e, total))?;
     let sync = opfs::sync_handle(&handle)
         .await
-        .map_err(|e| storage_sentence(&e, total))?;
+        .map_err(|e| storage_error(&e, total))?;
     let result = async {
         let mut probe = HeaderProbe::default();
         let mut accepted = false;
         let mut written: u64 = 0;
         loop {
             if is_cancelled(state, job) {
-                return Err(cancelled_sentence());
+                return Err(JobError::Cancelled);
             }
             let step = JsFuture::from(reader.read()).await.map_err(|e| {
                 if is_cancelled(state, job) || error_name(&e) == "AbortError" {
-                    cancelled_sentence()
+                    JobError::Cancelled
                 } else {
-                    format!(
-                        "The download stopped: {}.",
-                        error_text(&e).trim_end_matches('.')
-                    )
+                    JobError::DownloadStopped {
+                        detail: error_text(&e),
+                    }
                 }
             })?;
             if field(&step, "done").as_bool().unwrap_or(true) {
@@ -303,11 +305,10 @@ async fn write_part(
             }
             let chunk: Uint8Array = field(&step, "value")
                 .dyn_into()
-                .map_err(|_| "The download sent something other than bytes.".to_string())?;
-            let n =
-                opfs::write_at(&sync, &chunk, written).map_err(|e| storage_sentence(&e, total))?;
+                .map_err(|_| JobError::NotBytes)?;
+            let n = opfs::write_at(&sync, &chunk, written).map_err(|e| storage_error(&e, total))?;
             if n != chunk.length() as u64 {
-                return Err(store::quota_sentence(total));
+                return Err(JobError::NoRoom { needed: total });
             }
             if !accepted {
                 match probe.feed(&chunk.to_vec(), total) {
@@ -329,7 +330,7 @@ async fn write_part(
                 state.borrow().post_state();
             }
         }
-        sync.flush().map_err(|e| storage_sentence(&e, total))?;
+        sync.flush().map_err(|e| storage_error(&e, total))?;
         let info = probe.finish(written)?;
         Ok((info, written))
     }
@@ -380,10 +381,13 @@ pub(crate) async fn set_context(state: &Shared, id: &str, context: u64) {
         .is_err()
     {
         // Keep the old value everywhere rather than show one that is not stored.
-        state.borrow().post_state();
+        let mut s = state.borrow_mut();
+        s.notice = Some(Refusal::NotStored);
+        s.post_state();
         return;
     }
     let mut s = state.borrow_mut();
+    s.notice = None;
     if let Some(m) = s.models.iter_mut().find(|m| m.id == id) {
         *m = record;
     }
@@ -398,26 +402,17 @@ pub(crate) async fn set_context(state: &Shared, id: &str, context: u64) {
     s.post_state();
 }
 
-/// Stores one of a model's sampling defaults (Settings' panel); a refused value is a sentence
-/// on the panel, and the stored value stays.
-pub(crate) async fn set_sampling(state: &Shared, id: &str, name: &str, value: &str) {
+/// Stores one of a model's sampling defaults (checked by the page); a write the browser
+/// refuses is a sentence on the panel, and the stored value stays.
+pub(crate) async fn set_sampling(state: &Shared, id: &str, value: SamplingValue) {
     let (dir, record) = {
         let s = state.borrow();
         let Some(m) = s.models.iter().find(|m| m.id == id) else {
             return;
         };
-        (s.dir.clone(), m.with_sampling(name, value))
+        (s.dir.clone(), m.with_sampling(value))
     };
     let Some(dir) = dir else { return };
-    let record = match record {
-        Ok(r) => r,
-        Err(why) => {
-            let mut s = state.borrow_mut();
-            s.notice = Some(why);
-            s.post_state();
-            return;
-        }
-    };
     let Ok(text) = serde_json::to_string(&record) else {
         return;
     };
@@ -431,7 +426,7 @@ pub(crate) async fn set_sampling(state: &Shared, id: &str, name: &str, value: &s
             *m = record;
         }
     } else {
-        s.notice = Some("The setting could not be stored; the browser refused to write it.".into());
+        s.notice = Some(Refusal::NotStored);
     }
     s.post_state();
 }

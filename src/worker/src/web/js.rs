@@ -1,7 +1,7 @@
-//! Small helpers over the worker's JS surface: reading message fields, posting messages,
+//! Small helpers over the worker's JS surface: reading fields, posting messages,
 //! clocks, the wasm memory size, and a zero-delay yield to the event loop.
 
-use js_sys::{Object, Promise, Reflect};
+use js_sys::{Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -19,22 +19,10 @@ pub(crate) fn field_str(obj: &JsValue, key: &str) -> Option<String> {
     field(obj, key).as_string()
 }
 
-pub(crate) fn field_u64(obj: &JsValue, key: &str) -> Option<u64> {
-    field(obj, key)
-        .as_f64()
-        .filter(|n| *n >= 0.0)
-        .map(|n| n as u64)
-}
-
-/// Posts `{op, ...fields}` to the page.
-pub(crate) fn post(op: &str, fields: &[(&str, JsValue)]) {
-    let o = Object::new();
-    let _ = Reflect::set(&o, &"op".into(), &op.into());
-    for (k, v) in fields {
-        let _ = Reflect::set(&o, &JsValue::from_str(k), v);
-    }
+/// Posts a message's JSON text to the page.
+pub(crate) fn post_text(text: &str) {
     // A failed postMessage (the page is gone) has nobody left to tell.
-    let _ = scope().post_message(&o);
+    let _ = scope().post_message(&JsValue::from_str(text));
 }
 
 /// Epoch milliseconds (for times the page shows).

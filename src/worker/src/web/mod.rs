@@ -1,6 +1,7 @@
-//! The browser side of the worker: receives the page's messages, keeps the worker's state,
-//! and performs what the plain-Rust modules decide (storage rules in `store`, generation in
-//! `engine`/`completion`, order in `queue`).
+//! The browser side of the worker: receives the page's messages (`ToWorker`, the JSON text of
+//! `skiff_core::model_panel::wire`), keeps the worker's state, and performs what the
+//! plain-Rust modules decide (storage rules in `store`, generation in `engine`/`completion`,
+//! order in `queue`). It answers with `FromWorker` messages ([`send`]).
 //!
 //! Invariant: no decision lives here that a native test could check; this layer only moves
 //! bytes between the page, OPFS and the engine.
@@ -12,8 +13,9 @@ mod serve;
 
 use crate::engine::Engine;
 use crate::queue::Queue;
-use crate::store::{self, Generating, Job, Loaded, ModelRecord};
-use js::{field, field_str, field_u64, post};
+use crate::store::{Generating, Job, JobError, Loaded, ModelRecord, Refusal, Report};
+use js::{field, field_str};
+use skiff_core::model_panel::{FromWorker, ToWorker};
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -30,7 +32,7 @@ pub(crate) struct Pending {
 pub(crate) struct State {
     dir: Option<FileSystemDirectoryHandle>,
     /// Why the models directory could not be opened, if it could not.
-    dir_error: Option<String>,
+    dir_error: Option<JobError>,
     models: Vec<ModelRecord>,
     jobs: Vec<Job>,
     next_job: u64,
@@ -46,12 +48,11 @@ pub(crate) struct State {
     /// deleted or its context changed).
     drop_engine: bool,
     pumping: bool,
-    /// The model whose "Delete" waits for its second click in the panel.
-    confirming: Option<String>,
-    /// A sentence about the last panel setting refused (shown above the list).
-    notice: Option<String>,
+    /// The last setting the browser refused to store (shown above the list).
+    notice: Option<Refusal>,
     /// The stored models were listed (startup): requests wait for it, or a request sent
-    /// right after a reload would find no model.
+    /// right after a reload would find no model; and no state is reported before it, or the
+    /// panel would show "no model stored" (and announce each model deleted) for a moment.
     ready: bool,
 }
 
@@ -59,25 +60,25 @@ pub(crate) type Shared = Rc<RefCell<State>>;
 
 impl State {
     fn post_state(&self) {
-        let json = store::state_json(
-            &self.models,
-            &self.jobs,
-            self.loaded.as_ref(),
-            self.generating.as_ref(),
-            self.queue.waiting(),
-        );
-        // The panel's list, rendered here (core::model_panel) so none of it is in the page.
-        let panel = serde_json::from_str(&json).unwrap_or_default();
-        let mut html = skiff_core::model_panel::list_html(
-            &panel,
-            self.confirming.as_deref(),
-            js::now_epoch_ms(),
-        );
-        if let Some(n) = &self.notice {
-            html.insert_str(0, &skiff_core::model_panel::notice_html(n));
+        if !self.ready {
+            return;
         }
-        post("state", &[("state", json.into()), ("html", html.into())]);
+        let report = Report {
+            models: &self.models,
+            jobs: &self.jobs,
+            loaded: self.loaded.as_ref(),
+            generating: self.generating.as_ref(),
+            waiting: self.queue.waiting(),
+            storage: self.dir_error.as_ref(),
+            refused: self.notice.as_ref(),
+        };
+        send(&FromWorker::State(report.state()));
     }
+}
+
+/// Posts one message to the page (as its JSON text).
+pub(crate) fn send(message: &FromWorker) {
+    js::post_text(&message.to_json());
 }
 
 /// Entry point: called by `model-worker.js` once the wasm is instantiated.
@@ -97,6 +98,7 @@ pub fn start() {
         let start = {
             let mut s = state.borrow_mut();
             s.ready = true;
+            s.post_state();
             s.queue.waiting() > 0 && !std::mem::replace(&mut s.pumping, true)
         };
         if start {
@@ -105,18 +107,29 @@ pub fn start() {
     });
 }
 
-fn handle(state: &Shared, msg: JsValue) {
-    let op = field_str(&msg, "op").unwrap_or_default();
-    match op.as_str() {
-        "fetch" => {
-            let id = field_u64(&msg, "id").unwrap_or(0);
-            let pending = Pending {
-                path: field_str(&msg, "path").unwrap_or_default(),
-                body: field_str(&msg, "body").unwrap_or_default(),
-            };
+/// One message from the page: the JSON text of a `ToWorker`, or `{msg, file}` for
+/// `AddFile` (a `File` cannot travel as JSON).
+fn handle(state: &Shared, data: JsValue) {
+    let (text, file) = match data.as_string() {
+        Some(text) => (text, JsValue::UNDEFINED),
+        None => (
+            field_str(&data, "msg").unwrap_or_default(),
+            field(&data, "file"),
+        ),
+    };
+    let msg = match ToWorker::from_json(&text) {
+        Ok(msg) => msg,
+        Err(e) => {
+            // A page of another build: it cannot be answered, only told in the console.
+            web_sys::console::error_1(&e.to_string().into());
+            return;
+        }
+    };
+    match msg {
+        ToWorker::Fetch { id, path, body } => {
             let start = {
                 let mut s = state.borrow_mut();
-                s.queue.submit(id, pending);
+                s.queue.submit(id, Pending { path, body });
                 s.post_state();
                 s.ready && !std::mem::replace(&mut s.pumping, true)
             };
@@ -125,8 +138,7 @@ fn handle(state: &Shared, msg: JsValue) {
                 wasm_bindgen_futures::spawn_local(async move { serve::pump(&state).await });
             }
         }
-        "abort" => {
-            let id = field_u64(&msg, "id").unwrap_or(0);
+        ToWorker::Abort { id } => {
             let mut s = state.borrow_mut();
             match s.queue.abort(id) {
                 crate::queue::Aborted::Running => {
@@ -134,62 +146,36 @@ fn handle(state: &Shared, msg: JsValue) {
                 }
                 crate::queue::Aborted::Waiting(_) => {
                     // It never started: answer nothing more than the end of the stream.
-                    post("end", &[("id", (id as f64).into())]);
+                    send(&FromWorker::End { id });
                     s.post_state();
                 }
                 crate::queue::Aborted::Unknown => {}
             }
         }
-        "list" => state.borrow().post_state(),
-        "panel" => {
-            post(
-                "form",
-                &[("html", skiff_core::model_panel::form_html().into())],
-            );
-            state.borrow().post_state();
-        }
-        // The panel's two-step delete and its dismissible failures: view state only.
-        "ask_delete" | "keep" => {
-            let mut s = state.borrow_mut();
-            s.confirming =
-                (op == "ask_delete").then(|| field_str(&msg, "model").unwrap_or_default());
-            s.post_state();
-        }
-        "dismiss" => {
-            let job = field_u64(&msg, "job").unwrap_or(u64::MAX);
+        ToWorker::Report => state.borrow().post_state(),
+        ToWorker::Dismiss { job } => {
             let mut s = state.borrow_mut();
             s.jobs.retain(|j| j.job != job || !j.done);
             s.post_state();
         }
-        "add_file" => add::spawn_file(state, field(&msg, "file")),
-        "add_url" => add::spawn_url(state, field_str(&msg, "url").unwrap_or_default()),
-        "cancel" => add::cancel(state, field_u64(&msg, "job").unwrap_or(u64::MAX)),
-        "delete" => {
-            let id = field_str(&msg, "model").unwrap_or_default();
-            state.borrow_mut().confirming = None;
+        ToWorker::AddFile => add::spawn_file(state, file),
+        ToWorker::AddUrl { url } => add::spawn_url(state, url),
+        ToWorker::Cancel { job } => add::cancel(state, job),
+        ToWorker::Delete { model } => {
             let state = state.clone();
-            wasm_bindgen_futures::spawn_local(async move { add::delete(&state, &id).await });
+            wasm_bindgen_futures::spawn_local(async move { add::delete(&state, &model).await });
         }
-        "set_top_k" | "set_repeat_penalty" | "set_seed" => {
-            let id = field_str(&msg, "model").unwrap_or_default();
-            let value = field_str(&msg, "value").unwrap_or_default();
-            let name = op.trim_start_matches("set_").to_string();
+        ToWorker::SetSampling { model, value } => {
             let state = state.clone();
             wasm_bindgen_futures::spawn_local(async move {
-                add::set_sampling(&state, &id, &name, &value).await
+                add::set_sampling(&state, &model, value).await
             });
         }
-        "set_context" => {
-            let id = field_str(&msg, "model").unwrap_or_default();
-            // The panel's <select> sends its value as text.
-            let context = field_u64(&msg, "context")
-                .or_else(|| field_str(&msg, "value").and_then(|v| v.parse().ok()))
-                .unwrap_or(0);
+        ToWorker::SetContext { model, context } => {
             let state = state.clone();
             wasm_bindgen_futures::spawn_local(async move {
-                add::set_context(&state, &id, context).await
+                add::set_context(&state, &model, context).await
             });
         }
-        _ => {}
     }
 }

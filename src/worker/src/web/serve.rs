@@ -3,43 +3,32 @@
 //! loop between tokens so an abort stops the generation within one token.
 
 use super::add;
-use super::js::{self, now_ms, post, wasm_memory_bytes, yield_now};
+use super::js::{self, now_ms, wasm_memory_bytes, yield_now};
 use super::opfs;
-use super::{Pending, Shared};
+use super::{send, Pending, Shared};
 use crate::api_error::ApiError;
 use crate::engine::{select_model, Engine, Prepared};
 use crate::progress_reader::ProgressReader;
 use crate::request::{apply_model_defaults, parse_chat_request, ChatRequest};
 use crate::sse::SseWriter;
 use crate::store::{self, Generating, JobKind, Loaded, ModelRecord};
+use skiff_core::model_panel::FromWorker;
 use wasm_bindgen::JsValue;
 
 fn head(id: u64, status: u16, sse: bool) {
-    // The bridge builds a real Response with this type, as a server would send it.
-    let kind = if sse {
-        "text/event-stream"
-    } else {
-        "application/json"
-    };
-    post(
-        "head",
-        &[
-            ("id", (id as f64).into()),
-            ("status", status.into()),
-            ("type", kind.into()),
-        ],
-    );
+    // The page builds a real Response with this status and type, as a server would send it.
+    send(&FromWorker::Head { id, status, sse });
 }
 
 fn chunk(id: u64, text: &str) {
-    post(
-        "chunk",
-        &[("id", (id as f64).into()), ("text", text.into())],
-    );
+    send(&FromWorker::Chunk {
+        id,
+        text: text.to_string(),
+    });
 }
 
 fn end(id: u64) {
-    post("end", &[("id", (id as f64).into())]);
+    send(&FromWorker::End { id });
 }
 
 fn answer_error(id: u64, e: &ApiError) {
@@ -96,7 +85,7 @@ async fn chat(state: &Shared, id: u64, body: &str) -> Result<(), ApiError> {
     let record = {
         let s = state.borrow();
         if let Some(why) = &s.dir_error {
-            return Err(ApiError::Engine(why.clone()));
+            return Err(ApiError::Engine(why.to_string()));
         }
         select_model(&s.models, &req.model)?.clone()
     };
@@ -228,8 +217,9 @@ async fn ensure_loaded(
     head(id, 200, true);
     chunk(id, &sse.load_progress(0, total, 0.0));
     // The load blocks this worker for seconds; progress is posted from inside it (posting
-    // needs no turn of the event loop), and the panel's Cancel restarts the worker
-    // (bridge.js), the only way to interrupt synchronous code.
+    // needs no turn of the event loop), and the panel's Cancel ends the worker
+    // (`platform::local_model::restart` in the page), the only way to interrupt synchronous
+    // code.
     let job = add::new_job(state, JobKind::Load, &record.id, Some(total));
     let progress_state = state.clone();
     let progress_sse = sse.clone();
