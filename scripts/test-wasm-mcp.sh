@@ -101,7 +101,7 @@ export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-300}
 echo "test-wasm-mcp.sh: ws=$SKIFF_MCP_WS_URL modern=$SKIFF_MCP_MODERN_URL everything=$SKIFF_MCP_EVERYTHING_URL sse=$SKIFF_MCP_SSE_URL victim=$SKIFF_MCP_VICTIM_URL wsvictim=$SKIFF_MCP_WSVICTIM_URL control=$SKIFF_MCP_CONTROL"
 
 status=0
-cargo test --target wasm32-unknown-unknown --test mcp_platform "$@" || status=$?
+cargo test --target wasm32-unknown-unknown --features no-split --test mcp_platform "$@" || status=$?
 if [ "$status" -ne 0 ]; then
   echo "test-wasm-mcp.sh: tests failed (exit $status); server logs:" >&2
   for log in "$SKIFF_MCP_RUN"/*.log; do

@@ -48,7 +48,7 @@ export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-180}
 echo "test-wasm.sh: echo server at $SKIFF_TEST_SERVER (pid $SERVER_PID)"
 
 status=0
-cargo test --target wasm32-unknown-unknown --test platform "$@" || status=$?
+cargo test --target wasm32-unknown-unknown --features no-split --test platform "$@" || status=$?
 if [ "$status" -ne 0 ]; then
   echo "test-wasm.sh: tests failed (exit $status); echo server log:" >&2
   tail -n 50 "$WORK/server.log" >&2 || true

@@ -18,8 +18,14 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/skiff/target}"
 
 step() { echo; echo "==> $*  [$(( $(date +%s) - start )) s]"; }
 
+step "ARCHITECTURE.md's invariants that a grep can keep (scripts/check-invariants.sh)"
+scripts/check-invariants.sh
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
+
+step "layers: imports point down the order in ARCHITECTURE.md, no circle between modules"
+python3 scripts/check-layers.py
 
 step "clippy: core natively, then the app for wasm32 (warnings fail the run)"
 cargo clippy -p skiff-core --all-targets -- -D warnings

@@ -5,7 +5,7 @@
 //! ended and, when it finished, its opening words, so a listener can decide whether to read on.
 //! Pure: the UI says when a turn ended and hands over the last answer's status and text.
 
-use crate::chat::MessageStatus;
+use crate::records::message::MessageStatus;
 
 /// How much of a finished answer is read out, in characters.
 pub const PREVIEW_CHARS: usize = 150;

@@ -4,110 +4,21 @@
 //! A message holds only an [`Attachment`] record; the bytes live in the browser's blob store,
 //! keyed by `hash`, so the same image is stored once. The runner loads them into `data` just
 //! before a request is built, and every request builder turns them into its own parts through
-//! [`pieces`]. A blob that is gone (cleared storage) leaves `data` empty: the message still
+//! `seam::piece::pieces`. A blob that is gone (cleared storage) leaves `data` empty: the message still
 //! sends its text, and the page shows a placeholder. This module never reads a file or a clock.
 
-use std::sync::Arc;
-
-use serde::{Deserialize, Serialize};
-
-use crate::chat::{Conversation, Message, Role};
 use crate::format::human_bytes;
 use crate::profiles::Target;
 use crate::provider::ProviderKind;
+use crate::records::attachment::{
+    Attachment, Kind, MAX_IMAGE_BYTES, MAX_PDF_BYTES, MAX_TEXT_BYTES, PDF,
+};
+use crate::records::conversation::Conversation;
+use crate::records::message::{Message, Role};
 
 /// Longest image edge sent: Anthropic's advice (larger images are scaled down by the API
 /// anyway, costing upload time and tokens for nothing).
 pub const MAX_EDGE: u32 = 1568;
-/// Largest image file accepted before scaling.
-pub const MAX_IMAGE_BYTES: u64 = 20_000_000;
-/// Largest PDF: Gemini's limit for inline data (Anthropic and OpenAI allow 32 MB).
-pub const MAX_PDF_BYTES: u64 = 20_000_000;
-/// Largest text file inlined: about 50,000 tokens.
-pub const MAX_TEXT_BYTES: u64 = 200_000;
-
-/// What a file is to the model. Not stored: it follows from the stored `mime`
-/// ([`Attachment::kind`]), which spares the page a deserializer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Image,
-    Text,
-    Pdf,
-}
-
-/// One attached file as the conversation stores it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Attachment {
-    pub name: String,
-    /// The stored bytes' type (a scaled image may be JPEG where the file was PNG): `image/…`,
-    /// `application/pdf`, or `text/plain` for every text file.
-    pub mime: String,
-    /// Length of the stored bytes.
-    pub size: u64,
-    /// SHA-256 (lowercase hex) of the stored bytes: the blob store's key.
-    pub hash: String,
-    /// Images: stored width and height, then the original's (what the chip shows); zeros
-    /// otherwise. Four plain fields: an array would cost the page a sequence deserializer.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub w: u32,
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub h: u32,
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub ow: u32,
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub oh: u32,
-    /// The stored bytes, loaded by the runner for one request; never saved.
-    #[serde(skip)]
-    pub data: Option<Arc<[u8]>>,
-}
-
-fn is_zero(v: &u32) -> bool {
-    *v == 0
-}
-
-impl Kind {
-    /// The stored name, also the chip's `data-kind`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Image => "image",
-            Kind::Text => "text",
-            Kind::Pdf => "pdf",
-        }
-    }
-}
-
-impl Attachment {
-    pub fn kind(&self) -> Kind {
-        if self.mime.starts_with("image/") {
-            Kind::Image
-        } else if self.mime == PDF {
-            Kind::Pdf
-        } else {
-            Kind::Text
-        }
-    }
-
-    /// What a chip says: "photo.png · 1.2 MB · 4032×3024" (the original size for images), or
-    /// when the bytes are `gone` from storage, "photo.png · image no longer stored".
-    pub fn label(&self, gone: bool) -> String {
-        let (ow, oh) = (self.ow, self.oh);
-        let mut s = format!("{} · ", self.name);
-        if gone {
-            s += if self.kind() == Kind::Image {
-                "image no longer stored"
-            } else {
-                "file no longer stored"
-            };
-        } else {
-            s += &human_bytes(self.size);
-            if ow > 0 {
-                s += &format!(" · {ow}×{oh}");
-            }
-        }
-        s
-    }
-}
-
 /// Why a file cannot be attached or sent; each is a sentence for the user.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
@@ -151,11 +62,6 @@ const TEXT_ENDINGS: &str =
     " txt md markdown csv tsv json jsonl xml yaml yml toml ini cfg conf log \
     rs py js mjs ts tsx jsx go java kt c h cc cpp hpp cs rb php swift sh bash zsh sql html htm \
     css scss svg lua r pl hs ex exs erl scala dart vue svelte diff patch tex org rst env ";
-
-/// The type every stored PDF has.
-pub const PDF: &str = "application/pdf";
-/// The type every stored text file has (whatever the browser called it).
-pub const TEXT: &str = "text/plain";
 
 const IMAGE_TYPES: &[&str] = &["image/png", "image/jpeg", "image/gif", "image/webp"];
 
@@ -204,23 +110,6 @@ pub fn scale_plan(mime: &str, w: u32, h: u32) -> Option<(u32, u32, &'static str)
         "image/jpeg"
     };
     Some((scale(w), scale(h), out))
-}
-
-/// A text file as the model reads it: its name, then its text in a fence longer than any run
-/// of backticks inside, so the file cannot close it early.
-pub fn inline_text(name: &str, bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let mut longest = 0;
-    let mut run = 0;
-    for c in text.chars() {
-        run = if c == '`' { run + 1 } else { 0 };
-        longest = longest.max(run);
-    }
-    let fence = "`".repeat(longest.max(2) + 1);
-    format!(
-        "File: {name}\n{fence}\n{}\n{fence}",
-        text.trim_end_matches('\n')
-    )
 }
 
 /// Whether bytes read as a text file are text (checked before storing).
@@ -317,45 +206,6 @@ pub fn left_out_note(target: &Target, names: &[String]) -> Option<String> {
     ))
 }
 
-/// One piece of a user turn with attachments, in the order sent: the files, then the words.
-#[derive(Debug, PartialEq)]
-pub enum Piece<'a> {
-    Text(String),
-    Image { mime: &'a str, base64: String },
-    Pdf { name: &'a str, base64: String },
-}
-
-/// A user message with attachments as pieces, or `None` when it has none (the builders then
-/// send plain text, as before). Files whose bytes are gone are left out (and `None` when
-/// nothing is left, so a blank turn is skipped as any other).
-pub fn pieces(m: &Message) -> Option<Vec<Piece<'_>>> {
-    if !travels(m) || m.attachments.is_empty() {
-        return None;
-    }
-    let mut out: Vec<Piece> = m
-        .attachments
-        .iter()
-        .filter_map(|a| {
-            let d = a.data.as_deref()?;
-            Some(match a.kind() {
-                Kind::Image => Piece::Image {
-                    mime: &a.mime,
-                    base64: base64(d),
-                },
-                Kind::Pdf => Piece::Pdf {
-                    name: &a.name,
-                    base64: base64(d),
-                },
-                Kind::Text => Piece::Text(inline_text(&a.name, d)),
-            })
-        })
-        .collect();
-    if !m.content.trim().is_empty() {
-        out.push(Piece::Text(m.content.clone()));
-    }
-    (!out.is_empty()).then_some(out)
-}
-
 /// Every blob `c` names: in the messages on screen and in the branches kept aside.
 pub fn hashes(c: &Conversation) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -391,69 +241,6 @@ pub fn unreferenced<'a>(
         }
     }
     free
-}
-
-/// Standard base64 with padding (what every provider's inline data takes).
-pub fn base64(bytes: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for c in bytes.chunks(3) {
-        let n = (u32::from(c[0]) << 16)
-            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
-            | u32::from(*c.get(2).unwrap_or(&0));
-        for i in 0..4 {
-            if i <= c.len() {
-                out.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-/// Standard or URL-safe base64, padded or not, ASCII whitespace ignored (data URLs and JSON
-/// `bytes` fields come in each form); `None` for any other character, text after padding, or a
-/// length no encoder writes. The inverse of [`base64`].
-pub fn unbase64(text: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(text.len() / 4 * 3 + 2);
-    let (mut acc, mut bits, mut pad) = (0u32, 0u32, 0u32);
-    for c in text.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            b'=' => {
-                pad += 1;
-                continue;
-            }
-            b' ' | b'\t' | b'\r' | b'\n' => continue,
-            _ => return None,
-        };
-        if pad > 0 {
-            return None;
-        }
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    // Six bits left means one lone character: no encoder ends a text that way.
-    (bits != 6 && pad <= 2).then_some(out)
-}
-
-/// Whether `m`'s attachments travel with later requests: only a user's. Images a model
-/// returned stay on the page and in storage but are not sent back: OpenAI-compatible servers
-/// and Anthropic take no images in an assistant turn, and Gemini wants its own signature
-/// with each returned image, which Skiff does not keep. To work on one, attach it to a new
-/// question. The runner loads no bytes for messages that do not travel.
-pub fn travels(m: &Message) -> bool {
-    m.role == Role::User
 }
 
 #[cfg(test)]

@@ -1,10 +1,12 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::agent::record::ToolMode;
-use crate::chat::Message;
-use crate::profiles::caps::Flag;
+use crate::base64::base64;
 use crate::provider::{ChatParams, StepContext};
+use crate::records::capabilities::Flag;
+use crate::records::message::Message;
+use crate::records::tool_mode::ToolMode;
+use crate::seam::piece::{inline_text, pieces, travels};
 
 fn att(kind: Kind, name: &str, mime: &str, data: &[u8]) -> Attachment {
     let image = u32::from(kind == Kind::Image);
@@ -50,7 +52,7 @@ fn bodies(history: &[Message]) -> [Value; 3] {
     };
     let c = ctx(history);
     [
-        crate::agent::wire_openai::step_request("http://x", None, &p, &c),
+        crate::openai::step_request("http://x", None, &p, &c),
         crate::anthropic::step_request("http://x", None, &p, &c),
         crate::gemini::step_request("http://x", None, &p, &c),
     ]
@@ -218,20 +220,6 @@ fn text_fences_outlast_the_file() {
 }
 
 #[test]
-fn base64_matches_the_standard() {
-    for (i, o) in [
-        ("", ""),
-        ("f", "Zg=="),
-        ("fo", "Zm8="),
-        ("foo", "Zm9v"),
-        ("foobar", "Zm9vYmFy"),
-    ] {
-        assert_eq!(base64(i.as_bytes()), o);
-    }
-    assert_eq!(base64(&[0xff, 0xfe, 0xfd]), "//79");
-}
-
-#[test]
 fn refusals_name_the_model_and_provider() {
     let mut t = Target {
         profile_name: "Local".into(),
@@ -288,8 +276,8 @@ fn attachments_count_in_the_budget() {
 
 #[test]
 fn a_delete_frees_only_the_blobs_nothing_else_names() {
-    use crate::branches::Branch;
-    use crate::chat::Conversation;
+    use crate::records::branch::Branch;
+    use crate::records::conversation::Conversation;
     let with = |id: &str, hashes: &[&str]| {
         let mut m = Message::new(id.into(), Role::User, "q".into(), 1.0);
         for h in hashes {

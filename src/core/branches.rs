@@ -8,17 +8,8 @@
 //! was written ("‹ 2/3 ›"). A branch stashed with deeper branches inside keeps them: those are
 //! keyed by message ids inside it and show again when it is back on screen.
 
-use serde::{Deserialize, Serialize};
-
-use crate::chat::Message;
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Branch {
-    /// The message it follows; `None` for an alternative first message.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub after: Option<String>,
-    pub messages: Vec<Message>,
-}
+use crate::records::branch::Branch;
+use crate::records::message::Message;
 
 /// The id of the message before index `at` (the point siblings at `at` share).
 fn fork_point(messages: &[Message], at: usize) -> Option<String> {
@@ -172,7 +163,7 @@ pub fn deletes(messages: &[Message], branches: &[Branch], at: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chat::Role;
+    use crate::records::message::Role;
 
     fn m(id: &str, role: Role, t: f64) -> Message {
         Message::new(id.into(), role, id.into(), t)
@@ -316,7 +307,7 @@ mod tests {
         };
         let json = serde_json::to_string(&b).unwrap_or_default();
         assert_eq!(serde_json::from_str::<Branch>(&json).ok(), Some(b));
-        let c: crate::chat::Conversation = serde_json::from_str(
+        let c: crate::records::conversation::Conversation = serde_json::from_str(
             r#"{"id":"c","title":"t","created_ms":0,"updated_ms":0,"messages":[]}"#,
         )
         .expect("a record without branches reads");

@@ -3,8 +3,8 @@
 //! to start without each. Plain data for the chat view; never markup.
 
 use crate::display::text;
-use crate::masks::Mask;
 use crate::projects::Project;
+use crate::records::mask::Mask;
 
 /// What a draft's "start without it" button drops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

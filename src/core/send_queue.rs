@@ -14,8 +14,8 @@
 //! Pure data: it never sends, never touches the DOM, and never decides which conversation is
 //! open (the view passes the ids).
 
-use crate::attach::Attachment;
-use crate::chat::MessageStatus;
+use crate::records::attachment::Attachment;
+use crate::records::message::MessageStatus;
 
 /// One queued message: its words and the files attached to it.
 #[derive(Debug, Clone, Default, PartialEq)]

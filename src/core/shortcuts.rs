@@ -11,7 +11,7 @@
 //!
 //! Pure: no DOM, no platform detection (the UI passes `apple`).
 
-use crate::display::names::named_enum;
+use crate::names::named_enum;
 
 /// What a shortcut asks the app to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,9 +14,9 @@
 //! A row that grows for a moment (a rename form) shifts those below it by a few pixels and
 //! nothing breaks, because the overscan covers the difference.
 
-use crate::builtin::time::{civil_from_days, clamp_offset, month_name};
-use crate::chat::ConversationSummary;
+use crate::calendar::{civil_from_days, clamp_offset, month_name};
 use crate::projects::Project;
+use crate::records::conversation::ConversationSummary;
 
 /// Height of a group heading row ("Today"), in CSS pixels; `.conversation-group` in the
 /// stylesheet says the same.

@@ -20,12 +20,14 @@ use futures::channel::mpsc;
 use futures::{FutureExt, StreamExt};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::agent::{tools, Action, AgentRun, ToolMode};
-use skiff_core::chat::{Message, MessageStatus, Role};
+use skiff_core::agent::{Action, AgentRun};
+use skiff_core::mcp::tool_index;
 use skiff_core::mcp::McpError;
 use skiff_core::pipeline::request::{self, Offer};
-use skiff_core::provider::{Provider, ProviderError, StepContext};
-use skiff_core::settings::ChatSettings;
+use skiff_core::provider::{ProviderError, StepContext};
+use skiff_core::records::message::{Message, MessageStatus, Role};
+use skiff_core::records::tool_mode::ToolMode;
+use skiff_core::settings::{ChatSettings, TurnSettings};
 
 use super::mcp::{CallKey, McpRunner};
 use super::step::{stream_step, End};
@@ -104,7 +106,7 @@ pub async fn run_turn(
     deps: TurnDeps,
     conv: Loaded,
     first: LiveMessage,
-    settings: ChatSettings,
+    turn: TurnSettings,
     handle: TurnHandle,
     mut rx: mpsc::UnboundedReceiver<TurnMsg>,
 ) {
@@ -112,11 +114,11 @@ pub async fn run_turn(
     let overrides = conv.tool_overrides.get_untracked();
     let mcp_store = mcp.store();
     let specs = mcp_store.tool_index().with_untracked(|index| {
-        tools::enabled_specs(index, &overrides, |id| {
+        tool_index::enabled_specs(index, &overrides, |id| {
             mcp_store.server_name(id).unwrap_or_else(|| id.to_string())
         })
     });
-    let run = RefCell::new(AgentRun::for_turn(&settings, specs));
+    let run = RefCell::new(AgentRun::for_turn(&turn.settings, specs));
     let mut live = first;
     store.set_live(&live.id(), true);
     // Calls in flight: call id → (server, key), so Stop can cancel them.
@@ -154,7 +156,7 @@ pub async fn run_turn(
                     .settings
                     .maybe_update(|s| s.learn_tool_mode(model_key, mode)),
                 Action::SendStep => {
-                    let outcome = send_step(deps, &conv, live, &settings, &handle, &run).await;
+                    let outcome = send_step(deps, &conv, live, &turn, &handle, &run).await;
                     let now = clock::now_ms();
                     let mut r = run.borrow_mut();
                     pending.extend(match outcome {
@@ -177,7 +179,7 @@ pub async fn run_turn(
                     mirror(&run, live);
                     finish_message(&store, &conv, live, MessageStatus::Done);
                     // Deleted meanwhile (here or in another tab): nowhere to answer.
-                    let Some(next) = new_reply(&store, &conv, &settings) else {
+                    let Some(next) = new_reply(&store, &conv, &turn.settings) else {
                         return;
                     };
                     live = next;
@@ -249,11 +251,12 @@ async fn send_step(
     deps: TurnDeps,
     conv: &Loaded,
     live: LiveMessage,
-    settings: &ChatSettings,
+    turn: &TurnSettings,
     handle: &TurnHandle,
     run: &RefCell<AgentRun>,
 ) -> Result<(), End> {
-    let provider = Provider::from_settings(settings).map_err(End::Failed)?;
+    let settings = &turn.settings;
+    let provider = settings.provider().map_err(End::Failed)?;
     let mut history = history_before(conv, &live.id());
     super::attach::fill(deps.store, &mut history).await;
     // Files attached while the conversation used another model, which this one cannot take.
@@ -270,7 +273,7 @@ async fn send_step(
             &history,
             cleared_after.as_deref(),
             memory.as_ref(),
-            settings,
+            turn,
             &Offer {
                 tools: r.tools(),
                 mode: r.mode(),

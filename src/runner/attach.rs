@@ -8,9 +8,11 @@
 //! stops a conversation.
 
 use leptos::prelude::*;
-use skiff_core::attach::{self, Attachment, Kind};
-use skiff_core::chat::Message;
-use skiff_core::image_out::{self, ImageOut};
+use skiff_core::attach;
+use skiff_core::records::attachment::{Attachment, Kind, PDF, TEXT};
+use skiff_core::records::message::Message;
+use skiff_core::seam::image_out::{self, ImageOut};
+use skiff_core::seam::piece;
 
 use crate::platform::files;
 use crate::platform::idb::IdbError;
@@ -69,13 +71,13 @@ pub async fn prepare(store: ConversationsStore, file: web_sys::File) -> Result<A
             }
         }
         Kind::Pdf => {
-            mime = attach::PDF.into();
+            mime = PDF.into();
             files::bytes(&file, &name).await?
         }
         Kind::Text => {
             let b = files::bytes(&file, &name).await?;
             attach::check_text(&name, &b).map_err(|e| e.to_string())?;
-            mime = attach::TEXT.into();
+            mime = TEXT.into();
             b
         }
     };
@@ -134,10 +136,10 @@ pub async fn keep_returned(
     Ok(())
 }
 
-/// Give every attachment in `history` that travels (`attach::travels`) its bytes for one
+/// Give every attachment in `history` that travels (`seam::piece::travels`) its bytes for one
 /// request; missing ones stay empty (core then sends the words without them).
 pub async fn fill(store: ConversationsStore, history: &mut [Message]) {
-    for m in history.iter_mut().filter(|m| attach::travels(m)) {
+    for m in history.iter_mut().filter(|m| piece::travels(m)) {
         for a in &mut m.attachments {
             if a.data.is_none() {
                 a.data = load(store, &a.hash).await.map(Into::into);

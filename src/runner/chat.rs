@@ -13,10 +13,13 @@ use std::rc::Rc;
 use futures::channel::mpsc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::attach::{check_target, left_out_note, withhold, Attachment};
-use skiff_core::chat::{title_from_text, Message, Role};
-use skiff_core::pipeline::title::{self, TitleSource};
-use skiff_core::settings::ChatSettings;
+use skiff_core::attach::{check_target, left_out_note, withhold};
+use skiff_core::pipeline::title;
+use skiff_core::records::attachment::Attachment;
+use skiff_core::records::conversation::title_from_text;
+use skiff_core::records::message::{Message, Role};
+use skiff_core::records::title_source::TitleSource;
+use skiff_core::settings::{ChatSettings, TurnSettings};
 
 use super::agent::{new_reply, run_turn, TurnDeps, TurnHandle, TurnMsg};
 use super::compact;
@@ -214,11 +217,11 @@ impl ChatRunner {
         if self.is_sending(&conv.id()) || message.role != Role::Assistant {
             return;
         }
-        let settings = self.resolve(&store, &conv, &settings);
+        let turn = self.resolve(&store, &conv, &settings);
         store.truncate_after(&conv, &message.id());
-        message.reset_for_retry(Some(settings.target.model.clone()).filter(|m| !m.is_empty()));
+        message.reset_for_retry(Some(turn.settings.target.model.clone()).filter(|m| !m.is_empty()));
         store.save(&conv);
-        self.start_turn(store, conv, message, settings);
+        self.start_turn(store, conv, message, turn);
     }
 
     /// Resume a turn that ended at the step limit: the model gets the last results.
@@ -267,35 +270,38 @@ impl ChatRunner {
         }
     }
 
-    /// Ask the model for a title when one is due (`pipeline::title::due`).
-    fn maybe_title(&self, store: ConversationsStore, conv: Loaded, settings: ChatSettings) {
+    /// Ask the model for a title when one is due (`pipeline::title::due`), with the settings
+    /// of the turn that just ended.
+    fn maybe_title(&self, store: ConversationsStore, conv: Loaded, turn: TurnSettings) {
         let Some(snapshot) = conv.try_snapshot() else {
             return;
         };
         if title::due(
             &snapshot.messages,
             snapshot.title_source,
-            settings.auto_title,
+            turn.settings.auto_title,
             2,
         ) {
-            self.title_now(store, conv, settings, false);
+            self.title_now(store, conv, turn, false);
         }
     }
 
-    /// Summarize the older messages when core says it is due (`pipeline::memory::due`).
-    fn maybe_compact(&self, store: ConversationsStore, conv: Loaded, settings: ChatSettings) {
+    /// Summarize the older messages when core says it is due (`pipeline::memory::due`), with
+    /// the settings of the turn that just ended.
+    fn maybe_compact(&self, store: ConversationsStore, conv: Loaded, turn: TurnSettings) {
         let Some(snapshot) = conv.try_snapshot() else {
             return;
         };
-        if compact::due(self.mcp, &snapshot, &settings).is_some() {
-            self.compact_now(store, conv, settings, false);
+        if compact::due(self.mcp, &snapshot, &turn).is_some() {
+            self.compact_now(store, conv, turn, false);
         }
     }
 
     /// "Compact now": summarize everything before the newest question.
     pub fn compact(&self, store: ConversationsStore, settings: ChatSettings) {
         if let Some(conv) = store.current.get_untracked() {
-            self.compact_now(store, conv, settings, true);
+            let turn = for_conv(&settings, &conv);
+            self.compact_now(store, conv, turn, true);
         }
     }
 
@@ -303,12 +309,11 @@ impl ChatRunner {
         &self,
         store: ConversationsStore,
         conv: Loaded,
-        settings: ChatSettings,
+        turn: TurnSettings,
         asked: bool,
     ) {
         let runner = *self;
-        let settings = for_conv(&settings, &conv);
-        let work = async move { compact::summarize(&settings, &conv).await };
+        let work = async move { compact::summarize(&turn, &conv).await };
         side_task(
             &conv,
             self.compacting,
@@ -334,20 +339,14 @@ impl ChatRunner {
     /// "Regenerate title": ask again, whatever the title's source.
     pub fn regenerate_title(&self, store: ConversationsStore, settings: ChatSettings) {
         if let Some(conv) = store.current.get_untracked() {
-            self.title_now(store, conv, settings, true);
+            let turn = for_conv(&settings, &conv);
+            self.title_now(store, conv, turn, true);
         }
     }
 
-    fn title_now(
-        &self,
-        store: ConversationsStore,
-        conv: Loaded,
-        settings: ChatSettings,
-        asked: bool,
-    ) {
+    fn title_now(&self, store: ConversationsStore, conv: Loaded, turn: TurnSettings, asked: bool) {
         let runner = *self;
-        let settings = for_conv(&settings, &conv);
-        let work = async move { title_runner::generate(&settings, &conv).await };
+        let work = async move { title_runner::generate(&turn.settings, &conv).await };
         side_task(
             &conv,
             self.titling,
@@ -385,37 +384,31 @@ impl ChatRunner {
         }
     }
 
-    /// The settings with the target `conv` uses (its own choice, else the last used, else the
-    /// first profile). A conversation that chose nothing keeps what it used from now on, and
-    /// what it used becomes the last used.
+    /// The settings of a turn of `conv`, resolved once (`TurnSettings::resolve`: its model,
+    /// mask and project). A conversation that chose nothing keeps what it used from now on,
+    /// and what it used becomes the last used.
     fn resolve(
         &self,
         store: &ConversationsStore,
         conv: &Loaded,
         settings: &ChatSettings,
-    ) -> ChatSettings {
-        let (choice, mask, project) = conv
-            .meta
-            .try_with_untracked(|m| (m.model.clone(), m.mask.clone(), m.project.clone()))
-            .unwrap_or_default();
-        let resolved = settings
-            .for_conversation(choice.as_ref())
-            .with_mask(mask.as_ref())
-            .in_project(project.as_deref());
-        if !resolved.target.profile_id.is_empty() {
-            let used = resolved.target.choice();
-            if choice.is_none() {
+    ) -> TurnSettings {
+        let turn = for_conv(settings, conv);
+        let target = &turn.settings.target;
+        if !target.profile_id.is_empty() {
+            let used = target.choice();
+            if conv.meta.try_with_untracked(|m| m.model.is_none()) == Some(true) {
                 store.set_model(conv, Some(used.clone()));
             }
             self.settings.settings.maybe_update(|s| s.use_choice(used));
         }
-        resolved
+        turn
     }
 
     fn start_reply(&self, store: ConversationsStore, conv: Loaded, settings: ChatSettings) {
-        let settings = self.resolve(&store, &conv, &settings);
-        if let Some(live) = new_reply(&store, &conv, &settings) {
-            self.start_turn(store, conv, live, settings);
+        let turn = self.resolve(&store, &conv, &settings);
+        if let Some(live) = new_reply(&store, &conv, &turn.settings) {
+            self.start_turn(store, conv, live, turn);
         }
     }
 
@@ -424,7 +417,7 @@ impl ChatRunner {
         store: ConversationsStore,
         conv: Loaded,
         live: LiveMessage,
-        settings: ChatSettings,
+        turn: TurnSettings,
     ) {
         let conv_id = conv.id();
         let (tx, rx) = mpsc::unbounded();
@@ -444,9 +437,9 @@ impl ChatRunner {
             sent: self.sent,
         };
         spawn_local(async move {
-            run_turn(deps, conv, live, settings.clone(), handle, rx).await;
-            runner.maybe_title(store, conv, settings.clone());
-            runner.maybe_compact(store, conv, settings);
+            run_turn(deps, conv, live, turn.clone(), handle, rx).await;
+            runner.maybe_title(store, conv, turn.clone());
+            runner.maybe_compact(store, conv, turn);
             // A conversation deleted during the turn is disposed only now.
             store.turn_ended(&conv_id);
             runner.turns.update_value(|m| {
@@ -457,16 +450,14 @@ impl ChatRunner {
     }
 }
 
-/// `settings` with the target `conv` chose (side requests go where its turns go).
-pub fn for_conv(settings: &ChatSettings, conv: &Loaded) -> ChatSettings {
+/// The settings of a turn of `conv`: its model, mask and project, resolved once in core
+/// (side requests go where its turns go).
+pub fn for_conv(settings: &ChatSettings, conv: &Loaded) -> TurnSettings {
     let (choice, mask, project) = conv
         .meta
         .try_with_untracked(|m| (m.model.clone(), m.mask.clone(), m.project.clone()))
         .unwrap_or_default();
-    settings
-        .for_conversation(choice.as_ref())
-        .with_mask(mask.as_ref())
-        .in_project(project.as_deref())
+    TurnSettings::resolve(settings, choice.as_ref(), mask.as_ref(), project.as_deref())
 }
 
 /// One side request (a title, a summary) for `conv` at a time per kind: marks the conversation

@@ -5,12 +5,16 @@
 //! stores the result.
 
 use leptos::prelude::*;
-use skiff_core::agent::{tools, ToolMode, ToolSpec};
-use skiff_core::chat::Conversation;
-use skiff_core::pipeline::memory::{self, Memory, Reason};
+use skiff_core::mcp::tool_index;
+use skiff_core::pipeline::memory;
+use skiff_core::pipeline::memory::Reason;
 use skiff_core::pipeline::request::{next_plan, Offer};
 use skiff_core::provider::ProviderError;
-use skiff_core::settings::ChatSettings;
+use skiff_core::records::conversation::Conversation;
+use skiff_core::records::memory::Memory;
+use skiff_core::records::tool_mode::ToolMode;
+use skiff_core::settings::{ChatSettings, TurnSettings};
+use skiff_core::tools::spec::ToolSpec;
 
 use super::mcp::McpRunner;
 use super::side_request;
@@ -25,7 +29,7 @@ pub fn offered_tools(
 ) -> (Vec<ToolSpec>, ToolMode) {
     let store = mcp.store();
     let specs = store.tool_index().with_untracked(|index| {
-        tools::enabled_specs(index, &conv.tool_overrides, |id| {
+        tool_index::enabled_specs(index, &conv.tool_overrides, |id| {
             store.server_name(id).unwrap_or_else(|| id.to_string())
         })
     });
@@ -38,14 +42,15 @@ pub fn offered_tools(
 }
 
 /// Whether a summary is due for `conv` after a turn.
-pub fn due(mcp: McpRunner, conv: &Conversation, settings: &ChatSettings) -> Option<Reason> {
+pub fn due(mcp: McpRunner, conv: &Conversation, turn: &TurnSettings) -> Option<Reason> {
+    let settings = &turn.settings;
     let (specs, mode) = offered_tools(mcp, conv, settings);
     let place = clock::user_place();
     let plan = next_plan(
         &conv.messages,
         conv.cleared_after.as_deref(),
         conv.memory.as_ref(),
-        settings,
+        turn,
         &Offer {
             tools: &specs,
             mode,
@@ -66,7 +71,7 @@ pub fn due(mcp: McpRunner, conv: &Conversation, settings: &ChatSettings) -> Opti
 /// The new summary of `conv` (previous summary plus what it does not cover yet), or
 /// `Ok(None)` when there is nothing older than the newest question to summarize.
 pub async fn summarize(
-    settings: &ChatSettings,
+    turn: &TurnSettings,
     conv: &Loaded,
 ) -> Result<Option<Memory>, ProviderError> {
     let Some(c) = conv.try_snapshot() else {
@@ -85,7 +90,7 @@ pub async fn summarize(
     else {
         return Ok(None);
     };
-    let text = side_request::answer_text(settings, &messages).await?;
+    let text = side_request::answer_text(&turn.settings, &messages).await?;
     let text = text.trim();
     if text.is_empty() {
         return Err(ProviderError::Malformed(

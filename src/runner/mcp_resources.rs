@@ -10,10 +10,11 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::{json, Value};
-use skiff_core::attach::{base64, unbase64, TEXT};
+use skiff_core::base64::{base64, unbase64};
 use skiff_core::mcp::res_ui::form::TemplateForm;
 use skiff_core::mcp::res_ui::read::{attach_check, change_summary, parse_read, Part};
 use skiff_core::mcp::resource_cache::ReadPlan;
+use skiff_core::records::attachment::TEXT;
 
 use crate::platform::{clock, files};
 use crate::runner::mcp::McpRunner;

@@ -5,8 +5,9 @@
 use futures::future::join_all;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::profiles::{ModelEntry, ProviderProfile};
+use skiff_core::profiles::ProviderProfile;
 use skiff_core::provider::{ChatParams, Provider, ProviderError, ProviderKind};
+use skiff_core::records::capabilities::ModelEntry;
 use skiff_core::settings::{LocalCandidate, LOCAL_CANDIDATES};
 
 use crate::stores::settings::SettingsStore;

@@ -4,10 +4,10 @@
 //! models. What a prompt's result becomes is `skiff_core::mcp::prompt_result`'s decision.
 
 use leptos::prelude::*;
-use skiff_core::chat::{Message, Role};
-use skiff_core::image_out;
 use skiff_core::mcp::prompt_result::PromptTurn;
 use skiff_core::provider::StreamEvent;
+use skiff_core::records::message::{Message, Role};
+use skiff_core::seam::image_out;
 
 use crate::platform::{clock, ids};
 use crate::runner::attach;

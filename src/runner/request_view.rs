@@ -3,7 +3,8 @@
 //! settings and time, and said to be rebuilt.
 
 use skiff_core::pipeline::request::{assemble, Offer};
-use skiff_core::provider::{Provider, StepContext};
+use skiff_core::provider::StepContext;
+use skiff_core::settings::TurnSettings;
 
 use super::chat::ChatRunner;
 use super::compact::offered_tools;
@@ -29,18 +30,20 @@ pub fn request_for(runner: ChatRunner, conv: &Loaded, message_id: &str) -> Optio
     }
     let c = conv.try_snapshot()?;
     let at = c.messages.iter().position(|m| m.id == message_id)?;
-    let settings = runner
-        .settings_now()
-        .for_conversation(c.model.as_ref())
-        .with_mask(c.mask.as_ref())
-        .in_project(c.project.as_deref());
-    let (specs, mode) = offered_tools(runner.mcp_runner(), &c, &settings);
+    let turn = TurnSettings::resolve(
+        &runner.settings_now(),
+        c.model.as_ref(),
+        c.mask.as_ref(),
+        c.project.as_deref(),
+    );
+    let settings = &turn.settings;
+    let (specs, mode) = offered_tools(runner.mcp_runner(), &c, settings);
     let place = clock::user_place();
     let a = assemble(
         &c.messages[..at],
         c.cleared_after.as_deref(),
         c.memory.as_ref(),
-        &settings,
+        &turn,
         &Offer {
             tools: &specs,
             mode,
@@ -48,7 +51,7 @@ pub fn request_for(runner: ChatRunner, conv: &Loaded, message_id: &str) -> Optio
         },
         &place.at(clock::now_ms()),
     );
-    let provider = Provider::from_settings(&settings).ok()?;
+    let provider = settings.provider().ok()?;
     let req = provider.step_request(&StepContext {
         system_template: &a.system_template,
         system_prompt: &a.system_prompt,

@@ -5,10 +5,10 @@
 //! server runs them.
 
 use leptos::prelude::*;
-use skiff_core::agent::result::DEFAULT_RESULT_CHAR_LIMIT;
 use skiff_core::mcp::sampling_step::{SampleCall, SampledAnswer, SampledCall};
-use skiff_core::profiles::ModelChoice;
-use skiff_core::provider::{Provider, StepContext};
+use skiff_core::provider::StepContext;
+use skiff_core::records::model_choice::ModelChoice;
+use skiff_core::tools::result::DEFAULT_RESULT_CHAR_LIMIT;
 
 use crate::runner::side_request;
 use crate::stores::conversations::ConversationsStore;
@@ -49,7 +49,7 @@ pub async fn sample(
     if !settings.is_configured() {
         return Err("No model is set up: choose a provider in Settings first.".into());
     }
-    let mut provider = Provider::from_settings(&settings).map_err(|e| e.to_string())?;
+    let mut provider = settings.provider().map_err(|e| e.to_string())?;
     call.apply(provider.params_mut());
     let tools = call.tool_specs();
     let step = StepContext {

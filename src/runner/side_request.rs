@@ -5,9 +5,9 @@
 //! server's sampling request, the tool calls the model asked for: never run here).
 
 use skiff_core::agent::assemble::{AssembledCall, ToolCallAssembler};
-use skiff_core::agent::ToolMode;
-use skiff_core::chat::Message;
 use skiff_core::provider::{Provider, ProviderError, StepContext, StreamEvent};
+use skiff_core::records::message::Message;
+use skiff_core::records::tool_mode::ToolMode;
 use skiff_core::settings::ChatSettings;
 
 use crate::platform::abort::AbortHandle;
@@ -24,7 +24,7 @@ pub async fn answer_text(
     messages: &[Message],
 ) -> Result<String, ProviderError> {
     // A cheaper model for side requests, where the profile names one.
-    let provider = Provider::from_settings(&settings.for_side_request())?;
+    let provider = settings.for_side_request().provider()?;
     let ctx = StepContext {
         system_template: "",
         system_prompt: "",

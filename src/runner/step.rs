@@ -15,8 +15,8 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::agent::AgentRun;
 use skiff_core::http::{blocked_as_mixed_content, HttpRequest};
-use skiff_core::image_out::{self, ImageOut};
 use skiff_core::provider::{unanswered, Provider, ProviderError, StreamEvent};
+use skiff_core::seam::image_out::{self, ImageOut};
 use skiff_core::thinking::ThoughtLog;
 
 use crate::platform::abort::AbortHandle;

@@ -4,10 +4,12 @@
 use std::cell::Cell;
 
 use leptos::prelude::*;
-use skiff_core::agent::{FinishReason, ToolCallRecord, ToolMode};
-use skiff_core::attach::Attachment;
-use skiff_core::chat::{Message, MessageStatus, Role, Usage};
-use skiff_core::thinking::Thought;
+use skiff_core::records::attachment::Attachment;
+use skiff_core::records::finish_reason::FinishReason;
+use skiff_core::records::message::{Message, MessageStatus, Role, Usage};
+use skiff_core::records::thought::Thought;
+use skiff_core::records::tool_call::ToolCallRecord;
+use skiff_core::records::tool_mode::ToolMode;
 
 use crate::platform::debug;
 

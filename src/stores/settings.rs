@@ -4,8 +4,8 @@
 //! by a newer Skiff is never overwritten.
 
 use leptos::prelude::*;
-use skiff_core::persist::{self, SETTINGS_KEY};
-use skiff_core::settings::ChatSettings;
+use skiff_core::persist::SETTINGS_KEY;
+use skiff_core::settings::{self, ChatSettings};
 
 use super::notices::Notices;
 use super::whole_value::{Texts, WholeValue};
@@ -28,22 +28,22 @@ impl SettingsStore {
                 unsaved_text: "Settings are not being saved: the saved settings could not be read or were written by a newer Skiff, and would be lost. Reload, or free some browser storage.",
                 failed_suffix: " (Settings changes stay in this tab until they can be saved.)",
             },
-            persist::decode_settings,
+            settings::decode_settings,
         );
         let store = SettingsStore {
             settings: RwSignal::new(initial.unwrap_or_default()),
             persisted,
         };
-        persisted.mirror(move || store.settings.with(persist::encode_settings));
+        persisted.mirror(move || store.settings.with(settings::encode_settings));
         store
     }
 
     /// Another tab saved settings: take them (settings are whole-value, last writer wins).
     pub fn apply_remote(&self, raw: Option<&str>) {
-        let write_back = || self.settings.with_untracked(persist::encode_settings);
+        let write_back = || self.settings.with_untracked(settings::encode_settings);
         if let Some(s) = self
             .persisted
-            .remote(raw, persist::decode_settings, write_back)
+            .remote(raw, settings::decode_settings, write_back)
         {
             if self.settings.with_untracked(|cur| *cur != s) {
                 self.settings.set(s);

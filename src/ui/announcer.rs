@@ -14,7 +14,7 @@ use std::time::Duration;
 use crate::stores::reactive::effect;
 use leptos::prelude::*;
 use skiff_core::announce::turn_ended;
-use skiff_core::chat::Role;
+use skiff_core::records::message::Role;
 
 use super::context::ctx;
 

@@ -6,7 +6,8 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::attach::{base64, Attachment, Kind};
+use skiff_core::base64::base64;
+use skiff_core::records::attachment::{Attachment, Kind};
 
 use crate::runner::attach::load;
 

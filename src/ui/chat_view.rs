@@ -6,11 +6,11 @@
 use crate::stores::reactive::{effect, memo};
 use leptos::html;
 use leptos::prelude::*;
-use skiff_core::chat::Role;
 use skiff_core::chat_line::{chat_line, Drop, LinePart};
 use skiff_core::follow::{follows_after_scroll, ScrollPos};
 use skiff_core::masks::find;
 use skiff_core::projects;
+use skiff_core::records::message::Role;
 
 use super::composer::Composer;
 use super::context::ctx;

@@ -10,7 +10,7 @@ use crate::stores::reactive::{effect, memo};
 use leptos::html;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::attach::Attachment;
+use skiff_core::records::attachment::Attachment;
 
 use crate::platform::storage;
 use skiff_core::send_queue::{back_beside_draft, back_into_draft, QueueOutcome, Queued, SendQueue};

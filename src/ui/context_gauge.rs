@@ -7,9 +7,11 @@
 
 use crate::stores::reactive::memo;
 use leptos::prelude::*;
-use skiff_core::agent::{tools, ToolMode};
+use skiff_core::mcp::tool_index;
 use skiff_core::pipeline::gauge::gauge;
 use skiff_core::pipeline::request::{next_plan, Offer};
+use skiff_core::records::tool_mode::ToolMode;
+use skiff_core::settings::TurnSettings;
 
 use super::context::ctx;
 use crate::platform::clock;
@@ -29,14 +31,13 @@ pub fn ContextGauge(draft: RwSignal<String>) -> impl IntoView {
         let (choice, mask, project) = conv
             .meta
             .with(|m| (m.model.clone(), m.mask.clone(), m.project.clone()));
-        let settings = ctx.settings.settings.with(|s| {
-            s.for_conversation(choice.as_ref())
-                .with_mask(mask.as_ref())
-                .in_project(project.as_deref())
-        });
+        let turn = ctx
+            .settings
+            .settings
+            .with(|s| TurnSettings::resolve(s, choice.as_ref(), mask.as_ref(), project.as_deref()));
         let overrides = conv.tool_overrides.get();
         let specs = mcp.tool_index().with(|index| {
-            tools::enabled_specs(index, &overrides, |id| {
+            tool_index::enabled_specs(index, &overrides, |id| {
                 mcp.server_name(id).unwrap_or_else(|| id.to_string())
             })
         });
@@ -45,14 +46,14 @@ pub fn ContextGauge(draft: RwSignal<String>) -> impl IntoView {
         let mode = if specs.is_empty() {
             ToolMode::Off
         } else {
-            settings.resolved_tool_mode()
+            turn.settings.resolved_tool_mode()
         };
         let place = clock::user_place();
         Some(next_plan(
             &history,
             cleared.as_deref(),
             memory.as_ref(),
-            &settings,
+            &turn,
             &Offer {
                 tools: &specs,
                 mode,

@@ -133,19 +133,28 @@ pub fn Modal(
         trap.remove();
         let opener = OPEN.with(|open| {
             let mut open = open.borrow_mut();
-            let at = open.iter().position(|d| d.id == id)?;
+            let Some(at) = open.iter().position(|d| d.id == id) else {
+                return Some(None);
+            };
             let gone = open.remove(at);
             // A dialog opened from inside this one (a surface taking the place of its loading
-            // dialog, `ui::lazy`) returns focus where this one would have.
+            // dialog, `ui::lazy`) returns focus where this one would have, and has focus now:
+            // this one must not pull it back to the opener (the successor may have focused in
+            // before this cleanup ran).
+            let mut succeeded = false;
             if let Some(el) = &gone.element {
                 for d in open.iter_mut() {
                     if d.opener.as_ref().is_some_and(|o| el.contains(Some(o))) {
                         d.opener.clone_from(&gone.opener);
+                        succeeded = true;
                     }
                 }
             }
-            gone.opener
+            Some(gone.opener).filter(|_| !succeeded)
         });
+        let Some(opener) = opener else {
+            return;
+        };
         match opener {
             Some(el) if el.is_connected() => {
                 if el.focus().is_err() {

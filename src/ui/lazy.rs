@@ -87,7 +87,11 @@ where
     start();
     move || match state.get() {
         State::Loading => loading_view(surface, on_close),
-        State::Loaded(build) => build(),
+        // Untracked: what the surface reads while it is built (a store's list, a setting) is
+        // its own business; tracked here, any change to it would rebuild the whole surface and
+        // throw away what the user was doing in it (a prompt's form reset when a server
+        // connected).
+        State::Loaded(build) => untrack(build),
         State::Failed(online) => failed_view(
             ChunkLoadFailure { surface, online },
             Callback::new(move |()| start()),

@@ -2,8 +2,9 @@
 //!
 //! Finished blocks are rendered once and appended to the DOM; only the growing tail is
 //! re-rendered on each flush. This keeps the cost of a streamed token proportional to the tail,
-//! not to the whole answer. The HTML comes from `skiff_core::markdown`, which escapes raw HTML
-//! and neutralises dangerous links, so it is safe to insert.
+//! not to the whole answer. `skiff_core::markdown` hands over a typed tree (no markup text: raw
+//! HTML in the answer is a text node, links are vetted), which `markdown_dom.rs` turns into DOM
+//! nodes. Nothing here parses markup.
 //!
 //! The renderer itself (pulldown-cmark, highlighting, math) is not needed before the message
 //! box takes input, so it is an on-demand chunk of its own (`ui::lazy`): fetched when the
@@ -17,24 +18,27 @@ use crate::stores::reactive::effect;
 use leptos::html;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::chat::MessageStatus;
 use skiff_core::markdown::{
-    preview_document, render_blocks, MarkdownUpdate, PreviewKind, StreamingMarkdown, PREVIEW_PAGE,
-    PREVIEW_SANDBOX,
+    grown_code, preview_document, render_blocks, MarkdownUpdate, MdNode, PreviewKind,
+    StreamingMarkdown, PREVIEW_PAGE, PREVIEW_SANDBOX,
 };
+use skiff_core::records::message::MessageStatus;
 use wasm_bindgen::JsCast;
 
 use crate::platform::clipboard;
 use crate::stores::live_message::LiveMessage;
+use crate::ui::markdown_dom::append_nodes;
 
-/// What the markdown chunk hands back: the renderer's entry points. Only these pointers reach
-/// the rendering code, so all of it lands in the chunk.
+/// What the markdown chunk hands back: the renderer's entry points, and the DOM builder for
+/// its tree. Only these pointers reach that code, so all of it lands in the chunk.
 #[derive(Clone, Copy)]
 struct Engine {
     push: fn(&mut StreamingMarkdown, &str) -> MarkdownUpdate,
-    finish: fn(&mut StreamingMarkdown) -> Vec<String>,
-    render_blocks: fn(&str) -> Vec<String>,
+    finish: fn(&mut StreamingMarkdown) -> Vec<Vec<MdNode>>,
+    render_blocks: fn(&str) -> Vec<Vec<MdNode>>,
     preview_document: fn(PreviewKind, &str) -> String,
+    append: fn(&web_sys::Element, &[MdNode]),
+    grown_code: for<'a> fn(&[MdNode], &'a [MdNode]) -> Option<&'a str>,
 }
 
 crate::split_point!(
@@ -46,6 +50,8 @@ crate::split_point!(
         finish: StreamingMarkdown::finish,
         render_blocks,
         preview_document,
+        append: append_nodes,
+        grown_code,
     }
 );
 
@@ -98,28 +104,10 @@ struct RenderState {
     consumed: usize,
     revision: u32,
     finished: bool,
-    /// The tail HTML last written to the DOM, to recognise an open code block that only grew.
-    shown_tail: String,
+    /// The tail last written to the DOM, to recognise an open code block that only grew.
+    shown_tail: Vec<MdNode>,
     /// The text is shown plain (the renderer was not loaded yet).
     plain: bool,
-}
-
-const CODE_END: &str = "</code></pre>\n";
-
-/// When the tail is a single open code block that only gained text, the escaped text to append
-/// to its `<code>` element. Replacing a growing 2,000-line block on every flush made style and
-/// layout grow with the square of its length; appending keeps each flush proportional to the
-/// new text. Anything else (a second block, a closing fence, changed markup) returns `None` and
-/// the tail is replaced as usual.
-fn appended_code<'a>(old: &str, new: &'a str) -> Option<&'a str> {
-    let old_body = old.strip_suffix(CODE_END)?;
-    let new_body = new.strip_suffix(CODE_END)?;
-    if !old_body.starts_with("<pre><code") || old_body.contains(CODE_END) {
-        return None;
-    }
-    let added = new_body.strip_prefix(old_body)?;
-    // Escaped code text never contains markup; anything with a tag is a structural change.
-    (!added.contains('<')).then_some(added)
 }
 
 impl RenderState {
@@ -129,26 +117,24 @@ impl RenderState {
             consumed: 0,
             revision,
             finished: false,
-            shown_tail: String::new(),
+            shown_tail: Vec::new(),
             plain: false,
         }
     }
 }
 
-fn append(container: &web_sys::HtmlDivElement, blocks: Vec<String>) {
+fn append(engine: Engine, container: &web_sys::HtmlDivElement, blocks: Vec<Vec<MdNode>>) {
     if blocks.is_empty() {
         return;
     }
-    for html in blocks {
-        if let Err(e) = container.insert_adjacent_html("beforeend", &html) {
-            leptos::logging::warn!("could not insert rendered markdown: {e:?}");
-        }
+    for block in &blocks {
+        (engine.append)(container, block);
     }
     add_copy_buttons(container);
 }
 
 /// A Copy button on each finished code block (never on the growing tail, whose `<pre>` is
-/// replaced on every flush). The button is ours, built here, not part of the rendered HTML,
+/// replaced on every flush). The button is ours, built here, not part of the rendered tree,
 /// so the markdown writer's output stays exactly the document's.
 fn add_copy_buttons(container: &web_sys::HtmlDivElement) {
     let Ok(blocks) = container.query_selector_all("pre:not([data-copy])") else {
@@ -319,8 +305,8 @@ pub fn MarkdownBody(msg: LiveMessage) -> impl IntoView {
                     || st.plain;
                 if replaced {
                     *st = RenderState::new(revision);
-                    blocks.set_inner_html("");
-                    tail.set_inner_html("");
+                    blocks.set_text_content(None);
+                    tail.set_text_content(None);
                     tail.set_class_name("");
                 }
                 if st.finished {
@@ -330,30 +316,37 @@ pub fn MarkdownBody(msg: LiveMessage) -> impl IntoView {
                 if streaming {
                     let update = (engine.push)(&mut st.md, delta);
                     let had_finished = !update.finished.is_empty();
-                    append(&blocks, update.finished);
+                    append(engine, &blocks, update.finished);
+                    // An open code block that only gained text gets the text appended to its
+                    // `<code>`; rebuilding it on every flush grew with the square of its length.
                     let grown = (!had_finished)
-                        .then(|| appended_code(&st.shown_tail, &update.tail))
+                        .then(|| (engine.grown_code)(&st.shown_tail, &update.tail))
                         .flatten();
                     let code = grown.and_then(|_| tail.query_selector("code").ok().flatten());
                     match (grown, code) {
                         (Some(text), Some(code)) => {
-                            if let Err(e) = code.insert_adjacent_html("beforeend", text) {
-                                leptos::logging::warn!("could not append code text: {e:?}");
+                            if !text.is_empty() {
+                                if let Err(e) = code.append_with_str_1(text) {
+                                    leptos::logging::warn!("could not append code text: {e:?}");
+                                }
                             }
                         }
-                        _ => tail.set_inner_html(&update.tail),
+                        _ => {
+                            tail.set_text_content(None);
+                            (engine.append)(&tail, &update.tail);
+                        }
                     }
                     st.shown_tail = update.tail;
                 } else {
                     // Loaded whole from storage: one pass. Otherwise finish what streamed.
                     if st.consumed == 0 {
-                        append(&blocks, (engine.render_blocks)(text));
+                        append(engine, &blocks, (engine.render_blocks)(text));
                     } else {
                         let update = (engine.push)(&mut st.md, delta);
-                        append(&blocks, update.finished);
-                        append(&blocks, (engine.finish)(&mut st.md));
+                        append(engine, &blocks, update.finished);
+                        append(engine, &blocks, (engine.finish)(&mut st.md));
                     }
-                    tail.set_inner_html("");
+                    tail.set_text_content(None);
                     st.shown_tail.clear();
                     st.finished = true;
                 }

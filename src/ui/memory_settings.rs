@@ -10,7 +10,7 @@ use leptos::prelude::*;
 use skiff_core::builtin::memory::{
     parse_tag_list, MemoryEntry, Saved, MAX_ENTRIES, MAX_TEXT_CHARS,
 };
-use skiff_core::builtin::time;
+use skiff_core::calendar;
 use skiff_core::display::text;
 
 use super::context::Ctx;
@@ -23,7 +23,7 @@ use crate::stores::memory::MemoryStore;
 
 /// `2024-02-29 13:45`, in the browser's time zone.
 fn local_stamp(ms: f64) -> String {
-    let t = time::civil_time(ms, local_offset_minutes());
+    let t = calendar::civil_time(ms, local_offset_minutes());
     format!("{} {:02}:{:02}", t.date_text(), t.hour, t.minute)
 }
 

@@ -4,10 +4,10 @@
 //! `Sources`, which reads the turn's earlier tool calls.
 
 use leptos::prelude::*;
-use skiff_core::agent::FinishReason;
-use skiff_core::chat::{MessageStatus, Role};
 use skiff_core::pipeline::context::mark_before_question;
 use skiff_core::provider::is_context_too_long_sentence;
+use skiff_core::records::finish_reason::FinishReason;
+use skiff_core::records::message::{MessageStatus, Role};
 
 use super::attachment_chip::{chips, figures};
 use super::context::ctx;
@@ -254,8 +254,8 @@ pub fn MessageView(
 }
 
 /// While a step's calls run, the footer says what the turn waits for instead of the model.
-fn tool_phase_text(calls: &[skiff_core::agent::ToolCallRecord]) -> Option<String> {
-    use skiff_core::agent::ToolCallStatus;
+fn tool_phase_text(calls: &[skiff_core::records::tool_call::ToolCallRecord]) -> Option<String> {
+    use skiff_core::records::tool_call::ToolCallStatus;
     if calls.is_empty() {
         return None;
     }

@@ -20,6 +20,7 @@ pub mod icons;
 pub mod keyed_list;
 pub mod lazy;
 pub mod markdown_body;
+mod markdown_dom;
 pub mod mcp;
 pub mod mcp_settings;
 pub mod memory_settings;

@@ -13,8 +13,8 @@
 use crate::stores::reactive::memo;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::profiles::caps::Which;
-use skiff_core::profiles::ModelChoice;
+use skiff_core::records::capabilities::Which;
+use skiff_core::records::model_choice::ModelChoice;
 
 use super::context::ctx;
 use super::popover;

@@ -8,10 +8,10 @@
 use crate::stores::reactive::{effect, memo};
 use leptos::html;
 use leptos::prelude::*;
-use skiff_core::chat::ConversationSummary;
 use skiff_core::format::{count as count_of, fixed};
 use skiff_core::masks::find as find_mask;
 use skiff_core::projects::Project;
+use skiff_core::records::conversation::ConversationSummary;
 use skiff_core::sidebar::{self, Row};
 
 use super::composer::focus_composer;

@@ -3,7 +3,7 @@
 //!
 //! Each card watches only its own record (a memo over the message's `tool_calls`), and each part
 //! of a card watches only the fields it shows, so a progress tick re-renders one line of one
-//! card. What a result contains comes from `skiff_core::agent::result`, and what of it may be
+//! card. What a result contains comes from `skiff_core::tools::result`, and what of it may be
 //! shown, and how, from `skiff_core::display` (tool output is untrusted: only allowlisted images
 //! and audio, octet-stream downloads and http(s) links are made live, names are neutralised).
 //! This file only lays those decisions out.
@@ -13,11 +13,12 @@ use std::time::Duration;
 use crate::stores::reactive::memo;
 use leptos::prelude::*;
 use serde_json::Value;
-use skiff_core::agent::result::{self, ResultPart};
-use skiff_core::agent::{ToolCallRecord, ToolCallStatus, ToolProgress};
 use skiff_core::display::card::{self, CardStatus};
 use skiff_core::display::{links, media, text};
 use skiff_core::format::decimal;
+use skiff_core::records::tool_call::{ToolCallRecord, ToolCallStatus, ToolProgress};
+use skiff_core::tools::result;
+use skiff_core::tools::result::ResultPart;
 
 use super::clock_hook::use_timestamp_while;
 use super::context::ctx;

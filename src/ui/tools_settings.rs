@@ -6,9 +6,10 @@
 
 use crate::stores::reactive::memo;
 use leptos::prelude::*;
-use skiff_core::agent::approval::RuleEntry;
-use skiff_core::agent::{ApprovalRule, ToolMode, ToolModeSetting};
 use skiff_core::display::text;
+use skiff_core::records::approval::ApprovalRule;
+use skiff_core::records::approval::RuleEntry;
+use skiff_core::records::tool_mode::{ToolMode, ToolModeSetting};
 use skiff_core::settings::ChatSettings;
 
 use super::check_field::CheckField;

@@ -72,7 +72,7 @@ test('first run without configuration shows onboarding, and settings connect to 
 });
 
 test('a reply streams progressively, renders markdown, and survives a reload', async () => {
-  const reply = 'Here is **bold** text and a list:\n\n- one\n- two\n\n```rust\nfn main() {}\n```\n\nThe end of a fairly long answer that streams slowly.';
+  const reply = 'Here is **bold** text and a list:\n\n- one\n- two\n\n```rust\nfn main() {}\n```\n\nHalf is $\\frac{1}{2}$, see [docs](https://example.com/a?b=1&c=2).\n\nThe end of a fairly long answer that streams slowly.';
   await api.script([{ reply, chunk_chars: 3, delay_ms: 25 }]);
   const { context, page, errors } = await configuredPage();
   await send(page, 'Tell me something');
@@ -93,6 +93,19 @@ test('a reply streams progressively, renders markdown, and survives a reload', a
   assert.equal(await md.locator('li').count(), 2);
   assert.match(await md.locator('pre code').innerText(), /fn main/);
   assert.match(await page.locator('.message-status').last().innerText(), /tokens/);
+  // Built as DOM nodes from core's tree: MathML in its own namespace (an HTML <mfrac> would be
+  // an unknown inline box), colour spans in the finished code, the link's target as written.
+  const MATHML = 'http://www.w3.org/1998/Math/MathML';
+  const shape = () => md.evaluate((el) => ({
+    math: el.querySelector('math')?.namespaceURI,
+    frac: el.querySelector('math mfrac')?.namespaceURI,
+    kw: el.querySelector('pre code span.hl-kw')?.textContent,
+    href: el.querySelector('p a')?.getAttribute('href'),
+    rel: el.querySelector('p a')?.getAttribute('rel'),
+  }));
+  assert.deepEqual(await shape(), {
+    math: MATHML, frac: MATHML, kw: 'fn', href: 'https://example.com/a?b=1&c=2', rel: 'noopener noreferrer',
+  });
 
   // What the page sent: the model, stream flag and the user's text.
   const reqs = await api.requests();
@@ -105,6 +118,7 @@ test('a reply streams progressively, renders markdown, and survives a reload', a
   await page.locator('.conversation-select', { hasText: 'Tell me something' }).waitFor();
   await waitStatus(page, 'done');
   assert.equal(await lastAssistant(page).locator('strong').innerText(), 'bold');
+  assert.equal((await shape()).frac, MATHML, 'the stored answer renders the same way');
   assert.deepEqual(errors, []);
   await context.close();
 });

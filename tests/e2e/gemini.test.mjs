@@ -144,6 +144,9 @@ test('a streamed Gemini answer with its thought summary; the key travels only in
   const { context, page, errors, wire } = await openPage();
   try {
     await api.script([{ thought: 'The user says hi; answer warmly.', text: 'Hello from Gemini! How can I help?' }]);
+    // The built-in tools attach once the page is idle (their own chunk), like any MCP server
+    // that connects after start: wait for them, since this request must carry them.
+    await page.waitForFunction(() => /Tools: [1-9]/.test(document.querySelector('.tool-picker-toggle')?.textContent ?? ''), null, { timeout: 20_000 });
     await send(page, 'Hi');
     await waitStatus(page, 'done');
     const answer = lastAssistant(page);
@@ -308,6 +311,8 @@ test('Settings offer Gemini: picking it fills its address and the next message g
   try {
     await page.click('button[aria-label="Settings"]');
     const kind = page.locator('select.provider-kind');
+    // Settings is an on-demand chunk: its form is there once the chunk is.
+    await kind.locator('option').first().waitFor({ state: 'attached', timeout: 20_000 });
     assert.deepEqual(await kind.locator('option').allInnerTexts(), ['OpenAI-compatible', 'Anthropic', 'Google Gemini', 'In this browser']);
     await kind.selectOption('gemini');
     const baseUrl = page.getByLabel('Base URL');

@@ -83,18 +83,15 @@ async function openPage({ servers = ['everything'], context, seed = {}, width = 
   return { context, page, errors };
 }
 
-/** The page's own answer to the module: every server connected with its resource list. */
+/** Every server connected with its resource list, as the resource browser shows it (opened
+ * and closed again: it is the page's own view of the servers). */
 async function waitConnected(page, ids) {
-  await page.waitForFunction(async (want) => {
-    const host = window.wasmBindings?.skiff_host;
-    if (typeof host !== 'function') return false;
-    try {
-      const servers = JSON.parse(await host('servers', 'null'));
-      return want.every((id) => servers.some((s) => s.id === id && s.connected && (s.resources?.length ?? 0) > 0));
-    } catch {
-      return false;
-    }
-  }, ids, { timeout: WAIT_MS, polling: 250 });
+  await browse(page);
+  await page.waitForFunction((want) => want.every((id) => [...document.querySelectorAll('.res-dialog .res-server')].some((s) =>
+    s.querySelector('.res-server-name bdi')?.textContent === id && !s.querySelector('.res-offline') && s.querySelector('.res-item'))),
+  ids, { timeout: WAIT_MS, polling: 250 });
+  await page.keyboard.press('Escape');
+  await dialog(page).waitFor({ state: 'detached', timeout: WAIT_MS });
 }
 
 /** The composer's MCP button: the browser for every server (the tests that filter configure
@@ -421,10 +418,6 @@ test('e. a reload keeps the cache; a killed server leaves the copy usable, marke
     await page.reload();
     await page.waitForSelector(TEXTAREA, { timeout: WAIT_MS });
     await own.kill('SIGKILL');
-    await page.waitForFunction(async () => {
-      const servers = JSON.parse(await window.wasmBindings.skiff_host('servers', 'null'));
-      return servers.length > 0 && servers.every((s) => !s.connected);
-    }, null, { timeout: WAIT_MS, polling: 250 });
     await browse(page);
     await dialog(page).locator('.res-offline').first().waitFor({ timeout: WAIT_MS });
     // A resource never read cannot be opened while its server is down.

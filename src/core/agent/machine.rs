@@ -27,19 +27,18 @@
 
 use serde_json::{Map, Value};
 
-use super::approval::{ApprovalPolicy, ApprovalRule, Decision};
 use super::assemble::ToolCallAssembler;
 use super::call_error;
-use super::prompt;
-use super::record::{ToolCallRecord, ToolCallStatus, ToolMode, ToolModeSetting, ToolProgress};
-use super::tools::{self, ToolSpec};
 use super::turn_end::TurnEnd;
 use crate::mcp::McpError;
 use crate::provider::StreamEvent;
+use crate::records::approval::{ApprovalPolicy, ApprovalRule, Decision};
+use crate::records::tool_call::{ToolCallRecord, ToolCallStatus, ToolProgress};
+use crate::records::tool_mode::{ToolMode, ToolModeSetting};
 use crate::settings::ChatSettings;
-
-/// Model requests per turn unless the user set another limit.
-pub const DEFAULT_STEP_LIMIT: u32 = 15;
+pub use crate::settings::DEFAULT_STEP_LIMIT;
+use crate::tools::prompt;
+use crate::tools::spec::{find, ToolSpec};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentConfig {
@@ -549,7 +548,7 @@ impl AgentRun {
                 return Some(t);
             }
         }
-        if let Some(t) = tools::find(&self.tools, name) {
+        if let Some(t) = find(&self.tools, name) {
             return Some(t);
         }
         let mut same_name = self.tools.iter().filter(|t| t.tool_name == name);

@@ -732,7 +732,7 @@ fn a_failed_call_says_whether_the_tool_may_have_run() {
     }
     assert_eq!(call.duration_ms(), Some(4.0));
     // What the model reads of it is the same sentence.
-    let model = super::super::result::for_model(call, 10_000);
+    let model = crate::tools::result::for_model(call, 10_000);
     assert!(
         model.is_error && model.text.contains("did not send it again"),
         "{}",
@@ -762,5 +762,5 @@ fn stop_while_the_request_streams_finishes_stopped_and_a_late_failure_changes_no
 
 /// What the OpenAI-compatible provider concludes from a refusal (see `Provider::rejects_tools`).
 fn refusal(status: u16, body: &str) -> bool {
-    crate::agent::wire_openai::rejects_tools(status, body)
+    crate::openai::rejects_tools(status, body)
 }

@@ -2,7 +2,7 @@
 //!
 //! One loop serves every provider (`crate::provider::Provider`). A provider plugs in two
 //! things: a request builder that turns the conversation (with its tool calls and results)
-//! into its wire format (`wire_openai` here, `anthropic::step_request`), and a stream decoder
+//! into its wire format (`openai::step_request`, `anthropic::step_request`), and a stream decoder
 //! that yields `provider::StreamEvent`s, tool-call fragments included. Everything else is
 //! shared: assembling calls (`assemble`), prompt-based tool use for models without native
 //! calls (`prompt`), approval rules (`approval`), what the model receives of a result
@@ -12,19 +12,10 @@
 //! Nothing here performs IO or reads the clock; the runner (`src/runner/agent.rs`) performs
 //! the machine's actions and feeds back what happened, with `now_ms`.
 
-pub mod approval;
 pub mod assemble;
 pub mod call_error;
 pub mod machine;
-pub mod prompt;
-pub mod record;
-pub mod result;
-pub mod tools;
 pub mod turn_end;
-pub mod wire_openai;
 
-pub use approval::{ApprovalPolicy, ApprovalRule, Decision};
 pub use machine::{Action, AgentConfig, AgentRun};
-pub use record::{ToolCallRecord, ToolCallStatus, ToolMode, ToolModeSetting, ToolProgress};
-pub use tools::ToolSpec;
-pub use turn_end::{FinishReason, TurnEnd};
+pub use turn_end::TurnEnd;

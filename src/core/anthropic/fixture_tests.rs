@@ -7,12 +7,14 @@ use serde_json::{json, Value};
 
 use super::{step_request, AnthropicStream};
 use crate::agent::assemble::{AssembledCall, ToolCallAssembler};
-use crate::agent::{
-    Action, AgentConfig, AgentRun, ApprovalPolicy, ApprovalRule, ToolMode, ToolSpec,
-};
-use crate::chat::{Message, Role, Usage};
-use crate::provider::{error_from_response, ChatParams, ProviderError, StepContext, StreamEvent};
-use crate::thinking::{Thought, ThoughtLog};
+use crate::agent::{Action, AgentConfig, AgentRun};
+use crate::records::approval::{ApprovalPolicy, ApprovalRule};
+use crate::records::message::{Message, Role, Usage};
+use crate::records::thought::Thought;
+use crate::records::tool_mode::ToolMode;
+use crate::seam::{error_from_response, ChatParams, ProviderError, StepContext, StreamEvent};
+use crate::thinking::ThoughtLog;
+use crate::tools::spec::ToolSpec;
 
 macro_rules! fixture {
     ($name:literal) => {

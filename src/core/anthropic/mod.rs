@@ -1,6 +1,6 @@
 //! Anthropic's Messages API (`POST /v1/messages`) for the agent loop: a request builder and a
 //! stream decoder, which `provider::Provider` dispatches to when the settings say
-//! `ProviderKind::Anthropic` (`agent::wire_openai` and `openai::ChatStream` are the
+//! `ProviderKind::Anthropic` (`openai::step_request` and `openai::ChatStream` are the
 //! OpenAI-compatible pair).
 //!
 //! It exists because Anthropic's wire differs from OpenAI's in every place the loop touches:

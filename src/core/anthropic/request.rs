@@ -1,6 +1,6 @@
 //! One agent step as an Anthropic Messages request: `POST {base}/messages`, streaming.
 //!
-//! The conversation is the same one `agent::wire_openai` sends, reshaped for the rules of this
+//! The conversation is the same one `openai::step_request` sends, reshaped for the rules of this
 //! API (each one answers 400 when broken):
 //! - the system prompt is the top-level `system` string, never a message (a `System` message in
 //!   the history joins it);
@@ -20,22 +20,23 @@
 //! but only when this request thinks and the message came from this request's model (the
 //! API refuses another model's signature); a message without signed thinking replays none.
 //!
-//! History is replayed in the mode of the request being built, as `wire_openai` does: calls
+//! History is replayed in the mode of the request being built, as `openai::step_request` does: calls
 //! made in prompt mode (or any calls when tools are off) go back as text blocks.
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{API_VERSION, DEFAULT_MAX_TOKENS};
-use crate::agent::prompt;
-use crate::agent::record::{ToolCallRecord, ToolMode};
-use crate::agent::result;
-use crate::agent::tools::ToolSpec;
-use crate::attach::Piece;
-use crate::chat::{Message, Role};
 use crate::http::{join_url, HttpRequest, Method};
-use crate::provider::{ChatParams, StepContext};
-use crate::thinking::Thought;
+use crate::records::message::{Message, Role};
+use crate::records::thought::Thought;
+use crate::records::tool_call::ToolCallRecord;
+use crate::records::tool_mode::ToolMode;
+use crate::seam::piece::Piece;
+use crate::seam::{ChatParams, StepContext};
+use crate::tools::prompt;
+use crate::tools::result;
+use crate::tools::spec::ToolSpec;
 
 /// Image types the API accepts in an `image` block; others would fail the whole request.
 const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
@@ -225,7 +226,7 @@ fn messages(ctx: &StepContext<'_>, thinking_model: Option<&str>) -> Vec<WireMess
             Role::User => "user",
             Role::Assistant => "assistant",
         };
-        if let Some(pieces) = crate::attach::pieces(m) {
+        if let Some(pieces) = crate::seam::piece::pieces(m) {
             push(&mut out, role, pieces.into_iter().map(block).collect());
         } else if m.tool_calls.is_empty() {
             // Thinking goes back only before `tool_use`; a blank turn (a failed answer) says
@@ -369,7 +370,7 @@ fn tool_result(record: &ToolCallRecord, ctx: &StepContext<'_>) -> Block {
 /// carry other characters. Both blocks of a call map through here, so they still match. Tool
 /// names obey the same charset, so the tool index's sanitizer serves.
 fn wire_id(id: &str) -> String {
-    crate::mcp::tool_index::sanitize(id)
+    crate::tools::spec::sanitize(id)
 }
 
 fn push_prompt_exchange(out: &mut Vec<WireMessage>, m: &Message, ctx: &StepContext<'_>) {

@@ -33,8 +33,8 @@
 
 use serde_json::Value;
 
-use crate::chat::Usage;
-use crate::provider::{shorten, ProviderError, StreamEvent, ToolCallDelta};
+use crate::records::message::Usage;
+use crate::seam::{shorten, ProviderError, StreamEvent, ToolCallDelta};
 use crate::sse::{SseDecoder, SseEvent};
 
 /// Incremental decoder for one streamed answer.

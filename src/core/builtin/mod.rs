@@ -9,7 +9,6 @@
 
 pub mod memory;
 pub mod server;
-pub mod time;
 pub mod tools;
 
 pub use memory::{MemoryBook, MemoryEntry, MemoryError, MemoryRecord, MEMORY_KEY};

@@ -4,7 +4,7 @@ use super::memory::{MemoryBook, MAX_ENTRIES};
 use super::server::{
     BuiltinServer, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
 };
-use super::time::days_from_civil;
+use crate::calendar::days_from_civil;
 use crate::mcp::era::LEGACY_VERSIONS;
 use crate::mcp::{McpSession, Output, Phase, SessionConfig, SessionEvent};
 

@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 use super::memory::{MemoryBook, MemoryEntry, Saved};
 #[cfg(test)]
 use super::memory::{MAX_TAGS, MAX_TAG_CHARS, MAX_TEXT_CHARS};
-use super::time;
+use crate::calendar;
 
 pub const MEMORY_SAVE: &str = "memory_save";
 pub const MEMORY_SEARCH: &str = "memory_search";
@@ -253,8 +253,8 @@ fn entry_json(e: &MemoryEntry, offset: i32) -> Value {
         "id": e.id,
         "text": e.text,
         "tags": e.tags,
-        "created": time::iso_local(e.created_ms, offset),
-        "updated": time::iso_local(e.updated_ms, offset),
+        "created": calendar::iso_local(e.created_ms, offset),
+        "updated": calendar::iso_local(e.updated_ms, offset),
     })
 }
 
@@ -296,7 +296,7 @@ fn search(args: &Map<String, Value>, book: &MemoryBook, clock: Clock) -> Result<
             hits.total
         );
         for e in &hits.entries {
-            let date = time::civil_time(e.updated_ms, offset).date_text();
+            let date = calendar::civil_time(e.updated_ms, offset).date_text();
             out.push_str(&format!("\n- {} ({date}", e.id));
             if !e.tags.is_empty() {
                 out.push_str(&format!("; tags: {}", e.tags.join(", ")));
@@ -338,11 +338,11 @@ fn current_time(args: &Map<String, Value>, clock: Clock) -> Result<Success, Stri
     if !clock.now_ms.is_finite() {
         return Err("The page's clock gave no usable time.".into());
     }
-    let offset = time::clamp_offset(clock.tz_offset_minutes);
-    let local = time::civil_time(clock.now_ms, offset);
-    let utc = time::iso_utc(clock.now_ms);
+    let offset = calendar::clamp_offset(clock.tz_offset_minutes);
+    let local = calendar::civil_time(clock.now_ms, offset);
+    let utc = calendar::iso_utc(clock.now_ms);
     let unix_ms = clock.now_ms.floor() as i64;
-    let offset_text = time::offset_text(offset);
+    let offset_text = calendar::offset_text(offset);
     let text = format!(
         "Local time: {} ({}, UTC{offset_text})\nUTC: {utc}\nUnix time: {unix_ms} ms",
         local.iso(),

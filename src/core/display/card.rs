@@ -10,7 +10,7 @@ use crate::format::decimal;
 use serde_json::Value;
 
 use super::text;
-use crate::agent::record::{ToolCallRecord, ToolCallStatus, ToolProgress};
+use crate::records::tool_call::{ToolCallRecord, ToolCallStatus, ToolProgress};
 
 /// A card's status as shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,7 +9,7 @@
 //! always typed `application/octet-stream`: a blob claiming `text/html` must never be
 //! something the browser would render.
 
-use crate::agent::result::base64_decoded_len;
+use crate::base64::base64_decoded_len;
 
 /// Raster formats browsers decode everywhere.
 const IMAGE_MIMES: [&str; 5] = [

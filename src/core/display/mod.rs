@@ -13,5 +13,4 @@
 pub mod card;
 pub mod links;
 pub mod media;
-pub mod names;
 pub mod text;

@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use crate::provider::{error_from_response as shared, ProviderError};
+use crate::seam::{error_from_response as shared, ProviderError};
 
 /// Classify a non-success answer from Gemini.
 pub fn error_from_response(status: u16, body: &str) -> ProviderError {

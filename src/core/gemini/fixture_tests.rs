@@ -7,11 +7,12 @@ use serde_json::{json, Value};
 
 use super::{error_from_response, step_request, GeminiStream};
 use crate::agent::assemble::{AssembledCall, ToolCallAssembler};
-use crate::agent::{
-    Action, AgentConfig, AgentRun, ApprovalPolicy, ApprovalRule, ToolMode, ToolSpec,
-};
-use crate::chat::{Message, Role, Usage};
-use crate::provider::{ChatParams, ProviderError, StepContext, StreamEvent};
+use crate::agent::{Action, AgentConfig, AgentRun};
+use crate::records::approval::{ApprovalPolicy, ApprovalRule};
+use crate::records::message::{Message, Role, Usage};
+use crate::records::tool_mode::ToolMode;
+use crate::seam::{ChatParams, ProviderError, StepContext, StreamEvent};
+use crate::tools::spec::ToolSpec;
 
 macro_rules! fixture {
     ($name:literal) => {

@@ -21,7 +21,7 @@ mod stream;
 pub use error::error_from_response;
 pub use finish::{BlockReason, FinishReason, Outcome};
 mod models;
-pub use models::{models_request, parse_model_entries, parse_models};
+pub use models::{from_gemini_entry, models_request, parse_model_entries, parse_models};
 pub use request::{schema_notes, step_request, SKIP_SIGNATURE};
 pub use schema::{to_gemini, Converted, Dropped, Effect};
 pub use stream::GeminiStream;

@@ -6,9 +6,9 @@
 use serde_json::Value;
 
 use crate::http::{join_url, HttpRequest, Method};
-use crate::profiles::caps::{from_gemini_entry, sorted_unique};
-use crate::profiles::ModelEntry;
-use crate::provider::ProviderError;
+use crate::records::capabilities::ModelEntry;
+use crate::records::capabilities::{sorted_unique, Capabilities, Flag};
+use crate::seam::ProviderError;
 
 pub fn models_request(base_url: &str, api_key: Option<&str>) -> HttpRequest {
     let mut headers = vec![("accept".to_string(), "application/json".to_string())];
@@ -64,6 +64,18 @@ pub fn parse_model_entries(body: &str) -> Result<Vec<ModelEntry>, ProviderError>
         })
         .collect();
     Ok(sorted_unique(entries))
+}
+
+/// What a Gemini `models.list` entry reports: `thinking` (reasoning). Gemini does not list
+/// input kinds or tool support per model.
+pub fn from_gemini_entry(entry: &Value) -> Capabilities {
+    Capabilities {
+        reasoning: entry
+            .get("thinking")
+            .and_then(Value::as_bool)
+            .map_or(Flag::Unknown, Flag::Reported),
+        ..Capabilities::default()
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! One agent step as a Gemini request: `POST {base}/models/{model}:streamGenerateContent?alt=sse`.
 //!
-//! The conversation is the one `agent::wire_openai` sends, reshaped for this API:
+//! The conversation is the one `openai::step_request` sends, reshaped for this API:
 //! - the key goes in the `x-goog-api-key` header, which Gemini's CORS preflight allows, and
 //!   never in the URL (a `?key=` would land in logs and the browser's history of requests);
 //! - the system prompt is `systemInstruction` (a `System` message in the history joins it);
@@ -21,14 +21,14 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::schema;
-use crate::agent::prompt;
-use crate::agent::record::ToolMode;
-use crate::agent::result;
-use crate::agent::tools::ToolSpec;
-use crate::attach::Piece;
-use crate::chat::{Message, Role};
 use crate::http::{join_url, HttpRequest, Method};
-use crate::provider::{ChatParams, StepContext};
+use crate::records::message::{Message, Role};
+use crate::records::tool_mode::ToolMode;
+use crate::seam::piece::Piece;
+use crate::seam::{ChatParams, StepContext};
+use crate::tools::prompt;
+use crate::tools::result;
+use crate::tools::spec::ToolSpec;
 
 /// Image types Gemini reads as `inlineData`; others would fail the request.
 const IMAGE_TYPES: [&str; 5] = [
@@ -301,7 +301,7 @@ fn contents(ctx: &StepContext<'_>) -> Vec<Content> {
             Role::User => "user",
             Role::Assistant => "model",
         };
-        if let Some(pieces) = crate::attach::pieces(m) {
+        if let Some(pieces) = crate::seam::piece::pieces(m) {
             push(&mut out, role, pieces.into_iter().map(part).collect());
         } else if m.tool_calls.is_empty() {
             // Reasoning never goes back; a blank turn (a failed answer) says nothing.

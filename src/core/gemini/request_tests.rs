@@ -1,7 +1,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::agent::record::ToolCallRecord;
+use crate::records::tool_call::ToolCallRecord;
 
 fn msg(role: Role, content: &str) -> Message {
     Message::new(format!("m-{content}"), role, content.into(), 0.0)

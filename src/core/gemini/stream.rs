@@ -24,9 +24,9 @@
 use serde_json::Value;
 
 use super::finish::{BlockReason, FinishReason, Outcome};
-use crate::chat::Usage;
-use crate::image_out;
-use crate::provider::{detail_from_json, ProviderError, StreamEvent, ToolCallDelta};
+use crate::records::message::Usage;
+use crate::seam::image_out;
+use crate::seam::{detail_from_json, ProviderError, StreamEvent, ToolCallDelta};
 use crate::sse::SseDecoder;
 
 /// Incremental decoder for one streamed answer.

@@ -46,7 +46,7 @@ impl LineEndings {
 #[cfg(test)]
 mod tests {
     use super::{normalize, LineEndings};
-    use crate::markdown::{render, render_blocks, StreamingMarkdown};
+    use crate::markdown::to_html::{render, render_blocks, HtmlStream as StreamingMarkdown};
 
     /// Regression (property tests, shrunk): a bare CR ended the line `` ` `` for the parser
     /// but not for the block cuts, so the paragraph `_`/`` ` `` came out as two.

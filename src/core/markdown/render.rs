@@ -1,25 +1,23 @@
-//! Turning markdown events into HTML that is safe to assign to `innerHTML`.
+//! Turning markdown events into the typed tree of `node.rs`, which the ui turns into DOM nodes.
 //!
-//! The writer emits only tags it builds itself, from a small fixed set, with attribute values it
-//! either chose or escaped. It must never copy markup from the input: raw HTML blocks and inline
-//! HTML come out as visible, escaped text; images never load (they become links), and heading ids
-//! are never emitted (an id from model output could clobber a global in the page's DOM).
+//! The writer builds only elements from the fixed [`Tag`] set with typed attributes. It must
+//! never copy markup from the input: raw HTML blocks and inline HTML come out as visible text;
+//! images never load (they become links), and heading ids are never emitted (an id from model
+//! output could clobber a global in the page's DOM).
 
 use std::collections::HashMap;
 use std::ops::Range;
 
 use pulldown_cmark::{
-    Alignment, BlockQuoteKind, BrokenLink, CodeBlockKind, CowStr, Event, LinkType, Options, Parser,
-    Tag, TagEnd,
+    Alignment, BlockQuoteKind, BrokenLink, CodeBlockKind, CowStr, Event, HeadingLevel, LinkType,
+    Options, Parser, Tag as PTag, TagEnd,
 };
 
 use super::blocks::{Layout, TopLevelBlocks};
 use super::highlight::highlight;
-use super::math::{brackets, write_math};
+use super::math::{brackets, math_node};
+use super::node::{Alert, Align, Attr, Class, CodeLanguage, Element, Href, MdNode, Tag, TaskLabel};
 use super::url::safe_href;
-
-/// Every link the renderer keeps opens in a new tab and cannot reach back into this page.
-const LINK_ATTRS: &str = " target=\"_blank\" rel=\"noopener noreferrer\"";
 
 /// The markdown dialect: CommonMark plus the GitHub extensions models actually use, and `$…$` /
 /// `$$…$$` math (`\(…\)` and `\[…\]` are turned into dollars first, see `math/brackets.rs`).
@@ -85,7 +83,7 @@ impl LinkDefs {
 
 /// One piece of markdown rendered on its own.
 pub(crate) struct Rendered {
-    pub(crate) html: String,
+    pub(crate) nodes: Vec<MdNode>,
     /// Where the piece's top-level blocks and definitions lie.
     pub(crate) layout: Layout,
     /// The piece's own link reference definitions: (label, destination, title).
@@ -119,11 +117,11 @@ pub(crate) fn render_piece(md: &str, earlier: &LinkDefs, finished: bool) -> Rend
             (label.to_owned(), def.dest.to_string(), title.to_owned())
         })
         .collect();
-    let mut writer = HtmlWriter::new(md.len(), finished);
+    let mut writer = TreeWriter::new(finished);
     writer.inline_math = inline_math;
     writer.run(parser.into_offset_iter());
     Rendered {
-        html: writer.out,
+        nodes: writer.tree.finish(),
         layout: Layout {
             blocks: writer.blocks.blocks,
             definitions,
@@ -132,25 +130,63 @@ pub(crate) fn render_piece(md: &str, earlier: &LinkDefs, finished: bool) -> Rend
     }
 }
 
-pub(crate) use crate::html::escape_into;
-
-/// A fenced block's language as a class-name fragment: the first word of the info string, with
-/// `#` spelled out (`c#` is `csharp`) and anything outside `[A-Za-z0-9_+-]` dropped.
-fn code_language(info: &str) -> String {
-    let word = info
-        .split([' ', '\t', ',', '{', '}'])
-        .find(|w| !w.is_empty())
-        .unwrap_or("");
-    word.replace('#', "sharp")
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '-'))
-        .take(40)
-        .collect()
+/// Builds the tree: elements open and close like tags in a text, so the writer below reads like
+/// the HTML writer it replaced, and text pushed next to text joins it (one DOM text node).
+#[derive(Default)]
+struct Tree {
+    /// Open elements, innermost last; the bottom entry collects the top-level nodes.
+    open: Vec<Element>,
+    top: Vec<MdNode>,
 }
 
-struct HtmlWriter<'m> {
-    out: String,
-    /// Whether `out` ends at the start of a line, so block tags are not glued to text.
+impl Tree {
+    fn children(&mut self) -> &mut Vec<MdNode> {
+        match self.open.last_mut() {
+            Some(el) => &mut el.children,
+            None => &mut self.top,
+        }
+    }
+
+    fn open(&mut self, tag: Tag, attrs: Vec<Attr>) {
+        self.open.push(Element::new(tag, attrs, Vec::new()));
+    }
+
+    /// Closes the innermost element, which must be `tag` (the writer closes what it opened).
+    fn close(&mut self, tag: Tag) {
+        debug_assert_eq!(self.open.last().map(|e| e.tag), Some(tag));
+        if let Some(el) = self.open.pop() {
+            self.children().push(MdNode::Element(el));
+        }
+    }
+
+    fn node(&mut self, node: MdNode) {
+        match node {
+            MdNode::Text(t) => self.text(&t),
+            node => self.children().push(node),
+        }
+    }
+
+    fn text(&mut self, s: &str) {
+        let children = self.children();
+        if let Some(MdNode::Text(last)) = children.last_mut() {
+            last.push_str(s);
+        } else {
+            children.push(MdNode::Text(s.to_owned()));
+        }
+    }
+
+    fn finish(mut self) -> Vec<MdNode> {
+        // Balanced by construction; anything left open is closed rather than lost.
+        while let Some(el) = self.open.pop() {
+            self.children().push(MdNode::Element(el));
+        }
+        self.top
+    }
+}
+
+struct TreeWriter<'m> {
+    tree: Tree,
+    /// Whether the output ends at the start of a line, so blocks are not glued to text.
     at_line_start: bool,
     blocks: TopLevelBlocks,
     table_alignments: Vec<Alignment>,
@@ -163,15 +199,15 @@ struct HtmlWriter<'m> {
     highlight: bool,
     /// Inside a fenced block with a language, while highlighting: the language and the code
     /// collected so far, coloured as a whole at the block's end.
-    code: Option<(String, String)>,
+    code: Option<(CodeLanguage, String)>,
     /// Where `\(…\)` pairs (rewritten to `$$…$$`) start: display math there renders inline.
     inline_math: &'m [usize],
 }
 
-impl HtmlWriter<'_> {
-    fn new(capacity: usize, highlight: bool) -> Self {
-        HtmlWriter {
-            out: String::with_capacity(capacity + capacity / 4),
+impl TreeWriter<'_> {
+    fn new(highlight: bool) -> Self {
+        TreeWriter {
+            tree: Tree::default(),
             at_line_start: true,
             blocks: TopLevelBlocks::default(),
             table_alignments: Vec::new(),
@@ -184,30 +220,48 @@ impl HtmlWriter<'_> {
         }
     }
 
-    fn write(&mut self, s: &str) {
-        if !s.is_empty() {
-            self.out.push_str(s);
-            self.at_line_start = s.ends_with('\n');
-        }
-    }
-
     fn text(&mut self, s: &str) {
         if !s.is_empty() {
-            escape_into(&mut self.out, s);
+            self.tree.text(s);
             self.at_line_start = s.ends_with('\n');
         }
     }
 
-    /// Writes a block-level opening tag on a line of its own.
-    fn block(&mut self, tag: &str) {
+    fn open(&mut self, tag: Tag, attrs: Vec<Attr>) {
+        self.tree.open(tag, attrs);
+        self.at_line_start = false;
+    }
+
+    fn close(&mut self, tag: Tag) {
+        self.tree.close(tag);
+        self.at_line_start = false;
+    }
+
+    /// Closes `tag` and ends the line.
+    fn close_line(&mut self, tag: Tag) {
+        self.tree.close(tag);
+        self.text("\n");
+    }
+
+    fn void(&mut self, tag: Tag, attrs: Vec<Attr>) {
+        self.tree.node(MdNode::el(tag, attrs, Vec::new()));
+        self.at_line_start = false;
+    }
+
+    /// Opens a block-level element on a line of its own.
+    fn block(&mut self, tag: Tag, attrs: Vec<Attr>) {
+        self.new_line();
+        self.open(tag, attrs);
+    }
+
+    fn new_line(&mut self) {
         if !self.at_line_start {
-            self.write("\n");
+            self.text("\n");
         }
-        self.write(tag);
     }
 
     fn math(&mut self, latex: &str, display: bool) {
-        write_math(&mut self.out, latex, display);
+        self.tree.node(math_node(latex, display));
         self.at_line_start = false;
     }
 
@@ -221,7 +275,7 @@ impl HtmlWriter<'_> {
             let start = range.start;
             self.blocks.observe(&event, range);
             match event {
-                Event::Start(Tag::Image {
+                Event::Start(PTag::Image {
                     dest_url, title, ..
                 }) => {
                     // Consumes the image's own events up to and including its end.
@@ -235,9 +289,9 @@ impl HtmlWriter<'_> {
                     None => self.text(&t),
                 },
                 Event::Code(t) => {
-                    self.write("<code>");
+                    self.open(Tag::Code, Vec::new());
                     self.text(&t);
-                    self.write("</code>");
+                    self.close(Tag::Code);
                 }
                 // Raw HTML from the input is shown, never interpreted.
                 Event::Html(t) | Event::InlineHtml(t) => self.text(&t),
@@ -247,150 +301,197 @@ impl HtmlWriter<'_> {
                     self.math(&t, !inline);
                 }
                 Event::FootnoteReference(name) => {
-                    self.write("<sup class=\"footnote-ref\">");
+                    self.open(Tag::Sup, vec![Attr::Class(Class::FootnoteRef)]);
                     self.text(&name);
-                    self.write("</sup>");
+                    self.close(Tag::Sup);
                 }
-                Event::SoftBreak => self.write("\n"),
-                Event::HardBreak => self.write("<br />\n"),
-                Event::Rule => self.block("<hr />\n"),
+                Event::SoftBreak => self.text("\n"),
+                Event::HardBreak => {
+                    self.void(Tag::Br, Vec::new());
+                    self.text("\n");
+                }
+                Event::Rule => {
+                    self.new_line();
+                    self.void(Tag::Hr, Vec::new());
+                    self.text("\n");
+                }
                 // Labelled so a screen reader says what the box means (axe: form elements need
                 // labels).
                 Event::TaskListMarker(checked) => {
+                    let mut attrs = vec![Attr::TypeCheckbox, Attr::Disabled];
                     if checked {
-                        self.write(
-                            "<input type=\"checkbox\" disabled=\"\" checked=\"\" \
-                             aria-label=\"Done\" /> ",
-                        );
+                        attrs.push(Attr::Checked);
+                        attrs.push(Attr::AriaLabel(TaskLabel::Done));
                     } else {
-                        self.write(
-                            "<input type=\"checkbox\" disabled=\"\" aria-label=\"Not done\" /> ",
-                        );
+                        attrs.push(Attr::AriaLabel(TaskLabel::NotDone));
                     }
+                    self.void(Tag::Input, attrs);
+                    self.text(" ");
                 }
             }
         }
     }
 
-    fn start(&mut self, tag: Tag<'_>) {
+    fn start(&mut self, tag: PTag<'_>) {
         match tag {
-            Tag::Paragraph => self.block("<p>"),
-            Tag::Heading { level, .. } => self.block(&format!("<{level}>")),
-            Tag::BlockQuote(kind) => {
-                let class = match kind {
-                    None => "",
-                    Some(BlockQuoteKind::Note) => " class=\"markdown-alert-note\"",
-                    Some(BlockQuoteKind::Tip) => " class=\"markdown-alert-tip\"",
-                    Some(BlockQuoteKind::Important) => " class=\"markdown-alert-important\"",
-                    Some(BlockQuoteKind::Warning) => " class=\"markdown-alert-warning\"",
-                    Some(BlockQuoteKind::Caution) => " class=\"markdown-alert-caution\"",
+            PTag::Paragraph => self.block(Tag::P, Vec::new()),
+            PTag::Heading { level, .. } => self.block(heading(level), Vec::new()),
+            PTag::BlockQuote(kind) => {
+                let attrs = match kind {
+                    None => Vec::new(),
+                    Some(kind) => vec![Attr::Class(Class::Alert(match kind {
+                        BlockQuoteKind::Note => Alert::Note,
+                        BlockQuoteKind::Tip => Alert::Tip,
+                        BlockQuoteKind::Important => Alert::Important,
+                        BlockQuoteKind::Warning => Alert::Warning,
+                        BlockQuoteKind::Caution => Alert::Caution,
+                    }))],
                 };
-                self.block(&format!("<blockquote{class}>\n"));
+                self.block(Tag::Blockquote, attrs);
+                self.text("\n");
             }
-            Tag::CodeBlock(CodeBlockKind::Fenced(info)) => {
-                let lang = code_language(&info);
-                if lang.is_empty() {
-                    self.block("<pre><code>");
-                } else {
-                    self.block(&format!("<pre><code class=\"language-{lang}\">"));
-                    if self.highlight {
-                        self.code = Some((lang, String::new()));
+            PTag::CodeBlock(CodeBlockKind::Fenced(info)) => {
+                self.block(Tag::Pre, Vec::new());
+                match CodeLanguage::from_info(&info) {
+                    None => self.open(Tag::Code, Vec::new()),
+                    Some(lang) => {
+                        self.open(Tag::Code, vec![Attr::Class(Class::Language(lang.clone()))]);
+                        if self.highlight {
+                            self.code = Some((lang, String::new()));
+                        }
                     }
                 }
             }
-            Tag::CodeBlock(CodeBlockKind::Indented) => self.block("<pre><code>"),
-            // Shown as source, in the same frame as code, so its line structure survives.
-            Tag::HtmlBlock => self.block("<pre><code class=\"language-html\">"),
-            Tag::List(Some(1)) => self.block("<ol>\n"),
-            Tag::List(Some(start)) => self.block(&format!("<ol start=\"{start}\">\n")),
-            Tag::List(None) => self.block("<ul>\n"),
-            Tag::Item => self.block("<li>"),
-            Tag::Table(alignments) => {
-                self.table_alignments = alignments;
-                self.block("<table>");
+            PTag::CodeBlock(CodeBlockKind::Indented) => {
+                self.block(Tag::Pre, Vec::new());
+                self.open(Tag::Code, Vec::new());
             }
-            Tag::TableHead => {
+            // Shown as source, in the same frame as code, so its line structure survives.
+            PTag::HtmlBlock => {
+                self.block(Tag::Pre, Vec::new());
+                let html = CodeLanguage::from_info("html").map(Class::Language);
+                self.open(Tag::Code, html.map(Attr::Class).into_iter().collect());
+            }
+            PTag::List(Some(1)) => {
+                self.block(Tag::Ol, Vec::new());
+                self.text("\n");
+            }
+            PTag::List(Some(start)) => {
+                self.block(Tag::Ol, vec![Attr::Start(start)]);
+                self.text("\n");
+            }
+            PTag::List(None) => {
+                self.block(Tag::Ul, Vec::new());
+                self.text("\n");
+            }
+            PTag::Item => self.block(Tag::Li, Vec::new()),
+            PTag::Table(alignments) => {
+                self.table_alignments = alignments;
+                self.block(Tag::Table, Vec::new());
+            }
+            PTag::TableHead => {
                 self.in_table_head = true;
                 self.table_cell = 0;
-                self.write("<thead><tr>");
+                self.open(Tag::Thead, Vec::new());
+                self.open(Tag::Tr, Vec::new());
             }
-            Tag::TableRow => {
+            PTag::TableRow => {
                 self.table_cell = 0;
-                self.write("<tr>");
+                self.open(Tag::Tr, Vec::new());
             }
-            Tag::TableCell => {
-                let cell = if self.in_table_head { "<th" } else { "<td" };
-                // `align` rather than `style`: it needs neither CSS nor a CSP allowing inline styles.
+            PTag::TableCell => {
+                let cell = if self.in_table_head { Tag::Th } else { Tag::Td };
                 let align = match self.table_alignments.get(self.table_cell) {
-                    Some(Alignment::Left) => " align=\"left\"",
-                    Some(Alignment::Center) => " align=\"center\"",
-                    Some(Alignment::Right) => " align=\"right\"",
-                    _ => "",
+                    Some(Alignment::Left) => Some(Align::Left),
+                    Some(Alignment::Center) => Some(Align::Center),
+                    Some(Alignment::Right) => Some(Align::Right),
+                    _ => None,
                 };
-                self.write(&format!("{cell}{align}>"));
+                self.open(cell, align.map(Attr::Align).into_iter().collect());
             }
-            Tag::Emphasis => self.write("<em>"),
-            Tag::Strong => self.write("<strong>"),
-            Tag::Strikethrough => self.write("<del>"),
-            Tag::Superscript => self.write("<sup>"),
-            Tag::Subscript => self.write("<sub>"),
-            Tag::Link {
+            PTag::Emphasis => self.open(Tag::Em, Vec::new()),
+            PTag::Strong => self.open(Tag::Strong, Vec::new()),
+            PTag::Strikethrough => self.open(Tag::Del, Vec::new()),
+            PTag::Superscript => self.open(Tag::Sup, Vec::new()),
+            PTag::Subscript => self.open(Tag::Sub, Vec::new()),
+            PTag::Link {
                 link_type,
                 dest_url,
                 title,
                 ..
             } => self.link_start(link_type, &dest_url, &title),
-            Tag::FootnoteDefinition(name) => {
-                self.block("<aside class=\"footnote\"><sup>");
+            PTag::FootnoteDefinition(name) => {
+                self.block(Tag::Aside, vec![Attr::Class(Class::Footnote)]);
+                self.open(Tag::Sup, Vec::new());
                 self.text(&name);
-                self.write("</sup>\n");
+                self.close_line(Tag::Sup);
             }
             // Not enabled in `options()`; if they ever appear, their content is shown plainly.
-            Tag::Image { .. }
-            | Tag::DefinitionList
-            | Tag::DefinitionListTitle
-            | Tag::DefinitionListDefinition
-            | Tag::MetadataBlock(_) => {}
+            PTag::Image { .. }
+            | PTag::DefinitionList
+            | PTag::DefinitionListTitle
+            | PTag::DefinitionListDefinition
+            | PTag::MetadataBlock(_) => {}
         }
     }
 
     fn end(&mut self, tag: TagEnd) {
         match tag {
-            TagEnd::Paragraph => self.write("</p>\n"),
-            TagEnd::Heading(level) => self.write(&format!("</{level}>\n")),
-            TagEnd::BlockQuote(_) => self.block("</blockquote>\n"),
+            TagEnd::Paragraph => self.close_line(Tag::P),
+            TagEnd::Heading(level) => self.close_line(heading(level)),
+            TagEnd::BlockQuote(_) => {
+                self.new_line();
+                self.close_line(Tag::Blockquote);
+            }
             TagEnd::CodeBlock | TagEnd::HtmlBlock => {
                 if let Some((lang, code)) = self.code.take() {
-                    if !highlight(&lang, &code, &mut self.out) {
-                        escape_into(&mut self.out, &code);
+                    match highlight(lang.name(), &code) {
+                        Some(nodes) => nodes.into_iter().for_each(|n| self.tree.node(n)),
+                        None => self.tree.text(&code),
                     }
                 }
-                self.write("</code></pre>\n");
+                self.close(Tag::Code);
+                self.close_line(Tag::Pre);
             }
-            TagEnd::List(true) => self.block("</ol>\n"),
-            TagEnd::List(false) => self.block("</ul>\n"),
-            TagEnd::Item => self.write("</li>\n"),
-            TagEnd::Table => self.write("</tbody></table>\n"),
+            TagEnd::List(true) => {
+                self.new_line();
+                self.close_line(Tag::Ol);
+            }
+            TagEnd::List(false) => {
+                self.new_line();
+                self.close_line(Tag::Ul);
+            }
+            TagEnd::Item => self.close_line(Tag::Li),
+            TagEnd::Table => {
+                self.close(Tag::Tbody);
+                self.close_line(Tag::Table);
+            }
             TagEnd::TableHead => {
                 self.in_table_head = false;
-                self.write("</tr></thead><tbody>\n");
+                self.close(Tag::Tr);
+                self.close(Tag::Thead);
+                self.open(Tag::Tbody, Vec::new());
+                self.text("\n");
             }
-            TagEnd::TableRow => self.write("</tr>\n"),
+            TagEnd::TableRow => self.close_line(Tag::Tr),
             TagEnd::TableCell => {
-                self.write(if self.in_table_head { "</th>" } else { "</td>" });
+                self.close(if self.in_table_head { Tag::Th } else { Tag::Td });
                 self.table_cell += 1;
             }
-            TagEnd::Emphasis => self.write("</em>"),
-            TagEnd::Strong => self.write("</strong>"),
-            TagEnd::Strikethrough => self.write("</del>"),
-            TagEnd::Superscript => self.write("</sup>"),
-            TagEnd::Subscript => self.write("</sub>"),
+            TagEnd::Emphasis => self.close(Tag::Em),
+            TagEnd::Strong => self.close(Tag::Strong),
+            TagEnd::Strikethrough => self.close(Tag::Del),
+            TagEnd::Superscript => self.close(Tag::Sup),
+            TagEnd::Subscript => self.close(Tag::Sub),
             TagEnd::Link => {
                 if self.open_links.pop() == Some(true) {
-                    self.write("</a>");
+                    self.close(Tag::A);
                 }
             }
-            TagEnd::FootnoteDefinition => self.block("</aside>\n"),
+            TagEnd::FootnoteDefinition => {
+                self.new_line();
+                self.close_line(Tag::Aside);
+            }
             TagEnd::Image
             | TagEnd::DefinitionList
             | TagEnd::DefinitionListTitle
@@ -413,12 +514,7 @@ impl HtmlWriter<'_> {
         };
         match href {
             Some(href) => {
-                self.write("<a href=\"");
-                self.write(&href);
-                self.write("\"");
-                self.title_attr(title);
-                self.write(LINK_ATTRS);
-                self.write(">");
+                self.open(Tag::A, link_attrs(None, href, title));
                 self.open_links.push(true);
             }
             None => self.open_links.push(false),
@@ -436,14 +532,10 @@ impl HtmlWriter<'_> {
         };
         match href {
             Some(href) => {
-                self.write("<a class=\"md-image\" href=\"");
-                self.write(&href);
-                self.write("\"");
-                self.title_attr(title);
-                self.write(LINK_ATTRS);
-                self.write(">🖼 ");
+                self.open(Tag::A, link_attrs(Some(Class::MdImage), href, title));
+                self.text("🖼 ");
                 self.text(label);
-                self.write("</a>");
+                self.close(Tag::A);
             }
             None => {
                 self.text("🖼 ");
@@ -451,13 +543,29 @@ impl HtmlWriter<'_> {
             }
         }
     }
+}
 
-    fn title_attr(&mut self, title: &str) {
-        if !title.is_empty() {
-            self.write(" title=\"");
-            self.text(title);
-            self.write("\"");
-        }
+/// Every link the renderer keeps opens in a new tab and cannot reach back into this page.
+fn link_attrs(class: Option<Class>, href: Href, title: &str) -> Vec<Attr> {
+    let mut attrs = Vec::with_capacity(5);
+    attrs.extend(class.map(Attr::Class));
+    attrs.push(Attr::Href(href));
+    if !title.is_empty() {
+        attrs.push(Attr::Title(title.to_owned()));
+    }
+    attrs.push(Attr::TargetBlank);
+    attrs.push(Attr::RelNoopener);
+    attrs
+}
+
+fn heading(level: HeadingLevel) -> Tag {
+    match level {
+        HeadingLevel::H1 => Tag::H1,
+        HeadingLevel::H2 => Tag::H2,
+        HeadingLevel::H3 => Tag::H3,
+        HeadingLevel::H4 => Tag::H4,
+        HeadingLevel::H5 => Tag::H5,
+        HeadingLevel::H6 => Tag::H6,
     }
 }
 

@@ -4,7 +4,7 @@
 //! must be an allowlisted tag with allowlisted attributes and values, tags must balance, and
 //! `<`, `>` and `&` may appear in text only as the entities the renderer writes.
 
-use super::{render, render_blocks, StreamingMarkdown};
+use super::to_html::{render, render_blocks, HtmlStream as StreamingMarkdown};
 
 /// A small deterministic PRNG (xorshift64*), so generated cases are the same on every run.
 pub(super) struct Rng(u64);
@@ -666,4 +666,99 @@ fn named_entities_resolve_through_the_compact_table() {
         render("&AElig; &zwnj; &nbsp; &amp; &NotEqualTilde; &fjlig; &Tab; &nope; &AMP"),
         "<p>\u{C6} \u{200C} \u{A0} &amp; \u{2242}\u{338} fj \t &amp;nope; &amp;AMP</p>\n"
     );
+}
+
+/// Every element and attribute of a tree, visited depth first.
+fn walk(nodes: &[super::MdNode], visit: &mut impl FnMut(&super::Element)) {
+    for node in nodes {
+        if let super::MdNode::Element(el) = node {
+            visit(el);
+            walk(&el.children, visit);
+        }
+    }
+}
+
+/// The tree's text, as the DOM would show it.
+fn text_of(nodes: &[super::MdNode]) -> String {
+    let mut out = String::new();
+    for node in nodes {
+        match node {
+            super::MdNode::Text(t) => out.push_str(t),
+            super::MdNode::Element(el) => out.push_str(&text_of(&el.children)),
+        }
+    }
+    out
+}
+
+/// The tree itself, not its serialization: every attribute the page will set is on the
+/// allowlist with an allowed value (checked on the raw value the DOM receives).
+#[test]
+fn hostile_payloads_in_every_context_build_only_allowlisted_trees() {
+    for payload in PAYLOADS {
+        for context in CONTEXTS {
+            let md = context.replace("{p}", payload);
+            let mut trees = vec![super::render(&md)];
+            trees.extend(super::render_blocks(&md));
+            for tree in &trees {
+                walk(tree, &mut |el| {
+                    let tag = el.tag.as_str();
+                    let names = allowed_attrs(tag).unwrap_or_else(|| panic!("{tag} in {md:?}"));
+                    for attr in &el.attrs {
+                        let (name, value) = (attr.name(), attr.value());
+                        assert!(names.contains(&name), "{tag} {name} in {md:?}");
+                        assert!(
+                            value_is_allowed(tag, name, &value),
+                            "{tag} {name}={value:?} in {md:?}"
+                        );
+                    }
+                });
+            }
+        }
+    }
+}
+
+#[test]
+fn hostile_markdown_reaches_the_tree_only_as_text() {
+    let md = "<script>alert(1)</script>\n\n\
+              [a](javascript:alert(1)) <img src=x onerror=alert(1)> \
+              [b](https://a.example/\"onmouseover=\"alert(1)) \
+              [c](<https://c.example/x y>) \
+              ![d](https://i.example/p.png \"t\\\"><script>alert(2)</script>\")\n";
+    let tree = super::render(md);
+    let text = text_of(&tree);
+    // Nothing is interpreted, nothing is lost: the markup is there to read.
+    assert!(text.contains("<script>alert(1)</script>"), "{text}");
+    assert!(text.contains("<img src=x onerror=alert(1)>"), "{text}");
+    let mut tags = Vec::new();
+    let mut hrefs = Vec::new();
+    let mut titles = Vec::new();
+    walk(&tree, &mut |el| {
+        tags.push(el.tag);
+        for attr in &el.attrs {
+            match attr {
+                super::Attr::Href(h) => hrefs.push(h.as_str().to_owned()),
+                super::Attr::Title(t) => titles.push(t.clone()),
+                _ => {}
+            }
+        }
+    });
+    use super::Tag;
+    assert!(
+        tags.iter()
+            .all(|t| matches!(t, Tag::Pre | Tag::Code | Tag::P | Tag::A)),
+        "{tags:?}"
+    );
+    // The script link is refused; quotes and spaces in kept targets are percent-encoded, so
+    // no value can carry a second attribute even if it were ever written out as text.
+    assert_eq!(
+        hrefs,
+        [
+            "https://a.example/%22onmouseover=%22alert(1)",
+            "https://c.example/x%20y",
+            "https://i.example/p.png",
+        ]
+    );
+    // A title is a value the DOM stores as given: its quotes and tags are just characters.
+    assert_eq!(titles, ["t\"><script>alert(2)</script>"]);
+    assert_eq!(super::to_html::to_html(&tree).matches("<script").count(), 0);
 }

@@ -3,7 +3,7 @@
 //! A long answer arriving at hundreds of tokens a second cannot be re-parsed from the top on
 //! every token: that is quadratic and keeps the page busy. Instead the text is cut into
 //! top-level blocks. A block is *finished* once a later block has started on a complete line:
-//! its HTML is handed out once and never recomputed. Only the unfinished tail is parsed again on
+//! its nodes are handed out once and never recomputed. Only the unfinished tail is parsed again on
 //! each push, so a push costs time proportional to the tail, never to the whole message.
 //!
 //! Why "on a complete line": the line still being written can change what it is. `#` alone is an
@@ -31,21 +31,22 @@
 //! - If a label is defined twice, the piece holding the second definition uses it for itself,
 //!   where CommonMark would use the first everywhere.
 //!
-//! This module must never hand out HTML for a block and later need to change it, and never
+//! This module must never hand out nodes for a block and later need to change them, and never
 //! parse text before the tail on a push.
 
 use super::blocks::{cut_after, cuts_between, is_blank, layout, line_start, Block};
 use super::line_endings::LineEndings;
+use super::node::MdNode;
 use super::render::{render_piece, LinkDefs};
 
 /// What changed after a push.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MarkdownUpdate {
-    /// HTML of the blocks that finished with this push, in order. Each is final: append it and
-    /// never touch it again.
-    pub finished: Vec<String>,
-    /// HTML of the unfinished tail; replaces the previous tail.
-    pub tail: String,
+    /// The blocks that finished with this push, in order. Each is final: append it and never
+    /// touch it again.
+    pub finished: Vec<Vec<MdNode>>,
+    /// The unfinished tail; replaces the previous tail.
+    pub tail: Vec<MdNode>,
 }
 
 /// How many bytes of markdown were parsed, split by why.
@@ -106,7 +107,7 @@ impl StreamingMarkdown {
         if !by_complete_line && !after_blank_line {
             return MarkdownUpdate {
                 finished: Vec::new(),
-                tail: rendered.html,
+                tail: rendered.nodes,
             };
         }
         let stable = if complete == tail.len() {
@@ -122,16 +123,16 @@ impl StreamingMarkdown {
             cuts.extend(cut_after(tail, &stable, last, complete));
         }
         let finished = self.finish_pieces(&cuts);
-        let tail_html = if finished.is_empty() {
-            rendered.html
+        let tail_nodes = if finished.is_empty() {
+            rendered.nodes
         } else {
             let tail = &self.source[self.tail_start..];
             self.work.bookkeeping_bytes += tail.len();
-            render_piece(tail, &self.defs, false).html
+            render_piece(tail, &self.defs, false).nodes
         };
         MarkdownUpdate {
             finished,
-            tail: tail_html,
+            tail: tail_nodes,
         }
     }
 
@@ -139,7 +140,7 @@ impl StreamingMarkdown {
     ///
     /// Calling it again returns nothing. Text pushed after it is rendered as a new start, not as
     /// a continuation of the last line.
-    pub fn finish(&mut self) -> Vec<String> {
+    pub fn finish(&mut self) -> Vec<Vec<MdNode>> {
         let tail = &self.source[self.tail_start..];
         self.work.bookkeeping_bytes += tail.len();
         let layout = layout(tail);
@@ -167,9 +168,9 @@ impl StreamingMarkdown {
 
     /// Renders the pieces of the tail ending at each of `cuts` (ascending, relative to the
     /// tail), each on its own and in order, and moves the tail start to the last cut.
-    fn finish_pieces(&mut self, cuts: &[usize]) -> Vec<String> {
+    fn finish_pieces(&mut self, cuts: &[usize]) -> Vec<Vec<MdNode>> {
         let base = self.tail_start;
-        let mut html = Vec::with_capacity(cuts.len());
+        let mut blocks = Vec::with_capacity(cuts.len());
         let mut from = 0;
         for &to in cuts {
             if to <= from {
@@ -179,13 +180,13 @@ impl StreamingMarkdown {
             self.work.bookkeeping_bytes += piece.len();
             let rendered = render_piece(piece, &self.defs, true);
             self.defs.absorb(rendered.defs);
-            if !rendered.html.is_empty() {
-                html.push(rendered.html);
+            if !rendered.nodes.is_empty() {
+                blocks.push(rendered.nodes);
             }
             from = to;
         }
         self.tail_start = base + from;
-        html
+        blocks
     }
 }
 
@@ -211,7 +212,7 @@ fn ends_with_blank_line(text: &str) -> bool {
 /// A complete message (e.g. one loaded from storage) as the same blocks streaming produces,
 /// whatever deltas it arrived in.
 #[must_use]
-pub fn render_blocks(md: &str) -> Vec<String> {
+pub fn render_blocks(md: &str) -> Vec<Vec<MdNode>> {
     let mut stream = StreamingMarkdown::new();
     let mut blocks = stream.push(md).finished;
     blocks.extend(stream.finish());

@@ -2,7 +2,8 @@
 //! to what `render` gives for the whole text, and the work per push must follow the tail.
 
 use super::render_tests::{check_html, Rng};
-use super::{render, render_blocks, without_highlight, StreamingMarkdown};
+use super::to_html::{render, render_blocks, HtmlStream as StreamingMarkdown};
+use super::without_highlight;
 
 const SHORT_ANSWER: &str = "\
 Sure! Here's how to read a file line by line in Rust.

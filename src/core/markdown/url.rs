@@ -7,15 +7,16 @@
 //! on a "looks fine" heuristic: anything with a scheme is checked against the allowlist after the
 //! same clean-up a browser's URL parser performs.
 
+use super::node::Href;
+
 /// Schemes a kept link may use. Compared after lowercasing.
 const ALLOWED_SCHEMES: [&str; 3] = ["http", "https", "mailto"];
 
-/// Returns the target ready to be placed between the double quotes of an `href` attribute, or
-/// `None` when the target must not become a link.
+/// Returns the target as an `href` value, or `None` when the target must not become a link.
 ///
 /// `url` is the destination as the markdown parser hands it over: entities and backslash
 /// escapes are already decoded, so `&#106;avascript:` arrives here as `javascript:`.
-pub(crate) fn safe_href(url: &str) -> Option<String> {
+pub(crate) fn safe_href(url: &str) -> Option<Href> {
     // The URL standard strips leading/trailing C0 controls and spaces and removes every tab and
     // newline anywhere, so `" java\tscript:"` is `javascript:` to a browser; check what the
     // browser will see.
@@ -30,7 +31,7 @@ pub(crate) fn safe_href(url: &str) -> Option<String> {
             return None;
         }
     }
-    Some(encode_for_attribute(&cleaned))
+    Some(Href::vetted(encode_for_attribute(&cleaned)))
 }
 
 /// Byte index of the `:` ending a scheme, if the target has one.
@@ -42,13 +43,13 @@ fn scheme_end(url: &str) -> Option<usize> {
     (url.as_bytes()[stop] == b':').then_some(stop)
 }
 
-/// Percent-encodes what may not appear raw in an attribute value and escapes `&`, so the value
-/// cannot close its quotes and the browser's entity decoding cannot produce a new scheme.
+/// Percent-encodes quotes, spaces and controls, so the value reads the same wherever it is
+/// written (the DOM stores it as given: `&` stays `&`, and no entity decoding can produce a
+/// new scheme).
 fn encode_for_attribute(url: &str) -> String {
     let mut out = String::with_capacity(url.len());
     for c in url.chars() {
         match c {
-            '&' => out.push_str("&amp;"),
             c if c.is_control()
                 || c.is_whitespace()
                 || matches!(c, '"' | '\'' | '<' | '>' | '`') =>
@@ -71,21 +72,22 @@ fn encode_for_attribute(url: &str) -> String {
 mod tests {
     use super::safe_href;
 
+    fn href(url: &str) -> Option<String> {
+        safe_href(url).map(|h| h.as_str().to_owned())
+    }
+
     #[test]
     fn keeps_web_mail_relative_and_fragment_targets() {
         assert_eq!(
-            safe_href("https://example.com/a?b=1&c=2").as_deref(),
-            Some("https://example.com/a?b=1&amp;c=2")
+            href("https://example.com/a?b=1&c=2").as_deref(),
+            Some("https://example.com/a?b=1&c=2")
         );
-        assert_eq!(safe_href("HTTP://x.org").as_deref(), Some("HTTP://x.org"));
-        assert_eq!(safe_href("mailto:a@b.c").as_deref(), Some("mailto:a@b.c"));
-        assert_eq!(safe_href("#section").as_deref(), Some("#section"));
-        assert_eq!(
-            safe_href("docs/page.html").as_deref(),
-            Some("docs/page.html")
-        );
-        assert_eq!(safe_href("/a:b").as_deref(), Some("/a:b"));
-        assert_eq!(safe_href("?q=a:b").as_deref(), Some("?q=a:b"));
+        assert_eq!(href("HTTP://x.org").as_deref(), Some("HTTP://x.org"));
+        assert_eq!(href("mailto:a@b.c").as_deref(), Some("mailto:a@b.c"));
+        assert_eq!(href("#section").as_deref(), Some("#section"));
+        assert_eq!(href("docs/page.html").as_deref(), Some("docs/page.html"));
+        assert_eq!(href("/a:b").as_deref(), Some("/a:b"));
+        assert_eq!(href("?q=a:b").as_deref(), Some("?q=a:b"));
     }
 
     #[test]
@@ -104,18 +106,18 @@ mod tests {
             "\u{a0}javascript:alert(1)",
             "foo:bar",
         ] {
-            assert_eq!(safe_href(bad), None, "{bad:?} was kept");
+            assert_eq!(href(bad), None, "{bad:?} was kept");
         }
     }
 
     #[test]
     fn attribute_breakouts_are_encoded() {
-        let href = safe_href("https://x.org/\"onerror=\"alert(1)").unwrap_or_default();
-        assert!(!href.contains('"'), "{href}");
-        assert_eq!(href, "https://x.org/%22onerror=%22alert(1)");
-        // A double-encoded entity stays inert: `&` is escaped, so the browser decodes one level
-        // and sees `&#106;...`, a relative path, never a scheme.
-        let href = safe_href("&#106;avascript:alert(1)").unwrap_or_default();
-        assert_eq!(href, "&amp;#106;avascript:alert(1)");
+        let kept = href("https://x.org/\"onerror=\"alert(1)").unwrap_or_default();
+        assert!(!kept.contains('"'), "{kept}");
+        assert_eq!(kept, "https://x.org/%22onerror=%22alert(1)");
+        // An entity the parser left encoded stays inert: the DOM stores `&#106;...` as given
+        // (no entity decoding in `setAttribute`), a relative path, never a scheme.
+        let kept = href("&#106;avascript:alert(1)").unwrap_or_default();
+        assert_eq!(kept, "&#106;avascript:alert(1)");
     }
 }

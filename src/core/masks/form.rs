@@ -2,13 +2,12 @@
 //! that cannot be used as typed. The draft keeps the text exactly as typed (a number the mask
 //! cannot hold included), so nothing is lost while the editor is open.
 
-use super::{
-    ContextPrompt, Mask, MAX_CONTEXT_PROMPTS, MAX_EMOJI_CHARS, MAX_NAME_CHARS, MAX_PROMPT_CHARS,
-};
-use crate::chat::Role;
+use super::{MAX_CONTEXT_PROMPTS, MAX_EMOJI_CHARS, MAX_NAME_CHARS, MAX_PROMPT_CHARS};
 use crate::format::decimal_f32;
 use crate::number::parse_finite;
-use crate::profiles::ModelChoice;
+use crate::records::mask::{ContextPrompt, Mask};
+use crate::records::message::Role;
+use crate::records::model_choice::ModelChoice;
 
 /// The roles a context prompt may have, in the order the role `<select>` lists them.
 pub const PROMPT_ROLES: [Role; 3] = [Role::System, Role::User, Role::Assistant];

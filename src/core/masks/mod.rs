@@ -11,14 +11,11 @@
 
 mod form;
 mod panel;
-mod record;
 #[cfg(test)]
 mod tests;
 
-use serde::{Deserialize, Serialize};
-
-use crate::chat::{Message, Role};
-use crate::profiles::ModelChoice;
+use crate::records::mask::{ContextPrompt, Mask, BUILTIN_PREFIX};
+use crate::records::message::Role;
 
 pub use form::{FieldError, MaskDraft, MaskEdit, MaskField, PROMPT_ROLES};
 pub use panel::{
@@ -31,69 +28,6 @@ pub const MAX_NAME_CHARS: usize = 60;
 pub const MAX_EMOJI_CHARS: usize = 8;
 pub const MAX_CONTEXT_PROMPTS: usize = 40;
 pub const MAX_PROMPT_CHARS: usize = 20_000;
-/// Ids of built-in masks start with this; a user's mask never does.
-pub const BUILTIN_PREFIX: &str = "builtin-";
-
-/// One message a mask puts before the conversation.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ContextPrompt {
-    pub role: Role,
-    pub content: String,
-}
-
-/// Stored as JSON through [`serde_json::Value`] (`record.rs`): a derived visitor per field
-/// costs the page more than reading the few fields by hand.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(try_from = "serde_json::Value", into = "serde_json::Value")]
-pub struct Mask {
-    pub id: String,
-    pub name: String,
-    pub emoji: String,
-    pub context: Vec<ContextPrompt>,
-    /// The profile and model a conversation started from this mask uses (`None`: the one
-    /// the user would get anyway).
-    pub model: Option<ModelChoice>,
-    /// Overrides of the profile's sampling; `None` keeps the profile's.
-    pub temperature: Option<f32>,
-    pub top_p: Option<f32>,
-    pub max_tokens: Option<u32>,
-    /// Wraps each user message (`{{input}}`); empty keeps the settings' input template.
-    pub input_template: String,
-}
-
-impl Mask {
-    pub fn is_builtin(&self) -> bool {
-        self.id.starts_with(BUILTIN_PREFIX)
-    }
-
-    /// "🌐 Translator", or the name alone.
-    pub fn label(&self) -> String {
-        match self.emoji.trim() {
-            "" => self.name.clone(),
-            e => format!("{e} {}", self.name),
-        }
-    }
-
-    /// A copy the user owns, named so the two can be told apart.
-    pub fn duplicate(&self, id: String) -> Mask {
-        Mask {
-            id,
-            name: format!("{} (copy)", self.name),
-            ..self.clone()
-        }
-    }
-
-    /// The context prompts as the messages a request carries, dated `at` (they are not part
-    /// of the conversation the user sees, so their ids say where they come from).
-    pub fn context_messages(&self, at: f64) -> Vec<Message> {
-        self.context
-            .iter()
-            .filter(|p| !p.content.trim().is_empty())
-            .enumerate()
-            .map(|(i, p)| Message::new(format!("mask-{i}"), p.role, p.content.clone(), at))
-            .collect()
-    }
-}
 
 fn builtin(id: &str, emoji: &str, name: &str, temperature: Option<f32>, system: &str) -> Mask {
     Mask {

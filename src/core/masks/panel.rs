@@ -4,11 +4,12 @@
 //! the [`Outcome`]. Never markup: the view is plain data, tested here.
 
 use super::form::{FieldError, MaskDraft, MaskEdit, MaskField, PROMPT_ROLES};
-use super::{builtins, find, ContextPrompt, Mask};
-use crate::chat::Role;
+use super::{builtins, find};
 use crate::display::text;
 use crate::form::{Choice, Field};
 use crate::format::count;
+use crate::records::mask::{ContextPrompt, Mask};
+use crate::records::message::Role;
 use crate::settings::ChatSettings;
 
 #[derive(Debug, Clone, PartialEq)]

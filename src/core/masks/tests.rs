@@ -4,6 +4,7 @@
 use super::*;
 use crate::form::{Choice, Field};
 use crate::persist::{decode_conversation, encode_conversation};
+use crate::records::model_choice::ModelChoice;
 
 #[test]
 fn builtins_are_marked_unique_and_findable_but_a_users_mask_comes_first() {
@@ -319,7 +320,7 @@ fn the_list_offers_edit_and_delete_only_for_the_users_masks_and_asks_before_dele
 
 #[test]
 fn a_conversation_keeps_its_copy_of_the_mask_in_its_record() {
-    let mut c = crate::chat::Conversation::new("c1".into(), 1.0);
+    let mut c = crate::records::conversation::Conversation::new("c1".into(), 1.0);
     let plain = encode_conversation(&c);
     assert!(
         !plain.contains("mask"),
@@ -333,7 +334,7 @@ fn a_conversation_keeps_its_copy_of_the_mask_in_its_record() {
 #[test]
 fn settings_keep_the_users_masks_and_a_mask_overrides_sampling_only_where_set() {
     let mut s = crate::settings::ChatSettings::default();
-    assert!(!crate::persist::encode_settings(&s).contains("masks"));
+    assert!(!crate::settings::encode_settings(&s).contains("masks"));
     s.masks.push(Mask {
         id: "u1".into(),
         name: "Mine".into(),
@@ -341,10 +342,12 @@ fn settings_keep_the_users_masks_and_a_mask_overrides_sampling_only_where_set() 
         ..Mask::default()
     });
     s.target.temperature = Some(0.9);
-    let back =
-        crate::persist::decode_settings(&crate::persist::encode_settings(&s)).expect("reads back");
+    let back = crate::settings::decode_settings(&crate::settings::encode_settings(&s))
+        .expect("reads back");
     assert_eq!(back.masks, s.masks);
-    let applied = s.clone().with_mask(s.masks.first());
+    let applied = crate::settings::TurnSettings::with_target(s.clone(), s.masks.first(), None);
+    assert_eq!(applied.mask.as_ref(), s.masks.first());
+    let applied = applied.settings;
     assert_eq!(
         (applied.target.temperature, applied.target.top_p),
         (Some(0.9), Some(0.5))
@@ -353,9 +356,9 @@ fn settings_keep_the_users_masks_and_a_mask_overrides_sampling_only_where_set() 
         applied.input_template, s.input_template,
         "an empty template keeps the settings' one"
     );
-    assert!(crate::persist::encode_settings(&applied).contains("\"masks\""));
+    assert!(crate::settings::encode_settings(&applied).contains("\"masks\""));
     assert!(
-        !crate::persist::encode_settings(&applied).contains("\"mask\":"),
+        !crate::settings::encode_settings(&applied).contains("\"mask\":"),
         "the resolved mask is never stored"
     );
 }

@@ -37,7 +37,7 @@ pub enum TransportChoice {
 }
 
 // The names are the form's `<select>` values (the stored names are serde's).
-crate::display::names::named_enum!(TransportChoice, "transport", {
+crate::names::named_enum!(TransportChoice, "transport", {
     Auto => "auto",
     StreamableHttp => "streamable",
     Sse => "sse",

@@ -26,7 +26,7 @@ pub enum Era {
     Legacy,
 }
 
-crate::display::names::named_enum!(Era, "protocol era", {
+crate::names::named_enum!(Era, "protocol era", {
     Modern => "modern",
     Legacy => "legacy",
 });

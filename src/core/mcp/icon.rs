@@ -65,7 +65,7 @@ pub fn fetched_data_uri(content_type: &str, bytes: &[u8]) -> Option<String> {
         format!(
             "data:{};base64,{}",
             essence.to_ascii_lowercase(),
-            crate::attach::base64(bytes)
+            crate::base64::base64(bytes)
         )
     })
 }

@@ -11,7 +11,7 @@
 
 use serde_json::{json, Value};
 
-use crate::attach::inline_text;
+use crate::seam::piece::inline_text;
 
 /// One conversation message a prompt contributes.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! A server's sampling request as the page's providers take it, and the model's answer as
 //! the server takes it back (MCP 2025-11-25 with SEP-1577's tools).
 //!
-//! Why the conversation's own types: the page already sends `chat::Message`s with their
+//! Why the conversation's own types: the page already sends `records::message::Message`s with their
 //! `ToolCallRecord`s through every provider's wire format (OpenAI-compatible `tool_calls` and
 //! `tool` messages, Anthropic `tool_use` and `tool_result` blocks, Gemini `functionCall` and
 //! `functionResponse` parts). A server's tool exchange mapped onto them reaches each provider
@@ -17,10 +17,11 @@ use serde_json::{json, Map, Value};
 use super::sampling::{
     invalid, result, MediaKind, Part, Role, SamplingError, SamplingRequest, Tool, ToolChoice, Turn,
 };
-use crate::agent::record::{ToolCallRecord, ToolMode};
-use crate::agent::tools::ToolSpec;
-use crate::chat::{self, Message};
 use crate::provider::ChatParams;
+use crate::records::message::{self, Message};
+use crate::records::tool_call::ToolCallRecord;
+use crate::records::tool_mode::ToolMode;
+use crate::tools::spec::ToolSpec;
 
 /// What the page runs through the user's model, exactly as the user approved it.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -207,8 +208,8 @@ impl SampleCall {
                 _ => turn_text(&t.parts),
             };
             let role = match t.role {
-                Role::User => chat::Role::User,
-                Role::Assistant => chat::Role::Assistant,
+                Role::User => message::Role::User,
+                Role::Assistant => message::Role::Assistant,
             };
             let mut m = Message::new(format!("sample-{i}"), role, text, 0.0);
             for p in &t.parts {

@@ -1,8 +1,8 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::agent::ToolCallStatus;
 use crate::provider::{Provider, ProviderKind, StepContext};
+use crate::records::tool_call::ToolCallStatus;
 
 /// A server's second request of a tool loop: the question, the model's call, its result.
 fn weather_exchange() -> Value {

@@ -734,7 +734,7 @@ pub fn header_value(v: &str) -> String {
     if plain {
         v.to_string()
     } else {
-        format!("=?base64?{}?=", crate::attach::base64(v.as_bytes()))
+        format!("=?base64?{}?=", crate::base64::base64(v.as_bytes()))
     }
 }
 

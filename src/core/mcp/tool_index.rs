@@ -10,12 +10,12 @@
 //! Per-conversation overrides switch servers or single tools off; they are keyed by server id
 //! and the tool's own name, so they survive a rename caused by a new conflict.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 use crate::mcp::model::Tool;
-use serde::{Deserialize, Serialize};
+use crate::records::tool_overrides::ToolOverrides;
+use crate::tools::spec::{sanitize, ToolSpec, MAX_NAME_LEN};
 
-pub const MAX_NAME_LEN: usize = 64;
 const PREFIX_SEPARATOR: &str = "__";
 
 /// One tool the model can call.
@@ -41,85 +41,6 @@ pub struct ServerTools {
 pub struct ToolIndex {
     entries: Vec<ToolEntry>,
     by_name: HashMap<String, usize>,
-}
-
-/// Per-conversation switches.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ToolOverrides {
-    #[serde(default)]
-    pub disabled_servers: BTreeSet<String>,
-    /// `(server id, tool name)` → enabled.
-    #[serde(default)]
-    pub tools: BTreeMap<String, bool>,
-}
-
-impl ToolOverrides {
-    fn key(server_id: &str, tool_name: &str) -> String {
-        format!("{server_id}\u{1f}{tool_name}")
-    }
-
-    pub fn set_tool(&mut self, server_id: &str, tool_name: &str, enabled: bool) {
-        self.tools.insert(Self::key(server_id, tool_name), enabled);
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.disabled_servers.is_empty() && self.tools.is_empty()
-    }
-
-    pub fn set_server(&mut self, server_id: &str, enabled: bool) {
-        if enabled {
-            self.disabled_servers.remove(server_id);
-        } else {
-            self.disabled_servers.insert(server_id.to_string());
-        }
-    }
-
-    pub fn server_enabled(&self, server_id: &str) -> bool {
-        !self.disabled_servers.contains(server_id)
-    }
-
-    pub fn tool_enabled(&self, server_id: &str, tool_name: &str) -> bool {
-        self.tools
-            .get(&Self::key(server_id, tool_name))
-            .copied()
-            .unwrap_or(true)
-    }
-
-    pub fn allows(&self, entry: &ToolEntry) -> bool {
-        !self.disabled_servers.contains(&entry.server_id)
-            && self
-                .tools
-                .get(&Self::key(&entry.server_id, &entry.tool_name))
-                .copied()
-                .unwrap_or(true)
-    }
-}
-
-/// Replace every character outside `[a-zA-Z0-9_-]` with `_`; an empty result becomes `tool`.
-pub fn sanitize(name: &str) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if s.is_empty() {
-        "tool".into()
-    } else {
-        s
-    }
-}
-
-pub fn is_valid_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= MAX_NAME_LEN
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 /// FNV-1a, for a short deterministic suffix that keeps truncated names apart.
@@ -228,13 +149,52 @@ impl ToolIndex {
         &'a self,
         overrides: &'a ToolOverrides,
     ) -> impl Iterator<Item = &'a ToolEntry> {
-        self.entries.iter().filter(move |e| overrides.allows(e))
+        self.entries.iter().filter(move |e| {
+            overrides.server_enabled(&e.server_id)
+                && overrides.tool_enabled(&e.server_id, &e.tool_name)
+        })
     }
+}
+
+/// The spec a model is offered for `entry`, served by the server named `server_name`.
+pub fn spec(entry: &ToolEntry, server_name: &str) -> ToolSpec {
+    let tool = &entry.tool;
+    ToolSpec {
+        exposed_name: entry.exposed_name.clone(),
+        server_id: entry.server_id.clone(),
+        server_name: server_name.to_string(),
+        tool_name: entry.tool_name.clone(),
+        description: tool
+            .description
+            .as_deref()
+            .map(str::to_string)
+            .unwrap_or_default(),
+        input_schema: (*tool.input_schema).clone(),
+        read_only: tool
+            .annotations
+            .as_ref()
+            .and_then(|a| a.read_only_hint)
+            .unwrap_or(false),
+    }
+}
+
+/// The enabled tools of a conversation, in index order. `server_name` maps a server id to its
+/// display name.
+pub fn enabled_specs(
+    index: &ToolIndex,
+    overrides: &ToolOverrides,
+    server_name: impl Fn(&str) -> String,
+) -> Vec<ToolSpec> {
+    index
+        .enabled(overrides)
+        .map(|e| spec(e, &server_name(&e.server_id)))
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::spec::is_valid_name;
     use serde_json::json;
 
     fn tool(name: &str) -> Tool {

@@ -17,7 +17,7 @@ pub enum Sampling {
     Seed,
 }
 
-crate::display::names::named_enum!(Sampling, "sampling setting", {
+crate::names::named_enum!(Sampling, "sampling setting", {
     TopK => "top_k",
     RepeatPenalty => "repeat_penalty",
     Seed => "seed",

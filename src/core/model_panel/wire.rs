@@ -158,7 +158,7 @@ pub enum JobKind {
     Load,
 }
 
-crate::display::names::named_enum!(JobKind, "model job", {
+crate::names::named_enum!(JobKind, "model job", {
     File => "file",
     Url => "url",
     Load => "load",

@@ -98,7 +98,7 @@ pub fn parse_private_key(pem: &str) -> Result<PrivateKey, OAuthError> {
             bad_key("it does not start with BEGIN PRIVATE KEY and end with END PRIVATE KEY")
         })?;
     let b64: String = body.chars().filter(|c| !c.is_ascii_whitespace()).collect();
-    let der = crate::attach::unbase64(&b64)
+    let der = crate::base64::unbase64(&b64)
         .filter(|d| !d.is_empty())
         .ok_or_else(|| bad_key("its text between the BEGIN and END lines is not base64"))?;
     let alg = pkcs8_alg(&der)?;
@@ -216,7 +216,7 @@ ruwaQZGvoU5R31MQmYD30dB7/rXIlhaxyekVvu1m9+dq2HISzablnwg=
         let mut der = vec![0x30, 0x17, 0x02, 0x01, 0x00, 0x30, 0x0D, 0x06, 0x09];
         der.extend_from_slice(OID_RSA);
         der.extend_from_slice(&[0x05, 0x00, 0x04, 0x03, 1, 2, 3]);
-        let b64 = crate::attach::base64(&der);
+        let b64 = crate::base64::base64(&der);
         format!("-----BEGIN PRIVATE KEY-----\n{b64}\n-----END PRIVATE KEY-----\n")
     }
 
@@ -276,7 +276,7 @@ ruwaQZGvoU5R31MQmYD30dB7/rXIlhaxyekVvu1m9+dq2HISzablnwg=
         );
         let (h, c) = input.split_once('.').unwrap();
         assert_eq!(h, "eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXVCJ9");
-        let claims = crate::attach::unbase64(c).unwrap();
+        let claims = crate::base64::unbase64(c).unwrap();
         assert_eq!(
             String::from_utf8(claims).unwrap(),
             r#"{"iss":"conformance-test-client","sub":"conformance-test-client","aud":"http://127.0.0.1:4000","iat":1700000000,"exp":1700000060,"jti":"jti-1"}"#
@@ -284,7 +284,7 @@ ruwaQZGvoU5R31MQmYD30dB7/rXIlhaxyekVvu1m9+dq2HISzablnwg=
         assert!(!input.contains('=') && !input.contains('+') && !input.contains('/'));
         // A client id that needs JSON escaping stays one string.
         let odd = assertion_input(SigningAlg::RS256, "a\"b", "https://as", 0, "j");
-        let c = crate::attach::unbase64(odd.split_once('.').unwrap().1).unwrap();
+        let c = crate::base64::unbase64(odd.split_once('.').unwrap().1).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&c).unwrap();
         assert_eq!(v["iss"], "a\"b");
         assert!(odd.starts_with(&base64url(br#"{"alg":"RS256","typ":"JWT"}"#)));

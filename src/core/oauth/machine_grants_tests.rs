@@ -282,7 +282,7 @@ fn a_private_key_signs_the_client_assertion() {
     let input = m
         .handle_assertion_random(1_700_000_000_500.0, id.0, &[0; 16])
         .expect("the bytes to sign");
-    let claims = crate::attach::unbase64(input.split('.').nth(1).unwrap()).unwrap();
+    let claims = crate::base64::unbase64(input.split('.').nth(1).unwrap()).unwrap();
     assert_eq!(
         String::from_utf8(claims).unwrap(),
         r#"{"iss":"app-1","sub":"app-1","aud":"https://auth.example.com","iat":1700000000,"exp":1700000060,"jti":"AAAAAAAAAAAAAAAAAAAAAA"}"#

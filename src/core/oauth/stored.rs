@@ -25,7 +25,7 @@ use super::credentials::Credentials;
 use super::grant::{GrantSetup, SignInMethod};
 use super::jwt::parse_private_key;
 use super::machine_types::{AppIdentity, AuthSetup, PendingAuthorization};
-use crate::attach::{base64, unbase64};
+use crate::base64::{base64, unbase64};
 
 /// Prefix of the sealed credential records (`credentials_key`).
 pub const CREDENTIALS_PREFIX: &str = "skiff.oauth.cred.";

@@ -4,8 +4,8 @@
 
 use super::ChatStream;
 use crate::agent::assemble::{AssembledCall, ToolCallAssembler};
-use crate::chat::Usage;
-use crate::provider::{ProviderError, StreamEvent};
+use crate::records::message::Usage;
+use crate::seam::{ProviderError, StreamEvent};
 
 macro_rules! fixture {
     ($name:literal) => {

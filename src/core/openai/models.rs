@@ -6,9 +6,9 @@
 
 use serde_json::Value;
 
-use crate::profiles::caps::{from_openai_entry, sorted_unique};
-use crate::profiles::ModelEntry;
-use crate::provider::{detail_from_json, ProviderError};
+use crate::records::capabilities::ModelEntry;
+use crate::records::capabilities::{sorted_unique, Capabilities, Flag, Which};
+use crate::seam::{detail_from_json, ProviderError};
 
 /// Model IDs from a `/models` body, sorted and without duplicates.
 pub fn parse_models(body: &str) -> Result<Vec<String>, ProviderError> {
@@ -19,7 +19,7 @@ pub fn parse_models(body: &str) -> Result<Vec<String>, ProviderError> {
 }
 
 /// The models of a `/models` body with what each entry reports about its capabilities
-/// (`profiles::caps::from_openai_entry`), sorted and one per id.
+/// ([`from_openai_entry`]), sorted and one per id.
 pub fn parse_model_entries(body: &str) -> Result<Vec<ModelEntry>, ProviderError> {
     let v: Value = serde_json::from_str(body.trim()).map_err(|e| {
         ProviderError::Malformed(format!("the model list was not valid JSON ({e})"))
@@ -60,6 +60,49 @@ pub fn parse_model_entries(body: &str) -> Result<Vec<ModelEntry>, ProviderError>
         })
         .collect();
     Ok(sorted_unique(entries))
+}
+
+fn words(v: Option<&Value>) -> Option<Vec<&str>> {
+    v.and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+}
+
+/// What an OpenAI-compatible list entry reports (OpenRouter's `architecture` and
+/// `supported_parameters`; an Ollama-style `capabilities` array). A list that is present
+/// but lacks a word reports "no"; an absent list reports nothing.
+pub fn from_openai_entry(entry: &Value) -> Capabilities {
+    let mut c = Capabilities::default();
+    let reported = |list: &Option<Vec<&str>>, any: &[&str]| match list {
+        Some(l) => Flag::Reported(l.iter().any(|w| any.contains(w))),
+        None => Flag::Unknown,
+    };
+    let inputs = words(
+        entry
+            .get("architecture")
+            .and_then(|a| a.get("input_modalities")),
+    );
+    let params = words(entry.get("supported_parameters"));
+    let caps = words(entry.get("capabilities"));
+    for (list, which, any) in [
+        (&inputs, Which::Vision, &["image"][..]),
+        (&inputs, Which::Pdf, &["file"][..]),
+        (&params, Which::Tools, &["tools"][..]),
+        (
+            &params,
+            Which::Reasoning,
+            &["reasoning", "include_reasoning"][..],
+        ),
+        (&caps, Which::Vision, &["vision"][..]),
+        (&caps, Which::Tools, &["tools"][..]),
+        (&caps, Which::Reasoning, &["thinking", "reasoning"][..]),
+    ] {
+        let f = reported(list, any);
+        // Any list saying "yes" wins; a "no" only fills a flag nothing else reported.
+        if !f.is_unknown() && (c.get(which).is_unknown() || f == Flag::Reported(true)) {
+            *c.get_mut(which) = f;
+        }
+    }
+    c
 }
 
 #[cfg(test)]

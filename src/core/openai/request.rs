@@ -4,9 +4,9 @@
 
 use serde::Serialize;
 
-use crate::chat::{Message, Role};
 use crate::http::{join_url, HttpRequest, Method};
-use crate::provider::{ChatParams, ProviderError};
+use crate::records::message::{Message, Role};
+use crate::seam::{ChatParams, ProviderError};
 
 /// One message as it goes on the wire.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -68,7 +68,7 @@ pub fn chat_request(
 }
 
 /// The same request with any message shape and `tools` (left out when empty): the agent
-/// loop's steps (`agent::wire_openai`) share every other rule with a plain chat.
+/// loop's steps (`openai::step_request`) share every other rule with a plain chat.
 pub(crate) fn chat_request_with_tools<M: Serialize, T: Serialize>(
     base_url: &str,
     api_key: Option<&str>,
@@ -228,7 +228,7 @@ mod tests {
                 .unwrap()
         };
         assert_eq!(
-            body(Some(crate::provider::ReasoningEffort::High)),
+            body(Some(crate::seam::ReasoningEffort::High)),
             concat!(
                 r#"{"model":"o4-mini","messages":[{"role":"user","content":"Say \"hi\"\nplease"}],"#,
                 r#""stream":true,"stream_options":{"include_usage":true},"reasoning_effort":"high"}"#

@@ -23,9 +23,9 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::chat::Usage;
-use crate::image_out;
-use crate::provider::{detail_from_json, ProviderError, StreamEvent, ToolCallDelta};
+use crate::records::message::Usage;
+use crate::seam::image_out;
+use crate::seam::{detail_from_json, ProviderError, StreamEvent, ToolCallDelta};
 use crate::sse::{SseDecoder, SseEvent};
 
 #[derive(Debug)]

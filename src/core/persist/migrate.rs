@@ -9,7 +9,7 @@
 //!
 //! This module must never perform IO; the store reads both copies and passes them in.
 
-use crate::chat::merge_conversations;
+use crate::records::conversation::merge_conversations;
 
 use super::{decode_conversation, encode_conversation};
 
@@ -56,7 +56,8 @@ pub fn decide(old: &str, stored: Option<&str>) -> Step {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chat::{Conversation, Message, Role};
+    use crate::records::conversation::Conversation;
+    use crate::records::message::{Message, Role};
 
     fn conv(messages: &[(&str, &str)], updated: f64) -> Conversation {
         let mut c = Conversation::new("c1".into(), 1.0);

@@ -20,8 +20,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::chat::{Conversation, ConversationSummary};
-use crate::settings::ChatSettings;
+use crate::records::conversation::{Conversation, ConversationSummary};
 
 /// Every key Skiff writes starts with this, so foreign keys on the same origin are left alone.
 pub const KEY_PREFIX: &str = "skiff:";
@@ -100,7 +99,7 @@ struct EnvelopeOut<'a, T> {
     data: &'a T,
 }
 
-fn encode<T: Serialize>(version: u32, data: &T) -> String {
+pub(crate) fn encode<T: Serialize>(version: u32, data: &T) -> String {
     // Serializing plain structs of strings and numbers cannot fail; an empty object is a
     // harmless fallback that will simply be reported as corrupt on the next read.
     serde_json::to_string(&EnvelopeOut { v: version, data }).unwrap_or_else(|_| "{}".to_string())
@@ -108,7 +107,7 @@ fn encode<T: Serialize>(version: u32, data: &T) -> String {
 
 /// Split an envelope into its version and payload. A bare object with no `v` is treated as
 /// version 0 (the shape before envelopes), which gives migrations a place to start.
-fn open(raw: &str, what: &'static str) -> Result<(u32, Value), PersistError> {
+pub(crate) fn open(raw: &str, what: &'static str) -> Result<(u32, Value), PersistError> {
     let value: Value = serde_json::from_str(raw).map_err(|e| PersistError::Corrupt {
         what,
         detail: format!("not valid JSON: {e}"),
@@ -138,7 +137,10 @@ fn open(raw: &str, what: &'static str) -> Result<(u32, Value), PersistError> {
     }
 }
 
-fn payload<T: DeserializeOwned>(data: Value, what: &'static str) -> Result<T, PersistError> {
+pub(crate) fn payload<T: DeserializeOwned>(
+    data: Value,
+    what: &'static str,
+) -> Result<T, PersistError> {
     typed(data).map_err(|e| PersistError::Corrupt {
         what,
         detail: e.to_string(),
@@ -155,7 +157,11 @@ pub fn typed<T: DeserializeOwned>(data: Value) -> Result<T, serde_json::Error> {
     serde_json::from_str(&data.to_string())
 }
 
-fn check_known(version: u32, known: u32, what: &'static str) -> Result<(), PersistError> {
+pub(crate) fn check_known(
+    version: u32,
+    known: u32,
+    what: &'static str,
+) -> Result<(), PersistError> {
     if version > known {
         Err(PersistError::TooNew {
             what,
@@ -205,25 +211,6 @@ pub fn decode_index(raw: &str) -> Result<Vec<ConversationSummary>, PersistError>
     Ok(payload::<IndexData>(data, WHAT)?.items)
 }
 
-// --- settings --------------------------------------------------------------------------------
-
-pub fn encode_settings(s: &ChatSettings) -> String {
-    encode(SETTINGS_VERSION, s)
-}
-
-pub fn decode_settings(raw: &str) -> Result<ChatSettings, PersistError> {
-    const WHAT: &str = "settings";
-    let (version, data) = open(raw, WHAT)?;
-    check_known(version, SETTINGS_VERSION, WHAT)?;
-    // Versions 0 and 1 share a shape: one provider in flat fields.
-    let data = if version < 2 {
-        crate::profiles::migrate::settings_v1_to_v2(data)
-    } else {
-        data
-    };
-    payload(data, WHAT)
-}
-
 /// Sort summaries in the order the sidebar shows: pinned first, each part newest first.
 pub fn sort_index(items: &mut [ConversationSummary]) {
     crate::order::sort_by(items, |a, b| {
@@ -237,7 +224,7 @@ pub fn sort_index(items: &mut [ConversationSummary]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chat::{Message, MessageStatus, Role};
+    use crate::records::message::{Message, MessageStatus, Role};
 
     fn sample() -> Conversation {
         let mut c = Conversation::new("abc".into(), 10.0);
@@ -314,7 +301,11 @@ mod tests {
     fn index_and_settings_round_trip() {
         let items = vec![sample().summary()];
         assert_eq!(decode_index(&encode_index(&items)).unwrap(), items);
-        let s = ChatSettings::default();
+        let s = crate::settings::ChatSettings::default();
+        let (encode_settings, decode_settings) = (
+            crate::settings::encode_settings,
+            crate::settings::decode_settings,
+        );
         assert_eq!(decode_settings(&encode_settings(&s)).unwrap(), s);
     }
 

@@ -2,7 +2,7 @@
 //! names, and when usage is close enough to the quota to warn. Sans-IO: the time, the index
 //! and the browser's estimate are arguments.
 
-use crate::chat::ConversationSummary;
+use crate::records::conversation::ConversationSummary;
 
 const DAY_MS: f64 = 86_400_000.0;
 

@@ -93,8 +93,8 @@ pub fn remote<T>(raw: Option<&str>, decode: impl Fn(&str) -> Result<T, PersistEr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::persist::{decode_settings, encode_settings};
     use crate::settings::ChatSettings;
+    use crate::settings::{decode_settings, encode_settings};
 
     #[test]
     fn nothing_stored_starts_fresh_and_writable() {

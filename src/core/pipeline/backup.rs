@@ -2,7 +2,7 @@
 //! keys unless asked), masks and projects (in the settings), MCP servers (without their
 //! headers unless asked), the memory, every conversation, and the attached files.
 //!
-//! Each store's part is its own stored record as text (`persist::encode_settings`, the MCP
+//! Each store's part is its own stored record as text (`settings::encode_settings`, the MCP
 //! `mcpServers` export, the memory record), so a backup from an earlier Skiff is read by the
 //! same decoders, migrations included, that read that Skiff's storage. Import only adds
 //! ([`merge_settings`], `import::read` for conversations, the MCP import, `MemoryBook::merge`,
@@ -11,11 +11,11 @@
 
 use serde_json::{Map, Value};
 
-use crate::chat::Conversation;
 use crate::format::count;
 use crate::mcp::config::{export_mcp_servers, ServerList};
-use crate::persist::{decode_settings, encode_settings};
+use crate::records::conversation::Conversation;
 use crate::settings::ChatSettings;
+use crate::settings::{decode_settings, encode_settings};
 
 /// The file's `format`.
 pub const BACKUP_FORMAT: &str = "skiff-backup";
@@ -87,7 +87,7 @@ pub fn write(parts: &Parts<'_>, now_ms: f64) -> String {
         let mut e = Map::new();
         e.insert("hash".into(), f.hash.clone().into());
         e.insert("mime".into(), f.mime.clone().into());
-        e.insert("data".into(), crate::attach::base64(&f.bytes).into());
+        e.insert("data".into(), crate::base64::base64(&f.bytes).into());
         Value::Object(e)
     });
     o.insert("files".into(), Value::Array(files.collect()));
@@ -132,7 +132,7 @@ pub fn split(mut o: Map<String, Value>) -> Result<(Vec<Value>, Rest), String> {
         for (i, f) in files.iter().enumerate() {
             let field = |k: &str| f.get(k).and_then(Value::as_str).unwrap_or("");
             let (hash, mime) = (field("hash"), field("mime"));
-            match crate::attach::unbase64(field("data")) {
+            match crate::base64::unbase64(field("data")) {
                 Some(bytes) if !hash.is_empty() && !bytes.is_empty() => {
                     rest.files.push(BackupFile {
                         hash: hash.to_string(),
@@ -270,8 +270,8 @@ pub fn file_refs(conversations: &[Conversation]) -> Vec<(String, String)> {
 /// a day's backups sort and a later one does not overwrite an earlier one's name.
 pub fn file_name(now_ms: f64, offset_minutes: i32) -> String {
     let local = (now_ms.floor() as i64)
-        .saturating_add(i64::from(crate::builtin::time::clamp_offset(offset_minutes)) * 60_000);
-    let (y, m, d) = crate::builtin::time::civil_from_days(local.div_euclid(86_400_000));
+        .saturating_add(i64::from(crate::calendar::clamp_offset(offset_minutes)) * 60_000);
+    let (y, m, d) = crate::calendar::civil_from_days(local.div_euclid(86_400_000));
     format!("skiff-backup-{y:04}-{m:02}-{d:02}.json")
 }
 

@@ -5,12 +5,13 @@
 use super::backup::*;
 use super::import::{read, ImportError};
 use crate::builtin::memory::{encode_record, MemoryBook, MemoryRecord};
-use crate::chat::{Conversation, Message, Role};
-use crate::masks::Mask;
 use crate::mcp::config::{ServerConfig, ServerList};
 use crate::profiles::ProviderProfile;
 use crate::projects::Project;
 use crate::provider::ProviderKind;
+use crate::records::conversation::Conversation;
+use crate::records::mask::Mask;
+use crate::records::message::{Message, Role};
 use crate::settings::{ChatSettings, Theme};
 
 fn used_settings() -> ChatSettings {
@@ -161,7 +162,7 @@ fn merging_never_replaces_what_the_user_has() {
         }],
         ..ChatSettings::default()
     };
-    let raw = crate::persist::encode_settings(&used_settings());
+    let raw = crate::settings::encode_settings(&used_settings());
     let (merged, counts) = merge_settings(&mine, &raw).expect("settings");
     assert_eq!(
         merged.theme,

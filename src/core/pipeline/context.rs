@@ -12,15 +12,11 @@
 //! question and the tool steps answered since — is always sent whole, even over budget: the
 //! server then says whether it fits, and the error says what to do.
 
-use crate::chat::{Message, Role};
+use crate::records::message::{Message, Role};
 
 use super::tokens;
+pub use crate::settings::{DEFAULT_CONTEXT_WINDOW, DEFAULT_HISTORY_COUNT};
 
-/// Messages a request carries at most, before the budget (NextChat's `historyMessageCount`).
-pub const DEFAULT_HISTORY_COUNT: usize = 32;
-/// The context window assumed until the user sets the model's real one: small enough for the
-/// local models most people start with, and a request it trims still makes sense.
-pub const DEFAULT_CONTEXT_WINDOW: u32 = 16_384;
 /// Smallest window accepted from settings (a typo such as `8` would send nothing useful).
 pub const MIN_CONTEXT_WINDOW: u32 = 512;
 

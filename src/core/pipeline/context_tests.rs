@@ -1,7 +1,7 @@
 use super::context::*;
 use super::tokens;
-use crate::agent::record::ToolCallRecord;
-use crate::chat::{Message, Role};
+use crate::records::message::{Message, Role};
+use crate::records::tool_call::ToolCallRecord;
 
 fn msg(id: &str, role: Role, chars: usize) -> Message {
     Message::new(id.into(), role, "a".repeat(chars), 0.0)

@@ -8,9 +8,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::record::ToolCallStatus;
-use crate::agent::result;
-use crate::chat::{Conversation, MessageStatus, Role};
+use crate::records::conversation::Conversation;
+use crate::records::message::{MessageStatus, Role};
+use crate::records::tool_call::ToolCallStatus;
+use crate::tools::result;
 
 /// The envelope's `format` value.
 pub const JSON_FORMAT: &str = "skiff-conversation";
@@ -179,8 +180,8 @@ fn push_fenced(out: &mut String, lang: &str, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::record::ToolCallRecord;
-    use crate::chat::Message;
+    use crate::records::message::Message;
+    use crate::records::tool_call::ToolCallRecord;
 
     fn sample() -> Conversation {
         let mut c = Conversation::new("c1".into(), 1.0);
@@ -273,7 +274,7 @@ The moon pulls.
     fn json_lines_read_back_through_import_with_nothing_lost() {
         let mut a = Conversation::new("a1".into(), 1.0);
         a.title = "first".into();
-        a.messages.push(crate::chat::Message::new(
+        a.messages.push(crate::records::message::Message::new(
             "m1".into(),
             Role::User,
             "line one\nline two".into(),

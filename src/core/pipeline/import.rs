@@ -10,11 +10,13 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::chat::{title_from_text, Conversation, Role};
+use crate::records::conversation::{title_from_text, Conversation};
+use crate::records::message::Role;
 
 use super::export::{Envelope, JSON_FORMAT, JSON_VERSION};
 use super::llamacpp::{self, LlamaMessage};
-use super::title::{TitleSource, MAX_TITLE_CHARS};
+use super::title::MAX_TITLE_CHARS;
+use crate::records::title_source::TitleSource;
 
 /// Files larger than this are refused before parsing (localStorage holds about 5 MB in all).
 pub const MAX_IMPORT_BYTES: usize = 50 * 1024 * 1024;

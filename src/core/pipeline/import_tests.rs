@@ -1,7 +1,8 @@
 use super::export::to_json;
 use super::import::*;
-use crate::chat::{Conversation, Message, MessageStatus, Role};
-use crate::pipeline::title::TitleSource;
+use crate::records::conversation::Conversation;
+use crate::records::message::{Message, MessageStatus, Role};
+use crate::records::title_source::TitleSource;
 
 const LLAMA: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),

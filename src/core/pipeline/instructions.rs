@@ -8,8 +8,8 @@
 //! window with them. They go right after the user's system prompt (issue 13's slot, ahead of
 //! the tools section), and the budget counts them like the rest of the system text.
 
-use crate::agent::record::ToolMode;
-use crate::agent::tools::ToolSpec;
+use crate::records::tool_mode::ToolMode;
+use crate::tools::spec::ToolSpec;
 
 /// Characters of one server's instructions a request carries at most.
 pub const MAX_CHARS: usize = 4_000;

@@ -16,8 +16,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::branches::Branch;
-use crate::chat::{Conversation, Message, Role};
+use crate::records::branch::Branch;
+use crate::records::conversation::Conversation;
+use crate::records::message::{Message, Role};
 
 #[derive(Serialize)]
 struct File<'a> {

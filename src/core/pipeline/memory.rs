@@ -12,9 +12,8 @@
 //! The newest exchange is never summarized: it stays verbatim so the model sees the question
 //! it is answering in the user's words.
 
-use serde::{Deserialize, Serialize};
-
-use crate::chat::{Message, MessageStatus, Role};
+use crate::records::memory::Memory;
+use crate::records::message::{Message, MessageStatus, Role};
 
 use super::context::{self, Plan};
 
@@ -32,19 +31,9 @@ pub const DEFAULT_THRESHOLD_CHARS: u32 = 1000;
 /// Characters of each message a summary request carries.
 const MESSAGE_CHARS: usize = 4000;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Memory {
-    /// The summary, as the model wrote it (the user may edit it).
-    pub text: String,
-    /// The last message it covers.
-    pub through: String,
-}
-
-impl Memory {
-    /// The recap that goes in the system text.
-    pub fn recap(&self) -> String {
-        format!("{RECAP_LEAD}{}", self.text.trim())
-    }
+/// The recap of `memory` that goes in the system text.
+pub fn recap(memory: &Memory) -> String {
+    format!("{RECAP_LEAD}{}", memory.text.trim())
 }
 
 /// Why a summary is due.
@@ -124,7 +113,7 @@ pub fn request_messages(
         out.push(Message::new(
             "memory".into(),
             Role::System,
-            m.recap(),
+            recap(m),
             now_ms,
         ));
     }

@@ -9,18 +9,19 @@
 //! (`masks`), then the recent messages. Project instructions take their slot before the
 //! recap when they exist.
 
-use crate::agent::prompt;
-use crate::agent::record::ToolMode;
-use crate::agent::tools::ToolSpec;
-use crate::chat::{Message, Role};
 use crate::provider::ProviderKind;
-use crate::settings::ChatSettings;
+use crate::records::message::{Message, Role};
+use crate::records::tool_mode::ToolMode;
+use crate::settings::{ChatSettings, TurnSettings};
+use crate::tools::prompt;
+use crate::tools::spec::ToolSpec;
 
 use super::context::{self, Limits, Plan};
 use super::instructions::{self, ServerInstructions};
-use super::memory::{self, Memory};
+use super::memory;
 use super::template::{self, TemplateValues};
 use super::tokens;
+use crate::records::memory::Memory;
 
 /// Where and when the user is: the browser's values, passed in (core has no clock).
 #[derive(Debug, Clone, Copy)]
@@ -65,10 +66,11 @@ pub fn assemble(
     history: &[Message],
     cleared_after: Option<&str>,
     memory: Option<&Memory>,
-    settings: &ChatSettings,
+    turn: &TurnSettings,
     offer: &Offer<'_>,
     clock: &UserClock<'_>,
 ) -> Assembled {
+    let settings = &turn.settings;
     let Offer {
         tools,
         mode,
@@ -83,17 +85,17 @@ pub fn assemble(
     // The project's instructions come after the tools prompt and before the recap: the
     // slot after the tools section that every provider's request has.
     let recap = [
-        settings.project_instructions.clone(),
+        turn.project_instructions.clone(),
         memory
             .filter(|_| with_memory)
-            .map(Memory::recap)
+            .map(memory::recap)
             .unwrap_or_default(),
     ]
     .into_iter()
     .filter(|s| !s.is_empty())
     .collect::<Vec<_>>()
     .join("\n\n");
-    let context = settings
+    let context = turn
         .mask
         .as_ref()
         .map(|m| m.context_messages(clock.now_ms))
@@ -206,18 +208,18 @@ pub fn next_plan(
     history: &[Message],
     cleared_after: Option<&str>,
     memory: Option<&Memory>,
-    settings: &ChatSettings,
+    turn: &TurnSettings,
     offer: &Offer<'_>,
     clock: &UserClock<'_>,
 ) -> Plan {
     let mut next = history.to_vec();
     // What the request will leave out (files this model cannot take) does not fill it.
-    crate::attach::withhold(&settings.target, &mut next);
+    crate::attach::withhold(&turn.settings.target, &mut next);
     next.push(Message::new(
         String::new(),
         Role::User,
         String::new(),
         clock.now_ms,
     ));
-    assemble(&next, cleared_after, memory, settings, offer, clock).plan
+    assemble(&next, cleared_after, memory, turn, offer, clock).plan
 }

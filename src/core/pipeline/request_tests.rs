@@ -3,14 +3,14 @@
 use serde_json::{json, Value};
 
 use super::instructions::ServerInstructions;
-use super::memory::Memory;
 use super::request::{assemble, Offer, UserClock};
-use crate::agent::record::ToolMode;
-use crate::agent::tools::ToolSpec;
-use crate::chat::{Message, Role};
 use crate::profiles::Target;
-use crate::provider::{Provider, ProviderKind, StepContext};
-use crate::settings::ChatSettings;
+use crate::provider::{ProviderKind, StepContext};
+use crate::records::memory::Memory;
+use crate::records::message::{Message, Role};
+use crate::records::tool_mode::ToolMode;
+use crate::settings::{ChatSettings, TurnSettings};
+use crate::tools::spec::ToolSpec;
 
 const CLOCK: UserClock<'static> = UserClock {
     // 2026-11-24T01:52:30Z
@@ -32,6 +32,24 @@ fn settings(kind: ProviderKind) -> ChatSettings {
         system_template: "Model {{model}} via {{ServiceProvider}}, cutoff {{cutoff}}; now {{time}}; lang {{lang}}.".into(),
         input_template: "[{{lang}}] {{input}}".into(),
         ..ChatSettings::default()
+    }
+}
+
+/// The turn a test's settings make, with no mask and no project unless the test resolved
+/// them ([`TurnSettings::with_target`]: the tests set the target by hand).
+trait AsTurn {
+    fn as_turn(&self) -> TurnSettings;
+}
+
+impl AsTurn for ChatSettings {
+    fn as_turn(&self) -> TurnSettings {
+        TurnSettings::with_target(self.clone(), None, None)
+    }
+}
+
+impl AsTurn for TurnSettings {
+    fn as_turn(&self) -> TurnSettings {
+        self.clone()
     }
 }
 
@@ -87,12 +105,12 @@ fn history() -> Vec<Message> {
     h
 }
 
-fn body(s: &ChatSettings, history: &[Message], cleared: Option<&str>, mode: ToolMode) -> Value {
+fn body(s: &impl AsTurn, history: &[Message], cleared: Option<&str>, mode: ToolMode) -> Value {
     body_with(s, history, cleared, None, mode, &[])
 }
 
 fn body_with(
-    s: &ChatSettings,
+    s: &impl AsTurn,
     history: &[Message],
     cleared: Option<&str>,
     memory: Option<&Memory>,
@@ -100,11 +118,12 @@ fn body_with(
     servers: &[ServerInstructions],
 ) -> Value {
     let tools = [tool()];
+    let s = s.as_turn();
     let a = assemble(
         history,
         cleared,
         memory,
-        s,
+        &s,
         &offer(&tools, mode, servers),
         &CLOCK,
     );
@@ -118,7 +137,7 @@ fn body_with(
         result_char_limit: 1000,
         vision: false,
     };
-    let provider = Provider::from_settings(s).expect("valid settings");
+    let provider = s.settings.provider().expect("valid settings");
     let req = provider.step_request(&ctx);
     serde_json::from_str(req.body.as_deref().unwrap_or("null")).expect("JSON body")
 }
@@ -177,7 +196,7 @@ fn server_instructions_follow_the_system_prompt_and_count_against_the_budget() {
         &history(),
         None,
         None,
-        &s,
+        &s.as_turn(),
         &offer(&tools, ToolMode::Native, &servers),
         &CLOCK,
     );
@@ -185,7 +204,7 @@ fn server_instructions_follow_the_system_prompt_and_count_against_the_budget() {
         &history(),
         None,
         None,
-        &s,
+        &s.as_turn(),
         &offer(&tools, ToolMode::Native, &[]),
         &CLOCK,
     );
@@ -292,7 +311,7 @@ fn clear_context_and_a_small_window_trim_what_is_sent() {
         &history(),
         None,
         None,
-        &s,
+        &s.as_turn(),
         &offer(&tools, ToolMode::Native, &[]),
         &CLOCK,
     );
@@ -309,7 +328,7 @@ fn clear_context_and_a_small_window_trim_what_is_sent() {
         &history(),
         None,
         None,
-        &s,
+        &s.as_turn(),
         &offer(&tools, ToolMode::Off, &[]),
         &CLOCK,
     );
@@ -323,7 +342,7 @@ fn clear_context_and_a_small_window_trim_what_is_sent() {
         &history(),
         None,
         None,
-        &s,
+        &s.as_turn(),
         &offer(&tools, ToolMode::Native, &[]),
         &CLOCK,
     );
@@ -381,7 +400,7 @@ fn a_summary_replaces_the_messages_it_covers_and_comes_after_the_tools() {
 fn the_gauge_does_not_count_files_the_model_cannot_take() {
     let mut s = settings(ProviderKind::OpenAiCompatible);
     let mut m = Message::new("u".into(), Role::User, "Look".into(), 0.0);
-    m.attachments.push(crate::attach::Attachment {
+    m.attachments.push(crate::records::attachment::Attachment {
         name: "dot.png".into(),
         mime: "image/png".into(),
         size: 70,
@@ -393,19 +412,19 @@ fn the_gauge_does_not_count_files_the_model_cannot_take() {
         data: None,
     });
     let history = [m];
-    let plan = |s: &ChatSettings| {
+    let plan = |s: &dyn AsTurn| {
         super::request::next_plan(
             &history,
             None,
             None,
-            s,
+            &s.as_turn(),
             &offer(&[], ToolMode::Off, &[]),
             &CLOCK,
         )
         .message_tokens
     };
     let seeing = plan(&s);
-    s.target.caps.vision = crate::profiles::Flag::User(false);
+    s.target.caps.vision = crate::records::capabilities::Flag::User(false);
     let blind = plan(&s);
     assert!(
         blind + 500 < seeing,
@@ -418,7 +437,7 @@ fn the_gauge_does_not_count_files_the_model_cannot_take() {
 /// replace the settings' ones; the budget counts the prompts.
 #[test]
 fn a_masks_prompts_open_the_messages_and_its_settings_apply() {
-    use crate::masks::{ContextPrompt, Mask};
+    use crate::records::mask::{ContextPrompt, Mask};
     let mask = Mask {
         id: "m1".into(),
         name: "Pirate".into(),
@@ -448,7 +467,7 @@ fn a_masks_prompts_open_the_messages_and_its_settings_apply() {
         history_count: 3,
         ..settings(ProviderKind::OpenAiCompatible)
     };
-    let masked = plain.clone().with_mask(Some(&mask));
+    let masked = TurnSettings::with_target(plain.clone(), Some(&mask), None);
     let memory = Memory {
         text: "They asked about ships.".into(),
         through: "a0".into(),
@@ -495,12 +514,12 @@ fn a_masks_prompts_open_the_messages_and_its_settings_apply() {
     assert_eq!(b["messages"][1]["content"], "[de-DE] question 3", "{b}");
     assert_eq!(b["messages"].as_array().map(Vec::len), Some(4));
     assert!(b.get("temperature").is_none(), "{b}");
-    let fixed = |s: &ChatSettings| {
+    let fixed = |s: &dyn AsTurn| {
         assemble(
             &history(),
             None,
             None,
-            s,
+            &s.as_turn(),
             &offer(&[], ToolMode::Off, &[]),
             &CLOCK,
         )
@@ -509,7 +528,7 @@ fn a_masks_prompts_open_the_messages_and_its_settings_apply() {
     };
     assert!(fixed(&masked) > fixed(&plain) + 10);
     // Anthropic: the mask's system prompt joins the top-level system; the rest stay messages.
-    let anthropic = settings(ProviderKind::Anthropic).with_mask(Some(&mask));
+    let anthropic = TurnSettings::with_target(settings(ProviderKind::Anthropic), Some(&mask), None);
     let a = body_with(&anthropic, &history(), None, None, ToolMode::Off, &[]);
     assert!(
         a["system"]
@@ -543,7 +562,7 @@ fn a_projects_instructions_sit_between_the_tools_prompt_and_the_recap() {
         text: "They grow basil.".into(),
         through: "a0".into(),
     };
-    let inside = base.clone().in_project(Some("p1"));
+    let inside = TurnSettings::with_target(base.clone(), None, Some("p1"));
     let b = body_with(
         &inside,
         &history(),
@@ -562,12 +581,12 @@ fn a_projects_instructions_sit_between_the_tools_prompt_and_the_recap() {
         .expect("project instructions, its name on one line");
     let recap_at = system.find("They grow basil.").expect("recap");
     assert!(tools_at < project_at && project_at < recap_at, "{system}");
-    let fixed = |s: &ChatSettings| {
+    let fixed = |s: &dyn AsTurn| {
         assemble(
             &history(),
             None,
             None,
-            s,
+            &s.as_turn(),
             &offer(&[], ToolMode::Off, &[]),
             &CLOCK,
         )
@@ -577,14 +596,14 @@ fn a_projects_instructions_sit_between_the_tools_prompt_and_the_recap() {
     assert!(fixed(&inside) > fixed(&base) + 10);
     // A deleted project, or none: nothing.
     for gone in [Some("p-deleted"), None] {
-        let s = base.clone().in_project(gone);
+        let s = TurnSettings::with_target(base.clone(), None, gone);
         assert!(s.project_instructions.is_empty());
         let b = body_with(&s, &history(), None, None, ToolMode::Off, &[]);
         assert!(!b.to_string().contains("balcony"), "{b}");
     }
     // Anthropic: in the top-level system text, before the recap.
     let a = body_with(
-        &settings(ProviderKind::Anthropic).in_project(None),
+        &settings(ProviderKind::Anthropic),
         &history(),
         None,
         None,
@@ -592,11 +611,14 @@ fn a_projects_instructions_sit_between_the_tools_prompt_and_the_recap() {
         &[],
     );
     assert!(!a.to_string().contains("balcony"));
-    let anthropic = ChatSettings {
-        projects: base.projects.clone(),
-        ..settings(ProviderKind::Anthropic)
-    }
-    .in_project(Some("p1"));
+    let anthropic = TurnSettings::with_target(
+        ChatSettings {
+            projects: base.projects.clone(),
+            ..settings(ProviderKind::Anthropic)
+        },
+        None,
+        Some("p1"),
+    );
     let a = body_with(
         &anthropic,
         &history(),

@@ -4,20 +4,8 @@
 //! The time arrives as numbers (epoch ms, the user's UTC offset and zone name) because core
 //! has no clock; [`local_time_text`] turns them into the words the model reads.
 
-use crate::builtin::time::{civil_time, month_name};
-
-/// What the default system template tells every model: who it is talking through, the date,
-/// time and time zone (models otherwise guess from their training data), and how to write
-/// math so that Skiff renders it.
-pub const DEFAULT_SYSTEM_TEMPLATE: &str =
-    "You are a helpful assistant, talking with the user through Skiff, a chat app in their browser.
-Current model: {{model}} ({{ServiceProvider}}). Knowledge cutoff: {{cutoff}}.
-Current date and time: {{time}}.
-The user's language: {{lang}}.
-Write math in LaTeX: inline as \\(x^2\\), display as $$e = mc^2$$.";
-
-/// The default input template: the user's words, unchanged.
-pub const DEFAULT_INPUT_TEMPLATE: &str = "{{input}}";
+use crate::calendar::{civil_time, month_name};
+pub use crate::settings::{DEFAULT_INPUT_TEMPLATE, DEFAULT_SYSTEM_TEMPLATE};
 
 const INPUT_VAR: &str = "{{input}}";
 

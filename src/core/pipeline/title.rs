@@ -5,9 +5,9 @@
 //! lead-in or a `<think>` block, so [`clean`] strips those; an answer with nothing left keeps
 //! the title the conversation had.
 
-use serde::{Deserialize, Serialize};
-
-use crate::chat::{title_from_text, Message, MessageStatus, Role};
+use crate::records::conversation::title_from_text;
+use crate::records::message::{Message, MessageStatus, Role};
+use crate::records::title_source::TitleSource;
 
 /// The instruction sent after the conversation (NextChat's wording).
 pub const TITLE_PROMPT: &str = "Please generate a four to five word title summarizing our conversation without any lead-in, punctuation, quotation marks, periods, symbols, bold text, or additional text. Remove enclosing quotation marks.";
@@ -18,20 +18,6 @@ const MESSAGE_CHARS: usize = 1500;
 const MESSAGES: usize = 4;
 /// Longest title kept, in characters (cut at a word).
 pub const MAX_TITLE_CHARS: usize = 60;
-
-/// Where a conversation's title came from, which decides whether Skiff may replace it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TitleSource {
-    /// Cut from the first user message (conversations stored before titles were generated
-    /// decode as this).
-    #[default]
-    FirstLine,
-    /// Written by the model.
-    Generated,
-    /// Typed by the user: never replaced automatically.
-    User,
-}
 
 /// Whether to ask for a title now: automatic titles are on, the title is still the first
 /// line, and the conversation has at least `after_messages` messages with a finished answer

@@ -6,10 +6,10 @@
 //! accented runs). It over-counts non-Latin text a little, which errs towards sending less
 //! rather than having the server refuse the request.
 
-use crate::agent::result;
-use crate::agent::tools::ToolSpec;
-use crate::attach::Kind;
-use crate::chat::Message;
+use crate::records::attachment::Kind;
+use crate::records::message::Message;
+use crate::tools::result;
+use crate::tools::spec::ToolSpec;
 
 /// What every message costs beyond its text (role markers and separators in chat templates).
 pub const PER_MESSAGE: u32 = 4;
@@ -45,8 +45,12 @@ pub fn message(m: &Message, result_char_limit: usize) -> u32 {
     }
     // Attached files, from their stored size (the bytes are not loaded when the gauge runs):
     // text at four bytes a token, a PDF at about fifty (pages are read as text and images).
-    // Images a model returned are not sent back (`attach::travels`) and cost nothing.
-    for a in m.attachments.iter().filter(|_| crate::attach::travels(m)) {
+    // Images a model returned are not sent back (`seam::piece::travels`) and cost nothing.
+    for a in m
+        .attachments
+        .iter()
+        .filter(|_| crate::seam::piece::travels(m))
+    {
         n += match a.kind() {
             Kind::Image => IMAGE,
             Kind::Text => a.size.div_ceil(4) as u32 + PER_MESSAGE,

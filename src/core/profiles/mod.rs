@@ -10,7 +10,6 @@
 //!
 //! Never performs IO and never invents ids: a new profile's id comes from the caller.
 
-pub mod caps;
 pub mod migrate;
 
 use serde::{Deserialize, Serialize};
@@ -18,7 +17,8 @@ use serde::{Deserialize, Serialize};
 use crate::http::origin_of;
 use crate::provider::{ProviderKind, ReasoningEffort};
 
-pub use caps::{Capabilities, Flag, ModelEntry};
+use crate::records::capabilities::{Capabilities, Flag, ModelEntry, Which};
+use crate::records::model_choice::ModelChoice;
 
 /// One configured provider.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -111,7 +111,7 @@ impl ProviderProfile {
 
     /// The user says `model` has (or lacks) one capability; a model the list never named gets
     /// an entry so the flag is kept.
-    pub fn set_capability(&mut self, model: &str, which: caps::Which, value: Option<bool>) {
+    pub fn set_capability(&mut self, model: &str, which: Which, value: Option<bool>) {
         let model = model.trim();
         if model.is_empty() {
             return;
@@ -182,15 +182,6 @@ pub fn name_from_url(url: &str) -> Option<String> {
     let origin = origin_of(url)?;
     let (_, host) = origin.split_once("://")?;
     Some(host.to_string()).filter(|h| !h.is_empty())
-}
-
-/// A conversation's (or the last-used) choice: which profile, which model.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ModelChoice {
-    pub profile_id: String,
-    /// Empty means the profile's default model.
-    #[serde(default)]
-    pub model: String,
 }
 
 /// Everything one request needs about where it goes, resolved from a profile and a model.

@@ -1,7 +1,10 @@
-use super::caps::{from_gemini_entry, from_openai_entry, Which};
 use super::*;
-use crate::persist::{decode_settings, encode_settings, PersistError};
+use crate::gemini::from_gemini_entry;
+use crate::openai::from_openai_entry;
+use crate::persist::PersistError;
+use crate::records::capabilities::Which;
 use crate::settings::ChatSettings;
+use crate::settings::{decode_settings, encode_settings};
 
 fn profile(id: &str, kind: ProviderKind, base: &str, key: &str, model: &str) -> ProviderProfile {
     ProviderProfile {
@@ -171,7 +174,6 @@ fn a_deleted_profile_falls_back_and_says_so() {
 #[test]
 fn each_request_carries_only_its_own_profiles_key_to_its_own_origin() {
     use crate::http::origin_of;
-    use crate::provider::Provider;
     let s = ChatSettings {
         profiles: vec![
             profile(
@@ -200,7 +202,7 @@ fn each_request_carries_only_its_own_profiles_key_to_its_own_origin() {
     };
     for p in s.profiles.clone() {
         let resolved = s.for_conversation(Some(&choice(&p.id, "")));
-        let provider = Provider::from_settings(&resolved).unwrap();
+        let provider = resolved.provider().unwrap();
         let req = provider.models_request();
         assert_eq!(origin_of(&req.url), origin_of(&p.base_url));
         let text = format!("{} {:?}", req.url, req.headers);
@@ -307,7 +309,7 @@ fn names_and_new_profiles() {
 
 #[test]
 fn a_conversation_stored_before_profiles_opens_unchanged() {
-    use crate::chat::Conversation;
+    use crate::records::conversation::Conversation;
     let c = Conversation::new("c".into(), 1.0);
     let raw = crate::persist::encode_conversation(&c);
     assert!(!raw.contains("model"), "absent when not chosen: {raw}");

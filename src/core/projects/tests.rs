@@ -1,6 +1,6 @@
 use super::*;
-use crate::chat::ConversationSummary;
 use crate::form::{Choice, Field};
+use crate::records::conversation::ConversationSummary;
 use crate::sidebar::{rows, Row, PINNED};
 
 fn project(id: &str, name: &str) -> Project {
@@ -77,12 +77,12 @@ fn settings_keep_projects_and_older_settings_have_none() {
         projects: vec![project("p1", "Garden")],
         ..Default::default()
     };
-    let raw = crate::persist::encode_settings(&s);
-    let back = crate::persist::decode_settings(&raw).expect("settings");
+    let raw = crate::settings::encode_settings(&s);
+    let back = crate::settings::decode_settings(&raw).expect("settings");
     assert_eq!(back.projects, s.projects);
-    let plain = crate::persist::encode_settings(&crate::settings::ChatSettings::default());
+    let plain = crate::settings::encode_settings(&crate::settings::ChatSettings::default());
     assert!(!plain.contains("projects"), "{plain}");
-    assert!(crate::persist::decode_settings(&plain)
+    assert!(crate::settings::decode_settings(&plain)
         .expect("settings")
         .projects
         .is_empty());

@@ -6,7 +6,8 @@
 use proptest::prelude::*;
 
 use super::{chunk_str, config, cuts, sample};
-use crate::markdown::{render, render_blocks, without_highlight, StreamingMarkdown};
+use crate::markdown::to_html::{render, render_blocks, HtmlStream as StreamingMarkdown};
+use crate::markdown::without_highlight;
 
 /// Single characters of markdown syntax, digits, whitespace (CR too), and unicode that text
 /// handling trips on: right-to-left text and overrides, combining marks, joiners, wide and

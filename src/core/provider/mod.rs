@@ -8,35 +8,35 @@
 //! "this server does not take tools" ([`Provider::rejects_tools`]). Everything that crosses
 //! the seam is provider-neutral: [`StepContext`] and [`ChatParams`] in, [`HttpRequest`] out,
 //! bytes in, [`StreamEvent`]s (tool-call fragments as [`ToolCallDelta`]) and
-//! [`ProviderError`]s out. The codecs themselves stay in `openai`, `anthropic` and `gemini`.
+//! [`ProviderError`]s out: those types live in `seam`, below the codecs, and are re-exported
+//! here for the runner and the page. The codecs themselves stay in `openai`, `anthropic` and
+//! `gemini`. The settings build a provider (`ChatSettings::provider`); this module never reads
+//! them.
 //!
 //! Architecture invariant: the runner and the agent machine never name a wire format; adding
 //! a provider adds a [`ProviderKind`] and a match arm here, nothing above. This module never
 //! performs IO and never decides policy (which mode, which tools, when to retry).
 
 mod decoder;
-mod error;
-mod event;
-mod step;
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::wire_openai;
 use crate::anthropic::{self, AnthropicStream};
 use crate::gemini::{self, GeminiStream};
 use crate::http::HttpRequest;
 use crate::openai::{validate_base_url, ChatStream};
-use crate::profiles::ModelEntry;
-use crate::settings::ChatSettings;
+use crate::records::capabilities::ModelEntry;
 
-pub use decoder::Decoder;
-pub(crate) use error::{detail_from_json, shorten};
-pub use error::{
-    error_from_response, is_context_too_long_sentence, parse_retry_after, unanswered,
-    ProviderError, CONTEXT_TOO_LONG_LEAD,
+pub use crate::seam::{
+    error_from_response, is_context_too_long_sentence, parse_retry_after, unanswered, ChatParams,
+    ProviderError, ReasoningEffort, StepContext, StreamEvent, ToolCallDelta, CONTEXT_TOO_LONG_LEAD,
+    IN_BROWSER_BASE,
 };
-pub use event::{StreamEvent, ToolCallDelta};
-pub use step::{ChatParams, ReasoningEffort, StepContext};
+pub use decoder::Decoder;
+
+/// The default for `ChatSettings::silence_limit_s`: long enough for a slow local model
+/// between tokens, short enough that a dead stream is said within a minute.
+pub const DEFAULT_SILENCE_LIMIT_S: u32 = 60;
 
 /// Which wire format the configured server speaks. Stored in `ChatSettings`; a value stored
 /// before this field existed means OpenAI-compatible, the only kind there was.
@@ -59,11 +59,7 @@ pub enum ProviderKind {
     InBrowser,
 }
 
-/// The base URL of the in-browser model: not a network address. `platform::fetch` sends
-/// requests under it to the model worker, which answers them as an OpenAI-compatible server.
-pub const IN_BROWSER_BASE: &str = "in-browser://model";
-
-crate::display::names::named_enum!(ProviderKind, "provider kind", {
+crate::names::named_enum!(ProviderKind, "provider kind", {
     OpenAiCompatible => "openai",
     Anthropic => "anthropic",
     Gemini => "gemini",
@@ -155,7 +151,7 @@ impl Provider {
             },
             api_key: api_key.to_string(),
             params,
-            silence_limit_ms: f64::from(crate::settings::DEFAULT_SILENCE_LIMIT_S) * 1000.0,
+            silence_limit_ms: f64::from(DEFAULT_SILENCE_LIMIT_S) * 1000.0,
         })
     }
 
@@ -175,26 +171,6 @@ impl Provider {
         ProviderError::Stalled {
             after_s: (self.silence_limit_ms / 1000.0).round() as u32,
         }
-    }
-
-    /// The provider of the settings' resolved target (`ChatSettings::for_conversation`): one
-    /// profile's kind, address and key, with the model and sampling it resolved to. No other
-    /// profile's key can reach it.
-    pub fn from_settings(s: &ChatSettings) -> Result<Provider, ProviderError> {
-        let t = &s.target;
-        let params = ChatParams {
-            model: t.model.trim().to_string(),
-            temperature: t.temperature,
-            top_p: t.top_p,
-            max_tokens: t.max_tokens,
-            thinking_budget: t.thinking_budget,
-            reasoning_effort: t.reasoning_effort,
-            reasoning_model: t.caps.reasoning.value() == Some(true),
-            tool_required: false,
-            stop: Vec::new(),
-        };
-        Ok(Provider::new(t.kind, &t.base_url, &t.api_key, params)?
-            .with_silence_limit_ms(s.silence_limit_ms()))
     }
 
     /// The request parameters, for a caller that sets a request's own limits (an MCP
@@ -230,7 +206,7 @@ impl Provider {
     pub fn step_request(&self, ctx: &StepContext<'_>) -> HttpRequest {
         match self.kind {
             ProviderKind::OpenAiCompatible | ProviderKind::InBrowser => {
-                wire_openai::step_request(&self.base_url, self.key(), &self.params, ctx)
+                crate::openai::step_request(&self.base_url, self.key(), &self.params, ctx)
             }
             ProviderKind::Anthropic => {
                 anthropic::step_request(&self.base_url, self.key(), &self.params, ctx)
@@ -243,7 +219,7 @@ impl Provider {
 
     /// What this provider's request leaves out of the tools' schemas, as sentences for the
     /// log (only Gemini converts schemas; the others send them as they are).
-    pub fn schema_notes(&self, tools: &[crate::agent::ToolSpec]) -> Vec<String> {
+    pub fn schema_notes(&self, tools: &[crate::tools::spec::ToolSpec]) -> Vec<String> {
         match self.kind {
             ProviderKind::Gemini => gemini::schema_notes(tools),
             _ => Vec::new(),
@@ -315,7 +291,7 @@ impl Provider {
     pub fn rejects_tools(&self, status: u16, body: &str) -> bool {
         match self.kind {
             ProviderKind::OpenAiCompatible | ProviderKind::InBrowser => {
-                wire_openai::rejects_tools(status, body)
+                crate::openai::rejects_tools(status, body)
             }
             // Every Messages API model takes `tools`; a 400 that mentions them is about a
             // schema or a block, which prompt mode would not fix but would hide.

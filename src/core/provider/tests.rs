@@ -1,18 +1,19 @@
 //! The seam itself, driven the way the runner drives it: a `Provider` made from settings builds
 //! the step request, hands out the decoder the body is fed to, and reads error answers. The
-//! OpenAI-compatible kind must send exactly what `agent::wire_openai` sends (its snapshot
+//! OpenAI-compatible kind must send exactly what `openai::step_request` sends (its snapshot
 //! tests fix those bytes); the Anthropic kind is tested end to end through the same value.
 
 use serde_json::{json, Value};
 
 use super::*;
 use crate::agent::assemble::{AssembledCall, ToolCallAssembler};
-use crate::agent::{
-    Action, AgentConfig, AgentRun, ApprovalPolicy, ApprovalRule, ToolMode, ToolSpec,
-};
-use crate::chat::{Message, Role};
+use crate::agent::{Action, AgentConfig, AgentRun};
 use crate::http::Method;
+use crate::records::approval::{ApprovalPolicy, ApprovalRule};
+use crate::records::message::{Message, Role};
+use crate::records::tool_mode::ToolMode;
 use crate::settings::ChatSettings;
+use crate::tools::spec::ToolSpec;
 
 macro_rules! fixture {
     ($dir:literal, $name:literal) => {
@@ -126,10 +127,10 @@ fn calls(events: &[StreamEvent]) -> Vec<AssembledCall> {
 
 #[test]
 fn settings_without_a_kind_make_the_openai_compatible_provider() {
-    let stored = crate::persist::decode_settings(r#"{"base_url":" http://127.0.0.1:8080/v1/ "}"#)
+    let stored = crate::settings::decode_settings(r#"{"base_url":" http://127.0.0.1:8080/v1/ "}"#)
         .unwrap()
         .for_conversation(None);
-    let p = Provider::from_settings(&stored).unwrap();
+    let p = stored.provider().unwrap();
     assert_eq!(p.kind(), ProviderKind::OpenAiCompatible);
     assert_eq!(p.base_url(), "http://127.0.0.1:8080/v1");
     assert!(matches!(p.decoder(), Decoder::OpenAiCompatible(_)));
@@ -173,7 +174,7 @@ fn offline_refuses_only_providers_on_the_internet() {
         (ProviderKind::InBrowser, IN_BROWSER_BASE, false),
     ];
     for (kind, url, refused) in cases {
-        let p = Provider::from_settings(&settings(kind, url)).unwrap();
+        let p = settings(kind, url).provider().unwrap();
         assert_eq!(p.refusal_before_send(true), None, "{url} online");
         let want = refused.then_some(ProviderError::Offline);
         assert_eq!(p.refusal_before_send(false), want, "{url} offline");
@@ -184,18 +185,19 @@ fn offline_refuses_only_providers_on_the_internet() {
 fn an_unusable_base_url_is_refused_before_any_request_is_built() {
     for &kind in ProviderKind::ALL.iter().filter(|k| k.is_remote()) {
         assert_eq!(
-            Provider::from_settings(&settings(kind, "localhost:8080")),
+            settings(kind, "localhost:8080").provider(),
             Err(ProviderError::InvalidBaseUrl("localhost:8080".into()))
         );
     }
 }
 
 #[test]
-fn openai_compatible_provider_sends_the_bytes_wire_openai_sends() {
-    let p = Provider::from_settings(&settings(
+fn openai_compatible_provider_sends_the_bytes_openai_step_sends() {
+    let p = settings(
         ProviderKind::OpenAiCompatible,
         " http://127.0.0.1:8080/v1/chat/completions ",
-    ))
+    )
+    .provider()
     .unwrap();
     let history = [question()];
     let tools = [weather_tool()];
@@ -209,7 +211,7 @@ fn openai_compatible_provider_sends_the_bytes_wire_openai_sends() {
     };
     assert_eq!(
         req,
-        wire_openai::step_request(
+        crate::openai::step_request(
             "http://127.0.0.1:8080/v1",
             Some("  secret  "),
             &params,
@@ -246,8 +248,9 @@ fn openai_compatible_provider_sends_the_bytes_wire_openai_sends() {
 
 #[test]
 fn openai_compatible_decoder_is_the_chat_stream() {
-    let p =
-        Provider::from_settings(&settings(ProviderKind::OpenAiCompatible, "http://h/v1")).unwrap();
+    let p = settings(ProviderKind::OpenAiCompatible, "http://h/v1")
+        .provider()
+        .unwrap();
     let bytes = fixture!("openai", "openai_gpt4_parallel_tool_calls.sse");
     let (events, end) = decode_three_ways(&p, bytes);
     let mut direct = crate::openai::ChatStream::new();
@@ -262,8 +265,9 @@ fn openai_compatible_decoder_is_the_chat_stream() {
 
 #[test]
 fn openai_compatible_errors_and_tool_refusals() {
-    let p =
-        Provider::from_settings(&settings(ProviderKind::OpenAiCompatible, "http://h/v1")).unwrap();
+    let p = settings(ProviderKind::OpenAiCompatible, "http://h/v1")
+        .provider()
+        .unwrap();
     assert_eq!(
         p.error_from_response(429, r#"{"error":{"message":"Slow down"}}"#, Some(" 12 ")),
         ProviderError::RateLimited {
@@ -287,7 +291,7 @@ fn openai_compatible_errors_and_tool_refusals() {
 #[test]
 fn anthropic_provider_end_to_end_request_stream_next_request_and_errors() {
     let s = settings(ProviderKind::Anthropic, "https://api.anthropic.com/v1/");
-    let p = Provider::from_settings(&s).unwrap();
+    let p = s.provider().unwrap();
     assert_eq!(p.kind(), ProviderKind::Anthropic);
     assert!(matches!(p.decoder(), Decoder::Anthropic(_)));
 
@@ -435,7 +439,7 @@ fn provider_kinds_carry_their_names_and_gemini_is_stored_as_gemini() {
         ProviderKind::Gemini.base_url_hint(),
         "https://generativelanguage.googleapis.com/v1beta"
     );
-    let stored = crate::persist::decode_settings(
+    let stored = crate::settings::decode_settings(
         r#"{"v":1,"data":{"provider":"gemini","base_url":"https://g/v1beta"}}"#,
     )
     .unwrap();
@@ -448,7 +452,7 @@ fn gemini_provider_end_to_end_request_stream_and_errors() {
         ProviderKind::Gemini,
         "https://generativelanguage.googleapis.com/v1beta/",
     );
-    let p = Provider::from_settings(&s).unwrap();
+    let p = s.provider().unwrap();
     assert!(matches!(p.decoder(), Decoder::Gemini(_)));
     let tools = [weather_tool()];
     let history = vec![question()];
@@ -546,7 +550,7 @@ fn the_in_browser_model_is_asked_like_an_openai_compatible_server_at_its_own_add
     // the address only the page's fetch adapter knows, and no key travels with it.
     let mut s = settings(ProviderKind::InBrowser, "http://127.0.0.1:8080/v1");
     s.target.api_key.clear();
-    let p = Provider::from_settings(&s).unwrap();
+    let p = s.provider().unwrap();
     assert_eq!(p.base_url(), IN_BROWSER_BASE);
     let history = [question()];
     let req = p.step_request(&ctx(&history, &[]));
@@ -563,7 +567,7 @@ fn the_in_browser_model_is_asked_like_an_openai_compatible_server_at_its_own_add
 
 #[test]
 fn auto_tool_mode_starts_prompt_based_for_the_in_browser_model() {
-    use crate::agent::{ToolMode, ToolModeSetting};
+    use crate::records::tool_mode::{ToolMode, ToolModeSetting};
     let mut s = settings(ProviderKind::InBrowser, "");
     s.tool_mode = ToolModeSetting::Auto;
     assert_eq!(s.resolved_tool_mode(), ToolMode::Prompt);

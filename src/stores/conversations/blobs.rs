@@ -6,7 +6,7 @@
 
 use leptos::prelude::*;
 use skiff_core::attach;
-use skiff_core::chat::Conversation;
+use skiff_core::records::conversation::Conversation;
 
 use super::bodies::Bodies;
 use super::ConversationsStore;

@@ -13,13 +13,14 @@
 use std::collections::HashMap;
 
 use leptos::prelude::*;
-use skiff_core::branches::Branch;
-use skiff_core::chat::{Conversation, Message};
-use skiff_core::masks::Mask;
-use skiff_core::mcp::tool_index::ToolOverrides;
-use skiff_core::pipeline::memory::Memory;
-use skiff_core::pipeline::title::TitleSource;
-use skiff_core::profiles::ModelChoice;
+use skiff_core::records::branch::Branch;
+use skiff_core::records::conversation::Conversation;
+use skiff_core::records::mask::Mask;
+use skiff_core::records::memory::Memory;
+use skiff_core::records::message::Message;
+use skiff_core::records::model_choice::ModelChoice;
+use skiff_core::records::title_source::TitleSource;
+use skiff_core::records::tool_overrides::ToolOverrides;
 
 use super::super::live_message::LiveMessage;
 use super::super::owners::{dispose_later, store_root};
@@ -41,7 +42,7 @@ pub struct Meta {
     /// Heads the sidebar; never offered for pruning.
     pub pinned: bool,
     /// When the settings above (or tool switches, branches) last changed: the newer settings
-    /// win between tabs (`skiff_core::chat::merge_conversations`). Set by
+    /// win between tabs (`skiff_core::records::conversation::merge_conversations`). Set by
     /// `ConversationsStore::settings_changed`.
     pub meta_ms: f64,
     /// The mask the conversation started from, as it was then.

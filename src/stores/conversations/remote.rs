@@ -1,5 +1,5 @@
 //! Another tab's writes, merged in: the index (the `storage` event), and conversations message
-//! by message (`skiff_core::chat::merge_conversations`), so neither tab overwrites the other's
+//! by message (`skiff_core::records::conversation::merge_conversations`), so neither tab overwrites the other's
 //! messages and a message streaming here is never rolled back by an older copy. A message the
 //! other tab added is created under this store's owners; one it removed is disposed.
 //!
@@ -10,10 +10,10 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::chat::{
+use skiff_core::persist::{self, INDEX_KEY};
+use skiff_core::records::conversation::{
     merge_conversations, merge_needs_write_back, Conversation, ConversationSummary,
 };
-use skiff_core::persist::{self, INDEX_KEY};
 
 use super::super::live_message::LiveMessage;
 use super::super::notices::Level;

@@ -3,10 +3,10 @@
 //! warning near the quota, and deleting conversations not changed for a while.
 
 use leptos::prelude::*;
-use skiff_core::chat::Conversation;
 use skiff_core::format::{count, human_bytes};
 use skiff_core::persist::{self, prune};
 use skiff_core::pipeline::export;
+use skiff_core::records::conversation::Conversation;
 
 use super::super::notices::Level;
 use super::ConversationsStore;

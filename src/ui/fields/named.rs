@@ -1,12 +1,12 @@
 //! [`Named`]: an enum a `<select>` can list ([`super::EnumSelect`]). Core's enums carry their
-//! names (`ALL`, `as_str`, `label`: `skiff_core::display::names`); this only points at them, so
+//! names (`ALL`, `as_str`, `label`: `skiff_core::names`); this only points at them, so
 //! a variant added in core shows up in its select with no change here.
 
-use skiff_core::agent::ToolModeSetting;
-use skiff_core::chat::Role;
 use skiff_core::masks::PROMPT_ROLES;
 use skiff_core::mcp::config::TransportChoice;
 use skiff_core::provider::ProviderKind;
+use skiff_core::records::message::Role;
+use skiff_core::records::tool_mode::ToolModeSetting;
 use skiff_core::settings::Theme;
 
 /// An enum whose variants a select lists: every variant in order, each with the stable name

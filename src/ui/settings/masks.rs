@@ -6,8 +6,8 @@
 //! typed [`MaskIntent`]; the [`Outcome`] is performed. Masks are saved with the settings.
 
 use leptos::prelude::*;
-use skiff_core::chat::Role;
 use skiff_core::masks::{MaskEdit, MaskField, MaskIntent, MaskPanel, MaskRow, MaskView, Outcome};
+use skiff_core::records::message::Role;
 
 use super::focus_soon;
 use crate::platform::ids::new_id;

@@ -5,10 +5,9 @@
 //! and (for markup and diffs) tags and changed lines to stand out. One small lexer reads a
 //! table per language (`languages.rs`); markup and diffs have their own few lines each.
 //!
-//! Output is the block's text, every character escaped, with runs wrapped in
-//! `<span class="hl-…">` from the fixed set in [`Class`]. It must never emit anything else, and
-//! stripping the spans and unescaping must give back the input exactly (a property test holds
-//! it to that). It is applied only to finished blocks: the streaming tail stays plain, so a
+//! Output is the block's text as text nodes, with runs wrapped in `<span class="hl-…">` from
+//! the fixed set in [`Class`]. It must never emit anything else, and joining the text of the
+//! nodes must give back the input exactly (a property test holds it to that). It is applied only to finished blocks: the streaming tail stays plain, so a
 //! growing block costs nothing extra per token.
 
 mod languages;
@@ -18,7 +17,7 @@ mod tests;
 
 use languages::{syntax_for, Lang, Syntax};
 
-use super::render::escape_into;
+use super::node::{Attr, Class as NodeClass, MdNode, Tag};
 
 /// `html` with the colour spans removed: what the streaming tail (never coloured) shows for
 /// the same text. Tests compare mid-stream output with whole renders through it.
@@ -42,7 +41,7 @@ pub(crate) fn without_highlight(html: &str) -> String {
 
 /// The colour classes; `style/main.css` gives each a colour for light and dark themes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Class {
+pub enum Class {
     Keyword,
     Literal,
     String,
@@ -74,7 +73,8 @@ impl Class {
         Class::Removed,
     ];
 
-    pub(crate) fn as_str(self) -> &'static str {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
         match self {
             Class::Keyword => "hl-kw",
             Class::Literal => "hl-lit",
@@ -91,15 +91,14 @@ impl Class {
     }
 }
 
-/// Writes `code` to `out` escaped and coloured for `lang`. Returns `false`, writing nothing,
-/// when the language has no table (the caller then writes the plain text).
-pub(crate) fn highlight(lang: &str, code: &str, out: &mut String) -> bool {
-    let Some(syntax) = syntax_for(lang) else {
-        return false;
-    };
+/// `code` as text and colour spans for `lang`, or `None` when the language has no table (the
+/// caller then shows the plain text).
+pub(crate) fn highlight(lang: &str, code: &str) -> Option<Vec<MdNode>> {
+    let syntax = syntax_for(lang)?;
+    let mut out = Vec::new();
     let mut w = Writer {
         src: code,
-        out,
+        out: &mut out,
         plain_from: 0,
     };
     match syntax {
@@ -108,21 +107,25 @@ pub(crate) fn highlight(lang: &str, code: &str, out: &mut String) -> bool {
         Syntax::Diff => lex_diff(&mut w),
     }
     w.flush(code.len());
-    true
+    Some(out)
 }
 
 /// Accumulates plain text between tokens and writes spans. Every position handed to it is a
 /// char boundary: tokens start and end only at ASCII bytes or at the end of the text.
 struct Writer<'a> {
     src: &'a str,
-    out: &'a mut String,
+    out: &'a mut Vec<MdNode>,
     plain_from: usize,
 }
 
 impl Writer<'_> {
     fn flush(&mut self, to: usize) {
         if to > self.plain_from {
-            escape_into(self.out, &self.src[self.plain_from..to]);
+            let text = &self.src[self.plain_from..to];
+            match self.out.last_mut() {
+                Some(MdNode::Text(last)) => last.push_str(text),
+                _ => self.out.push(MdNode::Text(text.to_owned())),
+            }
         }
         self.plain_from = self.plain_from.max(to);
     }
@@ -132,11 +135,11 @@ impl Writer<'_> {
             return;
         }
         self.flush(from);
-        self.out.push_str("<span class=\"");
-        self.out.push_str(class.as_str());
-        self.out.push_str("\">");
-        escape_into(self.out, &self.src[from..to]);
-        self.out.push_str("</span>");
+        self.out.push(MdNode::el(
+            Tag::Span,
+            vec![Attr::Class(NodeClass::Highlight(class))],
+            vec![MdNode::Text(self.src[from..to].to_owned())],
+        ));
         self.plain_from = to;
     }
 }

@@ -21,14 +21,14 @@ mod tests;
 pub(crate) use symbols::SPACE_WIDTHS;
 use symbols::{accent, space, styled, symbol, Symbol};
 
-use super::render::escape_into;
+use super::node::{Attr, Class, MdNode, Tag};
 
 /// Nesting deeper than this falls back to source: recursion depth is bounded, whatever the input.
 const MAX_DEPTH: usize = 48;
 
-/// Writes `latex` as MathML (inline or display), or as its source in `<code class="math-src">`
-/// when it uses something this converter does not know.
-pub(crate) fn write_math(out: &mut String, latex: &str, display: bool) {
+/// `latex` as MathML (inline or display), or as its source in `<code class="math-src">` when
+/// it uses something this converter does not know.
+pub(crate) fn math_node(latex: &str, display: bool) -> MdNode {
     let mut parser = Parser {
         src: latex,
         pos: 0,
@@ -37,21 +37,24 @@ pub(crate) fn write_math(out: &mut String, latex: &str, display: bool) {
     };
     match parser.row(Stop::End) {
         Ok(body) => {
-            out.push_str(if display {
-                "<math display=\"block\"><semantics>"
+            let annotation = MdNode::el(
+                Tag::Annotation,
+                vec![Attr::EncodingTex],
+                vec![MdNode::Text(latex.to_owned())],
+            );
+            let semantics = MdNode::el(Tag::Semantics, Vec::new(), vec![one(body), annotation]);
+            let attrs = if display {
+                vec![Attr::DisplayBlock]
             } else {
-                "<math><semantics>"
-            });
-            push_row(out, body);
-            out.push_str("<annotation encoding=\"application/x-tex\">");
-            escape_into(out, latex);
-            out.push_str("</annotation></semantics></math>");
+                Vec::new()
+            };
+            MdNode::el(Tag::Math, attrs, vec![semantics])
         }
-        Err(Unsupported) => {
-            out.push_str("<code class=\"math-src\">");
-            escape_into(out, latex);
-            out.push_str("</code>");
-        }
+        Err(Unsupported) => MdNode::el(
+            Tag::Code,
+            vec![Attr::Class(Class::MathSrc)],
+            vec![MdNode::Text(latex.to_owned())],
+        ),
     }
 }
 
@@ -76,31 +79,24 @@ enum Stop {
 }
 
 /// Each item is one complete MathML element.
-type Row = Vec<String>;
+type Row = Vec<MdNode>;
 
-fn push_row(out: &mut String, row: Row) {
+/// A row as one element: itself when it holds one, else an `<mrow>`.
+fn one(mut row: Row) -> MdNode {
     if row.len() == 1 {
-        out.push_str(&row[0]);
-    } else {
-        out.push_str("<mrow>");
-        row.iter().for_each(|e| out.push_str(e));
-        out.push_str("</mrow>");
+        if let Some(el) = row.pop() {
+            return el;
+        }
     }
+    mrow(row)
 }
 
-fn one(row: Row) -> String {
-    let mut s = String::new();
-    push_row(&mut s, row);
-    s
+fn mrow(row: Row) -> MdNode {
+    MdNode::el(Tag::Mrow, Vec::new(), row)
 }
 
-fn leaf(tag: &str, text: &str) -> String {
-    let mut s = format!("<{tag}>");
-    escape_into(&mut s, text);
-    s.push_str("</");
-    s.push_str(tag);
-    s.push('>');
-    s
+fn leaf(tag: Tag, text: &str) -> MdNode {
+    MdNode::leaf(tag, text)
 }
 
 /// How a row ended, for the environment parser.
@@ -203,7 +199,7 @@ impl<'a> Parser<'a> {
                 }
                 '^' | '_' => {
                     // A script with no base (`^2` at the start): give it an empty one.
-                    let base = "<mrow></mrow>".to_owned();
+                    let base = mrow(Row::new());
                     let el = self.scripts(base, false)?;
                     row.push(el);
                 }
@@ -222,7 +218,7 @@ impl<'a> Parser<'a> {
 
     /// Sub- and superscripts after `base`; `under` puts them under and over it (display-mode
     /// limits).
-    fn scripts(&mut self, base: String, under: bool) -> Parsed<String> {
+    fn scripts(&mut self, base: MdNode, under: bool) -> Parsed<MdNode> {
         let mut sub = None;
         let mut sup = None;
         loop {
@@ -242,26 +238,26 @@ impl<'a> Parser<'a> {
                     if sup.is_some() {
                         return Err(Unsupported);
                     }
-                    sup = Some(leaf("mo", "′"));
+                    sup = Some(leaf(Tag::Mo, "′"));
                 }
                 _ => break,
             }
         }
         let (t2, t1, t3) = if under {
-            ("munderover", "munder", "mover")
+            (Tag::Munderover, Tag::Munder, Tag::Mover)
         } else {
-            ("msubsup", "msub", "msup")
+            (Tag::Msubsup, Tag::Msub, Tag::Msup)
         };
         Ok(match (sub, sup) {
             (None, None) => base,
-            (Some(b), None) => format!("<{t1}>{base}{b}</{t1}>"),
-            (None, Some(p)) => format!("<{t3}>{base}{p}</{t3}>"),
-            (Some(b), Some(p)) => format!("<{t2}>{base}{b}{p}</{t2}>"),
+            (Some(b), None) => MdNode::el(t1, Vec::new(), vec![base, b]),
+            (None, Some(p)) => MdNode::el(t3, Vec::new(), vec![base, p]),
+            (Some(b), Some(p)) => MdNode::el(t2, Vec::new(), vec![base, b, p]),
         })
     }
 
     /// One argument: a `{group}`, a command, or a single character.
-    fn argument(&mut self) -> Parsed<String> {
+    fn argument(&mut self) -> Parsed<MdNode> {
         self.skip_space();
         loop {
             match self.atom()? {
@@ -299,7 +295,7 @@ impl<'a> Parser<'a> {
 
     /// One element, and whether its scripts go under and over it. `None` for things that
     /// render nothing (`\displaystyle`, `\left.`).
-    fn atom(&mut self) -> Parsed<Option<(String, bool)>> {
+    fn atom(&mut self) -> Parsed<Option<(MdNode, bool)>> {
         // Commands nest without rows (`\sqrt\sqrt\sqrt…`), so depth is counted here too.
         self.depth += 1;
         if self.depth > MAX_DEPTH {
@@ -310,7 +306,7 @@ impl<'a> Parser<'a> {
         atom
     }
 
-    fn atom_inner(&mut self) -> Parsed<Option<(String, bool)>> {
+    fn atom_inner(&mut self) -> Parsed<Option<(MdNode, bool)>> {
         self.skip_space();
         let Some(c) = self.bump() else {
             return Err(Unsupported);
@@ -323,24 +319,24 @@ impl<'a> Parser<'a> {
                 while self.peek().is_some_and(|c| c.is_ascii_digit() || c == '.') {
                     self.bump();
                 }
-                leaf("mn", &self.src[start..self.pos])
+                leaf(Tag::Mn, &self.src[start..self.pos])
             }
-            c if c.is_alphabetic() => leaf("mi", c.encode_utf8(&mut [0; 4])),
+            c if c.is_alphabetic() => leaf(Tag::Mi, c.encode_utf8(&mut [0; 4])),
             '~' => space_el("0.25em"),
             '}' | '&' | '^' | '_' | '#' => return Err(Unsupported),
-            c => leaf("mo", c.encode_utf8(&mut [0; 4])),
+            c => leaf(Tag::Mo, c.encode_utf8(&mut [0; 4])),
         };
         Ok(Some((el, false)))
     }
 
-    fn command(&mut self) -> Parsed<Option<(String, bool)>> {
+    fn command(&mut self) -> Parsed<Option<(MdNode, bool)>> {
         let name = self.command_name()?;
         if let Some(sym) = symbol(name) {
             return Ok(Some(match sym {
-                Symbol::Ident(s) => (leaf("mi", s), false),
-                Symbol::Op(s) => (leaf("mo", s), false),
-                Symbol::BigOp(s) => (leaf("mo", s), self.display),
-                Symbol::Func(s, limits) => (leaf("mi", s), limits && self.display),
+                Symbol::Ident(s) => (leaf(Tag::Mi, s), false),
+                Symbol::Op(s) => (leaf(Tag::Mo, s), false),
+                Symbol::BigOp(s) => (leaf(Tag::Mo, s), self.display),
+                Symbol::Func(s, limits) => (leaf(Tag::Mi, s), limits && self.display),
             }));
         }
         if let Some(width) = space(name) {
@@ -348,37 +344,38 @@ impl<'a> Parser<'a> {
         }
         if let Some(mark) = accent(name) {
             let arg = self.argument()?;
-            let mut el = format!("<mover accent=\"true\">{arg}");
-            el.push_str(&leaf("mo", mark));
-            el.push_str("</mover>");
+            let el = MdNode::el(
+                Tag::Mover,
+                vec![Attr::Accent],
+                vec![arg, leaf(Tag::Mo, mark)],
+            );
             return Ok(Some((el, false)));
         }
         let el = match name {
             "frac" | "dfrac" | "tfrac" | "cfrac" => {
                 let num = self.argument()?;
                 let den = self.argument()?;
-                format!("<mfrac>{num}{den}</mfrac>")
+                MdNode::el(Tag::Mfrac, Vec::new(), vec![num, den])
             }
             "binom" | "dbinom" | "tbinom" => {
                 let top = self.argument()?;
                 let bottom = self.argument()?;
-                format!(
-                    "<mrow><mo>(</mo><mfrac linethickness=\"0\">{top}{bottom}</mfrac><mo>)</mo></mrow>"
-                )
+                let frac = MdNode::el(Tag::Mfrac, vec![Attr::LineThicknessZero], vec![top, bottom]);
+                mrow(vec![leaf(Tag::Mo, "("), frac, leaf(Tag::Mo, ")")])
             }
             "sqrt" => {
                 if self.eat('[') {
                     let index = one(self.row(Stop::Bracket)?);
                     let radicand = self.argument()?;
-                    format!("<mroot>{radicand}{index}</mroot>")
+                    MdNode::el(Tag::Mroot, Vec::new(), vec![radicand, index])
                 } else {
                     let radicand = self.argument()?;
-                    format!("<msqrt>{radicand}</msqrt>")
+                    MdNode::el(Tag::Msqrt, Vec::new(), vec![radicand])
                 }
             }
             "text" | "textrm" | "textit" | "textbf" | "mbox" | "textnormal" => {
                 let text = self.raw_group()?;
-                leaf("mtext", &unescape_text(text))
+                leaf(Tag::Mtext, &unescape_text(text))
             }
             "mathrm" | "operatorname" | "mathit" | "mathsf" | "mathtt" => {
                 let text = self.raw_group()?;
@@ -386,15 +383,14 @@ impl<'a> Parser<'a> {
                 if text.contains('\\') {
                     return Err(Unsupported);
                 }
-                if name == "mathit" {
-                    leaf("mi", &text)
-                } else if text.chars().count() == 1 {
-                    let mut s = "<mi mathvariant=\"normal\">".to_owned();
-                    escape_into(&mut s, &text);
-                    s.push_str("</mi>");
-                    s
+                if name != "mathit" && text.chars().count() == 1 {
+                    MdNode::el(
+                        Tag::Mi,
+                        vec![Attr::MathVariantNormal],
+                        vec![MdNode::Text(text)],
+                    )
                 } else {
-                    leaf("mi", &text)
+                    leaf(Tag::Mi, &text)
                 }
             }
             "mathbb" | "mathbf" | "mathcal" | "mathscr" | "boldsymbol" | "bm" => {
@@ -402,7 +398,7 @@ impl<'a> Parser<'a> {
                 let mut row = Row::new();
                 for c in text.chars().filter(|c| !c.is_whitespace()) {
                     let styled = styled(name, c).ok_or(Unsupported)?;
-                    let tag = if c.is_ascii_digit() { "mn" } else { "mi" };
+                    let tag = if c.is_ascii_digit() { Tag::Mn } else { Tag::Mi };
                     row.push(leaf(tag, styled.encode_utf8(&mut [0; 4])));
                 }
                 one(row)
@@ -416,7 +412,7 @@ impl<'a> Parser<'a> {
                 row.extend(open);
                 row.extend(inner);
                 row.extend(close);
-                format!("<mrow>{}</mrow>", row.concat())
+                mrow(row)
             }
             "big" | "Big" | "bigg" | "Bigg" | "bigl" | "bigr" | "Bigl" | "Bigr" | "biggl"
             | "biggr" | "middle" => match self.delimiter()? {
@@ -434,14 +430,14 @@ impl<'a> Parser<'a> {
     }
 
     /// A delimiter after `\left`, `\right` or `\big`: `None` for the invisible `.`.
-    fn delimiter(&mut self) -> Parsed<Option<String>> {
+    fn delimiter(&mut self) -> Parsed<Option<MdNode>> {
         self.skip_space();
         match self.bump().ok_or(Unsupported)? {
             '.' => Ok(None),
             '\\' => {
                 let name = self.command_name()?;
                 match symbol(name) {
-                    Some(Symbol::Op(s)) => Ok(Some(leaf("mo", s))),
+                    Some(Symbol::Op(s)) => Ok(Some(leaf(Tag::Mo, s))),
                     _ => Err(Unsupported),
                 }
             }
@@ -451,14 +447,14 @@ impl<'a> Parser<'a> {
                     '>' => '⟩',
                     c => c,
                 };
-                Ok(Some(leaf("mo", c.encode_utf8(&mut [0; 4]))))
+                Ok(Some(leaf(Tag::Mo, c.encode_utf8(&mut [0; 4]))))
             }
             _ => Err(Unsupported),
         }
     }
 
     /// `\begin{name} … \end{name}` for matrices, `cases` and aligned equations.
-    fn environment(&mut self) -> Parsed<String> {
+    fn environment(&mut self) -> Parsed<MdNode> {
         let name = self.raw_group()?.trim().trim_end_matches('*');
         let (open, close) = match name {
             "matrix" | "aligned" | "align" | "gathered" | "gather" | "array" | "split"
@@ -475,23 +471,20 @@ impl<'a> Parser<'a> {
             // The column spec (`{cc|c}`) only shapes lines this table does not draw.
             self.raw_group()?;
         }
-        let mut table = String::from("<mtable>");
-        let mut cells = String::new();
+        let mut rows = Vec::new();
+        let mut cells = Vec::new();
+        let empty_cell = MdNode::el(Tag::Mtd, Vec::new(), vec![mrow(Row::new())]);
         loop {
             let (cell, ended) = self.row_ended(Stop::Cell)?;
-            cells.push_str("<mtd>");
-            push_row(&mut cells, cell);
-            cells.push_str("</mtd>");
+            cells.push(MdNode::el(Tag::Mtd, Vec::new(), vec![one(cell)]));
             match ended {
                 Ended::Ampersand => {}
                 Ended::NewRow | Ended::EndEnv => {
                     // A trailing `\\` before `\end` leaves an empty last row; drop it.
-                    if !(ended == Ended::EndEnv && cells == "<mtd><mrow></mrow></mtd>") {
-                        table.push_str("<mtr>");
-                        table.push_str(&cells);
-                        table.push_str("</mtr>");
+                    let cells = std::mem::take(&mut cells);
+                    if !(ended == Ended::EndEnv && cells == [empty_cell.clone()]) {
+                        rows.push(MdNode::el(Tag::Mtr, Vec::new(), cells));
                     }
-                    cells.clear();
                     if ended == Ended::EndEnv {
                         self.pos += "\\end".len();
                         let end = self.raw_group()?.trim().trim_end_matches('*');
@@ -504,25 +497,24 @@ impl<'a> Parser<'a> {
                 Ended::Normal => return Err(Unsupported),
             }
         }
-        table.push_str("</mtable>");
+        let table = MdNode::el(Tag::Mtable, Vec::new(), rows);
         if open.is_empty() && close.is_empty() {
             return Ok(table);
         }
-        let mut row = String::from("<mrow>");
+        let mut row = Row::new();
         if !open.is_empty() {
-            row.push_str(&leaf("mo", open));
+            row.push(leaf(Tag::Mo, open));
         }
-        row.push_str(&table);
+        row.push(table);
         if !close.is_empty() {
-            row.push_str(&leaf("mo", close));
+            row.push(leaf(Tag::Mo, close));
         }
-        row.push_str("</mrow>");
-        Ok(row)
+        Ok(mrow(row))
     }
 }
 
-fn space_el(width: &str) -> String {
-    format!("<mspace width=\"{width}\"></mspace>")
+fn space_el(width: &'static str) -> MdNode {
+    MdNode::el(Tag::Mspace, vec![Attr::Width(width)], Vec::new())
 }
 
 /// `\text{…}` content as shown: `\{`, `\}`, `\$`, `\%`, `\&`, `\_` and `\#` lose their

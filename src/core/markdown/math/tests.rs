@@ -1,13 +1,11 @@
 //! The converter on the formulas models write, on hostile LaTeX, and on generated input.
 
-use super::write_math;
-use crate::markdown::render;
+use super::math_node;
 use crate::markdown::render_tests::{check_html, Rng};
+use crate::markdown::to_html::render;
 
 fn math(latex: &str, display: bool) -> String {
-    let mut out = String::new();
-    write_math(&mut out, latex, display);
-    out
+    crate::markdown::to_html::to_html(&[math_node(latex, display)])
 }
 
 /// The presentation part, without the wrapper and the annotation.
@@ -221,7 +219,7 @@ fn property_generated_latex() {
             let html = math(&latex, display);
             check_html(&html).unwrap_or_else(|e| panic!("{latex:?}: {e}\n{html}"));
             let mut escaped = String::new();
-            crate::markdown::render::escape_into(&mut escaped, &latex);
+            crate::markdown::to_html::escape_into(&mut escaped, &latex);
             assert!(html.contains(&escaped), "{latex:?} lost its source: {html}");
         }
     }

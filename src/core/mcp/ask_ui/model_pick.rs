@@ -7,7 +7,8 @@
 //! runner; an empty `model` means the profile's default, as in a conversation's choice.
 
 use crate::display::text;
-use crate::profiles::{ModelChoice, ProviderProfile};
+use crate::profiles::ProviderProfile;
+use crate::records::model_choice::ModelChoice;
 
 /// The "Answer with" list's label.
 pub const LABEL: &str = "Answer with ";

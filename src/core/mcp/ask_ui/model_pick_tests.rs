@@ -1,7 +1,8 @@
 use serde_json::json;
 
 use super::model_pick::{initial, options, remembered_key};
-use crate::profiles::{ModelChoice, ProviderProfile};
+use crate::profiles::ProviderProfile;
+use crate::records::model_choice::ModelChoice;
 
 /// A listed model entry, as the profiles store them.
 fn m(id: &str) -> serde_json::Value {

@@ -190,7 +190,7 @@ fn the_user_edits_the_last_message_and_approve_sends_the_edit() {
     // The call: the system prompt, every message as the conversation's (the image named in
     // the text), the edit in place of the last message, the limits.
     let call = card.approve().unwrap_or_default();
-    let texts: Vec<(crate::chat::Role, &str)> = call
+    let texts: Vec<(crate::records::message::Role, &str)> = call
         .messages
         .iter()
         .map(|m| (m.role, m.content.as_str()))
@@ -199,11 +199,11 @@ fn the_user_edits_the_last_message_and_approve_sends_the_edit() {
         texts,
         [
             (
-                crate::chat::Role::User,
+                crate::records::message::Role::User,
                 "Earlier\n[Image, image/png, 3 bytes]"
             ),
-            (crate::chat::Role::Assistant, "Seen."),
-            (crate::chat::Role::User, "Say hello in French")
+            (crate::records::message::Role::Assistant, "Seen."),
+            (crate::records::message::Role::User, "Say hello in French")
         ]
     );
     assert_eq!(call.system, "You are a helpful test server.");

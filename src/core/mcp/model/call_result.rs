@@ -1,6 +1,6 @@
 //! `CallToolResult`, the answer to `tools/call`, and its content blocks.
 //!
-//! The agent loop reads a tool's answer from the raw JSON (`agent::result`), so that nothing a
+//! The agent loop reads a tool's answer from the raw JSON (`tools::result`), so that nothing a
 //! server sends is lost on the way to the user; this typed form is for code and tests that want
 //! a checked shape.
 

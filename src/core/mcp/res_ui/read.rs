@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use super::store::INLINE_TEXT_MAX;
-use crate::agent::result::base64_decoded_len;
+use crate::base64::base64_decoded_len;
 use crate::display::media::is_base64;
 use crate::format::human_bytes;
 use crate::mcp::resource_cache::CachedPart;
@@ -248,7 +248,7 @@ pub fn attach_check(parts: &[Part]) -> Result<(), String> {
         let mime = if p.binary {
             crate::display::media::clean_mime(&p.mime).unwrap_or_default()
         } else {
-            crate::attach::TEXT.to_string()
+            crate::records::attachment::TEXT.to_string()
         };
         crate::attach::classify(&p.uri, &mime, p.size).map_err(|e| e.to_string())?;
     }

@@ -13,7 +13,7 @@ use skiff_core::mcp::ask_ui::{
 use skiff_core::mcp::held_ask::HeldAsk;
 use skiff_core::mcp::sampling::Limiter;
 use skiff_core::mcp::ElicitKey;
-use skiff_core::profiles::ModelChoice;
+use skiff_core::records::model_choice::ModelChoice;
 use wasm_bindgen::JsCast;
 
 use super::reply;

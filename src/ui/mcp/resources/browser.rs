@@ -53,8 +53,11 @@ pub(super) struct Browser {
 /// Focus the first element matching `selector` inside the browser once it is drawn.
 pub(super) fn focus_soon(root: NodeRef<html::Div>, selector: &'static str) {
     request_animation_frame(move || {
+        // A frame later the dialog may be gone (closed, or the page reloaded its surface):
+        // a disposed NodeRef must read as "nothing to focus", not panic.
         let el = root
-            .get_untracked()
+            .try_get_untracked()
+            .flatten()
             .and_then(|r| r.query_selector(selector).ok().flatten())
             .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
         if let Some(el) = el {

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use skiff_core::attach::unbase64;
+use skiff_core::base64::unbase64;
 use skiff_core::display::links::download_name;
 use skiff_core::mcp::res_ui::view::{preview_view, Action, PartView, PreviewInfo, PreviewView};
 
@@ -106,7 +106,8 @@ fn draw(b: Browser, server: String, uri: String, v: PreviewView) -> AnyView {
             let (server, uri) = (s2.clone(), u2.clone());
             spawn_local(async move {
                 let (note, error) = b.runner.subscribe(&server, &uri, on).await;
-                b.shown.update(|s| {
+                // The dialog may have closed while the server answered.
+                b.shown.try_update(|s| {
                     s.note = note;
                     s.error = error;
                 });

@@ -54,11 +54,17 @@ fn field(
         }
         let (server, name) = (server.clone(), name.clone());
         let timer = set_timeout_with_handle(
+            // The form may be gone when the timer fires or the answer comes (closed, or the
+            // browser rebuilt): every read and write here must survive that (`try_*`).
             move || {
-                let seq = f.asked.get_value() + 1;
-                f.asked.set_value(seq);
+                let Some(seq) = f.asked.try_get_value().map(|n| n + 1) else {
+                    return;
+                };
+                f.asked.try_set_value(seq);
                 spawn_local(async move {
-                    let values = f.values.get_value();
+                    let Some(values) = f.values.try_get_value() else {
+                        return;
+                    };
                     let got = b.runner.complete(&server, index, &values, &name).await;
                     // Only the answer to the latest keystroke fills the list. A server without
                     // completions still has a usable form.
@@ -66,7 +72,7 @@ fn field(
                         return;
                     }
                     if let Some(result) = got {
-                        f.suggested.update(|s| {
+                        f.suggested.try_update(|s| {
                             if let Some(slot) = s.get_mut(i) {
                                 *slot = suggestions(&result).0;
                             }

@@ -8,15 +8,16 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::prompt;
-use super::record::{ToolCallRecord, ToolMode};
-use super::result;
-use super::tools::ToolSpec;
-use crate::attach::Piece;
-use crate::chat::Message;
 use crate::http::HttpRequest;
 use crate::openai::request::chat_request_with_tools;
-use crate::provider::{ChatParams, StepContext};
+use crate::records::message::Message;
+use crate::records::tool_call::ToolCallRecord;
+use crate::records::tool_mode::ToolMode;
+use crate::seam::piece::Piece;
+use crate::seam::{ChatParams, StepContext};
+use crate::tools::prompt;
+use crate::tools::result;
+use crate::tools::spec::ToolSpec;
 
 /// `POST {base}/chat/completions`, streaming, with `tools` in native mode.
 pub fn step_request(
@@ -180,7 +181,7 @@ fn messages(ctx: &StepContext<'_>) -> Vec<WireMessage> {
         out.push(WireMessage::text("system", system));
     }
     for m in ctx.history {
-        if let Some(pieces) = crate::attach::pieces(m) {
+        if let Some(pieces) = crate::seam::piece::pieces(m) {
             let parts = pieces.into_iter().map(part).collect();
             out.push(WireMessage {
                 role: "user",
@@ -311,5 +312,5 @@ fn push_prompt_exchange(out: &mut Vec<WireMessage>, m: &Message, ctx: &StepConte
 }
 
 #[cfg(test)]
-#[path = "wire_openai_tests.rs"]
+#[path = "step_tests.rs"]
 mod tests;

@@ -13,9 +13,9 @@
 
 use serde_json::{Map, Value};
 
-use super::record::ToolCallRecord;
 use super::result;
-use super::tools::ToolSpec;
+use super::spec::ToolSpec;
+use crate::records::tool_call::ToolCallRecord;
 
 /// One call found in an answer, in the order the model wrote them.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,7 +1,7 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::attach::base64;
+use crate::base64::base64;
 
 /// A 2×2 red PNG (the one in `tests/fixtures/gemini/image_inline_png.written.sse`).
 const RED: &str = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==";
@@ -20,28 +20,7 @@ fn note_of(ev: StreamEvent) -> String {
     }
 }
 
-#[test]
-fn unbase64_reads_every_form_and_refuses_the_rest() {
-    assert_eq!(unbase64("aGk=").as_deref(), Some(&b"hi"[..]));
-    assert_eq!(unbase64("aGk").as_deref(), Some(&b"hi"[..]));
-    assert_eq!(unbase64("aGVsbG8=\n").as_deref(), Some(&b"hello"[..]));
-    assert_eq!(unbase64("").as_deref(), Some(&b""[..]));
-    // URL-safe alphabet: 0xfb 0xff is "+/8" standard, "-_8" URL-safe.
-    assert_eq!(unbase64("-_8=").as_deref(), Some(&[0xfb, 0xff][..]));
-    assert_eq!(unbase64("+/8=").as_deref(), Some(&[0xfb, 0xff][..]));
-    for bad in ["a", "aGk=x", "aG!k", "aGk===", "%%%", "aGVsbG8=aGk="] {
-        assert_eq!(unbase64(bad), None, "{bad}");
-    }
-}
-
 proptest! {
-    #[test]
-    fn unbase64_inverts_base64(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
-        let text = base64(&bytes);
-        prop_assert_eq!(unbase64(&text), Some(bytes.clone()));
-        prop_assert_eq!(unbase64(text.trim_end_matches('=')), Some(bytes));
-    }
-
     #[test]
     fn any_text_is_an_image_or_a_note_never_a_panic(mime in "\\PC{0,20}", data in "\\PC{0,80}") {
         let ev = from_base64(&mime, &data);

@@ -1,15 +1,83 @@
-//! A mask as stored JSON, read and written by hand through `serde_json::Value` (see `Mask`'s
-//! serde attributes). Absent fields take their defaults, so older records read unchanged; a
-//! context prompt with a role this build does not know is kept as a system prompt rather than
-//! lost. Empty and unset fields are left out, as the derived form did.
+//! A mask as a conversation and the settings store it: context prompts that open every request,
+//! and optionally a model, sampling parameters and an input template (`crate::masks` holds
+//! the built-in ones and the editor).
+//!
+//! Stored as JSON read and written by hand through `serde_json::Value`: absent fields take
+//! their defaults, so older records read unchanged; a context prompt with a role this build
+//! does not know is kept as a system prompt rather than lost. Empty and unset fields are left
+//! out, as the derived form did.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{ContextPrompt, Mask};
-use crate::chat::Role;
+use super::message::{Message, Role};
+use super::model_choice::ModelChoice;
 use crate::format::decimal_f32;
 use crate::number::parse_finite;
-use crate::profiles::ModelChoice;
+
+/// Ids of built-in masks start with this; a user's mask never does.
+pub const BUILTIN_PREFIX: &str = "builtin-";
+
+/// One message a mask puts before the conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextPrompt {
+    pub role: Role,
+    pub content: String,
+}
+
+/// Stored as JSON through [`serde_json::Value`] (`record.rs`): a derived visitor per field
+/// costs the page more than reading the few fields by hand.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(try_from = "serde_json::Value", into = "serde_json::Value")]
+pub struct Mask {
+    pub id: String,
+    pub name: String,
+    pub emoji: String,
+    pub context: Vec<ContextPrompt>,
+    /// The profile and model a conversation started from this mask uses (`None`: the one
+    /// the user would get anyway).
+    pub model: Option<ModelChoice>,
+    /// Overrides of the profile's sampling; `None` keeps the profile's.
+    pub temperature: Option<f32>,
+    pub top_p: Option<f32>,
+    pub max_tokens: Option<u32>,
+    /// Wraps each user message (`{{input}}`); empty keeps the settings' input template.
+    pub input_template: String,
+}
+
+impl Mask {
+    pub fn is_builtin(&self) -> bool {
+        self.id.starts_with(BUILTIN_PREFIX)
+    }
+
+    /// "🌐 Translator", or the name alone.
+    pub fn label(&self) -> String {
+        match self.emoji.trim() {
+            "" => self.name.clone(),
+            e => format!("{e} {}", self.name),
+        }
+    }
+
+    /// A copy the user owns, named so the two can be told apart.
+    pub fn duplicate(&self, id: String) -> Mask {
+        Mask {
+            id,
+            name: format!("{} (copy)", self.name),
+            ..self.clone()
+        }
+    }
+
+    /// The context prompts as the messages a request carries, dated `at` (they are not part
+    /// of the conversation the user sees, so their ids say where they come from).
+    pub fn context_messages(&self, at: f64) -> Vec<Message> {
+        self.context
+            .iter()
+            .filter(|p| !p.content.trim().is_empty())
+            .enumerate()
+            .map(|(i, p)| Message::new(format!("mask-{i}"), p.role, p.content.clone(), at))
+            .collect()
+    }
+}
 
 fn text(o: &Map<String, Value>, key: &str) -> String {
     o.get(key).and_then(Value::as_str).unwrap_or("").to_string()

@@ -332,14 +332,14 @@ fn a_server_reached_without_cors_is_named_with_what_it_must_allow() {
     let anthropic = crate::anthropic::step_request(
         "https://api.anthropic.com/v1",
         Some("sk-ant"),
-        &crate::provider::ChatParams::default(),
-        &crate::provider::StepContext {
+        &crate::seam::ChatParams::default(),
+        &crate::seam::StepContext {
             system_template: "",
             system_prompt: "",
             recap: "",
             history: &[],
             tools: &[],
-            mode: crate::agent::record::ToolMode::Off,
+            mode: crate::records::tool_mode::ToolMode::Off,
             result_char_limit: 1,
             vision: false,
         },

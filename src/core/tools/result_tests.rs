@@ -154,16 +154,6 @@ fn empty_and_raw_results() {
 }
 
 #[test]
-fn base64_lengths_are_decoded_sizes() {
-    assert_eq!(base64_decoded_len(""), 0);
-    assert_eq!(base64_decoded_len("AA=="), 1);
-    assert_eq!(base64_decoded_len("AAA="), 2);
-    assert_eq!(base64_decoded_len("AAAA"), 3);
-    assert_eq!(base64_decoded_len("AAA"), 2); // unpadded
-    assert_eq!(base64_decoded_len("AAAA\nAAAA\r\n"), 6); // wrapped lines
-}
-
-#[test]
 fn tool_reported_error() {
     let m = for_model(
         &done(json!({"content": [{"type": "text", "text": "disk full"}], "isError": true})),

@@ -1,6 +1,9 @@
 //! Enums that carry their own names: the strings a `<select>` value, a CSS class or a
 //! `data-*` attribute uses come from the enum (`ALL`, `as_str`, `FromStr`), never from a match
 //! written in a component, so adding a variant cannot leave a select or a class behind.
+//!
+//! A leaf: records, wire formats and settings all name their enums through it, so it imports
+//! nothing of Skiff.
 
 use std::fmt;
 
@@ -37,12 +40,12 @@ macro_rules! named_enum {
         }
 
         impl std::str::FromStr for $ty {
-            type Err = $crate::display::names::UnknownName;
+            type Err = $crate::names::UnknownName;
 
             fn from_str(s: &str) -> Result<Self, Self::Err> {
                 match s {
                     $($name => Ok($ty::$var),)+
-                    other => Err($crate::display::names::UnknownName {
+                    other => Err($crate::names::UnknownName {
                         kind: $kind,
                         value: other.to_string(),
                     }),
@@ -55,8 +58,9 @@ pub(crate) use named_enum;
 
 #[cfg(test)]
 mod tests {
-    use crate::agent::{ApprovalRule, ToolMode, ToolModeSetting};
     use crate::mcp::config::TransportChoice;
+    use crate::records::approval::ApprovalRule;
+    use crate::records::tool_mode::{ToolMode, ToolModeSetting};
     use crate::settings::Theme;
 
     /// Every name parses back to its variant, names are distinct, and junk is refused.

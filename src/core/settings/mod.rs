@@ -1,19 +1,24 @@
 //! Chat settings: the provider profiles, the last-used model, and how to chat. Plain data;
 //! the settings store persists it.
 
-use crate::masks::Mask;
 use crate::projects::Project;
+use crate::records::mask::Mask;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::machine::DEFAULT_STEP_LIMIT;
-use crate::agent::result::DEFAULT_RESULT_CHAR_LIMIT;
-use crate::agent::{ApprovalPolicy, ToolMode, ToolModeSetting};
-use crate::pipeline::context::{DEFAULT_CONTEXT_WINDOW, DEFAULT_HISTORY_COUNT};
-use crate::pipeline::template::{DEFAULT_INPUT_TEMPLATE, DEFAULT_SYSTEM_TEMPLATE};
-use crate::profiles::{self, ModelChoice, ProviderProfile, Resolution, Target};
-use crate::provider::ProviderKind;
+mod turn;
+
+pub use turn::TurnSettings;
+
+use crate::persist::{self, PersistError, SETTINGS_VERSION};
+use crate::profiles;
+use crate::profiles::{ProviderProfile, Resolution, Target};
+use crate::provider::{ChatParams, Provider, ProviderError, ProviderKind};
+use crate::records::approval::ApprovalPolicy;
+use crate::records::model_choice::ModelChoice;
+use crate::records::tool_mode::{ToolMode, ToolModeSetting};
+use crate::tools::result::DEFAULT_RESULT_CHAR_LIMIT;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -25,7 +30,7 @@ pub enum Theme {
     Dark,
 }
 
-crate::display::names::named_enum!(Theme, "theme", {
+crate::names::named_enum!(Theme, "theme", {
     System => "system",
     Light => "light",
     Dark => "dark",
@@ -61,7 +66,8 @@ pub struct ChatSettings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_used: Option<ModelChoice>,
     /// Where the request being built goes, resolved from `profiles` for one conversation
-    /// ([`ChatSettings::for_conversation`]). Never stored; empty in the stored settings.
+    /// ([`ChatSettings::for_conversation`], through [`TurnSettings::resolve`]). Never stored;
+    /// empty in the stored settings.
     #[serde(skip)]
     pub target: Target,
     pub system_prompt: String,
@@ -106,23 +112,34 @@ pub struct ChatSettings {
     /// The user's masks (`masks`), newest first; the built-in ones are not stored.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub masks: Vec<Mask>,
-    /// The mask of the conversation a request is built for ([`ChatSettings::with_mask`]).
-    /// Never stored, like `target`.
-    #[serde(skip)]
-    pub mask: Option<Mask>,
     /// The user's projects (`projects`), in the order the sidebar shows them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub projects: Vec<Project>,
-    /// The instructions of the project of the conversation a request is built for
-    /// ([`ChatSettings::in_project`]), as the model receives them; empty outside a project.
-    /// Never stored, like `target`.
-    #[serde(skip)]
-    pub project_instructions: String,
 }
 
-/// The default for [`ChatSettings::silence_limit_s`]: long enough for a slow local model
-/// between tokens, short enough that a dead stream is said within a minute.
-pub const DEFAULT_SILENCE_LIMIT_S: u32 = 60;
+pub use crate::provider::DEFAULT_SILENCE_LIMIT_S;
+
+/// Model requests per turn unless the user set another limit.
+pub const DEFAULT_STEP_LIMIT: u32 = 15;
+
+/// Messages a request carries at most, before the budget (NextChat's `historyMessageCount`).
+pub const DEFAULT_HISTORY_COUNT: usize = 32;
+/// The context window assumed until the user sets the model's real one: small enough for the
+/// local models most people start with, and a request it trims still makes sense.
+pub const DEFAULT_CONTEXT_WINDOW: u32 = 16_384;
+
+/// What the default system template tells every model: who it is talking through, the date,
+/// time and time zone (models otherwise guess from their training data), and how to write
+/// math so that Skiff renders it.
+pub const DEFAULT_SYSTEM_TEMPLATE: &str =
+    "You are a helpful assistant, talking with the user through Skiff, a chat app in their browser.
+Current model: {{model}} ({{ServiceProvider}}). Knowledge cutoff: {{cutoff}}.
+Current date and time: {{time}}.
+The user's language: {{lang}}.
+Write math in LaTeX: inline as \\(x^2\\), display as $$e = mc^2$$.";
+
+/// The default input template: the user's words, unchanged.
+pub const DEFAULT_INPUT_TEMPLATE: &str = "{{input}}";
 
 impl Default for ChatSettings {
     fn default() -> Self {
@@ -149,8 +166,6 @@ impl Default for ChatSettings {
             memory_threshold_chars: None,
             masks: Vec::new(),
             projects: Vec::new(),
-            project_instructions: String::new(),
-            mask: None,
         }
     }
 }
@@ -159,6 +174,26 @@ impl ChatSettings {
     /// How long a started answer may be silent, in ms (at least one second).
     pub fn silence_limit_ms(&self) -> f64 {
         f64::from(self.silence_limit_s.max(1)) * 1000.0
+    }
+
+    /// The provider of the resolved target (`ChatSettings::for_conversation`): one profile's
+    /// kind, address and key, with the model and sampling it resolved to. No other profile's
+    /// key can reach it. `Err(InvalidBaseUrl)` before anything is sent.
+    pub fn provider(&self) -> Result<Provider, ProviderError> {
+        let t = &self.target;
+        let params = ChatParams {
+            model: t.model.trim().to_string(),
+            temperature: t.temperature,
+            top_p: t.top_p,
+            max_tokens: t.max_tokens,
+            thinking_budget: t.thinking_budget,
+            reasoning_effort: t.reasoning_effort,
+            reasoning_model: t.caps.reasoning.value() == Some(true),
+            tool_required: false,
+            stop: Vec::new(),
+        };
+        Ok(Provider::new(t.kind, &t.base_url, &t.api_key, params)?
+            .with_silence_limit_ms(self.silence_limit_ms()))
     }
 
     /// Whether any profile has an address to send to.
@@ -184,33 +219,6 @@ impl ChatSettings {
             .map(|r| r.target)
             .unwrap_or_default();
         out
-    }
-
-    /// These settings for a conversation that started from `mask`: its sampling overrides
-    /// the target's, its input template the settings' one, and its context prompts go into
-    /// every request (`pipeline::request`). Call after [`ChatSettings::for_conversation`].
-    pub fn with_mask(mut self, mask: Option<&Mask>) -> ChatSettings {
-        let Some(m) = mask else {
-            return self;
-        };
-        let t = &mut self.target;
-        t.temperature = m.temperature.or(t.temperature);
-        t.top_p = m.top_p.or(t.top_p);
-        t.max_tokens = m.max_tokens.or(t.max_tokens);
-        if !m.input_template.trim().is_empty() {
-            self.input_template = m.input_template.clone();
-        }
-        self.mask = Some(m.clone());
-        self
-    }
-
-    /// The settings for a conversation in the project `project` (an id): its instructions
-    /// join the request (`pipeline::request::assemble`). A project deleted since adds nothing.
-    pub fn in_project(mut self, project: Option<&str>) -> ChatSettings {
-        self.project_instructions = crate::projects::find(&self.projects, project)
-            .map(Project::instructions_text)
-            .unwrap_or_default();
-        self
     }
 
     /// The settings a title or summary request of this conversation goes with: the same
@@ -318,11 +326,31 @@ pub const LOCAL_CANDIDATES: [LocalCandidate; 3] = [
     },
 ];
 
+/// The settings as stored (`persist::SETTINGS_KEY`), in the versioned envelope.
+pub fn encode_settings(s: &ChatSettings) -> String {
+    persist::encode(SETTINGS_VERSION, s)
+}
+
+/// Stored settings read back; formats 0 and 1 (one flat provider) become profiles
+/// (`profiles::migrate`), a newer format is refused rather than saved over.
+pub fn decode_settings(raw: &str) -> Result<ChatSettings, PersistError> {
+    const WHAT: &str = "settings";
+    let (version, data) = persist::open(raw, WHAT)?;
+    persist::check_known(version, SETTINGS_VERSION, WHAT)?;
+    // Versions 0 and 1 share a shape: one provider in flat fields.
+    let data = if version < 2 {
+        profiles::migrate::settings_v1_to_v2(data)
+    } else {
+        data
+    };
+    persist::payload(data, WHAT)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::persist::decode_settings;
     use crate::provider::ProviderKind;
+    use crate::settings::decode_settings;
 
     #[test]
     fn missing_fields_take_defaults() {
@@ -377,9 +405,9 @@ mod tests {
             s.for_conversation(None).resolved_tool_mode(),
             ToolMode::Native
         );
-        s.profiles[0].set_capability("m", profiles::caps::Which::Tools, Some(false));
+        s.profiles[0].set_capability("m", crate::records::capabilities::Which::Tools, Some(false));
         assert_eq!(s.for_conversation(None).resolved_tool_mode(), ToolMode::Off);
-        s.profiles[0].set_capability("m", profiles::caps::Which::Tools, None);
+        s.profiles[0].set_capability("m", crate::records::capabilities::Which::Tools, None);
         assert_eq!(
             s.for_conversation(None).resolved_tool_mode(),
             ToolMode::Native

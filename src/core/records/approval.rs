@@ -94,7 +94,7 @@ mod tests {
     }
 }
 
-crate::display::names::named_enum!(ApprovalRule, "approval rule", {
+crate::names::named_enum!(ApprovalRule, "approval rule", {
     Ask => "ask",
     Always => "always",
     Never => "never",

@@ -3,35 +3,11 @@
 //! model receives. Plain data (serde), so a reload shows the whole exchange.
 //!
 //! The raw MCP result is kept whole for the user; what the model receives is derived from it
-//! when a request is built (`result::for_model`), with the truncation limit in force then.
+//! when a request is built (`tools::result::for_model`), with the truncation limit in force
+//! then.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-
-/// How tool calls travel in one model request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ToolMode {
-    /// The provider's own function calling (`tools` in the request, `tool_calls` back).
-    Native,
-    /// Tools described in the system prompt; calls are fenced ```` ```json:mcp:{server} ````
-    /// blocks in the answer, results go back as ```` ```json:mcp-response:{server} ```` blocks.
-    Prompt,
-    /// No tools are offered.
-    Off,
-}
-
-/// The user's choice per model; `Auto` tries native and falls back to prompt-based when the
-/// provider rejects `tools` (the result is remembered per model).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ToolModeSetting {
-    #[default]
-    Auto,
-    Native,
-    Prompt,
-    Off,
-}
 
 /// Where one call stands. Final states: `Done`, `Error`, `Cancelled`, `Denied`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -273,42 +249,6 @@ impl ToolCallRecord {
     }
 }
 
-crate::display::names::named_enum!(ToolMode, "tool mode", {
-    Native => "native",
-    Prompt => "prompt",
-    Off => "off",
-});
-
-impl ToolMode {
-    /// How a sentence names the mode: "Auto found that llama works with {label}."
-    pub fn label(self) -> &'static str {
-        match self {
-            ToolMode::Native => "native function calling",
-            ToolMode::Prompt => "prompt-based tools",
-            ToolMode::Off => "no tools",
-        }
-    }
-}
-
-crate::display::names::named_enum!(ToolModeSetting, "tool mode", {
-    Auto => "auto",
-    Native => "native",
-    Prompt => "prompt",
-    Off => "off",
-});
-
-impl ToolModeSetting {
-    /// What the tool-mode `<select>` says.
-    pub fn label(self) -> &'static str {
-        match self {
-            ToolModeSetting::Auto => "Auto (native, falling back to prompt-based)",
-            ToolModeSetting::Native => "Native function calling",
-            ToolModeSetting::Prompt => "Prompt-based (for models without tool support)",
-            ToolModeSetting::Off => "Off",
-        }
-    }
-}
-
 impl ToolCallStatus {
     /// The status's stored name (`kind`), also its name in the page.
     pub fn as_str(&self) -> &'static str {
@@ -410,6 +350,7 @@ mod tests {
 #[cfg(test)]
 mod name_tests {
     use super::*;
+    use crate::records::tool_mode::ToolMode;
 
     #[test]
     fn status_names_are_the_stored_kinds() {

@@ -1,9 +1,9 @@
 use serde_json::json;
 
 use super::*;
-use crate::agent::record::ToolCallStatus;
-use crate::chat::Role;
 use crate::http::Method;
+use crate::records::message::Role;
+use crate::records::tool_call::ToolCallStatus;
 
 fn spec(name: &str, description: &str, schema: Value) -> ToolSpec {
     ToolSpec {

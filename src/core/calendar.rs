@@ -1,5 +1,7 @@
-//! Calendar arithmetic for `current_time` and the dates shown with memories.
+//! Calendar arithmetic: the built-in `current_time` tool, the dates shown with memories, the
+//! system template's date, the sidebar's day groups and backup file names.
 //!
+//! A leaf: it imports nothing of Skiff, so every feature that shows a date uses one calendar.
 //! It exists because core may not read the clock or the time zone and Skiff does not carry a
 //! date library into the wasm bundle for one tool: the page hands in `now_ms` and the offset,
 //! and the proleptic Gregorian calendar is computed here from days since the Unix epoch

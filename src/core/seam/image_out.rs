@@ -7,9 +7,10 @@
 //! The runner stores the bytes as attachments are stored (once per SHA-256) and names them
 //! with [`name`]. This module never performs IO: it only checks and decodes.
 
-use crate::attach::{unbase64, Attachment, MAX_IMAGE_BYTES};
+use crate::base64::unbase64;
 use crate::format::human_bytes;
-use crate::provider::StreamEvent;
+use crate::records::attachment::{Attachment, MAX_IMAGE_BYTES};
+use crate::seam::StreamEvent;
 
 /// One whole image a model returned, checked: `mime` is the type its bytes are.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,8 +5,8 @@
 //! name a provider. A decoder must translate its wire into exactly these; nothing here may
 //! grow a variant that only one provider could send.
 
-use crate::chat::Usage;
-use crate::image_out::ImageOut;
+use super::image_out::ImageOut;
+use crate::records::message::Usage;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StreamEvent {

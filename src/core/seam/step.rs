@@ -4,10 +4,10 @@
 //! Plain borrowed data and no policy: which messages, tools and mode a step uses is decided by
 //! the agent machine and the runner; each provider's request builder only reshapes this.
 
-use crate::agent::prompt;
-use crate::agent::record::ToolMode;
-use crate::agent::tools::ToolSpec;
-use crate::chat::{Message, Role};
+use crate::records::message::{Message, Role};
+use crate::records::tool_mode::ToolMode;
+use crate::tools::prompt;
+use crate::tools::spec::ToolSpec;
 use serde::{Deserialize, Serialize};
 
 /// Sampling parameters. `None` means "let the server decide" and is left out of the body
@@ -47,14 +47,14 @@ pub enum ReasoningEffort {
     High,
 }
 
-crate::display::names::named_enum!(ReasoningEffort, "reasoning effort", {
+crate::names::named_enum!(ReasoningEffort, "reasoning effort", {
     Low => "low",
     Medium => "medium",
     High => "high",
 });
 
 impl TryFrom<String> for ReasoningEffort {
-    type Error = crate::display::names::UnknownName;
+    type Error = crate::names::UnknownName;
 
     fn try_from(s: String) -> Result<Self, Self::Error> {
         s.parse()

@@ -11,8 +11,9 @@
 
 use serde_json::Value;
 
-use super::record::{ToolCallRecord, ToolCallStatus};
-use crate::chat::{MessageStatus, Role};
+use crate::base64::base64_decoded_len;
+use crate::records::message::{MessageStatus, Role};
+use crate::records::tool_call::{ToolCallRecord, ToolCallStatus};
 
 /// Default cap on the characters of one result sent to the model.
 pub const DEFAULT_RESULT_CHAR_LIMIT: usize = 16_000;
@@ -139,16 +140,6 @@ pub struct ModelResult {
     pub text: String,
     pub images: Vec<ImageData>,
     pub is_error: bool,
-}
-
-/// Bytes that base64 text decodes to, computed from its length so a large payload is never
-/// decoded just to be measured. Tolerates line breaks and missing padding.
-pub fn base64_decoded_len(data: &str) -> usize {
-    let symbols = data
-        .bytes()
-        .filter(|b| !b.is_ascii_whitespace() && *b != b'=')
-        .count();
-    symbols * 3 / 4
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {

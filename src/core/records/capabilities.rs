@@ -2,13 +2,12 @@
 //! from — the provider's model list reported it, the user set it, or nobody knows — because a
 //! flag the API reported may be corrected by the user, and a refreshed list must not undo that.
 //!
-//! The model lists that report anything: OpenRouter-style OpenAI-compatible lists
-//! (`architecture.input_modalities`, `supported_parameters`), lists with a `capabilities` array
-//! of words (Ollama-style), and Gemini's `thinking`. Plain OpenAI, llama.cpp and Anthropic
-//! lists report none of these, so their flags stay unknown until the user sets them.
+//! Stored in the provider profiles (`ProviderProfile::models`). The model lists that report
+//! anything are read by their wire formats (`openai::models`, `gemini::models`); plain OpenAI,
+//! llama.cpp and Anthropic lists report none of these, so their flags stay unknown until the
+//! user sets them.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// One capability's value and its source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -30,7 +29,7 @@ impl Flag {
         }
     }
 
-    fn is_unknown(&self) -> bool {
+    pub(crate) fn is_unknown(&self) -> bool {
         *self == Flag::Unknown
     }
 
@@ -55,7 +54,7 @@ pub enum Which {
     Pdf,
 }
 
-crate::display::names::named_enum!(Which, "capability", {
+crate::names::named_enum!(Which, "capability", {
     Vision => "vision",
     Tools => "tools",
     Reasoning => "reasoning",
@@ -96,7 +95,7 @@ impl Capabilities {
         }
     }
 
-    pub(super) fn get_mut(&mut self, which: Which) -> &mut Flag {
+    pub(crate) fn get_mut(&mut self, which: Which) -> &mut Flag {
         match which {
             Which::Vision => &mut self.vision,
             Which::Tools => &mut self.tools,
@@ -109,14 +108,14 @@ impl Capabilities {
         *self == Capabilities::default()
     }
 
-    pub(super) fn any_user(&self) -> bool {
+    pub(crate) fn any_user(&self) -> bool {
         Which::ALL
             .iter()
             .any(|&w| matches!(self.get(w), Flag::User(_)))
     }
 
     /// These (freshly reported) flags, with every flag the user set in `prev` kept.
-    pub(super) fn keeping_user(mut self, prev: Capabilities) -> Capabilities {
+    pub(crate) fn keeping_user(mut self, prev: Capabilities) -> Capabilities {
         for &w in Which::ALL {
             if let f @ Flag::User(_) = prev.get(w) {
                 *self.get_mut(w) = f;
@@ -180,59 +179,4 @@ pub fn sorted_unique(entries: Vec<ModelEntry>) -> Vec<ModelEntry> {
             ModelEntry::new(id, caps)
         })
         .collect()
-}
-
-fn words(v: Option<&Value>) -> Option<Vec<&str>> {
-    v.and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-}
-
-/// What an OpenAI-compatible list entry reports (OpenRouter's `architecture` and
-/// `supported_parameters`; an Ollama-style `capabilities` array). A list that is present
-/// but lacks a word reports "no"; an absent list reports nothing.
-pub fn from_openai_entry(entry: &Value) -> Capabilities {
-    let mut c = Capabilities::default();
-    let reported = |list: &Option<Vec<&str>>, any: &[&str]| match list {
-        Some(l) => Flag::Reported(l.iter().any(|w| any.contains(w))),
-        None => Flag::Unknown,
-    };
-    let inputs = words(
-        entry
-            .get("architecture")
-            .and_then(|a| a.get("input_modalities")),
-    );
-    let params = words(entry.get("supported_parameters"));
-    let caps = words(entry.get("capabilities"));
-    for (list, which, any) in [
-        (&inputs, Which::Vision, &["image"][..]),
-        (&inputs, Which::Pdf, &["file"][..]),
-        (&params, Which::Tools, &["tools"][..]),
-        (
-            &params,
-            Which::Reasoning,
-            &["reasoning", "include_reasoning"][..],
-        ),
-        (&caps, Which::Vision, &["vision"][..]),
-        (&caps, Which::Tools, &["tools"][..]),
-        (&caps, Which::Reasoning, &["thinking", "reasoning"][..]),
-    ] {
-        let f = reported(list, any);
-        // Any list saying "yes" wins; a "no" only fills a flag nothing else reported.
-        if !f.is_unknown() && (c.get(which).is_unknown() || f == Flag::Reported(true)) {
-            *c.get_mut(which) = f;
-        }
-    }
-    c
-}
-
-/// What a Gemini `models.list` entry reports: `thinking` (reasoning). Gemini does not list
-/// input kinds or tool support per model.
-pub fn from_gemini_entry(entry: &Value) -> Capabilities {
-    Capabilities {
-        reasoning: entry
-            .get("thinking")
-            .and_then(Value::as_bool)
-            .map_or(Flag::Unknown, Flag::Reported),
-        ..Capabilities::default()
-    }
 }
