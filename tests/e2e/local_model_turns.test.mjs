@@ -4,7 +4,7 @@
 // left" in the waiting answer; each finished answer keeps its tok/s, prompt speed and time to
 // first token under it, after a reload too; and the second turn reuses the conversation's
 // prefix from the worker's cache (reported as tokens reused), so its first token comes sooner
-// than the first turn's.
+// than the first turn's. The context gauge counts against the model's own window.
 //
 // Needs: scripts/build.sh (dist/ with worker/) and the model (scripts/setup-models.sh).
 import { test, before, after } from 'node:test';
@@ -122,6 +122,11 @@ test('the waiting answer shows loading then prompt progress; the second turn reu
     assert.ok(second.promptMs < first.promptMs, `second turn's first token sooner: ${second.promptMs} ms vs ${first.promptMs} ms`);
     const again = await page.evaluate(() => window.__statusLines);
     assert.ok(!again.some((l) => l.startsWith('Loading the model')), `no second load: ${JSON.stringify(again)}`);
+    // The gauge and trimming use the model's own window (2,048 tokens), not the 16k setting.
+    const gauge = await page.locator('.context-gauge-text').innerText();
+    const budget = gauge.match(/of ([\d.]+)(k?) tokens/);
+    assert.ok(budget, gauge);
+    assert.ok(Number(budget[1]) * (budget[2] ? 1000 : 1) <= 2048, `the model's window bounds the gauge: ${gauge}`);
     await screenshot(page, 'local-model-turns');
 
     // Reload: the speeds were stored with the answers.

@@ -350,6 +350,7 @@ fn record(id: &str, added_ms: f64) -> ModelRecord {
         context: 2048,
         size: 1,
         parameters: None,
+        chat_template: None,
         added_ms,
         top_k: None,
         repeat_penalty: None,
