@@ -1,13 +1,14 @@
 // End-to-end: a newcomer with no local server gets an answer from the page itself (issue 31,
 // item 2). The welcome screen offers the model that runs in the page with what it costs; one
-// click downloads the suggested GGUF (served here from the local copy at its real address),
-// its progress shows in place, the chat takes over naming it, and the first answer comes
+// click downloads the suggested GGUF (its real address answered here by a redirect to the local
+// copy on the test's own server), its progress shows in place, the chat takes over naming it, and the first answer comes
 // with the network off.
 //
 // Needs: scripts/build.sh (dist/ with worker/) and the model (scripts/setup-models.sh).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startStaticServer, launchBrowser, collectConsoleErrors, distDir, screenshot, repoRoot } from './harness.mjs';
@@ -18,18 +19,31 @@ const MODEL = path.join(MODELS, 'SmolLM2-135M-Instruct.Q4_1.gguf');
 const WELCOME_RS = readFileSync(path.join(repoRoot, 'src/core/model_panel/welcome.rs'), 'utf8');
 const SUGGESTED_URL = WELCOME_RS.match(/url: "(https:[^"]+)"/)[1];
 
-let site, browser;
+let site, browser, files;
 
 before(async () => {
   assert.ok(existsSync(MODEL), `${MODEL} is missing: run scripts/setup-models.sh`);
   assert.ok(existsSync(path.join(distDir(), 'worker', 'model-worker.js')), `no worker/ in ${distDir()}: run scripts/build.sh`);
   site = await startStaticServer();
+  // The GGUF from a server of the test's own, as a model host answers a page: with CORS.
+  // (Fulfilling the route with the file itself does not work: Playwright hands the body over
+  // its DevTools pipe, whose 100 MB buffer the 98 MB file overflows, closing the browser.)
+  files = createServer((req, res) => {
+    res.writeHead(200, {
+      'Access-Control-Allow-Origin': '*',
+      'Content-Type': 'application/octet-stream',
+      'Content-Length': statSync(MODEL).size,
+    });
+    createReadStream(MODEL).pipe(res);
+  });
+  await new Promise((resolve) => files.listen(0, '127.0.0.1', resolve));
   browser = await launchBrowser();
 });
 
 after(async () => {
   await browser?.close();
   await site?.stop();
+  files?.close();
 });
 
 test('with no local server, the welcome offers the page\'s own model; one click downloads it with progress in place, and it answers offline', async () => {
@@ -37,9 +51,14 @@ test('with no local server, the welcome offers the page\'s own model; one click 
   // No local server answers, whatever this machine runs on those ports.
   for (const port of [8080, 11434, 1234]) await context.route(`http://127.0.0.1:${port}/**`, (r) => r.abort('connectionrefused'));
   const fetched = [];
+  // The model worker's fetch of the suggested address is routed too (checked: a dedicated
+  // Worker's requests reach context.route; the service worker leaves other origins alone).
   await context.route(SUGGESTED_URL, (route) => {
     fetched.push(route.request().url());
-    route.fulfill({ status: 200, path: MODEL, headers: { 'Access-Control-Allow-Origin': '*', 'Content-Type': 'application/octet-stream' } });
+    route.fulfill({
+      status: 302,
+      headers: { Location: `http://127.0.0.1:${files.address().port}/SmolLM2-135M-Instruct.Q4_1.gguf`, 'Access-Control-Allow-Origin': '*' },
+    });
   });
   await context.addInitScript(() => {
     window.__jobLines = [];
