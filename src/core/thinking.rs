@@ -38,7 +38,11 @@ impl ThoughtLog {
                 self.pending.clear();
                 None
             }
-            StreamEvent::Usage(_) | StreamEvent::Finish(_) | StreamEvent::Done => None,
+            StreamEvent::Usage(_)
+            | StreamEvent::Progress(_)
+            | StreamEvent::Timings(_)
+            | StreamEvent::Finish(_)
+            | StreamEvent::Done => None,
         }
     }
 }

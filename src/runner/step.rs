@@ -16,6 +16,7 @@ use leptos::task::spawn_local;
 use skiff_core::agent::AgentRun;
 use skiff_core::http::{blocked_as_mixed_content, HttpRequest};
 use skiff_core::provider::{unanswered, Provider, ProviderError, StreamEvent};
+use skiff_core::records::speed::AnswerSpeed;
 use skiff_core::seam::image_out::{self, ImageOut};
 use skiff_core::thinking::ThoughtLog;
 
@@ -78,6 +79,8 @@ struct Batch {
     tokens: u32,
     total_tokens: u32,
     first_token_ms: Option<f64>,
+    /// The server sent its own timings (llama.cpp's `timings`): the page's clock is not needed.
+    timed: bool,
     last_flush_ms: f64,
     timer_armed: bool,
 }
@@ -112,6 +115,10 @@ fn flush(batch: &Rc<RefCell<Batch>>, live: LiveMessage, store: &ConversationsSto
     };
     if content.is_empty() && reasoning.is_empty() {
         return;
+    }
+    // The answer has begun: what the server did before it is no longer news.
+    if live.progress.with_untracked(Option::is_some) {
+        live.progress.set(None);
     }
     if !content.is_empty() {
         live.content.update(|c| c.push_str(&content));
@@ -181,6 +188,15 @@ fn apply_events(
                 b.reasoning.push_str(&t);
             }
             StreamEvent::Usage(u) => live.usage.set(Some(u)),
+            // Only before the answer begins: a late one must not cover the tok/s line.
+            StreamEvent::Progress(p) if b.first_token_ms.is_none() => {
+                live.progress.set(Some(p));
+            }
+            StreamEvent::Progress(_) => {}
+            StreamEvent::Timings(t) => {
+                b.timed = true;
+                live.speed.set(Some(t));
+            }
             StreamEvent::Finish(reason) => live.finish_reason.set(Some(reason.into())),
             ev @ StreamEvent::ToolCall(_) => {
                 b.first_token_ms.get_or_insert_with(clock::now_ms);
@@ -197,6 +213,26 @@ fn apply_events(
         }
     }
     images
+}
+
+/// A server that timed nothing still gets its decode speed kept under the answer, from the
+/// page's clock: the tokens it counted (its own count when it sent one) since the first.
+fn keep_measured_speed(b: &Batch, live: LiveMessage) {
+    if b.timed {
+        return;
+    }
+    let Some(first) = b.first_token_ms else {
+        return;
+    };
+    let tokens = live
+        .usage
+        .get_untracked()
+        .map(|u| u.completion_tokens)
+        .filter(|n| *n > 0)
+        .unwrap_or(b.total_tokens + b.tokens);
+    if let Some(speed) = AnswerSpeed::measured(tokens, clock::now_ms() - first) {
+        live.speed.set(Some(speed));
+    }
 }
 
 /// Store the images a chunk brought; one that cannot be stored is a sentence in the answer,
@@ -321,5 +357,7 @@ pub async fn stream_step(
     };
     // Whatever arrived is shown and kept, however the stream ended.
     flush(&batch, live, store, conv);
+    live.progress.set(None);
+    keep_measured_speed(&batch.borrow(), live);
     result
 }

@@ -7,9 +7,11 @@ use leptos::prelude::*;
 use skiff_core::records::attachment::Attachment;
 use skiff_core::records::finish_reason::FinishReason;
 use skiff_core::records::message::{Message, MessageStatus, Role, Usage};
+use skiff_core::records::speed::AnswerSpeed;
 use skiff_core::records::thought::Thought;
 use skiff_core::records::tool_call::ToolCallRecord;
 use skiff_core::records::tool_mode::ToolMode;
+use skiff_core::seam::Progress;
 
 use crate::platform::debug;
 
@@ -58,6 +60,11 @@ pub struct LiveMessage {
     pub revision: RwSignal<u32>,
     /// Live speed while streaming in this tab; not persisted.
     pub stats: RwSignal<Option<StreamStats>>,
+    /// What the local server does before the first token (loading, reading the prompt),
+    /// while this tab waits for it; not persisted.
+    pub progress: RwSignal<Option<Progress>>,
+    /// How fast the answer came, kept under it (persisted with the message).
+    pub speed: RwSignal<Option<AnswerSpeed>>,
     /// The tools this answer called, each rendered as a card; replaced whole when one changes
     /// (a step has a handful of calls, and they change a few times a second at most).
     pub tool_calls: RwSignal<Vec<ToolCallRecord>>,
@@ -92,6 +99,8 @@ impl LiveMessage {
             finish_reason: RwSignal::new(m.finish_reason.clone()),
             revision: RwSignal::new(0),
             stats: RwSignal::new(None),
+            progress: RwSignal::new(None),
+            speed: RwSignal::new(m.speed),
             tool_calls: RwSignal::new(m.tool_calls.clone()),
             tool_mode: RwSignal::new(m.tool_mode),
             attachments: StoredValue::new(m.attachments.clone()),
@@ -116,6 +125,7 @@ impl LiveMessage {
             status: self.status.get_untracked(),
             usage: self.usage.get_untracked(),
             finish_reason: self.finish_reason.get_untracked(),
+            speed: self.speed.get_untracked(),
             tool_calls: self.tool_calls.get_untracked(),
             tool_mode: self.tool_mode.get_untracked(),
             attachments: self.attachments.get_value(),
@@ -152,6 +162,9 @@ impl LiveMessage {
         if self.finish_reason.with_untracked(|x| *x != m.finish_reason) {
             self.finish_reason.set(m.finish_reason.clone());
         }
+        if self.speed.get_untracked() != m.speed {
+            self.speed.set(m.speed);
+        }
         if self.tool_calls.with_untracked(|x| *x != m.tool_calls) {
             self.tool_calls.set(m.tool_calls.clone());
         }
@@ -182,6 +195,8 @@ impl LiveMessage {
         self.usage.set(None);
         self.finish_reason.set(None);
         self.stats.set(None);
+        self.progress.set(None);
+        self.speed.set(None);
         self.tool_calls.set(Vec::new());
         self.tool_mode.set(None);
         self.set_attachments(Vec::new());

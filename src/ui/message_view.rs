@@ -148,21 +148,30 @@ pub fn MessageView(
             MessageStatus::Streaming => {
                 let stats = msg.stats.get();
                 let tools_phase = msg.tool_calls.with(|calls| tool_phase_text(calls));
-                let text = match (tools_phase, stats) {
-                    (Some(phase), _) => phase,
-                    (None, Some(s)) if s.tokens_per_second > 0.0 => {
+                let progress = msg.progress.get();
+                let text = match (tools_phase, stats, progress) {
+                    (Some(phase), _, _) => phase,
+                    (None, Some(s), _) if s.tokens_per_second > 0.0 => {
                         format!(
                             "Generating… {} tokens · {} tok/s",
                             s.tokens,
                             skiff_core::format::fixed(s.tokens_per_second, 1)
                         )
                     }
+                    (None, _, Some(p)) => p.line(),
                     _ => "Waiting for the model…".to_string(),
                 };
                 view! { <div class="message-status streaming"><span class="pulse"></span>{text}</div> }.into_any()
             }
             MessageStatus::Done => {
                 let usage = msg.usage.get().map(|u| format!("{} tokens", u.completion_tokens));
+                // Kept with the message: the speed stays under the answer after a reload.
+                let speed = msg.speed.get().and_then(|s| {
+                    let line = s.line()?;
+                    Some(view! {
+                        <span class="speed" data-cache-n=s.cache_n data-prompt-ms=s.prompt_ms>{line}</span>
+                    })
+                });
                 let finish = msg.finish_reason.get();
                 let truncated = finish.as_ref().is_some_and(FinishReason::is_length);
                 let step_limit = (finish == Some(FinishReason::StepLimit)).then(|| {
@@ -186,6 +195,7 @@ pub fn MessageView(
                         {truncated.then(continue_button)}
                         {step_limit}
                         {usage}
+                        {speed}
                         <button class="link-button view-request" on:click=move |_| show_request()>"View request"</button>
                         <button class="link-button copy-message" on:click=copy>
                             {move || copied.get().unwrap_or("Copy")}

@@ -40,4 +40,5 @@ pub mod tool_card;
 pub mod tool_picker;
 pub mod tools_settings;
 pub mod update_banner;
+pub mod welcome_model;
 pub mod when;

@@ -116,8 +116,8 @@ pub fn ModelPicker() -> impl IntoView {
                             }
                             let options = models.into_iter().map(|m| {
                                 let selected = t.profile_id == p.id && t.model == m;
-                                let shown = if m.is_empty() { "default model" } else { m.as_str() };
-                                view! { <option value=format!("{}/{m}", p.id) selected=selected>{format!("{shown} · {name}")}</option> }
+                                let label = p.model_label(&m);
+                                view! { <option value=format!("{}/{m}", p.id) selected=selected>{label}</option> }
                             }).collect_view();
                             view! { <optgroup label=name.clone()>{options}</optgroup> }
                         }).collect_view().into_any()

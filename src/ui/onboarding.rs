@@ -1,6 +1,7 @@
 //! What an empty conversation shows. With no provider configured: probe the usual local
 //! servers and offer the ones that answer (Use makes one a provider profile), or explain how
-//! to get started. Never a demo model.
+//! to get started, and offer the model that runs in this page (`welcome_model`, on demand)
+//! when none answered. Never a demo model.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -9,8 +10,11 @@ use skiff_core::profiles::ProviderProfile;
 
 use super::composer::focus_composer;
 use super::context::ctx;
+use super::lazy::Lazy;
+use super::welcome_model::welcome_model_surface;
 use super::when::When;
 use crate::runner::models::{probe_local, Found};
+use crate::stores::reactive::memo;
 
 #[derive(Clone, PartialEq)]
 enum Probe {
@@ -44,6 +48,19 @@ pub fn Onboarding() -> impl IntoView {
         // The Use button disappears with the onboarding; typing goes to the message box.
         focus_composer();
     };
+    // One memo, so the offer stays mounted (its download's progress in place) while its
+    // click turns the welcome into a new conversation with the in-page model.
+    let offer = memo(move || {
+        let none_answered = probe.with(|p| matches!(p, Probe::Done(found) if found.is_empty()));
+        let choice = ctx
+            .convs
+            .current
+            .get()
+            .and_then(|c| c.meta.with(|m| m.model.clone()));
+        ctx.settings
+            .settings
+            .with(|s| s.offers_in_page_model(choice.as_ref(), none_answered))
+    });
     view! {
         <section class="onboarding">
             <When
@@ -88,10 +105,12 @@ pub fn Onboarding() -> impl IntoView {
                     {move || {
                         let choice = ctx.convs.current.get().and_then(|c| c.meta.with(|m| m.model.clone()));
                         let t = ctx.settings.settings.with(|s| s.for_conversation(choice.as_ref()).target);
-                        let model = if t.model.is_empty() { "the server's default model" } else { t.model.as_str() };
-                        format!("Chatting with {model} at {}.", t.base_url)
+                        t.chatting_line()
                     }}
                 </p>
+            </When>
+            <When when=move || offer.get()>
+                <Lazy load=welcome_model_surface surface="The model in this page" />
             </When>
         </section>
     }

@@ -222,9 +222,11 @@ test('Copy on a code block copies its code; Copy under the answer copies the mar
   await lastAssistant(page).locator('button.copy-message').click();
   await lastAssistant(page).getByRole('button', { name: 'Copied' }).waitFor();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), reply);
-  // After a reload the stored answer gets its button too (rendered whole, not streamed).
+  // After a reload the stored answer gets its button too (rendered whole, not streamed),
+  // once the markdown chunk is there: until then the answer shows as plain text.
   await page.reload();
   await waitStatus(page, 'done');
+  await lastAssistant(page).locator('pre button.copy-code').first().waitFor();
   assert.equal(await lastAssistant(page).locator('pre button.copy-code').count(), 1);
   assert.deepEqual(errors, []);
   await context.close();

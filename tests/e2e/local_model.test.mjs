@@ -148,9 +148,20 @@ test('first visit fetches no worker; a GGUF added from a file is listed, and aft
     await again.locator('.lm-context select').selectOption('1024');
     await again.locator('.lm-context select option[value="1024"][selected]').waitFor({ state: 'attached', timeout: 10_000 });
     // `__skiffLocalFetch` (platform::local_model's test hook) sends straight to the worker.
+    // The head comes before the load ends (the body carries its progress), so a cancelled
+    // load ends the body: read with a reader as the chat does, which sees the stream's own
+    // error (`text()` would turn every body error into a bare "TypeError: Failed to fetch").
     const ask = (id) => page.evaluate(([key, body]) => {
-      window[key] = __skiffLocalFetch('/chat/completions', body)
-        .then((r) => r.text().then((t) => `${r.status} ${t.slice(0, 200)}`), (e) => e.name);
+      window[key] = __skiffLocalFetch('/chat/completions', body).then(async (r) => {
+        const reader = r.body.getReader();
+        const decoder = new TextDecoder();
+        let text = '';
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return `${r.status} ${text.slice(0, 200)}`;
+          text += decoder.decode(value, { stream: true });
+        }
+      }).catch((e) => e.name);
     }, [id, JSON.stringify({ messages: [{ role: 'user', content: 'Hi' }], stream: true, max_tokens: 4 })]);
     await ask('__first');
     // Clicked from the page as soon as it shows: the load takes about a second and its line

@@ -91,6 +91,7 @@ fn summarize(events: &[StreamEvent]) -> Summary {
             StreamEvent::ToolCall(d) => assembler.push(d),
             StreamEvent::Image(_) => panic!("no recording here holds an image"),
             StreamEvent::ReasoningSignature(_) | StreamEvent::RedactedReasoning(_) => {}
+            StreamEvent::Progress(_) | StreamEvent::Timings(_) => {}
         }
     }
     s.calls = assembler.finish();

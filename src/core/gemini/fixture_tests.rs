@@ -88,6 +88,7 @@ fn summarize(events: &[StreamEvent]) -> Summary {
             }
             StreamEvent::Done => s.done = true,
             StreamEvent::ReasoningSignature(_) | StreamEvent::RedactedReasoning(_) => {}
+            StreamEvent::Progress(_) | StreamEvent::Timings(_) => {}
             StreamEvent::ToolCall(d) => assembler.push(d),
             StreamEvent::Image(_) => panic!("no recording here holds an image"),
         }

@@ -52,6 +52,9 @@ pub struct ModelInfo {
     pub parameter_count: Option<u64>,
     pub vocab_size: usize,
     pub chat_template: ChatTemplate,
+    /// Whether the file has `tokenizer.chat_template`; without one it is a base model (the
+    /// format above is then only a guess).
+    pub has_chat_template: bool,
     /// What the GGUF's template says when a conversation has no system message; pass it to
     /// [`ChatTemplate::render_with_default`].
     pub default_system_prompt: Option<String>,
@@ -247,6 +250,7 @@ impl ModelInfo {
             parameter_count,
             vocab_size,
             chat_template: ChatTemplate::for_model(header),
+            has_chat_template: header.get_str("tokenizer.chat_template").is_some(),
             default_system_prompt: ChatTemplate::default_system_prompt(header),
             file_size,
         })

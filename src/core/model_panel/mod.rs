@@ -7,6 +7,7 @@
 //! - [`sampling`]: a model's sampling defaults, their ranges, and reading a typed value.
 //! - [`panel`]: what each intent does ([`Panel::handle`] → [`Effect`]) and the view the
 //!   component lays out ([`Panel::view`] → [`PanelView`]).
+//! - [`welcome`]: the welcome screen's offer of a suggested model, and where its download is.
 //!
 //! Deliberately not here: markup (the page's `ui::model_panel` draws it), reading files,
 //! storage, or the worker's engine.
@@ -15,6 +16,7 @@ pub mod failure;
 pub mod panel;
 pub mod sampling;
 pub mod view;
+pub mod welcome;
 pub mod wire;
 
 pub use failure::{JobError, Refusal, WorkerUnavailable};

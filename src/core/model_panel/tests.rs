@@ -452,3 +452,45 @@ fn a_stored_or_deleted_model_is_announced_once() {
         Some("smollm2 was deleted.")
     );
 }
+
+#[test]
+fn stored_models_become_a_model_list_with_what_their_files_say() {
+    let s = WorkerState {
+        models: vec![
+            StoredModel {
+                id: "new".into(),
+                context: 2048,
+                parameters: Some(134_515_008),
+                chat_template: Some(true),
+                ..StoredModel::default()
+            },
+            StoredModel {
+                id: "old-base".into(),
+                context: 0,
+                chat_template: Some(false),
+                ..StoredModel::default()
+            },
+        ],
+        ..WorkerState::default()
+    };
+    let entries = s.model_entries();
+    assert_eq!(
+        entries.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(),
+        ["new", "old-base"]
+    );
+    assert_eq!(entries[0].caps.window, Some(2048));
+    assert!(entries[0].caps.is_small());
+    assert_eq!(
+        entries[1].caps.window, None,
+        "no context known, no window claimed"
+    );
+    assert_eq!(entries[1].caps.chat_template, Some(false));
+    assert!(!entries[1].caps.is_small(), "unknown size is not small");
+    let v = view(&s, 0.0);
+    assert!(
+        v.models[1].facts.ends_with("base model: no chat template"),
+        "{}",
+        v.models[1].facts
+    );
+    assert!(!v.models[0].facts.contains("base model"));
+}

@@ -145,6 +145,10 @@ fn model_view(m: &StoredModel, confirming: bool) -> ModelView {
     if let Some(max) = m.context_length {
         facts.push(format!("up to {max} tokens"));
     }
+    // Said before it is used: a base model continues text rather than answering.
+    if m.chat_template == Some(false) {
+        facts.push("base model: no chat template".to_string());
+    }
     ModelView {
         id: m.id.clone(),
         // The id is the file's name, which the user chose and the chat's model list shows;

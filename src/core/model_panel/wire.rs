@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::failure::{JobError, Refusal};
 use super::sampling::SamplingValue;
+use crate::records::capabilities::{Capabilities, ModelEntry};
 
 /// What the page asks of the worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -110,6 +111,23 @@ pub struct WorkerState {
 }
 
 impl WorkerState {
+    /// The stored models as a provider's model list (newest first), with what their files
+    /// say: the window they run with, their size, whether they can chat.
+    pub fn model_entries(&self) -> Vec<ModelEntry> {
+        self.models
+            .iter()
+            .map(|m| {
+                let caps = Capabilities {
+                    window: u32::try_from(m.context).ok().filter(|c| *c > 0),
+                    parameters: m.parameters,
+                    chat_template: m.chat_template,
+                    ..Capabilities::default()
+                };
+                ModelEntry::new(m.id.clone(), caps)
+            })
+            .collect()
+    }
+
     /// What still holds once the worker was ended (a load's Cancel): the stored models are
     /// files; jobs, the loaded model and waiting requests went with it.
     pub fn after_restart(&self) -> WorkerState {
@@ -139,6 +157,8 @@ pub struct StoredModel {
     /// File size in bytes.
     pub size: u64,
     pub parameters: Option<u64>,
+    /// Whether the file carries a chat template (`None`: stored before this was recorded).
+    pub chat_template: Option<bool>,
     /// The sampling defaults the user set (used when a chat does not set them).
     pub top_k: Option<u64>,
     pub repeat_penalty: Option<f64>,

@@ -83,6 +83,7 @@ fn summarize(r: Run) -> Summary {
             }
             StreamEvent::Done => s.done = true,
             StreamEvent::ReasoningSignature(_) | StreamEvent::RedactedReasoning(_) => {}
+            StreamEvent::Progress(_) | StreamEvent::Timings(_) => {}
             StreamEvent::ToolCall(_) => panic!("no tool calls in a plain-text fixture"),
             StreamEvent::Image(_) => panic!("no image in a plain-text fixture"),
         }
@@ -158,7 +159,22 @@ fn llama_cpp_events_are_one_per_token() {
         .filter(|e| matches!(e, StreamEvent::Content(_)))
         .count();
     // The role-only first chunk and the empty-delta finish chunk produce nothing.
-    assert_eq!((reasoning, content, events.len()), (101, 10, 113));
+    assert_eq!((reasoning, content, events.len()), (101, 10, 114));
+    // The last chunk's `timings`, as llama.cpp's server sends them, kept under the answer.
+    let timings = events.iter().find_map(|e| match e {
+        StreamEvent::Timings(t) => Some(*t),
+        _ => None,
+    });
+    assert_eq!(
+        timings,
+        Some(crate::records::speed::AnswerSpeed {
+            prompt_n: 5,
+            cache_n: 0,
+            prompt_ms: 479,
+            predicted_n: 117,
+            predicted_ms: 11078,
+        })
+    );
 }
 
 #[test]
@@ -302,6 +318,7 @@ fn calls_every_way(bytes: &[u8]) -> Calls {
             StreamEvent::Done => out.done = true,
             StreamEvent::Image(_) => panic!("no recording here holds an image"),
             StreamEvent::ReasoningSignature(_) | StreamEvent::RedactedReasoning(_) => {}
+            StreamEvent::Progress(_) | StreamEvent::Timings(_) => {}
         }
     }
     out.calls = assembler.finish();

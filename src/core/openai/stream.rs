@@ -16,6 +16,12 @@
 //!   answer) entries `{"type":"image_url","image_url":{"url":"data:image/png;base64,…"}}`
 //!   (OpenRouter); each becomes an `Image` event or a note (`image_out`).
 //!
+//! - a local server says what it does before the first token: llama.cpp's `prompt_progress`
+//!   (`{total, cache, processed, time_ms}`, with `return_progress`) and Skiff's model worker's
+//!   `load_progress` (`{loaded, total, time_ms}`) become `Progress` events; llama.cpp's
+//!   `timings` on the last chunk (`cache_n`, `prompt_n`, `prompt_ms`, `predicted_n`,
+//!   `predicted_ms`) becomes a `Timings` event.
+//!
 //! Every chunk is parsed exactly once, so the cost is linear in the stream. This module must
 //! never mistake a cut stream for a finished one: only `[DONE]` or a `finish_reason` marks an
 //! answer complete, and `finish` reports `StreamCut` otherwise.
@@ -24,8 +30,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::records::message::Usage;
+use crate::records::speed::AnswerSpeed;
 use crate::seam::image_out;
-use crate::seam::{detail_from_json, ProviderError, StreamEvent, ToolCallDelta};
+use crate::seam::{detail_from_json, Progress, ProviderError, StreamEvent, ToolCallDelta};
 use crate::sse::{SseDecoder, SseEvent};
 
 #[derive(Debug)]
@@ -231,6 +238,9 @@ struct Chunk {
     error: Option<Value>,
     object: Option<Value>,
     message: Option<Value>,
+    prompt_progress: Option<Value>,
+    load_progress: Option<Value>,
+    timings: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -273,6 +283,12 @@ impl Chunk {
                 .map(detail_from_json)
                 .unwrap_or_default();
             return Err(ProviderError::InStream(detail));
+        }
+        if let Some(p) = self.load_progress.as_ref().and_then(load_progress_of) {
+            out.push(StreamEvent::Progress(p));
+        }
+        if let Some(p) = self.prompt_progress.as_ref().and_then(prompt_progress_of) {
+            out.push(StreamEvent::Progress(p));
         }
         let mut finished = false;
         let mut usage = self.usage;
@@ -325,6 +341,9 @@ impl Chunk {
         }
         if let Some(u) = usage.as_ref().and_then(usage_of) {
             out.push(StreamEvent::Usage(u));
+        }
+        if let Some(t) = self.timings.as_ref().and_then(timings_of) {
+            out.push(StreamEvent::Timings(t));
         }
         Ok(finished)
     }
@@ -421,6 +440,43 @@ fn text_of(v: &Value) -> String {
             .collect(),
         _ => String::new(),
     }
+}
+
+/// A non-negative number field (servers write counts as integers or floats), saturated.
+fn number(v: &Value, key: &str) -> Option<f64> {
+    v.get(key)?.as_f64().filter(|f| f.is_finite() && *f >= 0.0)
+}
+
+fn whole(v: &Value, key: &str) -> Option<u32> {
+    number(v, key).map(|f| f.round().min(f64::from(u32::MAX)) as u32)
+}
+
+fn load_progress_of(v: &Value) -> Option<Progress> {
+    let big = |k: &str| number(v, k).map(|f| f.round().min(u64::MAX as f64) as u64);
+    Some(Progress::Loading {
+        loaded: big("loaded")?,
+        total: big("total")?,
+    })
+}
+
+fn prompt_progress_of(v: &Value) -> Option<Progress> {
+    Some(Progress::Prompt {
+        processed: whole(v, "processed")?,
+        total: whole(v, "total")?,
+        cache: whole(v, "cache").unwrap_or(0),
+        time_ms: whole(v, "time_ms").unwrap_or(0),
+    })
+}
+
+fn timings_of(v: &Value) -> Option<AnswerSpeed> {
+    let t = AnswerSpeed {
+        prompt_n: whole(v, "prompt_n").unwrap_or(0),
+        cache_n: whole(v, "cache_n").unwrap_or(0),
+        prompt_ms: whole(v, "prompt_ms").unwrap_or(0),
+        predicted_n: whole(v, "predicted_n").unwrap_or(0),
+        predicted_ms: whole(v, "predicted_ms").unwrap_or(0),
+    };
+    (t != AnswerSpeed::default()).then_some(t)
 }
 
 fn usage_of(v: &Value) -> Option<Usage> {

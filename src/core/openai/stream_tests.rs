@@ -1,4 +1,5 @@
 use super::*;
+use crate::records::speed::AnswerSpeed;
 
 fn feed_all(input: &str) -> (Vec<StreamEvent>, Result<Vec<StreamEvent>, ProviderError>) {
     let mut s = ChatStream::new();
@@ -256,6 +257,10 @@ fn plain_json_body_is_decoded_at_finish() {
             completion_tokens: 110,
             total_tokens: 115,
         }),
+        StreamEvent::Timings(AnswerSpeed {
+            prompt_n: 5,
+            ..AnswerSpeed::default()
+        }),
         StreamEvent::Done,
     ];
     assert_eq!(parse_completion_body(body), Ok(expected.clone()));
@@ -478,4 +483,93 @@ fn whole_answer_message_images_and_bad_entries() {
         "{ev:?}"
     );
     assert_eq!(ev[5], StreamEvent::Finish("stop".into()));
+}
+
+#[test]
+fn load_and_prompt_progress_then_timings_as_the_model_worker_and_llama_cpp_send_them() {
+    // The model worker's stream (src/worker/src/sse.rs) for a second turn whose model had to
+    // be loaded: load progress, the prompt announced with its reused tokens, one chunk read,
+    // the answer, and llama.cpp's `timings` on the finish chunk.
+    let head = r#"{"id":"chatcmpl-skiff-3","object":"chat.completion.chunk","created":0,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":null}],"#;
+    let input = format!(
+        concat!(
+            "data: {h}\"load_progress\":{{\"loaded\":0,\"total\":98362432,\"time_ms\":0.0}}}}\n\n",
+            "data: {h}\"load_progress\":{{\"loaded\":49181216,\"total\":98362432,\"time_ms\":410.5}}}}\n\n",
+            "data: {h}\"prompt_progress\":{{\"total\":199,\"cache\":182,\"processed\":182,\"time_ms\":0.2}}}}\n\n",
+            "data: {h}\"prompt_progress\":{{\"total\":199,\"cache\":182,\"processed\":199,\"time_ms\":512.7}}}}\n\n",
+            "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"Paris.\"}}}}]}}\n\n",
+            "data: {{\"choices\":[{{\"index\":0,\"delta\":{{}},\"finish_reason\":\"stop\"}}],",
+            "\"usage\":{{\"prompt_tokens\":199,\"completion_tokens\":3,\"total_tokens\":202}},",
+            "\"timings\":{{\"cache_n\":182,\"prompt_n\":17,\"prompt_ms\":530.4,\"prompt_per_second\":32.0,",
+            "\"predicted_n\":3,\"predicted_ms\":250.0,\"predicted_per_second\":12.0}}}}\n\n",
+            "data: [DONE]\n\n",
+        ),
+        h = head
+    );
+    let (ev, end) = feed_all(&input);
+    assert_eq!(
+        ev,
+        vec![
+            StreamEvent::Progress(Progress::Loading {
+                loaded: 0,
+                total: 98362432
+            }),
+            StreamEvent::Progress(Progress::Loading {
+                loaded: 49181216,
+                total: 98362432
+            }),
+            StreamEvent::Progress(Progress::Prompt {
+                processed: 182,
+                total: 199,
+                cache: 182,
+                time_ms: 0
+            }),
+            StreamEvent::Progress(Progress::Prompt {
+                processed: 199,
+                total: 199,
+                cache: 182,
+                time_ms: 513
+            }),
+            content("Paris."),
+            StreamEvent::Finish("stop".into()),
+            StreamEvent::Usage(Usage {
+                prompt_tokens: 199,
+                completion_tokens: 3,
+                total_tokens: 202
+            }),
+            StreamEvent::Timings(AnswerSpeed {
+                prompt_n: 17,
+                cache_n: 182,
+                prompt_ms: 530,
+                predicted_n: 3,
+                predicted_ms: 250
+            }),
+            StreamEvent::Done,
+        ]
+    );
+    assert_eq!(end, Ok(vec![]));
+}
+
+#[test]
+fn progress_with_missing_or_hostile_numbers_is_left_out_not_fatal() {
+    let (ev, end) = feed_all(concat!(
+        "data: {\"choices\":[],\"prompt_progress\":{\"total\":\"x\"},\"load_progress\":null}\n\n",
+        "data: {\"choices\":[],\"load_progress\":{\"loaded\":-5,\"total\":10}}\n\n",
+        "data: {\"choices\":[],\"timings\":{}}\n\n",
+        "data: {\"choices\":[],\"prompt_progress\":{\"total\":1e300,\"processed\":3}}\n\n",
+        "data: [DONE]\n\n",
+    ));
+    assert_eq!(
+        ev,
+        vec![
+            StreamEvent::Progress(Progress::Prompt {
+                processed: 3,
+                total: u32::MAX,
+                cache: 0,
+                time_ms: 0
+            }),
+            StreamEvent::Done
+        ]
+    );
+    assert_eq!(end, Ok(vec![]));
 }

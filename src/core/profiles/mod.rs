@@ -169,6 +169,31 @@ impl ProviderProfile {
     }
 
     /// The ids the picker lists for this profile: what the API listed.
+    /// How the picker names `model` of this profile ([`model_label`]).
+    pub fn model_label(&self, model: &str) -> String {
+        model_label(
+            self.kind,
+            &self.display_name(),
+            model,
+            self.capabilities(model),
+        )
+    }
+
+    /// The models stored in this browser, as the model worker lists them (newest first),
+    /// become this in-page profile's list at once, so the picker offers a model as soon as it
+    /// is stored and never one deleted; a default naming a deleted model is forgotten.
+    /// Whether anything changed.
+    pub fn sync_stored_models(&mut self, stored: Vec<ModelEntry>) -> bool {
+        let before = (self.models.clone(), self.default_model.clone());
+        // Newest first, as the worker lists them: the picker's first is the worker's default.
+        self.refresh_models(stored);
+        let default = self.default_model.trim();
+        if !default.is_empty() && !self.listed_models().any(|m| m == default) {
+            self.default_model.clear();
+        }
+        before != (self.models.clone(), self.default_model.clone())
+    }
+
     pub fn listed_models(&self) -> impl Iterator<Item = &str> {
         self.models
             .iter()
@@ -211,6 +236,12 @@ impl Target {
             "" => p.default_model.trim(),
             m => m,
         };
+        // The in-page model with nothing chosen answers with the newest stored model (the
+        // worker's own rule, and the list is newest first): naming it lets the chat say which.
+        let model = match (model, p.kind) {
+            ("", ProviderKind::InBrowser) => p.listed_models().next().unwrap_or(""),
+            (m, _) => m,
+        };
         Target {
             profile_id: p.id.clone(),
             profile_name: p.display_name(),
@@ -237,15 +268,71 @@ impl Target {
         }
     }
 
-    /// "model · profile", what the chat header's picker button says.
+    /// "model · profile", what the chat header's picker says ("In this browser · model" for
+    /// the in-page model: see [`model_label`]).
     pub fn label(&self) -> String {
-        let model = if self.model.is_empty() {
-            "default model"
-        } else {
-            self.model.as_str()
-        };
-        format!("{model} · {}", self.profile_name)
+        model_label(self.kind, &self.profile_name, &self.model, self.caps)
     }
+
+    /// The new conversation's line: which model answers, and where.
+    pub fn chatting_line(&self) -> String {
+        match self.kind {
+            ProviderKind::InBrowser if self.model.is_empty() => {
+                "The model in this browser has no model stored yet: add one in Settings → Providers.".to_string()
+            }
+            ProviderKind::InBrowser => {
+                let mut line = format!(
+                    "Chatting with {}, which runs on this device and works offline.",
+                    self.label()
+                );
+                if self.caps.chat_template == Some(false) {
+                    line.push_str(BASE_MODEL_SENTENCE);
+                }
+                line
+            }
+            _ => {
+                let model = if self.model.is_empty() {
+                    "the server's default model"
+                } else {
+                    self.model.as_str()
+                };
+                format!("Chatting with {model} at {}.", self.base_url)
+            }
+        }
+    }
+}
+
+/// Said of a model whose file has no chat template, before it is used.
+pub const BASE_MODEL_SENTENCE: &str = " It is a base model (its file has no chat template): it continues text rather than answering, so expect odd replies.";
+
+/// How a model is named in the picker and the chat: "qwen2.5 · Local llama.cpp", and for the
+/// in-page model "In this browser · SmolLM2-135M-Instruct" (its address, `in-browser://model`,
+/// means nothing to a person). A model known to have no chat template is named a base model.
+pub fn model_label(
+    kind: ProviderKind,
+    profile_name: &str,
+    model: &str,
+    caps: Capabilities,
+) -> String {
+    let base = if caps.chat_template == Some(false) {
+        " (base model)"
+    } else {
+        ""
+    };
+    if kind == ProviderKind::InBrowser {
+        let model = if model.is_empty() {
+            "newest stored model"
+        } else {
+            model
+        };
+        return format!("{} · {model}{base}", kind.label());
+    }
+    let model = if model.is_empty() {
+        "default model"
+    } else {
+        model
+    };
+    format!("{model}{base} · {profile_name}")
 }
 
 /// What a request uses, and a sentence when the conversation's own choice could not be kept.

@@ -401,3 +401,156 @@ fn side_requests_use_the_profiles_summary_model() {
         .unwrap_or_default();
     assert!(!json.contains("summary_model"), "{json}");
 }
+
+fn stored(id: &str, parameters: Option<u64>, chat_template: Option<bool>) -> ModelEntry {
+    ModelEntry::new(
+        id,
+        Capabilities {
+            window: Some(2048),
+            parameters,
+            chat_template,
+            ..Capabilities::default()
+        },
+    )
+}
+
+#[test]
+fn the_in_page_model_is_named_as_what_it_is_and_answers_with_the_newest_stored() {
+    let mut p = profile("here", ProviderKind::InBrowser, "", "", "");
+    p.name = String::new();
+    let empty = Target::from_profile(&p, "");
+    assert_eq!(empty.label(), "In this browser · newest stored model");
+    assert!(
+        empty.chatting_line().contains("no model stored yet"),
+        "{}",
+        empty.chatting_line()
+    );
+    assert!(!empty.chatting_line().contains("in-browser://"));
+
+    assert!(p.sync_stored_models(vec![
+        stored("SmolLM2-135M-Instruct.Q4_1", Some(134_515_008), Some(true)),
+        stored("gemma-3-270m", Some(268_098_176), Some(true)),
+    ]));
+    let t = Target::from_profile(&p, "");
+    assert_eq!(
+        t.model, "SmolLM2-135M-Instruct.Q4_1",
+        "the worker's own default: the newest"
+    );
+    assert_eq!(t.label(), "In this browser · SmolLM2-135M-Instruct.Q4_1");
+    assert_eq!(
+        t.chatting_line(),
+        "Chatting with In this browser · SmolLM2-135M-Instruct.Q4_1, which runs on this device and works offline."
+    );
+    assert_eq!(
+        p.model_label("gemma-3-270m"),
+        "In this browser · gemma-3-270m"
+    );
+    assert_eq!(t.caps.window, Some(2048));
+
+    // Another server keeps its "model · profile" name and its address.
+    let other = Target::from_profile(
+        &profile(
+            "a",
+            ProviderKind::OpenAiCompatible,
+            "http://127.0.0.1:8080/v1",
+            "",
+            "",
+        ),
+        "",
+    );
+    assert_eq!(other.label(), "default model · a name");
+    assert_eq!(
+        other.chatting_line(),
+        "Chatting with the server's default model at http://127.0.0.1:8080/v1."
+    );
+}
+
+#[test]
+fn a_base_model_is_named_so_before_use() {
+    let mut p = profile("here", ProviderKind::InBrowser, "", "", "");
+    p.sync_stored_models(vec![stored("tiny-base", Some(100), Some(false))]);
+    let t = Target::from_profile(&p, "");
+    assert_eq!(t.label(), "In this browser · tiny-base (base model)");
+    assert!(
+        t.chatting_line().ends_with(BASE_MODEL_SENTENCE),
+        "{}",
+        t.chatting_line()
+    );
+}
+
+#[test]
+fn stored_models_replace_the_list_at_once_and_a_deleted_default_is_forgotten() {
+    let mut s = ChatSettings {
+        profiles: vec![
+            profile("here", ProviderKind::InBrowser, "", "", ""),
+            profile(
+                "srv",
+                ProviderKind::OpenAiCompatible,
+                "http://127.0.0.1:8080/v1",
+                "",
+                "qwen",
+            ),
+        ],
+        ..ChatSettings::default()
+    };
+    let one = [stored("a", None, None)];
+    assert!(s.sync_stored_models(&one));
+    assert!(!s.sync_stored_models(&one), "the same list changes nothing");
+    s.profiles[0].default_model = "a".into();
+    assert!(s.sync_stored_models(&[stored("b", None, None)]));
+    let here = &s.profiles[0];
+    assert_eq!(here.listed_models().collect::<Vec<_>>(), ["b"]);
+    assert_eq!(
+        here.default_model, "",
+        "a default naming a deleted model goes"
+    );
+    assert_eq!(
+        s.profiles[1].listed_models().count(),
+        0,
+        "other profiles are untouched"
+    );
+    assert_eq!(s.profiles[1].default_model, "qwen");
+}
+
+#[test]
+fn the_welcome_offers_the_in_page_model_until_one_is_stored() {
+    let mut s = ChatSettings::default();
+    assert!(
+        !s.offers_in_page_model(None, false),
+        "a local server may still answer"
+    );
+    assert!(
+        s.offers_in_page_model(None, true),
+        "none answered: offer the page's own"
+    );
+    assert!(s.use_in_page_model("new".into()));
+    assert_eq!(s.profiles.len(), 1);
+    assert_eq!(s.last_used, Some(choice("new", "")));
+    assert!(
+        s.offers_in_page_model(None, false),
+        "chosen, nothing stored yet: the offer and its progress stay"
+    );
+    s.sync_stored_models(&[stored("m", None, Some(true))]);
+    assert!(
+        !s.offers_in_page_model(None, true),
+        "stored: the chat takes over"
+    );
+    // A second click finds the profile it made.
+    s.use_in_page_model("other".into());
+    assert_eq!(s.profiles.len(), 1);
+
+    let server = ChatSettings {
+        profiles: vec![profile(
+            "srv",
+            ProviderKind::OpenAiCompatible,
+            "http://127.0.0.1:8080/v1",
+            "",
+            "",
+        )],
+        ..ChatSettings::default()
+    };
+    assert!(
+        !server.offers_in_page_model(None, true),
+        "a server is set up: no offer"
+    );
+}

@@ -83,7 +83,23 @@ pub struct Capabilities {
     pub reasoning: Flag,
     #[serde(skip_serializing_if = "Flag::is_unknown")]
     pub pdf: Flag,
+    /// The tokens the model runs with, when its server says (the in-page model's context,
+    /// at most what its GGUF was trained for): the context gauge and trimming use it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<u32>,
+    /// Its parameter count, when its file says: a small model gets short instructions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parameters: Option<u64>,
+    /// Whether its file carries a chat template; `Some(false)` is a base model, which
+    /// continues text rather than answering, and is named so before use.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chat_template: Option<bool>,
 }
+
+/// Models up to this many parameters get the short system template and no tool instructions
+/// unless the user says they take tools: 135M–1B models lose the question under a
+/// thousand tokens of instructions (issue 31: SmolLM2-135M answered in French, 10× slower).
+pub const SMALL_MODEL_PARAMETERS: u64 = 1_000_000_000;
 
 impl Capabilities {
     pub fn get(&self, which: Which) -> Flag {
@@ -106,6 +122,11 @@ impl Capabilities {
 
     fn is_empty(&self) -> bool {
         *self == Capabilities::default()
+    }
+
+    /// Whether its file says it is small ([`SMALL_MODEL_PARAMETERS`]); unknown is not small.
+    pub fn is_small(&self) -> bool {
+        self.parameters.is_some_and(|n| n <= SMALL_MODEL_PARAMETERS)
     }
 
     pub(crate) fn any_user(&self) -> bool {
@@ -131,6 +152,9 @@ impl Capabilities {
                 *self.get_mut(w) = other.get(w);
             }
         }
+        self.window = self.window.or(other.window);
+        self.parameters = self.parameters.or(other.parameters);
+        self.chat_template = self.chat_template.or(other.chat_template);
     }
 }
 

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::attachment::Attachment;
 use super::finish_reason::FinishReason;
+use super::speed::AnswerSpeed;
 use super::thought::Thought;
 use super::tool_call::ToolCallRecord;
 use super::tool_mode::ToolMode;
@@ -94,6 +95,10 @@ pub struct Message {
     /// Why generation ended: the provider's word (`stop`, `length`, ...), or the step limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<FinishReason>,
+    /// How fast the answer came (shown under it); absent where nothing was timed, so older
+    /// records load and save unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed: Option<AnswerSpeed>,
     /// Tools this answer called, in the order the model asked (rendered as cards).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCallRecord>,
@@ -120,6 +125,7 @@ impl Message {
             status: MessageStatus::Done,
             usage: None,
             finish_reason: None,
+            speed: None,
             tool_calls: Vec::new(),
             tool_mode: None,
             attachments: Vec::new(),

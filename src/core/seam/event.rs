@@ -1,12 +1,14 @@
 //! What a stream decoder hands the rest of Skiff, whatever the provider's wire format: text,
-//! thinking, usage, the end, native tool-call fragments, and whole images the model made.
+//! thinking, usage, progress and timings, the end, native tool-call fragments, and whole images the model made.
 //!
 //! It exists so the agent machine, the tool-call assembler and the runner's batching never
 //! name a provider. A decoder must translate its wire into exactly these; nothing here may
 //! grow a variant that only one provider could send.
 
 use super::image_out::ImageOut;
+use super::progress::Progress;
 use crate::records::message::Usage;
+use crate::records::speed::AnswerSpeed;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StreamEvent {
@@ -24,6 +26,11 @@ pub enum StreamEvent {
     RedactedReasoning(String),
     /// Token counts reported by the server (may repeat; the last one wins).
     Usage(Usage),
+    /// What a local server is doing before the first token (loading, reading the prompt).
+    Progress(Progress),
+    /// How long the prompt and the answer took, as the server timed them (llama.cpp's
+    /// `timings`, which Skiff's model worker sends too).
+    Timings(AnswerSpeed),
     /// Why generation ended, in the provider's words (`stop`, `length`, `tool_calls`,
     /// `end_turn`, `tool_use`, ...).
     Finish(String),

@@ -13,6 +13,7 @@ mod error;
 mod event;
 pub mod image_out;
 pub mod piece;
+mod progress;
 mod step;
 
 pub(crate) use error::{detail_from_json, shorten};
@@ -21,6 +22,7 @@ pub use error::{
     ProviderError, CONTEXT_TOO_LONG_LEAD,
 };
 pub use event::{StreamEvent, ToolCallDelta};
+pub use progress::Progress;
 pub use step::{ChatParams, ReasoningEffort, StepContext};
 
 /// The base URL of the in-browser model: not a network address. `platform::fetch` sends

@@ -9,13 +9,14 @@ use serde::{Deserialize, Serialize};
 
 mod turn;
 
-pub use turn::TurnSettings;
+pub use turn::{TurnSettings, SHORT_SYSTEM_TEMPLATE};
 
 use crate::persist::{self, PersistError, SETTINGS_VERSION};
 use crate::profiles;
 use crate::profiles::{ProviderProfile, Resolution, Target};
 use crate::provider::{ChatParams, Provider, ProviderError, ProviderKind};
 use crate::records::approval::ApprovalPolicy;
+use crate::records::capabilities::ModelEntry;
 use crate::records::model_choice::ModelChoice;
 use crate::records::tool_mode::{ToolMode, ToolModeSetting};
 use crate::tools::result::DEFAULT_RESULT_CHAR_LIMIT;
@@ -236,6 +237,57 @@ impl ChatSettings {
             out.target.model = m.to_string();
         }
         out
+    }
+
+    /// Every in-page profile lists exactly the models stored in this browser
+    /// ([`ProviderProfile::sync_stored_models`]). Whether anything changed.
+    pub fn sync_stored_models(&mut self, stored: &[ModelEntry]) -> bool {
+        let mut changed = false;
+        for p in &mut self.profiles {
+            if p.kind == ProviderKind::InBrowser {
+                changed |= p.sync_stored_models(stored.to_vec());
+            }
+        }
+        changed
+    }
+
+    /// The newcomer chose the model in this page (the welcome screen): the in-page profile
+    /// (made with `new_id` when there is none) becomes what conversations use.
+    pub fn use_in_page_model(&mut self, new_id: String) -> bool {
+        let id = match self
+            .profiles
+            .iter()
+            .find(|p| p.kind == ProviderKind::InBrowser)
+        {
+            Some(p) => p.id.clone(),
+            None => {
+                self.profiles.push(ProviderProfile::new(
+                    new_id.clone(),
+                    ProviderKind::InBrowser,
+                ));
+                new_id
+            }
+        };
+        self.use_choice(ModelChoice {
+            profile_id: id,
+            model: String::new(),
+        });
+        true
+    }
+
+    /// Whether the welcome screen offers the model in this page: with nothing configured once
+    /// no local server answered, and while the in-page model a conversation would use has no
+    /// model stored (its download under way shows there, in place).
+    pub fn offers_in_page_model(
+        &self,
+        choice: Option<&ModelChoice>,
+        no_local_server: bool,
+    ) -> bool {
+        if !self.is_configured() {
+            return no_local_server;
+        }
+        self.resolution(choice)
+            .is_some_and(|r| r.target.kind == ProviderKind::InBrowser && r.target.model.is_empty())
     }
 
     pub fn profile_mut(&mut self, id: &str) -> Option<&mut ProviderProfile> {

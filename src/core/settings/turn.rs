@@ -8,10 +8,34 @@
 //! then the mask, then the project at different moments and the request assembly reading the
 //! pieces back. Plain data: it reads no store and no clock.
 
-use super::ChatSettings;
+use super::{ChatSettings, DEFAULT_SYSTEM_TEMPLATE};
 use crate::projects::Project;
+use crate::records::capabilities::Flag;
 use crate::records::mask::Mask;
 use crate::records::model_choice::ModelChoice;
+use crate::records::tool_mode::ToolModeSetting;
+
+/// The system template a small model gets instead of the default one (when the user kept the
+/// default): a sentence, not a page of instructions it would lose the question under.
+pub const SHORT_SYSTEM_TEMPLATE: &str = "You are a helpful assistant. Answer briefly.";
+
+/// Defaults that fit the model (issue 31): its real window bounds the request and the gauge,
+/// and a small model gets the short template and no tool instructions, unless the user set a
+/// template of their own or said the model takes tools (the picker's Tools flag).
+fn fit_to_model(settings: &mut ChatSettings) {
+    let caps = settings.target.caps;
+    if let Some(window) = caps.window.filter(|w| *w > 0) {
+        settings.context_window = settings.context_window.min(window);
+    }
+    if caps.is_small() {
+        if settings.system_template == DEFAULT_SYSTEM_TEMPLATE {
+            settings.system_template = SHORT_SYSTEM_TEMPLATE.to_string();
+        }
+        if caps.tools != Flag::User(true) {
+            settings.tool_mode = ToolModeSetting::Off;
+        }
+    }
+}
 
 /// The settings one turn of one conversation is built from ([`TurnSettings::resolve`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -58,6 +82,7 @@ impl TurnSettings {
                 settings.input_template = m.input_template.clone();
             }
         }
+        fit_to_model(&mut settings);
         let project_instructions = crate::projects::find(&settings.projects, project)
             .map(Project::instructions_text)
             .unwrap_or_default();
@@ -65,6 +90,91 @@ impl TurnSettings {
             settings,
             mask: mask.cloned(),
             project_instructions,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profiles::ProviderProfile;
+    use crate::provider::ProviderKind;
+    use crate::records::capabilities::{Capabilities, ModelEntry, Which};
+
+    fn with_model(caps: Capabilities) -> ChatSettings {
+        let mut p = ProviderProfile::new("here".into(), ProviderKind::InBrowser);
+        p.sync_stored_models(vec![ModelEntry::new("m", caps)]);
+        ChatSettings {
+            profiles: vec![p],
+            ..ChatSettings::default()
+        }
+    }
+
+    fn small() -> Capabilities {
+        Capabilities {
+            window: Some(2048),
+            parameters: Some(134_515_008),
+            chat_template: Some(true),
+            ..Capabilities::default()
+        }
+    }
+
+    #[test]
+    fn the_models_window_bounds_the_turn_not_the_conversations_setting() {
+        let s = with_model(small());
+        assert!(
+            s.context_window > 2048,
+            "the setting is larger: {}",
+            s.context_window
+        );
+        let turn = TurnSettings::resolve(&s, None, None, None);
+        assert_eq!(turn.settings.context_window, 2048);
+        // A smaller setting of the user's own stays.
+        let mut tight = s.clone();
+        tight.context_window = 1024;
+        assert_eq!(
+            TurnSettings::resolve(&tight, None, None, None)
+                .settings
+                .context_window,
+            1024
+        );
+    }
+
+    #[test]
+    fn a_small_model_gets_the_short_template_and_no_tools_unless_the_user_says_so() {
+        let s = with_model(small());
+        let turn = TurnSettings::resolve(&s, None, None, None).settings;
+        assert_eq!(turn.system_template, SHORT_SYSTEM_TEMPLATE);
+        assert_eq!(turn.tool_mode, ToolModeSetting::Off);
+
+        // The user said it takes tools (the picker's flag): the tools are offered.
+        let mut told = s.clone();
+        told.profiles[0].set_capability("m", Which::Tools, Some(true));
+        let turn = TurnSettings::resolve(&told, None, None, None).settings;
+        assert_eq!(turn.tool_mode, ToolModeSetting::Auto);
+        assert_eq!(turn.system_template, SHORT_SYSTEM_TEMPLATE);
+
+        // A template of the user's own is theirs.
+        let mut own = s.clone();
+        own.system_template = "Mine: {{time}}".into();
+        assert_eq!(
+            TurnSettings::resolve(&own, None, None, None)
+                .settings
+                .system_template,
+            "Mine: {{time}}"
+        );
+    }
+
+    #[test]
+    fn a_large_or_unknown_model_keeps_the_defaults() {
+        for parameters in [Some(7_000_000_000), None] {
+            let s = with_model(Capabilities {
+                parameters,
+                ..small()
+            });
+            let turn = TurnSettings::resolve(&s, None, None, None).settings;
+            assert_eq!(turn.system_template, DEFAULT_SYSTEM_TEMPLATE);
+            assert_eq!(turn.tool_mode, ToolModeSetting::Auto);
         }
     }
 }

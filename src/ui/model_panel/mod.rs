@@ -41,11 +41,17 @@ fn ModelPanel() -> impl IntoView {
     let question = RwSignal::new(None::<String>);
     // The last state seen, so a model stored or deleted is announced once.
     let seen = StoredValue::new(None::<WorkerState>);
+    let settings = super::context::ctx().settings.settings;
     let watch = local_model::watch(move |s| {
         if let Status::Ready(state) = s {
             let before = seen
                 .try_update_value(|seen| seen.replace(state.clone()))
                 .flatten();
+            // The picker lists a model as soon as it is stored, and never one deleted.
+            if before.as_ref().is_none_or(|b| b.models != state.models) {
+                let entries = state.model_entries();
+                settings.maybe_update(|s| s.sync_stored_models(&entries));
+            }
             if let Some(sentence) = before.and_then(|b| announcement(&b, state)) {
                 announce(sentence);
             }

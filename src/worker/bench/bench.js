@@ -1,5 +1,12 @@
-// The bench page: starts the model worker directly and exposes window.bench(models), which
-// adds each model from a URL, then times a load, a ~200-token prompt and 128 greedy tokens.
+// The bench page scripts/bench-model.mjs drives: starts the model worker directly (no app)
+// and exposes
+//   window.benchAdd(url, name, context)  stores a model from a URL unless it is stored, sets
+//                                         its context; returns its record
+//   window.benchTurn(model, messages, max_tokens, ignore_eos)
+//                                         one streamed chat request, timed from this page:
+//                                         load (from the load_progress chunks), first token,
+//                                         the worker's timings, prompt_progress chunks seen
+// A page reload starts a fresh worker (the model stays stored), so each run measures a load.
 // Messages both ways are the JSON text of skiff_core::model_panel::wire (ToWorker/FromWorker).
 const worker = new Worker(new URL("./model-worker.js", import.meta.url), { type: "module" });
 const send = (m) => worker.postMessage(JSON.stringify(m));
@@ -11,13 +18,12 @@ worker.onmessage = (event) => {
   const m = JSON.parse(event.data);
   if (m.op === "state") {
     lastState = m;
-    console.log("state " + event.data.slice(0, 400));
     for (const w of stateWaiters.splice(0)) w();
   } else if (requests.has(m.id)) {
     const r = requests.get(m.id);
     if (m.op === "head") r.status = m.status;
-    if (m.op === "chunk") r.body += m.text;
-    if (m.op === "end") { requests.delete(m.id); r.resolve(r); }
+    if (m.op === "chunk") r.chunk(m.text, performance.now());
+    if (m.op === "end") { requests.delete(m.id); r.resolve(r.result()); }
   }
 };
 worker.onerror = (e) => console.error("worker error", e.message);
@@ -31,69 +37,66 @@ async function until(pred, timeoutMs = 600000) {
   return lastState;
 }
 
-let nextId = 1;
-function request(path, body) {
-  const id = nextId++;
-  return new Promise((resolve) => {
-    requests.set(id, { status: 0, body: "", resolve });
-    send({ op: "fetch", id, path, body: JSON.stringify(body) });
-  });
-}
-
-const PROMPT = "Here is a short story about a lighthouse keeper named Ada. " +
-  "Every night she climbed the spiral stairs, trimmed the wick, and watched the ships pass " +
-  "through the narrow strait below the cliffs. One stormy evening the lamp failed, and Ada had " +
-  "to decide whether to row out to the reef or keep the fire burning with the last of the oil. " +
-  "The wind tore at the shutters, the rain hammered the glass, and far out at sea a small " +
-  "fishing boat was fighting the waves. Her brother had warned her never to leave the tower " +
-  "during a storm, but the people on that boat had no other light to guide them home. " +
-  "Continue the story in detail, describing what Ada did next, what she saw on the water, " +
-  "how the fishermen reacted, and how the village remembered that night for years afterwards. " +
-  "Write at least five long paragraphs.";
-
-window.bench = async (models) => {
+window.benchAdd = async (url, name, context) => {
   await until((s) => Array.isArray(s.models));
-  const rows = [];
-  for (const { url, name } of models) {
-    // A stored model leaves the job list and appears in the models; a failure stays listed.
+  let model = lastState.models.find((m) => m.name === name || m.id === name.replace(/\.gguf$/, ""));
+  if (!model) {
     const before = new Set(lastState.models.map((m) => m.id));
     send({ op: "add_url", url });
     const s = await until((s) => s.jobs.some((j) => j.name === name && j.error) || s.models.some((m) => !before.has(m.id)));
     const failed = s.jobs.find((j) => j.name === name && j.error);
     if (failed) throw new Error(name + ": " + JSON.stringify(failed.error));
-    const model = s.models.find((m) => !before.has(m.id));
-    const t0 = performance.now();
-    const r = await request("/chat/completions", {
-      model: model.id, stream: true, temperature: 0, max_tokens: 128, ignore_eos: true,
-      messages: [{ role: "user", content: PROMPT }],
-    });
-    const wall = performance.now() - t0;
-    if (r.status !== 200) throw new Error(name + ": " + r.status + " " + r.body);
-    const last = r.body.split("\n\n").filter((l) => l.includes("timings")).pop();
-    const t = JSON.parse(last.slice(6)).timings;
-    const after = await until((s) => s.loaded && s.loaded.model === model.id && !s.generating);
-    rows.push({
-      model: model.id, quantization: model.quantization, file_mb: model.size / 1e6,
-      load_ms: after.loaded.load_ms, wall_ms: wall,
-      prompt_n: t.prompt_n, prefill_tps: t.prompt_per_second,
-      predicted_n: t.predicted_n, decode_tps: t.predicted_per_second,
-      mem_after_load_mb: loadBytes(model.id) / 1048576, mem_peak_mb: after.loaded.bytes / 1048576,
-    });
-    // Drop it before the next model is added, as switching models does.
-    send({ op: "delete", model: model.id });
-    await until((s) => !s.models.some((m) => m.id === model.id));
+    model = s.models.find((m) => !before.has(m.id));
   }
-  return rows;
+  if (model.context !== context) {
+    send({ op: "set_context", model: model.id, context });
+    model = (await until((s) => s.models.some((m) => m.id === model.id && m.context === context)))
+      .models.find((m) => m.id === model.id);
+  }
+  return model;
 };
 
-// The memory size reported right after load (the first state with this model loaded).
-const firstLoaded = new Map();
-const origHandler = worker.onmessage;
-worker.onmessage = (event) => {
-  origHandler(event);
-  if (lastState && lastState.loaded && !firstLoaded.has(lastState.loaded.model)) {
-    firstLoaded.set(lastState.loaded.model, lastState.loaded.bytes);
-  }
+let nextId = 1;
+window.benchTurn = (model, messages, maxTokens, ignoreEos) => {
+  const id = nextId++;
+  const t0 = performance.now();
+  let buffer = "", text = "", firstMs = null, loadMs = null, timings = null, error = null;
+  let progressChunks = 0;
+  return new Promise((resolve) => {
+    requests.set(id, {
+      status: 0,
+      chunk(chunk, now) {
+        buffer += chunk;
+        let at;
+        while ((at = buffer.indexOf("\n\n")) >= 0) {
+          const line = buffer.slice(0, at);
+          buffer = buffer.slice(at + 2);
+          if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
+          const ev = JSON.parse(line.slice(6));
+          if (ev.error) error = ev.error.message || JSON.stringify(ev.error);
+          if (ev.load_progress && ev.load_progress.loaded === ev.load_progress.total) loadMs = now - t0;
+          if (ev.prompt_progress) progressChunks++;
+          if (ev.timings) timings = ev.timings;
+          const content = ev.choices && ev.choices[0] && ev.choices[0].delta.content;
+          if (content) {
+            if (firstMs === null) firstMs = now - t0;
+            text += content;
+          }
+        }
+      },
+      result() {
+        return { status: this.status, error, text, wall_ms: performance.now() - t0, first_ms: firstMs,
+          load_ms: loadMs, timings, progress_chunks: progressChunks };
+      },
+      resolve,
+    });
+    send({
+      op: "fetch", id, path: "/chat/completions",
+      body: JSON.stringify({ model: model.id, stream: true, temperature: 0, repeat_penalty: 1,
+        max_tokens: maxTokens, ignore_eos: ignoreEos, messages }),
+    });
+  });
 };
-function loadBytes(id) { return firstLoaded.get(id) || 0; }
+
+window.benchMemoryMb = () => (lastState && lastState.loaded ? lastState.loaded.bytes / 1048576 : 0);
 window.benchReady = true;

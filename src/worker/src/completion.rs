@@ -4,7 +4,7 @@
 
 use crate::generate::{Generation, LogitsSource, SamplingParams, Step};
 use crate::model::ModelError;
-use crate::sse::{FinishReason, SseWriter, Timings};
+use crate::sse::{FinishReason, PromptProgress, SseWriter, Timings};
 use crate::text_out::TextOut;
 
 /// What the completion needs from a tokenizer.
@@ -31,6 +31,8 @@ pub struct Progress {
 
 pub struct Completion {
     generation: Generation,
+    /// Prompt tokens reused from the previous request's cache.
+    cached: usize,
     text: TextOut,
     sse: SseWriter,
     max_tokens: usize,
@@ -39,6 +41,8 @@ pub struct Completion {
     /// Tokens generated that count as output (the end-of-generation token does not).
     produced: usize,
     ignore_eos: bool,
+    /// Whether the first `prompt_progress` chunk went out (before any work).
+    announced: bool,
     done: bool,
 }
 
@@ -53,8 +57,25 @@ impl Completion {
         sse: SseWriter,
         now_ms: f64,
     ) -> Self {
+        Self::resume(prompt, 0, params, max_tokens, stop, ignore_eos, sse, now_ms)
+    }
+
+    /// Like `new`, with the first `cached` prompt tokens already in the model's KV cache.
+    #[allow(clippy::too_many_arguments)]
+    pub fn resume(
+        prompt: Vec<u32>,
+        cached: usize,
+        params: &SamplingParams,
+        max_tokens: Option<usize>,
+        stop: Vec<String>,
+        ignore_eos: bool,
+        sse: SseWriter,
+        now_ms: f64,
+    ) -> Self {
+        let generation = Generation::resume(prompt, cached, params);
         Self {
-            generation: Generation::new(prompt, params),
+            cached: generation.fed_tokens().len(),
+            generation,
             text: TextOut::new(stop),
             sse,
             max_tokens: max_tokens.unwrap_or(usize::MAX),
@@ -62,6 +83,7 @@ impl Completion {
             first_token_ms: None,
             produced: 0,
             ignore_eos,
+            announced: false,
             done: false,
         }
     }
@@ -75,7 +97,28 @@ impl Completion {
         self.generation.generated()
     }
 
-    /// Runs one prompt chunk or one token.
+    /// The tokens in the model's KV cache now (prompt and answer so far), for the next
+    /// request to reuse.
+    pub fn fed_tokens(&self) -> &[u32] {
+        self.generation.fed_tokens()
+    }
+
+    /// Prompt tokens that came from the cache.
+    pub fn cached(&self) -> usize {
+        self.cached
+    }
+
+    fn prompt_progress(&self, processed: usize, now: f64) -> String {
+        self.sse.prompt_progress(&PromptProgress {
+            total: self.generation.prompt_len(),
+            cache: self.cached,
+            processed,
+            time_ms: now - self.started_ms,
+        })
+    }
+
+    /// Runs one prompt chunk or one token. The first call only announces the prompt (how
+    /// much of it is cached), so the page can say so before the first chunk's seconds.
     pub fn step<M: LogitsSource, V: Vocab>(
         &mut self,
         model: &mut M,
@@ -88,10 +131,20 @@ impl Completion {
                 done: true,
             });
         }
+        if !self.announced {
+            self.announced = true;
+            return Ok(Progress {
+                sse: self.prompt_progress(self.cached, now_ms()),
+                done: false,
+            });
+        }
         let step = self.generation.step(model)?;
         let now = now_ms();
         match step {
-            Step::Prefill { .. } => Ok(Progress::default()),
+            Step::Prefill { done, .. } => Ok(Progress {
+                sse: self.prompt_progress(done, now),
+                done: false,
+            }),
             Step::ContextFull => Ok(self.finish(FinishReason::Length, now, String::new())),
             Step::Token(id) => {
                 if self.first_token_ms.is_none() {
@@ -123,7 +176,8 @@ impl Completion {
         text.push_str(&self.text.finish());
         let first = self.first_token_ms.unwrap_or(now);
         let timings = Timings {
-            prompt_n: self.generation.prompt_len(),
+            cache_n: self.cached,
+            prompt_n: self.generation.prompt_len() - self.cached,
             prompt_ms: first - self.started_ms,
             predicted_n: self.produced,
             predicted_ms: now - first,

@@ -27,7 +27,8 @@ impl LogitsSource for Model {
 
 /// Prompt tokens run per forward pass: bounds the attention matrix (heads × chunk × context
 /// floats) so a long prompt does not need hundreds of MB at once, and lets the loop yield.
-pub const PREFILL_CHUNK: usize = 256;
+/// 128 keeps prompt-reading progress and an abort within a second or two of a slow device.
+pub const PREFILL_CHUNK: usize = 128;
 
 /// How many recent tokens the repeat penalty looks at (llama.cpp's default window).
 pub const REPEAT_LAST_N: usize = 64;
@@ -74,6 +75,18 @@ impl SamplingParams {
     }
 }
 
+/// How many leading tokens of `prompt` can be reused from a cache holding `cached`: their
+/// common prefix, less the prompt's last token, which always runs again (its logits pick
+/// the first new token), as llama.cpp's server does.
+pub fn reusable_prefix(cached: &[u32], prompt: &[u32]) -> usize {
+    let common = cached
+        .iter()
+        .zip(prompt)
+        .take_while(|(a, b)| a == b)
+        .count();
+    common.min(prompt.len().saturating_sub(1))
+}
+
 /// What one step did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
@@ -98,11 +111,18 @@ pub struct Generation {
 impl Generation {
     /// Starts from `prompt` with an empty KV cache (the caller clears the model).
     pub fn new(prompt: Vec<u32>, params: &SamplingParams) -> Self {
+        Self::resume(prompt, 0, params)
+    }
+
+    /// Starts from `prompt` whose first `cached` tokens are already in the model's KV cache
+    /// (the caller cut the cache to exactly them; see [`reusable_prefix`]).
+    pub fn resume(prompt: Vec<u32>, cached: usize, params: &SamplingParams) -> Self {
         let prompt_len = prompt.len();
         Self {
             tokens: prompt,
             prompt_len,
-            fed: 0,
+            // At least the last prompt token runs, or there would be no logits to sample.
+            fed: cached.min(prompt_len.saturating_sub(1)),
             processor: LogitsProcessor::from_sampling(params.seed, params.sampling()),
             repeat_penalty: params.repeat_penalty,
         }
@@ -110,6 +130,12 @@ impl Generation {
 
     pub fn prompt_len(&self) -> usize {
         self.prompt_len
+    }
+
+    /// The tokens whose keys and values are in the model's cache now, in order: what the
+    /// next request can reuse.
+    pub fn fed_tokens(&self) -> &[u32] {
+        &self.tokens[..self.fed]
     }
 
     /// Tokens generated so far.

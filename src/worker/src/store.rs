@@ -31,6 +31,9 @@ pub struct ModelRecord {
     /// File size in bytes.
     pub size: u64,
     pub parameters: Option<u64>,
+    /// Whether the file has a chat template (absent in sidecars written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chat_template: Option<bool>,
     pub added_ms: f64,
     /// The user's sampling defaults for this model, used when a request does not set them
     /// (the page sends temperature, top-p and max tokens from its profile, not these).
@@ -53,6 +56,7 @@ impl ModelRecord {
             context: default_context(info.context_length),
             size: info.file_size,
             parameters: info.parameter_count,
+            chat_template: Some(info.has_chat_template),
             added_ms,
             top_k: None,
             repeat_penalty: None,
@@ -83,6 +87,7 @@ impl ModelRecord {
             context: self.context,
             size: self.size,
             parameters: self.parameters,
+            chat_template: self.chat_template,
             top_k: self.top_k,
             repeat_penalty: self.repeat_penalty,
             seed: self.seed,

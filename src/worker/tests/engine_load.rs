@@ -87,3 +87,102 @@ fn gemma3_answers_as_sse() {
     assert!(sse.contains(r#""completion_tokens":12"#), "{sse}");
     assert!(sse.ends_with("data: [DONE]\n\n"), "{sse}");
 }
+
+/// Runs `body` on `engine` to the end; returns the SSE text.
+fn turn(engine: &mut Engine, body: &str) -> String {
+    let req = parse_chat_request(body).expect("parses");
+    let mut completion = engine.start(1, &req, 0.0).expect("starts");
+    let mut out = String::new();
+    let mut clock = 0.0;
+    while !completion.is_done() {
+        let (model, tok) = engine.model_mut();
+        let p = completion
+            .step(model, tok, || {
+                clock += 10.0;
+                clock
+            })
+            .expect("step");
+        out.push_str(&p.sse);
+    }
+    engine.settle(&completion, false);
+    out
+}
+
+/// The answer's text, from the content deltas.
+fn text(sse: &str) -> String {
+    sse.split("\n\n")
+        .filter_map(|e| e.strip_prefix("data: "))
+        .filter_map(|e| serde_json::from_str::<serde_json::Value>(e).ok())
+        .filter_map(|v| {
+            v["choices"][0]["delta"]["content"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+fn timings(sse: &str, field: &str) -> u64 {
+    sse.split("\n\n")
+        .filter_map(|e| e.strip_prefix("data: "))
+        .filter_map(|e| serde_json::from_str::<serde_json::Value>(e).ok())
+        .find_map(|v| v["timings"][field].as_u64())
+        .unwrap_or_else(|| panic!("no timings.{field} in {sse}"))
+}
+
+fn chat(messages: &[(&str, &str)]) -> String {
+    let messages: Vec<serde_json::Value> = messages
+        .iter()
+        .map(|(role, content)| serde_json::json!({"role": role, "content": content}))
+        .collect();
+    serde_json::json!({"model": "", "temperature": 0, "max_tokens": 10, "messages": messages})
+        .to_string()
+}
+
+/// A follow-up turn reads only what is new, and answers exactly as a fresh cache would; a
+/// request that changes an earlier message reuses only what precedes the change.
+fn prefix_reuse_is_exact(file: &str) {
+    let record = record_for(file, "m");
+    let load = || {
+        let mut f = std::fs::File::open(model_path(file)).expect("open");
+        Engine::load(&mut std::io::BufReader::new(&mut f), &record).expect("loads")
+    };
+    let mut warm = load();
+    let first = turn(&mut warm, &chat(&[("user", "Name a colour.")]));
+    assert_eq!(timings(&first, "cache_n"), 0, "{first}");
+    let said = text(&first);
+    let second = [
+        ("user", "Name a colour."),
+        ("assistant", said.as_str()),
+        ("user", "And a fruit?"),
+    ];
+    let reused = turn(&mut warm, &chat(&second));
+    let fresh = turn(&mut load(), &chat(&second));
+    assert_eq!(text(&reused), text(&fresh));
+    let (cached, read) = (timings(&reused, "cache_n"), timings(&reused, "prompt_n"));
+    assert!(
+        cached > 5 && read < cached + read,
+        "cache_n {cached}, prompt_n {read}"
+    );
+    assert_eq!(cached + read, timings(&fresh, "prompt_n"));
+
+    // Changing the first message: only the template's opening is shared.
+    let changed = [
+        ("user", "Name an animal."),
+        ("assistant", "A cat."),
+        ("user", "Another?"),
+    ];
+    let diverged = turn(&mut warm, &chat(&changed));
+    let fresh = turn(&mut load(), &chat(&changed));
+    assert_eq!(text(&diverged), text(&fresh));
+    assert!(timings(&diverged, "cache_n") < cached, "{diverged}");
+}
+
+#[test]
+fn smollm2_follow_up_turns_reuse_the_cache_exactly() {
+    prefix_reuse_is_exact("SmolLM2-135M-Instruct.Q4_1.gguf");
+}
+
+#[test]
+fn gemma3_follow_up_turns_reuse_the_cache_exactly() {
+    prefix_reuse_is_exact("gemma-3-270m-q4_k_m.gguf");
+}

@@ -6,7 +6,7 @@ use skiff_core::model_panel::FromWorker;
 use skiff_worker::api_error::ApiError;
 use skiff_worker::completion::{Completion, Vocab};
 use skiff_worker::engine::select_model;
-use skiff_worker::generate::{LogitsSource, SamplingParams};
+use skiff_worker::generate::{reusable_prefix, LogitsSource, SamplingParams, PREFILL_CHUNK};
 use skiff_worker::model::ModelError;
 use skiff_worker::queue::{Aborted, Queue};
 use skiff_worker::request::{apply_model_defaults, parse_chat_request, MessageRole};
@@ -189,6 +189,7 @@ fn sse_finish_has_done_and_no_empty_deltas() {
         FinishReason::Length,
         &Timings {
             prompt_n: 4,
+            cache_n: 6,
             prompt_ms: 2.0,
             predicted_n: 8,
             predicted_ms: 4.0,
@@ -197,6 +198,88 @@ fn sse_finish_has_done_and_no_empty_deltas() {
     assert!(end.ends_with("\n\ndata: [DONE]\n\n"));
     assert!(end.contains(r#""predicted_per_second":2000.0"#), "{end}");
     assert!(end.contains(r#""object":"chat.completion.chunk""#));
+    // Usage counts the whole prompt; timings split what was read from what was reused.
+    assert!(end.contains(r#""prompt_tokens":10"#), "{end}");
+    assert!(end.contains(r#""cache_n":6"#), "{end}");
+    assert!(end.contains(r#""prompt_n":4"#), "{end}");
+}
+
+#[test]
+fn the_reusable_prefix_is_the_common_part_less_the_last_prompt_token() {
+    assert_eq!(reusable_prefix(&[], &[1, 2, 3]), 0);
+    assert_eq!(reusable_prefix(&[1, 2, 9, 9], &[1, 2, 3]), 2);
+    // The cache holds the whole prompt and more (the last answer): the last prompt token
+    // still runs, or there would be no logits to pick the first new token from.
+    assert_eq!(reusable_prefix(&[1, 2, 3, 4, 5], &[1, 2, 3]), 2);
+    assert_eq!(reusable_prefix(&[1, 2], &[1, 2, 3, 4]), 2);
+    assert_eq!(reusable_prefix(&[7], &[1, 2]), 0);
+    assert_eq!(reusable_prefix(&[1], &[]), 0);
+}
+
+#[test]
+fn prompt_reading_is_announced_then_reported_as_llama_cpp_does() {
+    let sse = run(&[1, 0], vocab(), None, &[], 64);
+    let first = sse.split("\n\n").next().expect("a first event");
+    let v: serde_json::Value =
+        serde_json::from_str(first.strip_prefix("data: ").expect("data")).expect("JSON");
+    // Announced before any forward pass: nothing read yet, nothing reused.
+    assert_eq!(v["prompt_progress"]["total"], 2, "{sse}");
+    assert_eq!(v["prompt_progress"]["processed"], 0, "{sse}");
+    assert_eq!(v["prompt_progress"]["cache"], 0, "{sse}");
+    // No text in a progress chunk: decoders that ignore the field show nothing.
+    assert_eq!(v["choices"][0]["delta"], serde_json::json!({}), "{sse}");
+    assert_eq!(contents(&sse), ["Caf"]);
+}
+
+#[test]
+fn a_long_prompt_reports_each_chunk_read() {
+    let prompt: Vec<u32> = (0..(PREFILL_CHUNK * 3 + 3) as u32)
+        .map(|i| 1 + i % 4)
+        .collect();
+    let mut model = Script {
+        ids: vec![1, 0],
+        at: 0,
+        vocab: 8,
+        context: 4096,
+    };
+    let greedy = SamplingParams {
+        temperature: 0.0,
+        ..SamplingParams::default()
+    };
+    let mut c = Completion::resume(
+        prompt,
+        PREFILL_CHUNK / 2,
+        &greedy,
+        None,
+        vec![],
+        false,
+        SseWriter::new(1, "m"),
+        0.0,
+    );
+    let mut processed = vec![];
+    let mut clock = 0.0;
+    while !c.is_done() {
+        let p = c
+            .step(&mut model, &vocab(), || {
+                clock += 1.0;
+                clock
+            })
+            .expect("step");
+        for e in p.sse.split("\n\n").filter_map(|e| e.strip_prefix("data: ")) {
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(e) {
+                if let Some(n) = v["prompt_progress"]["processed"].as_u64() {
+                    assert_eq!(v["prompt_progress"]["cache"], PREFILL_CHUNK as u64 / 2);
+                    processed.push(n as usize);
+                }
+            }
+        }
+    }
+    let half = PREFILL_CHUNK / 2;
+    assert_eq!(
+        processed,
+        [half, half + PREFILL_CHUNK, half + 2 * PREFILL_CHUNK]
+    );
+    assert_eq!(c.cached(), half);
 }
 
 #[test]
@@ -267,6 +350,7 @@ fn record(id: &str, added_ms: f64) -> ModelRecord {
         context: 2048,
         size: 1,
         parameters: None,
+        chat_template: None,
         added_ms,
         top_k: None,
         repeat_penalty: None,

@@ -123,6 +123,29 @@ impl KvCache {
     pub(crate) fn clear(&mut self) {
         *self = Self::default();
     }
+
+    /// Keeps the positions before `end` (absolute) and forgets the rest, so a request that
+    /// shares a prefix with the previous one reads only what differs. `false`, with nothing
+    /// changed, when the cache cannot be cut there: `end` is past what it holds, or, with a
+    /// window, a query at `end` would need keys already dropped.
+    pub(crate) fn truncate(&mut self, end: usize, window: Option<usize>) -> bool {
+        if !self.can_truncate(end, window) {
+            return false;
+        }
+        self.len = end - self.start;
+        true
+    }
+
+    pub(crate) fn can_truncate(&self, end: usize, window: Option<usize>) -> bool {
+        // The first query after the cut is at `end`; it sees keys from `end + 1 - window`.
+        let needed_from = window.map_or(0, |w| (end + 1).saturating_sub(w));
+        end <= self.end() && self.start <= needed_from
+    }
+
+    /// Positions cached, counted from 0 (dropped window positions included).
+    pub(crate) fn end(&self) -> usize {
+        self.start + self.len
+    }
 }
 
 /// An additive mask (0 visible, -inf hidden) of shape (q_len, kv_len) for queries at

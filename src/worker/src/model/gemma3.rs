@@ -208,4 +208,18 @@ impl Gemma3 {
             l.cache.clear();
         }
     }
+
+    /// Cuts every layer's cache to positions `..end`; on `false` some layer could not be cut
+    /// and the caller clears them all.
+    pub(crate) fn truncate(&mut self, end: usize) -> bool {
+        let all_can = self
+            .layers
+            .iter()
+            .all(|l| l.cache.can_truncate(end, l.window));
+        all_can
+            && self
+                .layers
+                .iter_mut()
+                .all(|l| l.cache.truncate(end, l.window))
+    }
 }

@@ -1,17 +1,20 @@
-//! Weights as 8-bit integers with one f32 scale per 32 values, and the matrix-vector kernel
-//! that decoding spends nearly all its time in.
+//! Weights as small integers with one f32 scale per 32 values, and the matrix kernels that
+//! decoding and prompt reading spend nearly all their time in.
 //!
 //! Why not candle's `QMatMul`: in wasm its simd128 kernels convert two f16 scales per block
 //! of 32 in software (the `half` crate has no hardware path there) and re-extend the
 //! activation's bytes for every row; Q4_1/Q5_x have no simd128 kernel at all. Here the scales
-//! are f32 from load, the activation is quantized and widened to i16 once per call, and four
-//! rows share each activation load. SmolLM2-135M decodes about twice as fast.
+//! are f32 from load, the activation is quantized and widened to i16 once per call, four
+//! weight rows share each activation load, and while reading a prompt each unpacked block of
+//! weights serves two activation rows.
 //!
-//! The 32-value block types convert exactly: a block's integers fit in 8 bits and keep the
-//! file's own scale, and Q4_1/Q5_1 keep their per-block minimum (`w = d·q + m`, so a dot
-//! product adds `m · Σx` per block, as llama.cpp's Q8_1 path does). Float weights are
-//! quantized to 8 bits (absolute maximum → 127). Rows are converted one at a time, so no
-//! whole f32 copy of a large table ever exists.
+//! Q4_0 and Q4_1 keep the file's 4-bit codes (two per byte): a decode step streams every
+//! weight once, so half the bytes is what makes it faster, and the model takes half the
+//! memory. The other 32-value block types convert exactly to 8 bits: a block's integers fit
+//! and keep the file's own scale, and Q4_1/Q5_1 keep their per-block minimum (`w = d·q + m`,
+//! so a dot product adds `m · Σx` per block, as llama.cpp's Q8_1 path does; Q4_0's `d·(q−8)`
+//! is the minimum `−8d`). Float weights are quantized to 8 bits (absolute maximum → 127).
+//! Rows are converted one at a time, so no whole f32 copy of a large table ever exists.
 
 use candle_core::quantized::k_quants::{
     BlockQ4_0, BlockQ4_1, BlockQ5_0, BlockQ5_1, BlockQ8_0, BlockQ8_1, GgmlType,
@@ -27,12 +30,37 @@ const ROW_TILE: usize = 4;
 /// Activation rows that reuse one tile of weight rows while it is in L1 (prefill).
 const ACT_TILE: usize = 8;
 
-/// A (rows × cols) matrix: `qs[r·cols + c] · d[b] + m[b]` with `b = (r·cols + c) / 32`;
+/// Where value `p` of a block's activation goes for 4-bit codes: the kernel unpacks a block
+/// of 16 bytes, read as eight 16-bit lanes, into four vectors of the values at even
+/// positions 0..16, at 16..32, then odd 1..16 and 17..32 (byte j holds value j in its low
+/// nibble and j + 16 in its high one), and the activation is stored in that order.
+const NIBBLE_ORDER: [usize; BLOCK] = {
+    let mut order = [0; BLOCK];
+    let mut p = 0;
+    while p < 8 {
+        order[p] = 2 * p;
+        order[8 + p] = 2 * p + 16;
+        order[16 + p] = 2 * p + 1;
+        order[24 + p] = 2 * p + 17;
+        p += 1;
+    }
+    order
+};
+
+/// The integers of a matrix.
+enum Codes {
+    /// One signed byte per value, in order.
+    Bytes(Vec<i8>),
+    /// Unsigned 4-bit values, 16 bytes per block of 32 as GGUF's Q4 types store them.
+    Nibbles(Vec<u8>),
+}
+
+/// A (rows × cols) matrix: `q[r·cols + c] · d[b] + m[b]` with `b = (r·cols + c) / 32`;
 /// `m` is empty for symmetric types.
 pub(crate) struct Int8Matrix {
     rows: usize,
     cols: usize,
-    qs: Vec<i8>,
+    codes: Codes,
     d: Vec<f32>,
     m: Vec<f32>,
 }
@@ -46,6 +74,14 @@ enum Source {
     Symmetric,
     /// `d · q + m`, with f16 `d` and `m` in the first four bytes.
     Affine,
+}
+
+/// Activation rows quantized to 8 bits (widened to i16), one scale per block, in the order
+/// the matrix's codes need; `s` is each block's sum (`d · Σq`) for the minimum term.
+struct Act {
+    q: Vec<i16>,
+    d: Vec<f32>,
+    s: Vec<f32>,
 }
 
 impl Int8Matrix {
@@ -63,8 +99,8 @@ impl Int8Matrix {
             GgmlDType::F32 => convert::<f32>(&data, rows, cols, Source::Float),
             GgmlDType::F16 => convert::<f16>(&data, rows, cols, Source::Float),
             GgmlDType::BF16 => convert::<bf16>(&data, rows, cols, Source::Float),
-            GgmlDType::Q4_0 => convert::<BlockQ4_0>(&data, rows, cols, Source::Symmetric),
-            GgmlDType::Q4_1 => convert::<BlockQ4_1>(&data, rows, cols, Source::Affine),
+            GgmlDType::Q4_0 => nibbles::<BlockQ4_0>(&data, rows, cols, Source::Symmetric),
+            GgmlDType::Q4_1 => nibbles::<BlockQ4_1>(&data, rows, cols, Source::Affine),
             GgmlDType::Q5_0 => convert::<BlockQ5_0>(&data, rows, cols, Source::Symmetric),
             GgmlDType::Q5_1 => convert::<BlockQ5_1>(&data, rows, cols, Source::Affine),
             GgmlDType::Q8_0 => convert::<BlockQ8_0>(&data, rows, cols, Source::Symmetric),
@@ -100,16 +136,15 @@ impl Int8Matrix {
         let mut shape = ids.dims().to_vec();
         let ids = ids.flatten_all()?.to_vec1::<u32>()?;
         let mut out = Vec::with_capacity(ids.len() * self.cols);
+        let nb = self.cols / BLOCK;
         for &id in &ids {
             let r = id as usize;
             if r >= self.rows {
                 bail!("token {r} is outside the vocabulary of {}", self.rows);
             }
-            let nb = self.cols / BLOCK;
-            let qs = &self.qs[r * self.cols..(r + 1) * self.cols];
-            for (b, q) in qs.chunks_exact(BLOCK).enumerate() {
+            for b in 0..nb {
                 let (s, m) = (self.d[r * nb + b], self.min(r * nb + b));
-                out.extend(q.iter().map(|&v| v as f32 * s + m));
+                out.extend(self.block_values(r, b).iter().map(|&v| v as f32 * s + m));
             }
         }
         shape.push(self.cols);
@@ -120,47 +155,96 @@ impl Int8Matrix {
         self.m.get(block).copied().unwrap_or(0.0)
     }
 
+    /// Block `b` of row `r`'s integers, in value order.
+    fn block_values(&self, r: usize, b: usize) -> [i16; BLOCK] {
+        let mut v = [0i16; BLOCK];
+        match &self.codes {
+            Codes::Bytes(q) => {
+                let at = r * self.cols + b * BLOCK;
+                for (o, &q) in v.iter_mut().zip(&q[at..at + BLOCK]) {
+                    *o = q as i16;
+                }
+            }
+            Codes::Nibbles(q) => {
+                let at = (r * self.cols + b * BLOCK) / 2;
+                for (j, &byte) in q[at..at + BLOCK / 2].iter().enumerate() {
+                    v[j] = (byte & 15) as i16;
+                    v[j + 16] = (byte >> 4) as i16;
+                }
+            }
+        }
+        v
+    }
+
+    /// Quantizes `m` activation rows in the order this matrix's codes need.
+    fn quantize(&self, x: &[f32], m: usize) -> Act {
+        let nb = self.cols / BLOCK;
+        let mut act = Act {
+            q: vec![0i16; m * self.cols],
+            d: vec![0f32; m * nb],
+            s: vec![0f32; m * nb],
+        };
+        let mut natural = [0i16; BLOCK];
+        for i in 0..m {
+            let row = &x[i * self.cols..(i + 1) * self.cols];
+            for (b, xb) in row.chunks_exact(BLOCK).enumerate() {
+                let d = quantize_block(xb, &mut natural);
+                let q = &mut act.q[i * self.cols + b * BLOCK..i * self.cols + (b + 1) * BLOCK];
+                match self.codes {
+                    Codes::Bytes(_) => q.copy_from_slice(&natural),
+                    Codes::Nibbles(_) => {
+                        for (o, &from) in q.iter_mut().zip(&NIBBLE_ORDER) {
+                            *o = natural[from];
+                        }
+                    }
+                }
+                let sum: i32 = natural.iter().map(|&v| v as i32).sum();
+                act.d[i * nb + b] = d;
+                act.s[i * nb + b] = sum as f32 * d;
+            }
+        }
+        act
+    }
+
     /// `out[i * rows + r] = Σ_c x[i * cols + c] · W[r, c]` for `m` activation rows.
     fn matmul(&self, x: &[f32], m: usize, out: &mut [f32]) {
         let nb = self.cols / BLOCK;
-        let mut xq = vec![0i16; m * self.cols];
-        let mut xd = vec![0f32; m * nb];
-        // Per block, the activation's sum (xd · Σq), for the minimum term of affine types.
-        let mut xs = vec![0f32; m * nb];
-        for i in 0..m {
-            let q = &mut xq[i * self.cols..(i + 1) * self.cols];
-            quantize_row(
-                &x[i * self.cols..(i + 1) * self.cols],
-                q,
-                &mut xd[i * nb..(i + 1) * nb],
-            );
-            for (b, block) in q.chunks_exact(BLOCK).enumerate() {
-                let sum: i32 = block.iter().map(|&v| v as i32).sum();
-                xs[i * nb + b] = sum as f32 * xd[i * nb + b];
-            }
-        }
+        let act = self.quantize(x, m);
         for a0 in (0..m).step_by(ACT_TILE) {
             let a1 = (a0 + ACT_TILE).min(m);
             let mut r = 0;
             while r < self.rows {
                 let n = (self.rows - r).min(ROW_TILE);
-                for i in a0..a1 {
-                    let xq = &xq[i * self.cols..(i + 1) * self.cols];
-                    let xd = &xd[i * nb..(i + 1) * nb];
-                    let dst = &mut out[i * self.rows + r..i * self.rows + r + n];
-                    if n == ROW_TILE {
-                        let sums = self.dot4(r, xq, xd);
-                        dst.copy_from_slice(&sums);
-                    } else {
-                        for (j, o) in dst.iter_mut().enumerate() {
-                            *o = self.dot1(r + j, xq, xd);
+                let mut i = a0;
+                while i < a1 {
+                    if n == ROW_TILE && i + 4 <= a1 {
+                        let sums = self.tile::<4>(r, [i, i + 1, i + 2, i + 3], &act);
+                        for (k, s) in sums.iter().enumerate() {
+                            out[(i + k) * self.rows + r..][..ROW_TILE].copy_from_slice(s);
                         }
+                        i += 4;
+                    } else if n == ROW_TILE && i + 2 <= a1 {
+                        let [s0, s1] = self.tile::<2>(r, [i, i + 1], &act);
+                        out[i * self.rows + r..][..ROW_TILE].copy_from_slice(&s0);
+                        out[(i + 1) * self.rows + r..][..ROW_TILE].copy_from_slice(&s1);
+                        i += 2;
+                    } else if n == ROW_TILE {
+                        let [s0] = self.tile::<1>(r, [i], &act);
+                        out[i * self.rows + r..][..ROW_TILE].copy_from_slice(&s0);
+                        i += 1;
+                    } else {
+                        for j in 0..n {
+                            out[i * self.rows + r + j] = self.dot1(r + j, i, &act);
+                        }
+                        i += 1;
                     }
-                    if !self.m.is_empty() {
-                        let xs = &xs[i * nb..(i + 1) * nb];
-                        for (j, o) in dst.iter_mut().enumerate() {
+                }
+                if !self.m.is_empty() {
+                    for i in a0..a1 {
+                        let xs = &act.s[i * nb..(i + 1) * nb];
+                        for j in 0..n {
                             let mins = &self.m[(r + j) * nb..(r + j + 1) * nb];
-                            *o += mins.iter().zip(xs).map(|(a, b)| a * b).sum::<f32>();
+                            out[i * self.rows + r + j] += dot_f32(mins, xs);
                         }
                     }
                 }
@@ -169,108 +253,262 @@ impl Int8Matrix {
         }
     }
 
-    fn row(&self, r: usize) -> (&[i8], &[f32]) {
+    /// One row against activation row `i`, without the minimum term.
+    fn dot1(&self, r: usize, i: usize, act: &Act) -> f32 {
         let nb = self.cols / BLOCK;
-        (
-            &self.qs[r * self.cols..(r + 1) * self.cols],
-            &self.d[r * nb..(r + 1) * nb],
-        )
-    }
-
-    fn dot1(&self, r: usize, xq: &[i16], xd: &[f32]) -> f32 {
-        let (w, wd) = self.row(r);
         let mut acc = 0f32;
-        for ((wb, xb), (s, t)) in w
-            .chunks_exact(BLOCK)
-            .zip(xq.chunks_exact(BLOCK))
-            .zip(wd.iter().zip(xd))
-        {
-            let sum: i32 = wb.iter().zip(xb).map(|(&a, &b)| a as i32 * b as i32).sum();
-            acc += sum as f32 * (s * t);
+        for b in 0..nb {
+            let w = self.block_values(r, b);
+            let x = &act.q[i * self.cols + b * BLOCK..i * self.cols + (b + 1) * BLOCK];
+            let sum: i32 = match self.codes {
+                Codes::Bytes(_) => w.iter().zip(x).map(|(&a, &b)| a as i32 * b as i32).sum(),
+                Codes::Nibbles(_) => NIBBLE_ORDER
+                    .iter()
+                    .zip(x)
+                    .map(|(&from, &b)| w[from] as i32 * b as i32)
+                    .sum(),
+            };
+            acc += sum as f32 * (self.d[r * nb + b] * act.d[i * nb + b]);
         }
         acc
     }
 
+    /// `ROW_TILE` rows from `r` against each of the activation rows `acts`, without the
+    /// minimum term.
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-    fn dot4(&self, r: usize, xq: &[i16], xd: &[f32]) -> [f32; ROW_TILE] {
-        [
-            self.dot1(r, xq, xd),
-            self.dot1(r + 1, xq, xd),
-            self.dot1(r + 2, xq, xd),
-            self.dot1(r + 3, xq, xd),
-        ]
+    fn tile<const A: usize>(&self, r: usize, acts: [usize; A], act: &Act) -> [[f32; ROW_TILE]; A] {
+        acts.map(|i| std::array::from_fn(|j| self.dot1(r + j, i, act)))
     }
 
-    /// Four rows against one activation row. Per block of 32: the activation's four i16x8
-    /// vectors are loaded once; each row costs two loads, four widenings and four i16 dot
-    /// products, and one f32 multiply-add with its precomputed scale.
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    fn dot4(&self, r: usize, xq: &[i16], xd: &[f32]) -> [f32; ROW_TILE] {
-        use core::arch::wasm32::*;
-        let nb = self.cols / BLOCK;
-        let rows = [
-            self.row(r),
-            self.row(r + 1),
-            self.row(r + 2),
-            self.row(r + 3),
-        ];
-        // The slices were cut to `cols` values and `nb` scales above; every pointer below
-        // stays inside them (b < nb, offsets < BLOCK), and v128_load has no alignment needs.
+    fn tile<const A: usize>(&self, r: usize, acts: [usize; A], act: &Act) -> [[f32; ROW_TILE]; A] {
+        // SAFETY: `r + ROW_TILE <= rows` and every `acts` entry is below the activation's row
+        // count (the caller's loops), so each block read below is inside its slice.
         unsafe {
-            let mut acc = [f32x4_splat(0.0); ROW_TILE];
-            let xp = xq.as_ptr();
-            for b in 0..nb {
-                let x = xp.add(b * BLOCK) as *const v128;
-                let (x0, x1, x2, x3) = (
-                    v128_load(x),
-                    v128_load(x.add(1)),
-                    v128_load(x.add(2)),
-                    v128_load(x.add(3)),
-                );
-                let xs = *xd.get_unchecked(b);
-                for (j, (w, wd)) in rows.iter().enumerate() {
-                    let p = w.as_ptr().add(b * BLOCK) as *const v128;
-                    let lo = v128_load(p);
-                    let hi = v128_load(p.add(1));
-                    let s = i32x4_add(
-                        i32x4_add(
-                            i32x4_dot_i16x8(i16x8_extend_low_i8x16(lo), x0),
-                            i32x4_dot_i16x8(i16x8_extend_high_i8x16(lo), x1),
-                        ),
-                        i32x4_add(
-                            i32x4_dot_i16x8(i16x8_extend_low_i8x16(hi), x2),
-                            i32x4_dot_i16x8(i16x8_extend_high_i8x16(hi), x3),
-                        ),
-                    );
-                    let scale = f32x4_splat(*wd.get_unchecked(b) * xs);
-                    acc[j] = f32x4_add(acc[j], f32x4_mul(f32x4_convert_i32x4(s), scale));
+            match &self.codes {
+                Codes::Bytes(q) => simd::tile::<simd::Bytes, A>(
+                    q.as_ptr() as *const u8,
+                    self.cols,
+                    &self.d,
+                    r,
+                    acts,
+                    act,
+                ),
+                Codes::Nibbles(q) => {
+                    simd::tile::<simd::Nibbles, A>(q.as_ptr(), self.cols, &self.d, r, acts, act)
                 }
             }
-            acc.map(|a| {
-                f32x4_extract_lane::<0>(a)
-                    + f32x4_extract_lane::<1>(a)
-                    + f32x4_extract_lane::<2>(a)
-                    + f32x4_extract_lane::<3>(a)
-            })
         }
     }
 }
 
-/// Quantizes one row to 8 bits per value, one scale per 32 (the absolute maximum maps to 127).
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod simd {
+    use super::{Act, BLOCK, ROW_TILE};
+    use core::arch::wasm32::*;
+
+    /// Unpacks block `b` of row `r` into four i16x8 vectors, in the activation's order.
+    pub(super) trait Unpack {
+        /// # Safety
+        /// Row `r`, block `b` must be inside the codes `base` points at.
+        unsafe fn unpack(base: *const u8, cols: usize, r: usize, b: usize) -> [v128; 4];
+    }
+
+    pub(super) struct Bytes;
+    pub(super) struct Nibbles;
+
+    impl Unpack for Bytes {
+        #[inline(always)]
+        unsafe fn unpack(base: *const u8, cols: usize, r: usize, b: usize) -> [v128; 4] {
+            let p = base.add(r * cols + b * BLOCK) as *const v128;
+            let (lo, hi) = (v128_load(p), v128_load(p.add(1)));
+            [
+                i16x8_extend_low_i8x16(lo),
+                i16x8_extend_high_i8x16(lo),
+                i16x8_extend_low_i8x16(hi),
+                i16x8_extend_high_i8x16(hi),
+            ]
+        }
+    }
+
+    impl Unpack for Nibbles {
+        #[inline(always)]
+        unsafe fn unpack(base: *const u8, cols: usize, r: usize, b: usize) -> [v128; 4] {
+            let v = v128_load(base.add((r * cols + b * BLOCK) / 2) as *const v128);
+            let m4 = i16x8_splat(0x0F);
+            [
+                v128_and(v, m4),
+                v128_and(u16x8_shr(v, 4), m4),
+                v128_and(u16x8_shr(v, 8), m4),
+                u16x8_shr(v, 12),
+            ]
+        }
+    }
+
+    /// Per block: each weight row is unpacked once and multiplied with every activation row
+    /// in `acts` (four i16 dot products each), then scaled by both blocks' scales.
+    #[inline(always)]
+    pub(super) unsafe fn tile<U: Unpack, const A: usize>(
+        base: *const u8,
+        cols: usize,
+        d: &[f32],
+        r: usize,
+        acts: [usize; A],
+        act: &Act,
+    ) -> [[f32; ROW_TILE]; A] {
+        let nb = cols / BLOCK;
+        let mut acc = [[f32x4_splat(0.0); ROW_TILE]; A];
+        let xq = act.q.as_ptr();
+        for b in 0..nb {
+            // `j` names the weight row (`r + j`) as well as its accumulator.
+            #[allow(clippy::needless_range_loop)]
+            for j in 0..ROW_TILE {
+                let w = U::unpack(base, cols, r + j, b);
+                let wd = *d.get_unchecked((r + j) * nb + b);
+                for (a, &i) in acts.iter().enumerate() {
+                    let x = xq.add(i * cols + b * BLOCK) as *const v128;
+                    let s = i32x4_add(
+                        i32x4_add(
+                            i32x4_dot_i16x8(w[0], v128_load(x)),
+                            i32x4_dot_i16x8(w[1], v128_load(x.add(1))),
+                        ),
+                        i32x4_add(
+                            i32x4_dot_i16x8(w[2], v128_load(x.add(2))),
+                            i32x4_dot_i16x8(w[3], v128_load(x.add(3))),
+                        ),
+                    );
+                    let scale = f32x4_splat(wd * *act.d.get_unchecked(i * nb + b));
+                    acc[a][j] = f32x4_add(acc[a][j], f32x4_mul(f32x4_convert_i32x4(s), scale));
+                }
+            }
+        }
+        acc.map(|row| {
+            row.map(|v| {
+                f32x4_extract_lane::<0>(v)
+                    + f32x4_extract_lane::<1>(v)
+                    + f32x4_extract_lane::<2>(v)
+                    + f32x4_extract_lane::<3>(v)
+            })
+        })
+    }
+}
+
+/// `Σ a·b`: the minimum term, one multiply-add per block of 32 values, which scalar took a
+/// tenth as long as the SIMD dot products it completes.
+fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        use core::arch::wasm32::*;
+        let n = a.len().min(b.len());
+        let mut acc = f32x4_splat(0.0);
+        let mut k = 0;
+        // SAFETY: k + 4 <= n, and both slices hold at least n values.
+        unsafe {
+            while k + 4 <= n {
+                let x = v128_load(a.as_ptr().add(k) as *const v128);
+                let y = v128_load(b.as_ptr().add(k) as *const v128);
+                acc = f32x4_add(acc, f32x4_mul(x, y));
+                k += 4;
+            }
+        }
+        let mut sum = f32x4_extract_lane::<0>(acc)
+            + f32x4_extract_lane::<1>(acc)
+            + f32x4_extract_lane::<2>(acc)
+            + f32x4_extract_lane::<3>(acc);
+        for (x, y) in a[k..n].iter().zip(&b[k..n]) {
+            sum += x * y;
+        }
+        sum
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        a.iter().zip(b).map(|(x, y)| x * y).sum()
+    }
+}
+
+/// Quantizes one block to 8 bits (the absolute maximum maps to 127); returns its scale.
+///
+/// Written for wasm: `f32::max` and `f32::round` are libm calls there (their NaN and tie
+/// rules differ from the instructions), and they took a tenth of prompt reading. A compare
+/// and [`round_half_away`] are a few instructions. Halves must round away from zero as
+/// llama.cpp's do: they are common (activations are often multiples of a weight's scale),
+/// and rounding them to even moved SmolLM2's and Gemma 3's greedy tokens off llama.cpp's.
+fn quantize_block(x: &[f32], q: &mut [i16; BLOCK]) -> f32 {
+    let amax = x.iter().fold(0f32, |m, v| {
+        let a = v.abs();
+        if a > m {
+            a
+        } else {
+            m
+        }
+    });
+    let scale = amax / 127.0;
+    let inv = if scale > 0.0 { 1.0 / scale } else { 0.0 };
+    for (q, v) in q.iter_mut().zip(x) {
+        *q = round_half_away(v * inv) as i16;
+    }
+    scale
+}
+
+/// `f32::round` (halves away from zero) from `trunc`, `abs` and `copysign`, which are wasm
+/// instructions; `r − trunc(r)` is exact, so this agrees with `round` for every input.
+#[inline(always)]
+fn round_half_away(r: f32) -> f32 {
+    let t = r.trunc();
+    if (r - t).abs() >= 0.5 {
+        t + 1f32.copysign(r)
+    } else {
+        t
+    }
+}
+
+/// Quantizes one row to 8 bits per value, one scale per 32.
 fn quantize_row(x: &[f32], qs: &mut [i16], d: &mut [f32]) {
+    let mut q = [0i16; BLOCK];
     for ((xb, qb), s) in x
         .chunks_exact(BLOCK)
         .zip(qs.chunks_exact_mut(BLOCK))
         .zip(d.iter_mut())
     {
-        let amax = xb.iter().fold(0f32, |m, v| m.max(v.abs()));
-        let scale = amax / 127.0;
-        let inv = if scale > 0.0 { 1.0 / scale } else { 0.0 };
-        for (q, v) in qb.iter_mut().zip(xb) {
-            *q = (v * inv).round() as i16;
-        }
-        *s = scale;
+        *s = quantize_block(xb, &mut q);
+        qb.copy_from_slice(&q);
     }
+}
+
+/// Keeps a Q4_0/Q4_1 tensor's 4-bit codes as they are, with f32 scales and minimums.
+fn nibbles<T: GgmlType>(data: &[u8], rows: usize, cols: usize, src: Source) -> Result<Int8Matrix> {
+    let size = std::mem::size_of::<T>();
+    let blocks = rows * cols / BLOCK;
+    if T::BLCK_SIZE != BLOCK || data.len() != blocks * size {
+        bail!(
+            "a weight has {} bytes where {} were expected",
+            data.len(),
+            blocks * size
+        );
+    }
+    // Q4_0 is {d: f16, qs: [u8; 16]}, Q4_1 is {d: f16, m: f16, qs: [u8; 16]}.
+    let codes_at = size - BLOCK / 2;
+    let mut q = Vec::with_capacity(blocks * BLOCK / 2);
+    let mut d = Vec::with_capacity(blocks);
+    let mut m = Vec::with_capacity(blocks);
+    for block in data.chunks_exact(size) {
+        let scale = f16::from_le_bytes([block[0], block[1]]).to_f32();
+        let min = match src {
+            Source::Affine => f16::from_le_bytes([block[2], block[3]]).to_f32(),
+            // d·(q − 8) = d·q − 8d.
+            _ => -8.0 * scale,
+        };
+        q.extend_from_slice(&block[codes_at..]);
+        d.push(scale);
+        m.push(min);
+    }
+    Ok(Int8Matrix {
+        rows,
+        cols,
+        codes: Codes::Nibbles(q),
+        d,
+        m,
+    })
 }
 
 /// Converts `data` (rows of `T` blocks) one row at a time into 8-bit rows.
@@ -349,7 +587,7 @@ fn convert<T: GgmlType>(data: &[u8], rows: usize, cols: usize, src: Source) -> R
     Ok(Int8Matrix {
         rows,
         cols,
-        qs,
+        codes: Codes::Bytes(qs),
         d,
         m,
     })
@@ -391,6 +629,84 @@ mod tests {
                     got[i * rows + r]
                 );
             }
+        }
+    }
+
+    #[test]
+    fn four_bit_and_eight_bit_matrices_multiply_as_their_dequantized_floats() {
+        // 7 rows: one tile of four and three rows alone; 7 activation rows: four, two and
+        // one at a time, so every kernel path runs.
+        let (rows, cols, m) = (7, 96, 7);
+        let w = matrix(rows, cols);
+        let x: Vec<f32> = (0..m * cols).map(|i| (i as f32 * 0.37).sin()).collect();
+        // The activation as the kernels see it (8 bits per value, a scale per block), so the
+        // comparison is exact up to the order of float sums.
+        let mut x8 = Vec::with_capacity(x.len());
+        for xb in x.chunks_exact(BLOCK) {
+            let mut q = [0i16; BLOCK];
+            let d = quantize_block(xb, &mut q);
+            x8.extend(q.iter().map(|&q| q as f32 * d));
+        }
+        for dtype in [
+            GgmlDType::Q4_0,
+            GgmlDType::Q4_1,
+            GgmlDType::Q5_1,
+            GgmlDType::Q8_0,
+        ] {
+            let qt = QTensor::quantize(
+                &Tensor::from_vec(w.clone(), (rows, cols), &Device::Cpu).unwrap(),
+                dtype,
+            )
+            .unwrap();
+            let deq = qt
+                .dequantize(&Device::Cpu)
+                .unwrap()
+                .flatten_all()
+                .unwrap()
+                .to_vec1::<f32>()
+                .unwrap();
+            let mat = Int8Matrix::from_qtensor(&qt).unwrap().unwrap();
+            let got = mat
+                .forward(&Tensor::from_vec(x.clone(), (m, cols), &Device::Cpu).unwrap())
+                .unwrap()
+                .flatten_all()
+                .unwrap()
+                .to_vec1::<f32>()
+                .unwrap();
+            for i in 0..m {
+                for r in 0..rows {
+                    let want: f32 = (0..cols)
+                        .map(|c| x8[i * cols + c] * deq[r * cols + c])
+                        .sum();
+                    let g = got[i * rows + r];
+                    assert!(
+                        (g - want).abs() < 1e-4 * (1.0 + want.abs()),
+                        "{dtype:?} act {i} row {r}: {g} vs {want}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rounding_agrees_with_f32_round() {
+        for r in [
+            0.0f32,
+            -0.0,
+            0.5,
+            -0.5,
+            1.5,
+            -1.5,
+            2.5,
+            0.49999997,
+            -0.49999997,
+            126.5,
+            -127.5,
+            3.7,
+            -3.2,
+            8388607.5,
+        ] {
+            assert_eq!(round_half_away(r), r.round(), "{r}");
         }
     }
 

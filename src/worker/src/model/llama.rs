@@ -152,4 +152,11 @@ impl Llama {
             l.cache.clear();
         }
     }
+
+    /// Cuts every layer's cache to positions `..end`; on `false` some layer could not be cut
+    /// and the caller clears them all.
+    pub(crate) fn truncate(&mut self, end: usize) -> bool {
+        let all_can = self.layers.iter().all(|l| l.cache.can_truncate(end, None));
+        all_can && self.layers.iter_mut().all(|l| l.cache.truncate(end, None))
+    }
 }

@@ -109,11 +109,25 @@ impl Model {
         Ok(attention::last_logits(&logits)?)
     }
 
-    /// Forgets the KV cache (each request starts fresh).
+    /// Forgets the KV cache.
     pub fn clear(&mut self) {
         match &mut self.net {
             Net::Llama(m) => m.clear(),
             Net::Gemma3(m) => m.clear(),
         }
+    }
+
+    /// Keeps the KV cache of positions `..end` and forgets the rest. Returns whether it
+    /// could: on `false` (past what is cached, or a sliding window already dropped keys a
+    /// query at `end` needs) the whole cache is cleared, never left half cut.
+    pub fn truncate(&mut self, end: usize) -> bool {
+        let kept = match &mut self.net {
+            Net::Llama(m) => m.truncate(end),
+            Net::Gemma3(m) => m.truncate(end),
+        };
+        if !kept {
+            self.clear();
+        }
+        kept
     }
 }

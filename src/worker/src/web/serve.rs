@@ -7,9 +7,10 @@ use super::js::{self, now_ms, wasm_memory_bytes, yield_now};
 use super::opfs;
 use super::{send, Pending, Shared};
 use crate::api_error::ApiError;
-use crate::engine::{select_model, Engine};
+use crate::engine::{select_model, Engine, Prepared};
 use crate::progress_reader::ProgressReader;
-use crate::request::{apply_model_defaults, parse_chat_request};
+use crate::request::{apply_model_defaults, parse_chat_request, ChatRequest};
+use crate::sse::SseWriter;
 use crate::store::{self, Generating, JobKind, Loaded, ModelRecord};
 use skiff_core::model_panel::FromWorker;
 use wasm_bindgen::JsValue;
@@ -76,6 +77,9 @@ async fn serve(state: &Shared, id: u64, pending: Pending) {
 }
 
 /// Errors before the first byte become an error response; after it, an SSE error event.
+/// When the model must be loaded first, the stream starts before the load (after the
+/// prompt is checked against the context, which needs only the header), so the chat shows
+/// the load's progress instead of waiting in silence.
 async fn chat(state: &Shared, id: u64, body: &str) -> Result<(), ApiError> {
     let mut req = parse_chat_request(body)?;
     let record = {
@@ -86,12 +90,19 @@ async fn chat(state: &Shared, id: u64, body: &str) -> Result<(), ApiError> {
         select_model(&s.models, &req.model)?.clone()
     };
     apply_model_defaults(&mut req, body, &record);
-    let mut engine = ensure_loaded(state, &record).await?;
+    let sse = SseWriter::new(id, &record.id);
+    let Some((mut engine, streaming)) = ensure_loaded(state, &record, id, &req, &sse).await? else {
+        return Ok(());
+    };
     let started = engine.start(id, &req, now_ms());
     let mut completion = match started {
         Ok(c) => c,
         Err(e) => {
             give_back(state, engine);
+            if streaming {
+                stream_error(id, &e);
+                return Ok(());
+            }
             return Err(e);
         }
     };
@@ -103,7 +114,10 @@ async fn chat(state: &Shared, id: u64, body: &str) -> Result<(), ApiError> {
         });
         s.post_state();
     }
-    head(id, 200, true);
+    if !streaming {
+        head(id, 200, true);
+    }
+    let mut failed = false;
     loop {
         if state.borrow().aborted.contains(&id) {
             break;
@@ -119,16 +133,23 @@ async fn chat(state: &Shared, id: u64, body: &str) -> Result<(), ApiError> {
                 }
             }
             Err(e) => {
-                let e = ApiError::from(e);
-                chunk(id, &format!("data: {}\n\n", e.body()));
+                failed = true;
+                chunk(id, &format!("data: {}\n\n", ApiError::from(e).body()));
                 break;
             }
         }
         yield_now().await;
     }
     end(id);
+    engine.settle(&completion, failed);
     give_back(state, engine);
     Ok(())
+}
+
+/// An error after the stream started: an SSE error chunk, then the end.
+fn stream_error(id: u64, e: &ApiError) {
+    chunk(id, &format!("data: {}\n\n", e.body()));
+    end(id);
 }
 
 /// Returns the engine to the state, unless its model was deleted or reconfigured meanwhile.
@@ -142,16 +163,24 @@ fn give_back(state: &Shared, engine: Engine) {
     }
 }
 
-/// The engine for `record`, loading it if needed; the previous model is dropped first so two
-/// never share the memory.
-async fn ensure_loaded(state: &Shared, record: &ModelRecord) -> Result<Engine, ApiError> {
+/// The engine for `record`, loading it if needed, and whether the SSE stream has started
+/// (it starts before a load, which then streams `load_progress` chunks). The previous model
+/// is dropped first so two never share the memory. `Ok(None)`: the load failed after the
+/// stream started, and the failure was sent as an SSE error (the request is answered).
+async fn ensure_loaded(
+    state: &Shared,
+    record: &ModelRecord,
+    id: u64,
+    req: &ChatRequest,
+    sse: &SseWriter,
+) -> Result<Option<(Engine, bool)>, ApiError> {
     {
         let mut s = state.borrow_mut();
         s.drop_engine = false;
         if let Some(engine) = s.engine.take() {
             let same = engine.record().id == record.id && engine.record().context == record.context;
             if same {
-                return Ok(engine);
+                return Ok(Some((engine, false)));
             }
             drop(engine);
             s.loaded = None;
@@ -171,12 +200,29 @@ async fn ensure_loaded(state: &Shared, record: &ModelRecord) -> Result<Engine, A
         .map_err(unreadable)?;
     let sync = opfs::sync_handle(&handle).await.map_err(unreadable)?;
     let mut reader = opfs::SyncReader::new(sync).map_err(unreadable)?;
+    let total = reader.size();
+    // The header alone (tokenizer, template) says whether the prompt fits: a refusal is
+    // an HTTP error, as from any server, before anything streams.
+    let prepared = {
+        let mut buffered = std::io::BufReader::with_capacity(1 << 20, &mut reader);
+        Prepared::read(&mut buffered, record).and_then(|p| p.prompt(&req.messages).map(|_| p))
+    };
+    let prepared = match prepared {
+        Ok(p) => p,
+        Err(e) => {
+            reader.close();
+            return Err(e);
+        }
+    };
+    head(id, 200, true);
+    chunk(id, &sse.load_progress(0, total, 0.0));
     // The load blocks this worker for seconds; progress is posted from inside it (posting
     // needs no turn of the event loop), and the panel's Cancel ends the worker
     // (`platform::local_model::restart` in the page), the only way to interrupt synchronous
     // code.
-    let job = add::new_job(state, JobKind::Load, &record.id, Some(reader.size()));
+    let job = add::new_job(state, JobKind::Load, &record.id, Some(total));
     let progress_state = state.clone();
+    let progress_sse = sse.clone();
     let progress = ProgressReader::new(&mut reader, move |bytes| {
         let mut s = progress_state.borrow_mut();
         let now = js::now_epoch_ms();
@@ -187,11 +233,15 @@ async fn ensure_loaded(state: &Shared, record: &ModelRecord) -> Result<Engine, A
             .is_some_and(|j| j.progress(bytes, now));
         if report {
             s.post_state();
+            chunk(
+                id,
+                &progress_sse.load_progress(bytes, total, now_ms() - started),
+            );
         }
     });
     // Buffered: the header is thousands of small reads, each a call into the browser.
     let mut buffered = std::io::BufReader::with_capacity(1 << 20, progress);
-    let loaded = Engine::load(&mut buffered, record);
+    let loaded = prepared.load(&mut buffered);
     drop(buffered);
     // Everything is in memory now; closing lets the file be deleted or re-added.
     reader.close();
@@ -200,9 +250,11 @@ async fn ensure_loaded(state: &Shared, record: &ModelRecord) -> Result<Engine, A
         Ok(engine) => engine,
         Err(e) => {
             state.borrow().post_state();
-            return Err(e);
+            stream_error(id, &e);
+            return Ok(None);
         }
     };
+    chunk(id, &sse.load_progress(total, total, now_ms() - started));
     let mut s = state.borrow_mut();
     s.loaded = Some(Loaded {
         model: record.id.clone(),
@@ -211,5 +263,5 @@ async fn ensure_loaded(state: &Shared, record: &ModelRecord) -> Result<Engine, A
         bytes: wasm_memory_bytes(),
     });
     s.post_state();
-    Ok(engine)
+    Ok(Some((engine, true)))
 }
