@@ -48,6 +48,7 @@ mod supervisor_events;
 mod supervisor_link;
 mod supervisor_reports;
 pub mod supervisor_types;
+pub mod task;
 pub mod tool_index;
 pub mod types_2026;
 pub mod uri_template;

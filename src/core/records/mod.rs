@@ -20,6 +20,7 @@ pub mod mask;
 pub mod memory;
 pub mod message;
 pub mod model_choice;
+pub mod task;
 pub mod thought;
 pub mod title_source;
 pub mod tool_call;
