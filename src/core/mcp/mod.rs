@@ -47,6 +47,7 @@ mod supervisor_asks;
 mod supervisor_events;
 mod supervisor_link;
 mod supervisor_reports;
+mod supervisor_tasks;
 pub mod supervisor_types;
 pub mod task;
 pub mod tool_index;

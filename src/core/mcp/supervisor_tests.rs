@@ -1126,3 +1126,6 @@ fn a_modern_subscription_rides_the_listen_filter_and_survives_a_reconnect() {
         json!([COUNTER])
     );
 }
+
+#[path = "supervisor_tasks_tests.rs"]
+mod tasks;

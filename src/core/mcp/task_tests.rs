@@ -2,8 +2,10 @@ use super::*;
 use serde_json::json;
 
 fn tool(execution: Value) -> Tool {
-    serde_json::from_value(json!({"name": "t", "inputSchema": {"type": "object"}, "execution": execution}))
-        .unwrap()
+    serde_json::from_value(
+        json!({"name": "t", "inputSchema": {"type": "object"}, "execution": execution}),
+    )
+    .unwrap()
 }
 
 fn update(status: &str, interval: Option<f64>) -> TaskUpdate {
@@ -17,8 +19,14 @@ fn update(status: &str, interval: Option<f64>) -> TaskUpdate {
 
 #[test]
 fn a_tool_is_called_as_its_server_and_declaration_allow_or_not_offered() {
-    assert_eq!(task_support(&tool(json!({"taskSupport": "required"}))), TaskSupport::Required);
-    assert_eq!(task_support(&tool(json!({"taskSupport": "optional"}))), TaskSupport::Optional);
+    assert_eq!(
+        task_support(&tool(json!({"taskSupport": "required"}))),
+        TaskSupport::Required
+    );
+    assert_eq!(
+        task_support(&tool(json!({"taskSupport": "optional"}))),
+        TaskSupport::Optional
+    );
     assert_eq!(task_support(&tool(json!({}))), TaskSupport::Forbidden);
     assert_eq!(task_support(&tool(json!("junk"))), TaskSupport::Forbidden);
     assert_eq!(task_support(&tool(Value::Null)), TaskSupport::Forbidden);
@@ -48,8 +56,15 @@ fn wire_shapes_follow_the_spec() {
         "createdAt": "2026-11-29T11:00:00.000Z", "lastUpdatedAt": "2026-11-29T11:00:00.000Z",
         "pollInterval": 1000}});
     let u = created(&created_result).unwrap();
-    assert_eq!((u.id.as_str(), u.status, u.poll_interval_ms), ("9f1", TaskStatus::Working, Some(1000.0)));
-    assert_eq!(created(&json!({"content": []})), None, "a plain result is no task");
+    assert_eq!(
+        (u.id.as_str(), u.status, u.poll_interval_ms),
+        ("9f1", TaskStatus::Working, Some(1000.0))
+    );
+    assert_eq!(
+        created(&json!({"content": []})),
+        None,
+        "a plain result is no task"
+    );
     assert_eq!(parse_task(&json!({"status": "working"})), None);
 }
 
@@ -68,7 +83,11 @@ fn follower_polls_at_the_interval_and_fetches_the_result_once() {
     assert_eq!(f.poll(1500.0), Some(FollowStep::Result));
     assert_eq!(f.poll(2500.0), Some(FollowStep::Get));
     assert!(f.get_answered(Some(update("completed", None)), 2600.0));
-    assert_eq!(f.poll(99_999.0), None, "the result was already asked for; nothing more to poll");
+    assert_eq!(
+        f.poll(99_999.0),
+        None,
+        "the result was already asked for; nothing more to poll"
+    );
     assert_eq!(f.next_deadline(), None);
     // Final stays final.
     assert!(!f.apply(update("working", None), 3000.0));

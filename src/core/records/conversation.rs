@@ -331,7 +331,10 @@ mod tests {
         m.tool_calls = vec![task.clone(), plain];
         c.messages.push(m);
         assert!(c.mark_interrupted());
-        assert_eq!(c.messages[0].tool_calls[0], task, "followed again, never re-sent");
+        assert_eq!(
+            c.messages[0].tool_calls[0], task,
+            "followed again, never re-sent"
+        );
         assert_eq!(
             *c.messages[0].tool_calls[1].status(),
             ToolCallStatus::Error(INTERRUPTED_CALL.into())
