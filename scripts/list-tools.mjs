@@ -3,13 +3,16 @@
 // (`cargo test -p skiff-core tool_budget -- --nocapture`). Listing tools calls no API, so
 // the servers that need an account get placeholder credentials.
 //
-//   node scripts/list-tools.mjs <node_modules folder holding the servers and @modelcontextprotocol/sdk> <out.json>
+//   node scripts/list-tools.mjs <node_modules folder holding the servers and @modelcontextprotocol/sdk> <out.json> [python bin folder]
+//
+// The optional third argument is a virtualenv's bin folder with PyPI's mcp-server-git and
+// mcp-server-time installed (their tools join the list).
 import { createRequire } from 'node:module';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-const [modules, out] = process.argv.slice(2);
+const [modules, out, pyBin] = process.argv.slice(2);
 if (!modules || !out) {
   console.error('usage: node scripts/list-tools.mjs <node_modules> <out.json>');
   process.exit(2);
@@ -30,18 +33,32 @@ const servers = [
   ['puppeteer', '@modelcontextprotocol/server-puppeteer', 'dist/index.js', [], {}],
 ];
 
+const python = pyBin
+  ? [
+    ['git', 'mcp-server-git (PyPI)', path.join(pyBin, 'mcp-server-git'), ['--repository', path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')]],
+    ['time', 'mcp-server-time (PyPI)', path.join(pyBin, 'mcp-server-time'), ['--local-timezone', 'UTC']],
+  ]
+  : [];
+
 const result = [];
-for (const [name, pkg, main, args, env] of servers) {
-  let dir;
-  try {
-    dir = path.dirname(require.resolve(`${pkg}/package.json`));
-  } catch {
-    console.error(`${name}: ${pkg} is not installed under ${modules}; skipped`);
-    continue;
+const all = [
+  ...servers.map(([name, pkg, main, args, env]) => ({ name, pkg, main, args, env })),
+  ...python.map(([name, pkg, command, args]) => ({ name, pkg, command, args, env: {} })),
+];
+for (const { name, pkg, main, command, args, env } of all) {
+  let launch;
+  if (command) {
+    launch = { command, args };
+  } else {
+    try {
+      launch = { command: process.execPath, args: [path.join(path.dirname(require.resolve(`${pkg}/package.json`)), main), ...args] };
+    } catch {
+      console.error(`${name}: ${pkg} is not installed under ${modules}; skipped`);
+      continue;
+    }
   }
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [path.join(dir, main), ...args],
+    ...launch,
     env: { ...process.env, ...env },
     stderr: 'ignore',
   });
@@ -62,9 +79,9 @@ for (const [name, pkg, main, args, env] of servers) {
     cursor = page.nextCursor;
   } while (cursor);
   await client.close();
-  const version = require(`${pkg}/package.json`).version;
-  console.log(`${name} (${pkg}@${version}): ${tools.length} tools`);
-  result.push({ server: name, package: `${pkg}@${version}`, tools });
+  const label = command ? pkg : `${pkg}@${require(`${pkg}/package.json`).version}`;
+  console.log(`${name} (${label}): ${tools.length} tools`);
+  result.push({ server: name, package: label, tools });
 }
 writeFileSync(out, JSON.stringify(result, null, 1) + '\n');
 console.log(`${result.reduce((n, s) => n + s.tools.length, 0)} tools → ${out}`);

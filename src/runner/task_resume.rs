@@ -44,11 +44,11 @@ pub fn start(convs: ConversationsStore, mcp: McpRunner) {
 
 async fn follow(convs: ConversationsStore, mcp: McpRunner, conv: Loaded, t: TaskToFollow) {
     let store = mcp.store();
+    let server = t.server_id.clone();
     let connected = move || {
-        store.live.with_untracked(|l| {
-            l.iter()
-                .any(|(id, s)| *id == t.server_id && s.is_connected())
-        })
+        store
+            .live
+            .with_untracked(|l| l.iter().any(|(id, s)| *id == server && s.is_connected()))
     };
     let since = clock::now_ms();
     while !connected() && clock::now_ms() - since < CONNECT_WAIT_MS {
