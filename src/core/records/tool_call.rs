@@ -113,10 +113,10 @@ impl ToolCallRecord {
         self.task.as_ref()
     }
 
-    /// Still running as a task a page can follow again after a reload.
+    /// Still running as a task a page can follow again after a reload. A task that reached a
+    /// final state whose result was not fetched yet counts: `tasks/result` still has it.
     pub fn is_resumable_task(&self) -> bool {
-        self.status == ToolCallStatus::Running
-            && self.task.as_ref().is_some_and(|t| !t.status.is_terminal())
+        self.status == ToolCallStatus::Running && self.task.is_some()
     }
 
     /// Where the call stands.
@@ -405,6 +405,9 @@ mod tests {
         );
         let back: ToolCallRecord = serde_json::from_value(j).unwrap();
         assert_eq!(back, r);
+        // Completed on the server, result not fetched yet: tasks/result still has it.
+        assert!(r.report_task("t1", TaskStatus::Completed, None));
+        assert!(r.is_resumable_task());
         r.finish(json!({"content": []}), 5.0);
         assert!(!r.is_resumable_task());
     }
