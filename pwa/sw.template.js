@@ -24,7 +24,8 @@ const CACHE = PREFIX + BUILD;
 const OWN = new Set(PRECACHE.map((p) => new URL(p, SCOPE).href));
 const INDEX = new URL('index.html', SCOPE).href;
 const WORKER = new URL('worker/', SCOPE).href;
-// The MCP module (extras/) is on demand like the model worker: kept once used.
+// The OAuth callback page (extras/) is on demand like the model worker: a sign-in needs the
+// network anyway, so it is fetched when used and kept.
 const EXTRAS = new URL('extras/', SCOPE).href;
 const onDemand = (href) => href.startsWith(WORKER) || href.startsWith(EXTRAS);
 
@@ -50,11 +51,10 @@ self.addEventListener('install', (event) => {
     (async () => {
       // The previous build's copy (any cache of this origin holds it under this URL).
       const used = await caches.match(new URL('worker/model-worker.js', SCOPE).href);
-      const usedExtras = await caches.match(new URL('extras/extras.js', SCOPE).href);
       const cache = await caches.open(CACHE);
       // `reload`: straight from the server, never from the HTTP cache of an older build.
       await cache.addAll(
-        [...OWN].filter((href) => !onDemand(href) || (href.startsWith(WORKER) ? used : usedExtras)).map((href) => new Request(href, { cache: 'reload' })),
+        [...OWN].filter((href) => !onDemand(href) || (href.startsWith(WORKER) && used)).map((href) => new Request(href, { cache: 'reload' })),
       );
     })(),
   );

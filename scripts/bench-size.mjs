@@ -46,6 +46,16 @@ const SURFACES = [
     ready: '.settings [role="tablist"]',
   },
   {
+    // The tabs after Providers: their own chunk, fetched when idle once Settings is open, or
+    // at the first click on one of them. Timed from that click, on a page reloaded each time
+    // (so the idle fetch has not happened: the chunk comes from the warm cache on the click).
+    name: 'Settings → MCP servers (a tab after the first)',
+    before: `document.querySelector('button[aria-label="Settings"]').click()`,
+    beforeReady: '.settings [role="tablist"]',
+    open: `[...document.querySelectorAll('.settings [role="tab"]')].find((t) => t.textContent === 'MCP servers').click()`,
+    ready: '.settings .mcp-add-open',
+  },
+  {
     name: 'Search conversations',
     open: `document.querySelector('button.open-search').click()`,
     ready: '.search-dialog input',
@@ -139,6 +149,10 @@ try {
   }
   for (const surface of SURFACES) {
     const before = requested.length;
+    if (surface.before) {
+      await page.evaluate(surface.before);
+      await page.waitForSelector(surface.beforeReady, { timeout: 20_000 });
+    }
     await page.evaluate(surface.open);
     await page.waitForSelector(surface.ready, { timeout: 20_000 });
     await page.keyboard.press('Escape');
@@ -166,6 +180,13 @@ try {
       await page.waitForSelector('textarea[aria-label="Message"]');
       // One expression (the page's CSP allows no eval inside it): the click, then a frame.
       times.push(await page.evaluate(`(async () => {
+        ${surface.before ? `${surface.before};
+        await new Promise((resolve) => {
+          const observer = new MutationObserver(() => check());
+          const check = () => document.querySelector(${JSON.stringify(surface.beforeReady)}) && (observer.disconnect(), resolve());
+          observer.observe(document.body, { subtree: true, childList: true, attributes: true });
+          check();
+        });` : ''}
         const t0 = performance.now();
         ${surface.open};
         await new Promise((resolve) => {

@@ -29,4 +29,10 @@ if grep -rn '^\s*#\[lazy\(_route\)\?\]' src --include=*.rs; then
   broke "#[lazy] panics when its chunk fails to load (with panic = abort, the page dies): use split_point!/split_surface!"
 fi
 
+# Tests can fail: Playwright's waitForFunction takes an async predicate's Promise as a truthy
+# answer and returns at once, so such a wait never waits (it hid a service-worker race).
+if grep -rn 'waitForFunction(\s*async' tests --include=*.mjs; then
+  broke "waitForFunction with an async predicate never waits (lines above): await in page.evaluate, as harness.mjs swControlled does"
+fi
+
 exit "$fail"

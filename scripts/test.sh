@@ -16,7 +16,26 @@ source scripts/setup-mcp.sh
 scripts/setup-models.sh
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/skiff/target}"
 
-step() { echo; echo "==> $*  [$(( $(date +%s) - start )) s]"; }
+# Each step's start is printed as it begins, and a table of how long each took at the end (the
+# CI budget is per run: this says where the time went).
+steps=()
+step_at=$start
+step_name="setup (installs what is missing)"
+step() {
+  local now; now=$(date +%s)
+  steps+=("$(printf '%6d s  %s' $(( now - step_at )) "$step_name")")
+  step_at=$now
+  step_name="$*"
+  echo; echo "==> $*  [$(( now - start )) s]"
+}
+# Also when a step fails: the table then ends with the step that failed, still running.
+print_steps() {
+  echo
+  echo "Time per step:"
+  printf '%s\n' "${steps[@]}"
+  [[ "$step_name" == "done" ]] || printf '%6d s  %s  (failed here)\n' $(( $(date +%s) - step_at )) "$step_name"
+}
+trap print_steps EXIT
 
 step "ARCHITECTURE.md's invariants that a grep can keep (scripts/check-invariants.sh)"
 scripts/check-invariants.sh
@@ -58,14 +77,14 @@ SKIFF_DIST="${SKIFF_DIST:-dist}" scripts/build.sh
 SKIFF_DIST="${SKIFF_DIST:-dist}" scripts/bench-size.sh --gate
 
 step "end to end: Playwright + Chromium against the release build"
-# One file at a time: two at a time took ~60 % of the time, but on 2 cores it made two
-# layout-timing tests flaky (the phone sidebar's far-down rename, the tool picker's per-chat
-# switches); see the stop 28 note.
+# One file at a time. Two at a time (about 60 % of the time) passed the whole suite once under
+# load 16, but the clean-clone run of bdfb20f failed oauth_legacy's three sign-ins there (the
+# popup never closed; each passes alone): a race still to find before going back to two.
 SKIFF_DIST="$(pwd)/${SKIFF_DIST:-dist}" node --test --test-concurrency=1 tests/e2e/
 
 step "MCP conformance suite (client mode), Skiff in Chromium through a CORS proxy"
 SKIFF_DIST="$(pwd)/${SKIFF_DIST:-dist}" scripts/test-mcp-conformance.sh --no-build
 
 
-echo
+step "done"
 echo "All tests passed in $(( $(date +%s) - start )) s."

@@ -536,7 +536,7 @@ async fn kill_and_restart_reconnects_with_backoff_and_never_resends() {
         let (seen, recording) = (seen.clone(), recording.clone());
         wasm_bindgen_futures::spawn_local(async move {
             while recording.get() {
-                if let HealthStatus::Reconnecting { at_ms, attempt } = status(live) {
+                if let HealthStatus::Reconnecting { at_ms, attempt, .. } = status(live) {
                     let mut seen = seen.borrow_mut();
                     if seen.last().map(|s| s.0) != Some(attempt) {
                         let now = clock::now_ms();

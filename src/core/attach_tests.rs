@@ -251,8 +251,22 @@ fn refusals_name_the_model_and_provider() {
 }
 
 #[test]
-fn chip_label_shows_the_original_size() {
-    let a = att(Kind::Image, "p.jpg", "image/jpeg", &[0; 1500]);
+fn chip_label_shows_what_is_sent_and_the_original_it_was_scaled_from() {
+    // The size is the stored (scaled) image's: its dimensions go with it, the original's are
+    // named as such.
+    let mut a = att(Kind::Image, "p.jpg", "image/jpeg", &[0; 1500]);
+    a.w = 1568;
+    a.h = 784;
+    assert_eq!(
+        a.label(false),
+        "p.jpg · 1.5 KB · 1568×784 (scaled from 4000×2000)"
+    );
+    a.w = 4000;
+    a.h = 2000;
+    assert_eq!(a.label(false), "p.jpg · 1.5 KB · 4000×2000");
+    // A record from before stored dimensions were kept.
+    a.w = 0;
+    a.h = 0;
     assert_eq!(a.label(false), "p.jpg · 1.5 KB · 4000×2000");
     assert_eq!(a.label(true), "p.jpg · image no longer stored");
     let t = att(Kind::Text, "a.rs", "text/plain", b"x");

@@ -28,6 +28,8 @@ pub enum Shortcut {
     ShowHelp,
     /// Close the open dialog (focus returns to what opened it).
     CloseDialog,
+    /// Close the conversation list where it covers the page (a phone's drawer).
+    CloseDrawer,
 }
 
 named_enum!(Shortcut, "shortcut", {
@@ -38,6 +40,7 @@ named_enum!(Shortcut, "shortcut", {
     OpenSettings => "open-settings",
     ShowHelp => "show-help",
     CloseDialog => "close-dialog",
+    CloseDrawer => "close-drawer",
 });
 
 /// The keys of one help-sheet row, each shown in its own `<kbd>`.
@@ -54,6 +57,7 @@ impl Shortcut {
             Shortcut::OpenSettings => "Open Settings",
             Shortcut::ShowHelp => "Show keyboard shortcuts",
             Shortcut::CloseDialog => "Close a dialog",
+            Shortcut::CloseDrawer => "Close the conversation list",
         }
     }
 
@@ -65,7 +69,9 @@ impl Shortcut {
             Shortcut::NewChat => vec![vec![primary, "Shift", "O"]],
             Shortcut::Search => vec![vec![primary, "K"]],
             Shortcut::FocusComposer => vec![vec!["Shift", "Esc"]],
-            Shortcut::StopAnswer | Shortcut::CloseDialog => vec![vec!["Esc"]],
+            Shortcut::StopAnswer | Shortcut::CloseDialog | Shortcut::CloseDrawer => {
+                vec![vec!["Esc"]]
+            }
             Shortcut::OpenSettings => vec![vec![primary, ","]],
             Shortcut::ShowHelp => vec![vec![primary, "/"], vec!["?"]],
         }
@@ -81,6 +87,7 @@ pub const HELP_ORDER: &[Shortcut] = &[
     Shortcut::OpenSettings,
     Shortcut::ShowHelp,
     Shortcut::CloseDialog,
+    Shortcut::CloseDrawer,
 ];
 
 /// One `keydown`, as the browser reports it (`KeyboardEvent.key` and the modifier flags).
@@ -108,6 +115,8 @@ pub struct Situation {
     pub streaming: bool,
     /// A modal dialog is open.
     pub dialog_open: bool,
+    /// The conversation list is open over the page (a phone's drawer).
+    pub drawer_open: bool,
 }
 
 /// Which shortcut, if any, `key` is in `situation`. `None` leaves the key to the browser and
@@ -146,6 +155,9 @@ pub fn decide(key: KeyPress<'_>, situation: Situation) -> Option<Shortcut> {
     if is_escape {
         return if key.shift {
             Some(Shortcut::FocusComposer)
+        } else if situation.drawer_open {
+            // The drawer covers the page, as a dialog would: it goes first.
+            Some(Shortcut::CloseDrawer)
         } else if situation.streaming {
             Some(Shortcut::StopAnswer)
         } else {
@@ -157,6 +169,13 @@ pub fn decide(key: KeyPress<'_>, situation: Situation) -> Option<Shortcut> {
         return Some(Shortcut::ShowHelp);
     }
     None
+}
+
+/// Whether a key press in a message box sends what it holds: Enter (with or without
+/// Ctrl/⌘), never Shift+Enter (a new line), Alt+Enter or a key of an input method's
+/// composition. The composer and the box that edits a sent message share this rule.
+pub fn sends_message(key: KeyPress<'_>) -> bool {
+    key.key == "Enter" && !key.shift && !key.alt && !key.composing && !key.handled
 }
 
 #[cfg(test)]
@@ -189,6 +208,7 @@ mod tests {
         in_text_field: false,
         streaming: false,
         dialog_open: false,
+        drawer_open: false,
     };
     const MAC: Situation = Situation { apple: true, ..PC };
     const TYPING: Situation = Situation {
@@ -311,6 +331,57 @@ mod tests {
     }
 
     #[test]
+    fn escape_closes_the_phone_drawer_before_anything_else() {
+        let drawer = Situation {
+            drawer_open: true,
+            ..PC
+        };
+        assert_eq!(decide(press("Escape"), drawer), Some(Shortcut::CloseDrawer));
+        // Even while an answer streams: the drawer covers it; a second Escape stops it.
+        let streaming = Situation {
+            drawer_open: true,
+            ..STREAMING
+        };
+        assert_eq!(
+            decide(press("Escape"), streaming),
+            Some(Shortcut::CloseDrawer)
+        );
+        // A dialog opened from the drawer closes first.
+        let dialog = Situation {
+            drawer_open: true,
+            ..DIALOG
+        };
+        assert_eq!(decide(press("Escape"), dialog), Some(Shortcut::CloseDialog));
+        // Shift+Escape still goes to the message box; a rename's own Escape stays its own.
+        assert_eq!(
+            decide(shifted(press("Escape")), drawer),
+            Some(Shortcut::FocusComposer)
+        );
+        let handled = KeyPress {
+            handled: true,
+            ..press("Escape")
+        };
+        assert_eq!(decide(handled, drawer), None);
+    }
+
+    #[test]
+    fn enter_sends_a_message_and_shift_enter_or_a_composition_does_not() {
+        assert!(sends_message(press("Enter")));
+        assert!(sends_message(ctrl("Enter")));
+        assert!(sends_message(cmd("Enter")));
+        assert!(!sends_message(shifted(press("Enter"))));
+        assert!(!sends_message(KeyPress {
+            alt: true,
+            ..press("Enter")
+        }));
+        assert!(!sends_message(KeyPress {
+            composing: true,
+            ..press("Enter")
+        }));
+        assert!(!sends_message(press("a")));
+    }
+
+    #[test]
     fn with_a_dialog_open_escape_closes_it_and_nothing_else_fires() {
         assert_eq!(decide(press("Escape"), DIALOG), Some(Shortcut::CloseDialog));
         assert_eq!(
@@ -395,6 +466,7 @@ mod tests {
                         apple,
                         streaming: s == Shortcut::StopAnswer,
                         dialog_open: s == Shortcut::CloseDialog,
+                        drawer_open: s == Shortcut::CloseDrawer,
                         ..Situation::default()
                     };
                     assert_eq!(decide(k, situation), Some(s), "{combo:?} on apple={apple}");

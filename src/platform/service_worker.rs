@@ -116,16 +116,25 @@ fn watch(
     changed.forget();
 
     let reg = reg.clone();
-    gloo_timers::callback::Interval::new(UPDATE_CHECK_MS, move || {
-        let _ = reg.update();
-    })
-    .forget();
+    gloo_timers::callback::Interval::new(UPDATE_CHECK_MS, move || update_quietly(&reg)).forget();
+}
+
+/// Ask for an update, and swallow a refusal: Chromium rejects `update()` while the
+/// registration is busy (still installing), and an unhandled rejection is an uncaught error
+/// in the console. Nothing is lost: the next check (on the timer, or when the network comes
+/// back) asks again.
+fn update_quietly(reg: &ServiceWorkerRegistration) {
+    if let Ok(promise) = reg.update() {
+        spawn_local(async move {
+            let _ = JsFuture::from(promise).await;
+        });
+    }
 }
 
 impl Registration {
     /// Ask the server now whether a new deployment exists (after the network came back).
     pub fn check_for_update(&self) {
-        let _ = self.reg.update();
+        update_quietly(&self.reg);
     }
 
     /// Switch to the waiting version: it takes over, and the page reloads when it has. With

@@ -108,6 +108,10 @@ pub struct TurnDeps {
 /// happens (an approval, a tool's progress or result, Stop) and hand it to the machine. A
 /// step's request is one action, awaited in place: while it streams, its events go to the
 /// machine through `stream_step`, and what else arrives waits in the channel.
+///
+/// `extends`: `first` already holds the start of the answer (Continue on a stopped or cut-off
+/// answer). Its words end the first request, as the model's own, and what the model writes
+/// goes on in the same message.
 pub async fn run_turn(
     deps: TurnDeps,
     conv: Loaded,
@@ -115,8 +119,13 @@ pub async fn run_turn(
     turn: TurnSettings,
     handle: TurnHandle,
     mut rx: mpsc::UnboundedReceiver<TurnMsg>,
+    extends: bool,
 ) {
+    let extended = extends.then(|| first.id());
     let TurnDeps { store, mcp, .. } = deps;
+    // A message sent as the page opens must not go without the built-in tools, which attach
+    // once the browser is idle.
+    crate::runner::builtin::ready(mcp).await;
     let overrides = conv.tool_overrides.get_untracked();
     let mcp_store = mcp.store();
     let specs = mcp_store.tool_index().with_untracked(|index| {
@@ -166,7 +175,8 @@ pub async fn run_turn(
                     .settings
                     .maybe_update(|s| s.learn_tool_mode(model_key, mode)),
                 Action::SendStep => {
-                    let outcome = send_step(deps, &conv, live, &turn, &handle, &run).await;
+                    let prefill = extended.as_deref() == Some(live.id().as_str());
+                    let outcome = send_step(deps, &conv, live, &turn, &handle, &run, prefill).await;
                     let now = clock::now_ms();
                     let mut r = run.borrow_mut();
                     pending.extend(match outcome {
@@ -260,7 +270,8 @@ pub async fn run_turn(
     }
 }
 
-/// Build the current step's request and stream its answer into `live`.
+/// Build the current step's request and stream its answer into `live`. `prefill`: `live`'s
+/// words so far end the request (the model carries on from them).
 async fn send_step(
     deps: TurnDeps,
     conv: &Loaded,
@@ -268,10 +279,17 @@ async fn send_step(
     turn: &TurnSettings,
     handle: &TurnHandle,
     run: &RefCell<AgentRun>,
+    prefill: bool,
 ) -> Result<(), End> {
     let settings = &turn.settings;
     let provider = settings.provider().map_err(End::Failed)?;
     let mut history = history_before(conv, &live.id());
+    if prefill {
+        let mut start = live.snapshot();
+        // As it stood before this request: an answer, not one being written.
+        start.status = MessageStatus::Done;
+        history.push(start);
+    }
     super::attach::fill(deps.store, &mut history).await;
     // Files attached while the conversation used another model, which this one cannot take.
     skiff_core::attach::withhold(&settings.target, &mut history);
@@ -342,34 +360,61 @@ fn start_tool(
     tool_name: &str,
     arguments: serde_json::Map<String, serde_json::Value>,
 ) -> CallKey {
-    let progress_tx = handle.tx.clone();
-    let progress_id = call_id.to_string();
-    let task_tx = handle.tx.clone();
-    let task_id = call_id.to_string();
-    let call = mcp.start_tool_call(
-        server_id,
-        tool_name,
-        arguments,
-        move |p, total, message| {
-            let _ = progress_tx.unbounded_send(TurnMsg::Progress {
-                call_id: progress_id.clone(),
-                progress: p,
-                total,
-                message,
-            });
-        },
-        move |task| {
-            let _ = task_tx.unbounded_send(TurnMsg::Task {
-                call_id: task_id.clone(),
-                task,
-            });
-        },
-    );
+    let progress = {
+        let tx = handle.tx.clone();
+        let call_id = call_id.to_string();
+        move || {
+            let tx = tx.clone();
+            let call_id = call_id.clone();
+            move |p, total, message| {
+                let _ = tx.unbounded_send(TurnMsg::Progress {
+                    call_id: call_id.clone(),
+                    progress: p,
+                    total,
+                    message,
+                });
+            }
+        }
+    };
+    let on_task = {
+        let tx = handle.tx.clone();
+        let call_id = call_id.to_string();
+        move || {
+            let tx = tx.clone();
+            let call_id = call_id.clone();
+            move |task| {
+                let _ = tx.unbounded_send(TurnMsg::Task {
+                    call_id: call_id.clone(),
+                    task,
+                });
+            }
+        }
+    };
+    let again = arguments.clone();
+    let call = mcp.start_tool_call(server_id, tool_name, arguments, progress(), on_task());
     let key = call.key();
     let done_tx = handle.tx.clone();
     let call_id = call_id.to_string();
+    let (server_id, tool_name) = (server_id.to_string(), tool_name.to_string());
     spawn_local(async move {
-        let outcome = call.result().await;
+        let mut outcome = call.result().await;
+        // Refused until the user finishes steps in the browser (`-32042`): the server did not
+        // run it, so once the user finished them it is made again, once. Declined, or the
+        // turn ended meanwhile (Stop): the refusal stands.
+        let steps = outcome
+            .as_ref()
+            .err()
+            .and_then(skiff_core::mcp::elicit::url_steps_required)
+            .cloned();
+        if let Some(data) = steps {
+            let done = mcp.store().inbox.required(&server_id, data).await;
+            if done && !done_tx.is_closed() {
+                outcome = mcp
+                    .start_tool_call(&server_id, &tool_name, again, progress(), on_task())
+                    .result()
+                    .await;
+            }
+        }
         let _ = done_tx.unbounded_send(TurnMsg::ToolDone { call_id, outcome });
     });
     key

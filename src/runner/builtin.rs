@@ -8,6 +8,11 @@
 //! built-in tools take the same path as any remote server: handshake, tool index, approvals,
 //! timeouts and the settings page's status.
 
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use futures::channel::oneshot;
+use futures::FutureExt;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::builtin::BuiltinServer;
@@ -34,37 +39,112 @@ pub const BUILTIN_ID: &str = "builtin";
 /// same name.
 pub const BUILTIN_NAME: &str = "Built-in tools";
 
+/// How long a turn waits for the built-in tools before it is sent without them: the chunk is
+/// small and usually cached, so this bounds only a broken network or page, never a normal start.
+const READY_WAIT_MS: u32 = 10_000;
+
+thread_local! {
+    /// The attach waiting for an idle moment. A turn that starts before then runs it at once
+    /// (`ready`), so a message sent right after the page opens still carries the tools.
+    static WAITING: RefCell<Option<Rc<dyn Fn()>>> = RefCell::new(None);
+    /// True from the moment the switch asks for the tools until the chunk has loaded (or
+    /// failed to). Set by `start`, which runs once under the app's owner.
+    static LOADING: Cell<Option<RwSignal<bool>>> = const { Cell::new(None) };
+}
+
 /// Attach the built-in server now if it is enabled, and follow the switch from then on.
 pub fn start(mcp: McpRunner, memory: MemoryStore, notices: Notices) {
+    let loading = RwSignal::new(false);
+    LOADING.with(|l| l.set(Some(loading)));
     Effect::new(move |attached: Option<bool>| {
         let on = memory.builtin_enabled.get();
         // Attaching updates the MCP store's signals; this effect must follow the switch only.
         untrack(|| match (attached, on) {
             (Some(before), now) if before == now => {}
             (None, false) => {}
-            // When idle: the first visit's message box does not wait for this chunk.
-            (_, true) => when_idle(2_000, move || {
-                spawn_local(async move {
-                    match builtin_point().await {
-                        // Switched off while the chunk loaded: nothing to attach.
-                        Ok(make) if memory.builtin_enabled.try_get_untracked() == Some(true) => {
-                            mcp.attach_in_page(BUILTIN_ID, BUILTIN_NAME, make(memory))
-                        }
-                        Ok(_) => {}
-                        Err(_) => {
-                            let why = ChunkLoadFailure {
-                                surface: BUILTIN_NAME,
-                                online: online::is_online(),
-                            };
-                            notices.push(Level::Error, why.to_string());
-                        }
-                    }
-                })
-            }),
-            (_, false) => mcp.detach_in_page(BUILTIN_ID),
+            (_, true) => {
+                loading.set(true);
+                let job = attach_job(mcp, memory, notices, loading);
+                WAITING.with(|w| *w.borrow_mut() = Some(job));
+                // When idle: the first visit's message box does not wait for this chunk.
+                when_idle(2_000, run_waiting);
+            }
+            (_, false) => {
+                WAITING.with(|w| w.borrow_mut().take());
+                loading.set(false);
+                mcp.detach_in_page(BUILTIN_ID)
+            }
         });
         on
     });
+}
+
+/// Run the attach waiting for an idle moment, if one still is.
+fn run_waiting() {
+    if let Some(job) = WAITING.with(|w| w.borrow_mut().take()) {
+        job();
+    }
+}
+
+/// Load the chunk and attach the server; `loading` is false again once it is attached or has
+/// failed (a failure is a notice, and the turn goes without the tools).
+fn attach_job(
+    mcp: McpRunner,
+    memory: MemoryStore,
+    notices: Notices,
+    loading: RwSignal<bool>,
+) -> Rc<dyn Fn()> {
+    Rc::new(move || {
+        spawn_local(async move {
+            match builtin_point().await {
+                // Switched off while the chunk loaded: nothing to attach.
+                Ok(make) if memory.builtin_enabled.try_get_untracked() == Some(true) => {
+                    mcp.attach_in_page(BUILTIN_ID, BUILTIN_NAME, make(memory))
+                }
+                Ok(_) => {}
+                Err(_) => {
+                    let why = ChunkLoadFailure {
+                        surface: BUILTIN_NAME,
+                        online: online::is_online(),
+                    };
+                    notices.push(Level::Error, why.to_string());
+                }
+            }
+            loading.try_set(false);
+        })
+    })
+}
+
+/// Resolves once the built-in tools, if switched on, are in the tool index (or could not be):
+/// a turn awaits it before choosing its tools. The chunk is fetched now if it was waiting for
+/// an idle moment.
+pub async fn ready(mcp: McpRunner) {
+    let Some(loading) = LOADING.with(Cell::get) else {
+        return;
+    };
+    run_waiting();
+    let store = mcp.store();
+    let settled = move || {
+        !loading.try_get().unwrap_or(false)
+            && (!store.is_in_page(BUILTIN_ID) || store.settled(BUILTIN_ID))
+    };
+    if untrack(settled) {
+        return;
+    }
+    let (tx, rx) = oneshot::channel::<()>();
+    let tx = RefCell::new(Some(tx));
+    let watch = Effect::new(move |_| {
+        if settled() {
+            if let Some(tx) = tx.borrow_mut().take() {
+                let _ = tx.send(());
+            }
+        }
+    });
+    futures::select! {
+        _ = rx.fuse() => {}
+        _ = clock::sleep_ms(READY_WAIT_MS).fuse() => {}
+    }
+    watch.stop();
 }
 
 /// Minutes east of UTC in the browser's time zone, now (so daylight saving is current).

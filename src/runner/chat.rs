@@ -17,7 +17,8 @@ use skiff_core::attach::{check_target, left_out_note, withhold};
 use skiff_core::pipeline::title;
 use skiff_core::records::attachment::Attachment;
 use skiff_core::records::conversation::title_from_text;
-use skiff_core::records::message::{Message, Role};
+use skiff_core::records::finish_reason::FinishReason;
+use skiff_core::records::message::{Message, MessageStatus, Role};
 use skiff_core::records::title_source::TitleSource;
 use skiff_core::settings::{ChatSettings, TurnSettings};
 
@@ -149,6 +150,18 @@ impl ChatRunner {
         Ok(note)
     }
 
+    /// The open conversation ends with a question nobody sent through the box (an inserted
+    /// MCP prompt, `runner::prompts`): the model answers it, as it answers a sent message.
+    pub fn answer_current(&self, store: ConversationsStore, settings: ChatSettings) {
+        let Some(conv) = store.current.get_untracked() else {
+            return;
+        };
+        if self.is_sending(&conv.id()) {
+            return;
+        }
+        self.start_reply(store, conv, settings);
+    }
+
     /// "Regenerate" a finished answer: the answer (every step of its turn) is kept as a branch
     /// and a new one is written beside it (‹ 2/2 ›).
     pub fn regenerate(
@@ -221,10 +234,12 @@ impl ChatRunner {
         store.truncate_after(&conv, &message.id());
         message.reset_for_retry(Some(turn.settings.target.model.clone()).filter(|m| !m.is_empty()));
         store.save(&conv);
-        self.start_turn(store, conv, message, turn);
+        self.start_turn(store, conv, message, turn, false);
     }
 
-    /// Resume a turn that ended at the step limit: the model gets the last results.
+    /// Continue: a turn that ended at the step limit goes on with a new step (the model gets
+    /// the last results); a stopped or cut-off answer goes on in the same message, the model
+    /// carrying on from its words, so the answer reads as one.
     pub fn continue_turn(
         &self,
         store: ConversationsStore,
@@ -237,10 +252,21 @@ impl ChatRunner {
         if self.is_sending(&conv.id()) {
             return;
         }
+        let next_step = message.finish_reason.get_untracked() == Some(FinishReason::StepLimit)
+            || message.tool_calls.with_untracked(|c| !c.is_empty());
         // The notice belongs to the stop, not to the answer: the turn goes on from here.
         message.finish_reason.set(None);
         store.truncate_after(&conv, &message.id());
-        self.start_reply(store, conv, settings);
+        if next_step {
+            self.start_reply(store, conv, settings);
+            return;
+        }
+        let turn = self.resolve(&store, &conv, &settings);
+        message.usage.set(None);
+        message.stats.set(None);
+        message.status.set(MessageStatus::Streaming);
+        store.save(&conv);
+        self.start_turn(store, conv, message, turn, true);
     }
 
     /// The user allowed a tool call waiting in `message_id`; `remember` makes it "always
@@ -408,16 +434,19 @@ impl ChatRunner {
     fn start_reply(&self, store: ConversationsStore, conv: Loaded, settings: ChatSettings) {
         let turn = self.resolve(&store, &conv, &settings);
         if let Some(live) = new_reply(&store, &conv, &turn.settings) {
-            self.start_turn(store, conv, live, turn);
+            self.start_turn(store, conv, live, turn, false);
         }
     }
 
+    /// Run a turn into `live`; `extends`: it already holds the start of the answer
+    /// (`run_turn`).
     fn start_turn(
         &self,
         store: ConversationsStore,
         conv: Loaded,
         live: LiveMessage,
         turn: TurnSettings,
+        extends: bool,
     ) {
         let conv_id = conv.id();
         let (tx, rx) = mpsc::unbounded();
@@ -437,7 +466,7 @@ impl ChatRunner {
             sent: self.sent,
         };
         spawn_local(async move {
-            run_turn(deps, conv, live, turn.clone(), handle, rx).await;
+            run_turn(deps, conv, live, turn.clone(), handle, rx, extends).await;
             runner.maybe_title(store, conv, turn.clone());
             runner.maybe_compact(store, conv, turn);
             // A conversation deleted during the turn is disposed only now.

@@ -1,20 +1,34 @@
 //! An MCP prompt's turns into the open conversation (a new one when none is open, as sending
 //! does), in the roles the prompt gave them. Its images join their message as a model's own
 //! images do: checked (`image_out`), stored once by hash, shown as chips and sent to vision
-//! models. What a prompt's result becomes is `skiff_core::mcp::prompt_result`'s decision.
+//! models. A prompt that ends with the user's turn is then answered by the model, as a sent
+//! message is. What a prompt's result becomes, and whether it is answered, is
+//! `skiff_core::mcp::prompt_result`'s decision.
 
 use leptos::prelude::*;
-use skiff_core::mcp::prompt_result::PromptTurn;
+use skiff_core::mcp::prompt_result::{after_insert, AfterInsert, PromptTurn, BUSY_SENTENCE};
 use skiff_core::provider::StreamEvent;
 use skiff_core::records::message::{Message, Role};
 use skiff_core::seam::image_out;
 
 use crate::platform::{clock, ids};
 use crate::runner::attach;
+use crate::runner::chat::ChatRunner;
 use crate::stores::conversations::ConversationsStore;
 
-/// Add `turns` to the open conversation. `Err` is the sentence when they could not be.
-pub fn insert(convs: ConversationsStore, turns: Vec<PromptTurn>) -> Result<(), String> {
+/// Add `turns` to the open conversation, and have the model answer them when they end with
+/// the user's turn. `Err` is the sentence when they could not be added.
+pub fn insert(
+    convs: ConversationsStore,
+    runner: ChatRunner,
+    turns: Vec<PromptTurn>,
+) -> Result<(), String> {
+    if let Some(open) = convs.current.get_untracked() {
+        if runner.is_sending(&open.id()) {
+            return Err(BUSY_SENTENCE.into());
+        }
+    }
+    let after = after_insert(&turns);
     let conv = convs
         .current
         .get_untracked()
@@ -49,5 +63,8 @@ pub fn insert(convs: ConversationsStore, turns: Vec<PromptTurn>) -> Result<(), S
         }
     }
     convs.save(&conv);
+    if after == AfterInsert::Answer {
+        runner.answer_current(convs, runner.settings_now());
+    }
     Ok(())
 }

@@ -242,7 +242,9 @@ fn http_body(
                     prop:value=move || idp_client.get()
                     on:input=move |ev| idp_client.set(typed(&ev))
                 />
-                <label for="oauth-id-token">"Your ID token (kept encrypted)"</label>
+            </div>
+            <div class="oauth-for-identity-token" style:display=move || shown(method.get().uses_identity_token())>
+                <label for="oauth-id-token">{move || method.get().identity_token_label()}</label>
                 <textarea
                     id="oauth-id-token"
                     name="id_token"
@@ -253,12 +255,7 @@ fn http_body(
                     prop:value=move || id_token.get()
                     on:input=move |ev| id_token.set(typed(&ev))
                 ></textarea>
-                <p class="oauth-note">
-                    "The ID token is what your identity provider gives you when you sign in there \
-                     (an OpenID Connect id_token: your organisation's sign-in tool or its CLI shows \
-                     it). Skiff exchanges it at the identity provider for a grant to this server, \
-                     and asks for a fresh one when it expires."
-                </p>
+                <p class="oauth-note">{move || method.get().identity_token_note()}</p>
             </div>
             {move || notice.get().map(|n| view! { <p class="oauth-notice" role="alert">{n}</p> })}
             <button class="oauth-save-client" on:click=save>"Save"</button>

@@ -1,5 +1,6 @@
-//! One attached file as a chip: a thumbnail for images, the name, the size (an image's
-//! original size), and × while it is still pending in the composer. A sent message's chip
+//! One attached file as a chip: a thumbnail for images, the name, the size (of a scaled
+//! image, what is sent, and the original's dimensions), and × while it is still pending in
+//! the composer. A sent message's chip
 //! reads its bytes back from the blob store; when they are gone it says so instead, and the
 //! conversation goes on. Images a model returned use the same loading and placeholder, shown
 //! as the image itself under the answer ([`figures`]).

@@ -1,13 +1,14 @@
 //! The main column: header, the current conversation's messages, and the composer.
 //! Opens a conversation at its newest message and follows the text as it streams, until the
-//! user scrolls up to read (scrolling back to the bottom follows again). Streaming costs one
-//! scroll per animation frame at most, only while following.
+//! user scrolls up to read (scrolling back to the bottom, the "↓" button, or a new turn
+//! follows again). Streaming costs one scroll per animation frame at most, only while
+//! following.
 
 use crate::stores::reactive::{effect, memo};
 use leptos::html;
 use leptos::prelude::*;
 use skiff_core::chat_line::{chat_line, Drop, LinePart};
-use skiff_core::follow::{follows_after_scroll, ScrollPos};
+use skiff_core::follow::{Follow, ScrollPos};
 use skiff_core::masks::find;
 use skiff_core::projects;
 use skiff_core::records::message::Role;
@@ -17,6 +18,7 @@ use super::context::ctx;
 use super::conversation_menu::ConversationMenu;
 use super::icons;
 use super::keyed_list::keyed_list;
+use super::markdown_body::markdown_ready;
 use super::message_view::MessageView;
 use super::model_picker::ModelPicker;
 use super::onboarding::Onboarding;
@@ -68,8 +70,9 @@ pub fn ChatView() -> impl IntoView {
     });
 
     // Following the newest text (skiff_core::follow decides; this measures and scrolls).
-    let following = StoredValue::new(true);
-    let last_top = StoredValue::new(None::<f64>);
+    let follow = StoredValue::new(Follow::default());
+    // Whether the "jump to the latest" button shows (the user reads above the newest text).
+    let jump = RwSignal::new(false);
     let frame_pending = StoredValue::new(false);
     // One scroll per frame at most, after the frame's effects have rendered: the messages and
     // their markdown are rendered by effects that run after this view's, and a height read
@@ -81,7 +84,7 @@ pub fn ChatView() -> impl IntoView {
         frame_pending.set_value(true);
         request_animation_frame(move || {
             let _ = frame_pending.try_set_value(false);
-            if following.try_get_value() != Some(true) {
+            if follow.try_with_value(Follow::following) != Some(true) {
                 return;
             }
             if let Some(el) = scroller.try_get_untracked().flatten() {
@@ -89,8 +92,14 @@ pub fn ChatView() -> impl IntoView {
             }
         });
     };
-    // Another conversation opened (from the sidebar, a reload, New chat) or the user sent a
-    // message: open at the newest text and follow it again.
+    // The newest text is wanted again: another conversation opened (from the sidebar, a
+    // reload, New chat), or a turn started in this one (a question sent, Retry, Regenerate,
+    // Continue), wherever the user had scrolled.
+    let follow_again = move || {
+        follow.update_value(Follow::turn_started);
+        jump.set(false);
+        scroll_to_end();
+    };
     let last_user_id = memo(move || {
         ctx.convs.current.get().and_then(|l| {
             l.messages.with(|ms| {
@@ -102,14 +111,24 @@ pub fn ChatView() -> impl IntoView {
         })
     });
     let conv_id = memo(move || ctx.convs.current.get().map(|l| l.id()));
+    let turn_here = memo(move || {
+        let id = conv_id.get();
+        ctx.runner
+            .sending
+            .with(|s| id.is_some_and(|id| s.contains(&id)))
+    });
     effect(move || {
         conv_id.track();
         last_user_id.track();
-        following.set_value(true);
-        last_top.set_value(None);
-        scroll_to_end();
+        follow_again();
     });
-    // The newest message grew (a flush: at most one per 50 ms) or changed shape.
+    effect(move || {
+        if turn_here.get() {
+            follow_again();
+        }
+    });
+    // The newest message grew (a flush: at most one per 50 ms) or changed shape, or every
+    // message was drawn again (the markdown renderer arrived: plain text became markdown).
     effect(move || {
         let last = ctx
             .convs
@@ -122,7 +141,8 @@ pub fn ChatView() -> impl IntoView {
             m.status.track();
             m.tool_calls.track();
         }
-        if following.get_value() {
+        markdown_ready();
+        if follow.get_value().following() {
             scroll_to_end();
         }
     });
@@ -133,12 +153,11 @@ pub fn ChatView() -> impl IntoView {
                 client_height: f64::from(el.client_height()),
                 scroll_height: f64::from(el.scroll_height()),
             };
-            following.set_value(follows_after_scroll(
-                following.get_value(),
-                last_top.get_value(),
-                pos,
-            ));
-            last_top.set_value(Some(pos.top));
+            follow.update_value(|f| f.on_scroll(pos));
+            let offers = follow.with_value(Follow::offers_jump);
+            if jump.get_untracked() != offers {
+                jump.set(offers);
+            }
         }
     };
     let empty = move || messages().is_empty() && !loading();
@@ -231,6 +250,17 @@ pub fn ChatView() -> impl IntoView {
                     },
                 )}
             </div>
+            <When when=move || jump.get()>
+                <button
+                    type="button"
+                    class="jump-to-latest"
+                    aria-label="Jump to the latest message"
+                    title="Jump to the latest message"
+                    on:click=move |_| follow_again()
+                >
+                    "↓"
+                </button>
+            </When>
             <Composer />
         </main>
     }

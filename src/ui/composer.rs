@@ -28,6 +28,22 @@ const INPUT_ID: &str = "composer-input";
 /// Where the next message's attachment records wait across reloads.
 const PENDING_KEY: &str = "skiff:pending-attachments";
 
+/// Whether this key press sends the box's text (`skiff_core::shortcuts::sends_message`): the
+/// composer's rule, shared by the box that edits a sent message.
+pub fn sends_message(ev: &leptos::ev::KeyboardEvent) -> bool {
+    let key = ev.key();
+    skiff_core::shortcuts::sends_message(skiff_core::shortcuts::KeyPress {
+        key: &key,
+        ctrl: ev.ctrl_key(),
+        meta: ev.meta_key(),
+        shift: ev.shift_key(),
+        alt: ev.alt_key(),
+        composing: ev.is_composing(),
+        // The box's own listener: nothing before it handled the key.
+        handled: false,
+    })
+}
+
 /// How files join the next message (the composer owns the pending attachments).
 type AttachFn = Box<dyn Fn(Vec<web_sys::File>)>;
 
@@ -362,7 +378,7 @@ pub fn Composer() -> impl IntoView {
                         ev.prevent_default();
                         return;
                     }
-                    if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
+                    if sends_message(&ev) {
                         ev.prevent_default();
                         send();
                     }

@@ -19,8 +19,8 @@ use leptos::html;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use skiff_core::markdown::{
-    grown_code, preview_document, render_blocks, MarkdownUpdate, MdNode, PreviewKind,
-    StreamingMarkdown, PREVIEW_PAGE, PREVIEW_SANDBOX,
+    grown_code, preview_document, preview_frame_height, render_blocks, MarkdownUpdate, MdNode,
+    PreviewKind, StreamingMarkdown, PREVIEW_PAGE, PREVIEW_SANDBOX,
 };
 use skiff_core::records::message::MessageStatus;
 use wasm_bindgen::JsCast;
@@ -63,6 +63,8 @@ enum Load {
 }
 
 thread_local! {
+    /// The window listener that sizes preview frames is installed (once, with the first).
+    static SIZING: Cell<bool> = const { Cell::new(false) };
     static ENGINE: Cell<Option<Engine>> = const { Cell::new(None) };
     /// Whether the engine is loaded; messages shown as plain text re-render when it flips.
     static LOAD: ArcRwSignal<Load> = ArcRwSignal::new(Load::Idle);
@@ -72,6 +74,12 @@ thread_local! {
 fn engine() -> Option<Engine> {
     LOAD.with(|l| l.get());
     ENGINE.with(Cell::get)
+}
+
+/// Whether the renderer is here (tracked): every message drawn as plain text is drawn again
+/// as markdown when it flips, which changes the list's height.
+pub fn markdown_ready() -> bool {
+    engine().is_some()
 }
 
 /// Starts fetching the markdown chunk unless it is loaded or loading. A failed load (offline
@@ -177,6 +185,47 @@ fn add_copy_buttons(container: &web_sys::HtmlDivElement) {
     }
 }
 
+/// A preview's document reports its height (`preview_document`'s script posts a number); the
+/// frame that sent it, found by its window, takes the height core allows. Messages from
+/// anything but a preview frame, or that are not a number, change nothing.
+fn size_previews_from_their_reports() {
+    if SIZING.with(|s| s.replace(true)) {
+        return;
+    }
+    let listener = window_event_listener(leptos::ev::message, |ev| {
+        let Some(height) = ev.data().as_f64().and_then(preview_frame_height) else {
+            return;
+        };
+        let Some(source) = ev.source() else {
+            return;
+        };
+        let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+            return;
+        };
+        let Ok(frames) = document.query_selector_all("iframe.code-preview") else {
+            return;
+        };
+        for i in 0..frames.length() {
+            let Some(frame) = frames
+                .item(i)
+                .and_then(|n| n.dyn_into::<web_sys::HtmlIFrameElement>().ok())
+            else {
+                continue;
+            };
+            let from_it = frame.content_window().is_some_and(|w| {
+                wasm_bindgen::JsValue::from(w) == wasm_bindgen::JsValue::from(source.clone())
+            });
+            if from_it {
+                let px = format!("{}px", skiff_core::format::fixed(height, 0));
+                let _ = web_sys::HtmlElement::style(&frame).set_property("height", &px);
+                return;
+            }
+        }
+    });
+    // For the page's life: previews come and go, the listener stays.
+    std::mem::forget(listener);
+}
+
 /// Shows or hides the sandboxed preview frame after an `html`/`svg` block. What the frame
 /// contains and how it is confined comes from `skiff_core::markdown::preview`; this only builds
 /// the element.
@@ -210,6 +259,7 @@ fn toggle_preview(button: &web_sys::Element) {
         return;
     };
     frame.set_class_name("code-preview");
+    size_previews_from_their_reports();
     // The sandbox is set before the source, so the page never loads unsandboxed.
     let _ = frame.set_attribute("sandbox", PREVIEW_SANDBOX);
     let _ = frame.set_attribute("title", "Preview of the code block above");

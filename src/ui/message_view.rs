@@ -10,6 +10,7 @@ use skiff_core::records::finish_reason::FinishReason;
 use skiff_core::records::message::{MessageStatus, Role};
 
 use super::attachment_chip::{chips, figures};
+use super::composer::focus_composer;
 use super::context::ctx;
 use super::delete_message::DeleteMessage;
 use super::markdown_body::MarkdownBody;
@@ -30,14 +31,19 @@ pub fn MessageView(
         Role::Assistant => "message message-assistant",
         Role::System => "message message-system",
     };
+    // Retry, Regenerate and Continue are replaced by the streaming footer the moment they
+    // act: focus goes to the message box (as Stop does), not to `<body>`, so a keyboard user
+    // can type, or press Escape to stop, where they were.
     let retry = move |_| {
         let settings = ctx.settings.settings.get_untracked();
         ctx.runner.retry(ctx.convs, settings, msg);
+        focus_composer();
     };
     // A finished answer regenerated stays as a sibling of the new one.
     let regenerate = move |_| {
         let settings = ctx.settings.settings.get_untracked();
         ctx.runner.regenerate(ctx.convs, settings, msg);
+        focus_composer();
     };
     // Retry a too-long request with its question alone: the clear-context mark goes before
     // the question (nothing is deleted; Undo on the mark brings the rest back).
@@ -52,10 +58,12 @@ pub fn MessageView(
         }
         let settings = ctx.settings.settings.get_untracked();
         ctx.runner.retry(ctx.convs, settings, msg);
+        focus_composer();
     };
     let continue_turn = move |_| {
         let settings = ctx.settings.settings.get_untracked();
         ctx.runner.continue_turn(ctx.convs, settings, msg);
+        focus_composer();
     };
     // The answer's markdown body is built once (it keeps its rendered blocks); a question's
     // text is cheap to rebuild after an edit is cancelled.
@@ -125,7 +133,7 @@ pub fn MessageView(
             .is_some_and(|l| ctx.runner.is_sending(&l.id()));
         let can_retry = msg.role == Role::Assistant && is_last.get() && !busy_here;
         // A stopped or cut-off answer can be continued: the next request ends with its words,
-        // which the model carries on from (the continuation is a new message after it).
+        // which the model carries on from, in the same message.
         let continue_button = move || {
             (can_retry && !msg.content.with_untracked(|c| c.trim().is_empty())).then(
                 || view! { <button class="link-button continue" on:click=continue_turn>"Continue"</button> },
@@ -322,6 +330,8 @@ fn EditQuestion(msg: LiveMessage, editing: RwSignal<bool>) -> impl IntoView {
         editing.set(false);
         ctx.runner
             .edit_and_resend(ctx.convs, ctx.settings.settings.get_untracked(), msg, text);
+        // The edit box is gone: focus must not fall to `<body>`.
+        focus_composer();
     };
     view! {
         <form class="edit-question-form" on:submit=move |ev| { ev.prevent_default(); send(); }>
@@ -334,6 +344,11 @@ fn EditQuestion(msg: LiveMessage, editing: RwSignal<bool>) -> impl IntoView {
                     if ev.key() == "Escape" {
                         ev.prevent_default();
                         editing.set(false);
+                    } else if super::composer::sends_message(&ev) {
+                        // The composer's rule: Enter (or Ctrl/⌘+Enter) sends, Shift+Enter
+                        // adds a line.
+                        ev.prevent_default();
+                        send();
                     }
                 }
             ></textarea>

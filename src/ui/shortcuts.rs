@@ -15,7 +15,7 @@ use super::context::{ctx, Ctx};
 use super::dialog::{self, Modal};
 use super::lazy::Lazy;
 use super::when::When;
-use crate::platform::focus::{active_element, is_apple, is_text_field};
+use crate::platform::focus::{active_element, focus_first, is_apple, is_text_field};
 
 /// Listens for shortcuts while the page lives, and shows the help sheet when asked.
 #[component]
@@ -42,6 +42,7 @@ pub fn KeyboardShortcuts() -> impl IntoView {
                 .current_id()
                 .is_some_and(|id| ctx.runner.is_sending(&id)),
             dialog_open: dialog::any_open(),
+            drawer_open: ctx.sidebar_open.get_untracked() && drawer_shown(),
         };
         if let Some(shortcut) = decide(press, situation) {
             ev.prevent_default();
@@ -82,7 +83,25 @@ fn perform(ctx: Ctx, shortcut: Shortcut, help_open: RwSignal<bool>) {
         Shortcut::OpenSettings => ctx.show_settings.set(true),
         Shortcut::ShowHelp => help_open.set(true),
         Shortcut::CloseDialog => dialog::close_top(),
+        Shortcut::CloseDrawer => {
+            ctx.sidebar_open.set(false);
+            // Focus goes back to the button that opened it, not to a row now off screen.
+            if let Some(page) = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.document_element())
+            {
+                focus_first(&page, ".chat-header .menu");
+            }
+        }
     }
+}
+
+/// Whether the conversation list is a drawer over the page at this width (the stylesheet's
+/// phone layout, `style/main.css`); on a wide window it is always beside the chat.
+fn drawer_shown() -> bool {
+    web_sys::window()
+        .and_then(|w| w.match_media("(max-width: 760px)").ok().flatten())
+        .is_some_and(|m| m.matches())
 }
 
 /// The list of shortcuts, with the platform's modifier name.

@@ -33,18 +33,19 @@ enum Item {
 }
 
 impl Item {
-    /// Keyed by id, title and count, so a rename redraws its row, and a new conversation the
-    /// few rows drawn (their `aria-setsize`), and nothing else.
-    /// A group keeps its row while its label stays; a conversation re-renders when its title or
-    /// the list's length (its `aria-setsize`) changes. `\n` cannot occur in an id.
+    /// A group keeps its row while its label stays; a conversation's row is redrawn only when
+    /// its own title or place (in a project or not) changes. Never by the number of
+    /// conversations or its position: another tab adding or deleting one would rebuild every
+    /// row and throw away a title being typed or an open delete confirmation. Those two
+    /// (`aria-setsize`, `aria-posinset`) follow reactively instead. `\n` cannot occur in an id.
     fn key(&self) -> String {
         match self {
             Item::Group(label) => format!("\n{label}"),
             Item::Project(p, count) => {
                 format!("\r{}\n{}\n{count}\n{}", p.id, p.name, p.collapsed)
             }
-            Item::Conversation(s, _, count, nested) => {
-                format!("{}\n{}\n{count}\n{nested}", s.id, s.title)
+            Item::Conversation(s, _, _, nested) => {
+                format!("{}\n{}\n{nested}", s.id, s.title)
             }
         }
     }
@@ -111,7 +112,7 @@ pub fn Sidebar() -> impl IntoView {
         let height = viewport.get();
         rows.with(|(_, offsets, _)| sidebar::window(offsets, top, height, sidebar::OVERSCAN_ROWS))
     };
-    let items = move || {
+    let items = memo(move || {
         let w = window();
         rows.with(|(rows, _, drawn)| {
             ctx.convs.index.with(|index| {
@@ -133,6 +134,18 @@ pub fn Sidebar() -> impl IntoView {
                         })
                         .collect::<Vec<_>>()
                 })
+            })
+        })
+    });
+    // A drawn row's place in the list and the list's length, read from the rows drawn now:
+    // they change with every add or delete, which must not redraw the row (`Item::key`).
+    let place = move |id: &str| {
+        items.with(|items| {
+            items.iter().find_map(|i| match i {
+                Item::Conversation(s, position, count, _) if s.id == id => {
+                    Some((*position, *count))
+                }
+                _ => None,
             })
         })
     };
@@ -179,10 +192,16 @@ pub fn Sidebar() -> impl IntoView {
                 on:scroll=move |ev| scroll_top.set(f64::from(event_target::<web_sys::Element>(&ev).scroll_top()))
             >
                 <li class="list-spacer" aria-hidden="true" style:height=move || format!("{}px", fixed(window().top_px, 2))></li>
-                {keyed_list(items, Item::key, |item| match item {
+                {keyed_list(move || items.get(), Item::key, move |item| match item {
                     Item::Group(label) => view! { <li class="conversation-group">{label}</li> }.into_any(),
                     Item::Project(p, count) => view! { <ProjectHeading project=p count /> }.into_any(),
-                    Item::Conversation(s, position, count, nested) => view! { <ConversationItem summary=s position count nested /> }.into_any(),
+                    Item::Conversation(s, position, count, nested) => {
+                        let id = s.id.clone();
+                        // While the row is drawn its id is among the items; the first values
+                        // cover the moment it leaves.
+                        let place = Signal::derive(move || place(&id).unwrap_or((position, count)));
+                        view! { <ConversationItem summary=s place nested /> }.into_any()
+                    }
                 })}
                 <li class="list-spacer" aria-hidden="true" style:height=move || format!("{}px", fixed(window().bottom_px, 2))></li>
             </ul>
@@ -239,8 +258,8 @@ fn ProjectHeading(project: Project, count: usize) -> impl IntoView {
 #[component]
 fn ConversationItem(
     summary: ConversationSummary,
-    position: usize,
-    count: usize,
+    /// Its 1-based position and the number of conversations (`aria-posinset`/`-setsize`).
+    place: Signal<(usize, usize)>,
     nested: bool,
 ) -> impl IntoView {
     let ctx = ctx();
@@ -269,7 +288,7 @@ fn ConversationItem(
         ctx.convs.delete(&id);
     };
     view! {
-        <li class="conversation" class:active=active class:nested=nested aria-posinset=position aria-setsize=count>
+        <li class="conversation" class:active=active class:nested=nested aria-posinset=move || place.get().0 aria-setsize=move || place.get().1>
             {move || match mode.get() {
                 Mode::Normal => view! {
                     <button class="conversation-select" on:click=select title=title.clone()>

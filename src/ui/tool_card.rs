@@ -23,6 +23,7 @@ use skiff_core::tools::result::ResultPart;
 use super::clock_hook::use_timestamp_while;
 use super::context::ctx;
 use super::keyed_list::keyed_list;
+use super::mcp::McpSurfaces;
 use super::when::When;
 use crate::stores::live_message::LiveMessage;
 
@@ -135,6 +136,11 @@ fn ToolCard(msg: LiveMessage, record: Memo<Option<ToolCallRecord>>) -> impl Into
         _ => None,
     });
     let result_value = memo(move || record.with(|r| r.as_ref().and_then(|r| r.result().cloned())));
+    // Resource links in the result open in the resource browser of the server that answered
+    // (read there, and attached from there).
+    let surfaces = use_context::<McpSurfaces>();
+    let server_id = memo(move || record.with(|r| r.as_ref().and_then(|r| r.server_id.clone())));
+    let links_to = move || server_id.get_untracked().zip(surfaces);
     let result_is_error = memo(move || {
         record.with(|r| {
             r.as_ref()
@@ -190,7 +196,7 @@ fn ToolCard(msg: LiveMessage, record: Memo<Option<ToolCallRecord>>) -> impl Into
                 {move || error_sentence.get().map(|s| view! { <div class="tool-error" role="alert">{s}</div> })}
                 {move || result_value.get().map(|v| {
                     let class = if result_is_error.get() { "tool-result error" } else { "tool-result" };
-                    view! { <div class=class>{result_parts(&v, &tool.get_untracked())}</div> }
+                    view! { <div class=class>{result_parts(&v, &tool.get_untracked(), links_to())}</div> }
                 })}
             </div>
         </details>
@@ -213,19 +219,22 @@ fn progress_view(p: ToolProgress) -> impl IntoView {
     }
 }
 
-fn result_parts(v: &Value, tool: &str) -> AnyView {
+/// Where a resource link leads: the server that answered, and the browser that shows it.
+type LinksTo = Option<(String, McpSurfaces)>;
+
+fn result_parts(v: &Value, tool: &str, links_to: LinksTo) -> AnyView {
     let parts = result::parts(v);
     if parts.is_empty() {
         return view! { <p class="tool-part-note">"The tool returned no content."</p> }.into_any();
     }
     parts
         .into_iter()
-        .map(|p| part_view(p, tool))
+        .map(|p| part_view(p, tool, links_to.clone()))
         .collect_view()
         .into_any()
 }
 
-fn part_view(part: ResultPart, tool: &str) -> AnyView {
+fn part_view(part: ResultPart, tool: &str, links_to: LinksTo) -> AnyView {
     match part {
         ResultPart::Text(t) => {
             view! { <pre class="tool-part-text">{text::prose(&t).into_owned()}</pre> }.into_any()
@@ -309,9 +318,21 @@ fn part_view(part: ResultPart, tool: &str) -> AnyView {
                 }
                 .into_any(),
             };
+            let open = links_to.map(|(server, surfaces)| {
+                view! {
+                    <button
+                        type="button"
+                        class="link-button small tool-part-open"
+                        on:click=move |_| surfaces.open_resource(server.clone(), uri.clone())
+                    >
+                        "Open in Resources"
+                    </button>
+                }
+            });
             view! {
                 <div class="tool-part-resource-link">
                     {link}
+                    {open}
                     {mime.map(|m| view! { <span class="tool-part-mime">{text::name(&m).into_owned()}</span> })}
                     {description.filter(|d| !d.trim().is_empty()).map(|d| view! { <p class="tool-part-description">{text::prose(&d).into_owned()}</p> })}
                 </div>

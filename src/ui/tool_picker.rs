@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 use skiff_core::display::text;
+use skiff_core::mcp::down_badge::down_badge;
 
 use super::context::ctx;
 use super::popover;
@@ -34,20 +35,32 @@ pub fn ToolPicker() -> impl IntoView {
             .filter(|(id, _)| connected.contains(id))
             .collect::<Vec<_>>()
     };
-    let any_server =
-        move || !ctx.mcp.servers.with(Vec::is_empty) || !ctx.mcp.in_page.with(Vec::is_empty);
-    // Enabled servers that are down, by name: said in the header, not only as fewer tools.
-    let down = move || {
+    // Tools are for a model: with no provider to send them to (a first visit), a count of
+    // the built-in tools would only puzzle.
+    let any_server = move || {
+        ctx.settings.settings.with(|s| s.is_configured())
+            && (!ctx.mcp.servers.with(Vec::is_empty) || !ctx.mcp.in_page.with(Vec::is_empty))
+    };
+    // Enabled servers that are down, by name: said in the header, not only as fewer tools; a
+    // server that only waits for a sign-in is named as such (`down_badge`).
+    let badge = move || {
         ctx.mcp.servers.with(|s| {
-            s.iter()
-                .filter(|c| c.enabled)
-                .filter(|c| {
-                    ctx.mcp
-                        .live_for(&c.id)
-                        .is_some_and(|l| l.health.with(|h| h.status.is_down()))
-                })
-                .map(|c| text::name(&c.name).into_owned())
-                .collect::<Vec<_>>()
+            let (mut down, mut sign_in) = (Vec::new(), Vec::new());
+            for c in s.iter().filter(|c| c.enabled) {
+                let Some(live) = ctx.mcp.live_for(&c.id) else {
+                    continue;
+                };
+                if !live.health.with(|h| h.status.is_down()) {
+                    continue;
+                }
+                let name = text::name(&c.name).into_owned();
+                if live.needs_sign_in.get() {
+                    sign_in.push(name);
+                } else {
+                    down.push(name);
+                }
+            }
+            down_badge(&down, &sign_in)
         })
     };
     // A click anywhere outside the picker closes it, as Escape does.
@@ -66,22 +79,14 @@ pub fn ToolPicker() -> impl IntoView {
                     {move || format!("Tools: {}", enabled_count())}
                 </button>
                 {move || {
-                    let names = down();
-                    (!names.is_empty()).then(|| {
-                        let what = if names.len() == 1 {
-                            format!("MCP server down: {}", names[0])
-                        } else {
-                            format!("{} MCP servers down: {}", names.len(), names.join(", "))
-                        };
-                        view! {
-                            <button
-                                class="small mcp-down"
-                                title="Open Settings → MCP servers"
-                                on:click=move |_| ctx.show_settings.set(true)
-                            >
-                                {what}
-                            </button>
-                        }
+                    badge().map(|what| view! {
+                        <button
+                            class="small mcp-down"
+                            title="Open Settings → MCP servers"
+                            on:click=move |_| ctx.show_settings.set(true)
+                        >
+                            {what}
+                        </button>
                     })
                 }}
                 <When when=move || open.get()>

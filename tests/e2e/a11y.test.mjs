@@ -294,7 +294,9 @@ test('shortcuts: help (Ctrl+/ and ?), Settings (Ctrl+,), new chat (Ctrl+Shift+O)
 test('Settings: focus moves in, Tab and Shift+Tab stay inside, Escape closes from anywhere and focus returns', async () => {
   const { context, page, errors } = await openPage();
   await page.click('button[aria-label="Settings"]');
-  await page.getByRole('dialog', { name: 'Settings' }).waitFor();
+  // Settings is an on-demand chunk: until it is there, a "Loading Settings…" dialog of the
+  // same name holds the focus (itself); the surface then takes it.
+  await page.locator('button[aria-label="Close settings"]').waitFor();
   await waitFocusInDialog(page);
   assert.equal(await focused(page), 'Close settings', 'on its first control');
 

@@ -174,7 +174,8 @@ test('a dropped large image is scaled to 1568 px, a pasted text file is inlined,
     document.querySelector('form.composer').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
   });
   await p.locator('form.composer .attachment', { hasText: 'wide.png' }).waitFor({ timeout: WAIT_MS });
-  assert.match(await pendingChips(p).first().innerText(), /wide\.png · .* · 2000×1000/);
+  // The size shown is the scaled image's, so its dimensions go with it (issue 32).
+  assert.match(await pendingChips(p).first().innerText(), /^wide\.png · [\d.]+ (KB|bytes) · 1568×784 \(scaled from 2000×1000\)/);
   // Paste a text file into the box.
   await p.evaluate(() => {
     const dt = new DataTransfer();

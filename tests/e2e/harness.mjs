@@ -219,7 +219,9 @@ export async function startStaticServer(dir = distDir()) {
         res.end();
         return;
       }
-      createReadStream(target).pipe(res);
+      // A test that stops the server and deletes its folder while the page still fetches (a
+      // service worker precaching) must not crash the test process with ENOENT.
+      createReadStream(target).on('error', () => res.destroy()).pipe(res);
     } catch (err) {
       res.writeHead(500, { 'Content-Type': 'text/plain' }).end(String(err));
     }
@@ -287,6 +289,38 @@ export async function screenshot(page, name, { fullPage = false } = {}) {
  * RegExps for messages a test expects (say, the network error Chromium logs
  * by itself when a probed port is closed); keep them as narrow as possible.
  */
+/**
+ * Resolves once the service worker is activated, controls the page and nothing is installing
+ * (an update() meanwhile is refused). Awaited in the page, by events: `waitForFunction` takes
+ * an async predicate's Promise for a truthy answer and returns at once, which let tests read
+ * Cache Storage before the precache had finished.
+ */
+export async function swControlled(page, { timeout = 20_000 } = {}) {
+  await page.evaluate(async (ms) => {
+    const sw = navigator.serviceWorker;
+    const settled = (async () => {
+      const reg = await sw.ready;
+      for (let w = reg.installing; w; w = reg.installing) {
+        await new Promise((r) => w.addEventListener('statechange', r, { once: true }));
+      }
+      const active = reg.active;
+      while (active.state !== 'activated') {
+        await new Promise((r) => active.addEventListener('statechange', r, { once: true }));
+      }
+      if (!sw.controller) await new Promise((r) => sw.addEventListener('controllerchange', r, { once: true }));
+    })();
+    let timer;
+    const late = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the service worker did not take control within ${ms} ms`)), ms);
+    });
+    try {
+      await Promise.race([settled, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }, timeout);
+}
+
 export function collectConsoleErrors(page, { ignore = [] } = {}) {
   const errors = [];
   const keep = (text) => {

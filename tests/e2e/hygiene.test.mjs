@@ -3,36 +3,43 @@
 //   - the chat header's tool picker closes on Escape and on a click outside it, and its panel
 //     fits a 375 px wide screen;
 //   - a server that is down is named in the chat header, not only counted as fewer tools.
+// A provider is set up (the scripted one): the header offers tools only when there is a model
+// to offer them to (issue 32 item 10, edges.test.mjs "no provider yet").
 //
 //   SKIFF_DIST=$PWD/dist node --test --test-concurrency=1 tests/e2e/hygiene.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startStaticServer, launchBrowser, collectConsoleErrors } from './harness.mjs';
+import { startStaticServer, startOpenAiServer, launchBrowser, collectConsoleErrors } from './harness.mjs';
 import { startServer } from '../servers/mcp/servers.mjs';
 
-let site, browser, mcp;
+let site, browser, mcp, api;
+const MODEL = 'skiff-hygiene-model';
 const FATAL = /panicked|RuntimeError|unreachable executed|uncaught|CSP violation/i;
 
 before(async () => {
   site = await startStaticServer(process.env.SKIFF_DIST || 'dist');
   browser = await launchBrowser();
   mcp = await startServer('everything-http');
+  api = await startOpenAiServer({ models: [MODEL] });
 });
 
 after(async () => {
   await browser?.close();
   await site?.stop();
   await mcp?.stop();
+  await api?.stop();
 });
 
 async function openPage(servers, { width = 1100, height = 800 } = {}) {
   const context = await browser.newContext({ viewport: { width, height } });
   const list = JSON.stringify({ v: 1, data: { servers } });
   const memory = JSON.stringify({ v: 1, data: { builtin_enabled: false, book: { entries: [], next_id: 1 } } });
-  await context.addInitScript(([m, b]) => {
+  const settings = JSON.stringify({ v: 1, data: { base_url: `${api.url}/v1`, api_key: '', model: MODEL, system_prompt: '', theme: 'system', auto_title: false } });
+  await context.addInitScript(([m, b, s]) => {
     if (!localStorage.getItem('skiff:mcp-servers')) localStorage.setItem('skiff:mcp-servers', m);
     if (!localStorage.getItem('skiff:memory')) localStorage.setItem('skiff:memory', b);
-  }, [list, memory]);
+    if (!localStorage.getItem('skiff:settings')) localStorage.setItem('skiff:settings', s);
+  }, [list, memory, settings]);
   const page = await context.newPage();
   const errors = collectConsoleErrors(page, { ignore: [/net::ERR_/, /Failed to load resource/] });
   await page.goto(site.url);

@@ -14,7 +14,7 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  startStaticServer, launchBrowser, collectConsoleErrors, distDir, screenshot,
+  startStaticServer, launchBrowser, collectConsoleErrors, distDir, screenshot, swControlled,
 } from './harness.mjs';
 
 const MODELS = process.env.SKIFF_MODELS || path.join(os.homedir(), '.cache', 'skiff', 'models');
@@ -98,7 +98,7 @@ test('first visit fetches no worker; a GGUF added from a file is listed, and aft
   try {
     const { page, errors } = await openApp(context);
     // The service worker installs and the page settles: still nothing of the model worker.
-    await page.waitForFunction(async () => Boolean((await navigator.serviceWorker.getRegistration())?.active), null, { timeout: 20_000 });
+    await swControlled(page);
     await page.waitForTimeout(500);
     assert.deepEqual(requested.filter((u) => u.includes('/worker/')), [], 'the first visit loads nothing of the model worker');
 

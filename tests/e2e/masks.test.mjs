@@ -85,9 +85,11 @@ test('a mask made in Settings starts a chat whose every request opens with its p
     await waitAnswers(page, 1);
     assert.match(await page.locator('.mask-line').innerText(), /Mask: 🏴 Pirate/);
     let [first] = await chatBodies();
+    // One leading system message (strict chat templates refuse two): the template, then the
+    // mask's system prompt joined into it.
     assert.equal(first.messages[0].role, 'system', 'the system template still opens the request');
+    assert.ok(first.messages[0].content.endsWith('\n\nTalk like a pirate.'), `the mask's system prompt joins it: ${first.messages[0].content}`);
     assert.deepEqual(first.messages.slice(1), [
-      { role: 'system', content: 'Talk like a pirate.' },
       { role: 'user', content: 'Who are you?' },
       { role: 'assistant', content: 'Arr, yer captain.' },
       { role: 'user', content: 'Hello' },
@@ -107,7 +109,7 @@ test('a mask made in Settings starts a chat whose every request opens with its p
     await send(page, 'And now?');
     await waitAnswers(page, 2);
     const second = (await chatBodies())[1];
-    assert.equal(second.messages[1].content, 'Talk like a pirate.', 'the chat kept its copy');
+    assert.ok(second.messages[0].content.endsWith('\n\nTalk like a pirate.'), 'the chat kept its copy');
     assert.equal(second.messages.at(-1).content, 'And now?');
     assert.equal(second.temperature, 1.5);
 

@@ -9,7 +9,8 @@
 //      members that depend on the chosen department (context.arguments); the chosen values
 //      reach the inserted message. At 375 px wide the picker and the form fit the screen.
 //   c. A word nothing matches is said; Escape closes the picker and the text typed stays; a
-//      prompt without arguments goes in at once when chosen with Enter.
+//      prompt without arguments goes in at once when chosen with Enter, and the model answers
+//      it (it ends with the user's turn).
 //   d. Roots: a server card's "Roots" opens the editor; a non-file URI is refused with a
 //      sentence; saved roots are stored as the exact roots/list result and the server's own
 //      get-roots-list tool reports them.
@@ -55,7 +56,8 @@ async function openPage({ width = 1200, height = 900 } = {}) {
   const settings = JSON.stringify({
     v: 1,
     data: {
-      base_url: `${api.url}/v1`, api_key: '', model: MODEL, system_prompt: '', theme: 'system',
+      // No title request after an answer: test c counts the requests an inserted prompt makes.
+      base_url: `${api.url}/v1`, api_key: '', model: MODEL, system_prompt: '', theme: 'system', auto_title: false,
       tool_mode: 'native', step_limit: 15, result_char_limit: 16000, tool_images_to_model: false,
       approvals: { rules: {}, allow_read_only: false }, learned_tool_modes: {},
     },
@@ -225,12 +227,19 @@ test('c. Escape closes the picker and keeps the text; nothing matches shows a se
     assert.equal(await page.locator(BOX).getAttribute('aria-activedescendant'), null);
     // A prompt without arguments goes straight in when chosen.
     await page.fill(BOX, '');
+    await api.script([{ reply: 'Answering the simple prompt.' }]);
+    const before = (await api.requests()).length;
     await openPicker(page, 'simple', 'simple-prompt');
     await page.keyboard.press('Enter');
     const msg = page.locator('article.message-user').last();
     await msg.waitFor({ timeout: WAIT_MS });
     assert.match(await msg.innerText(), /This is a simple prompt without arguments/);
     assert.equal(await page.locator(BOX).inputValue(), '');
+    // It is a turn the model answers (issue 32 item 2: it went nowhere, Send disabled).
+    await page.locator('article.message-assistant .markdown', { hasText: 'Answering the simple prompt.' }).waitFor({ timeout: WAIT_MS });
+    const asked = (await api.requests()).slice(before);
+    assert.equal(asked.length, 1, 'one request answers the prompt');
+    assert.match(JSON.stringify(asked[0].body.messages.at(-1)), /This is a simple prompt without arguments/);
     assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
   } catch (err) {
     await screenshot(page, 'prompts-c-failure').catch(() => {});
@@ -252,6 +261,10 @@ test('d. roots: entered in the editor, stored as the roots/list result, reported
     // The page's one modal: a section[role=dialog].
     const dialog = page.locator('.ask-roots[role="dialog"]');
     await dialog.waitFor({ timeout: WAIT_MS });
+    // Centred like every dialog, not pinned top-left (it once shared a class with the roots list).
+    const box = await dialog.boundingBox();
+    const view = page.viewportSize();
+    assert.ok(Math.abs(box.x + box.width / 2 - view.width / 2) <= 2 && box.y > 0, `the roots dialog is centred: ${JSON.stringify(box)} in ${JSON.stringify(view)}`);
     assert.equal(await dialog.getAttribute('aria-labelledby'), 'ask-roots-title');
     assert.match(await dialog.locator('#ask-roots-title').innerText(), /Roots for everything/);
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'ask-root-uri');

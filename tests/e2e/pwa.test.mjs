@@ -18,7 +18,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import {
   startOpenAiServer, startStaticServer, launchBrowser, collectConsoleErrors, chatSettings, distDir, repoRoot, screenshot,
-  asInternet,
+  asInternet, swControlled,
   CHROMIUM_PATH, CHROMIUM_ARGS,
 } from './harness.mjs';
 import { startServer } from '../servers/mcp/servers.mjs';
@@ -64,15 +64,7 @@ async function openApp(context, url) {
 }
 
 /** Waits until the service worker is active and controls the page. */
-async function controlled(page) {
-  await page.waitForFunction(async () => {
-    const reg = await navigator.serviceWorker.getRegistration();
-    // Fully settled: activated, nothing installing (an update() meanwhile is refused).
-    return Boolean(
-      reg && reg.active && reg.active.state === 'activated' && !reg.installing && navigator.serviceWorker.controller,
-    );
-  }, null, { timeout: 20_000 });
-}
+const controlled = (page) => swControlled(page);
 
 async function send(page, text) {
   await page.fill('textarea[aria-label="Message"]', text);

@@ -218,6 +218,7 @@ async function callTool(page, server, tool, args = {}) {
   await page.getByRole('tab', { name: 'MCP servers' }).click();
   const row = page.locator(`li.mcp-server[data-server-name="${server}"]`);
   await page.waitForFunction((id) => document.querySelector(`li.mcp-server[data-server-name="${id}"]`)?.dataset.status === 'connected', server, { timeout: WAIT_MS });
+  await row.waitFor(); // the MCP tab is its own chunk: its rows come a moment after the click
   if (!(await row.locator('ul.mcp-tools').count())) await row.locator('.mcp-toggle-tools').click();
   const li = row.locator(`li.mcp-tool[data-tool="${tool}"]`);
   await li.waitFor({ timeout: WAIT_MS });
@@ -320,10 +321,27 @@ test('c2. subscribe on a modern-era server: the listen filter carries it, across
     await bump(page);
     // Read again: what changed is said, and the new content is what the browser shows.
     await page.locator('.notice', { hasText: CHANGED }).first().waitFor({ timeout: WAIT_MS });
-    assert.match(await page.locator('.notice', { hasText: CHANGED }).first().innerText(), /counter changed from line 1/);
+    // Worded as a sentence (issue 32 item 3: "changed from line 1: 62 → 62 characters").
+    assert.match(await page.locator('.notice', { hasText: CHANGED }).first().innerText(), /^counter changed from line 1 on; it is (now \d+ characters? long \(was \d+\)|the same length \(\d+ characters?\))\.$/m);
+    // Another change of the same resource replaces its notice; the notice stays clear of the
+    // message box and Send, and can be dismissed.
+    await bump(page);
+    await page.waitForTimeout(1500);
+    assert.equal(await page.locator('.notice', { hasText: CHANGED }).count(), 1, 'one notice per resource');
+    const clear = await page.evaluate(() => {
+      const box = (el) => el.getBoundingClientRect();
+      const n = box(document.querySelector('.notices'));
+      return [...document.querySelectorAll('form.composer, form.composer button[type="submit"]')].every((el) => {
+        const c = box(el);
+        return n.bottom <= c.top || n.top >= c.bottom || n.right <= c.left || n.left >= c.right;
+      });
+    });
+    assert.ok(clear, 'the notices do not cover the composer');
+    await page.locator('.notice', { hasText: CHANGED }).getByRole('button', { name: 'Dismiss' }).click();
+    await page.locator('.notice', { hasText: CHANGED }).waitFor({ state: 'detached', timeout: WAIT_MS });
     await browse(page);
     await openResource(page, 'counter');
-    await pane.locator('pre', { hasText: 'count: 1' }).waitFor({ timeout: WAIT_MS });
+    await pane.locator('pre', { hasText: 'count: 2' }).waitFor({ timeout: WAIT_MS });
     await page.keyboard.press('Escape');
 
     // Reload: the page resumes by itself and asks for the counter in a new listen filter.

@@ -2,7 +2,7 @@
 // independent between conversations. Uses the real server-everything on loopback.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startOpenAiServer, startStaticServer, launchBrowser, storedConversations } from './harness.mjs';
+import { startOpenAiServer, startStaticServer, launchBrowser, waitStored } from './harness.mjs';
 import { startServer } from '../servers/mcp/servers.mjs';
 
 let api, site, browser, mcp;
@@ -54,7 +54,8 @@ test('tool switches are per conversation and survive a reload', async () => {
 
   // A second conversation starts with everything on.
   await page.click('.new-chat');
-  assert.equal(await toggle.innerText(), `Tools: ${all}`);
+  // Opening the new chat is asynchronous (its record is written first): wait for its picker.
+  await page.waitForFunction((n) => document.querySelector('.tool-picker-toggle')?.innerText === `Tools: ${n}`, all);
   await page.fill('textarea[aria-label="Message"]', 'with everything');
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => document.querySelector('article.message-assistant')?.dataset.status === 'done');
@@ -69,9 +70,11 @@ test('tool switches are per conversation and survive a reload', async () => {
   await toggle.click();
   await page.locator('.tool-server legend input').uncheck();
   assert.equal(await toggle.innerText(), 'Tools: 0');
-  await page.waitForTimeout(300); // the body write commits just after the switch shows
-  const stored = (await storedConversations(page)).find((c) => c.title === 'without echo').tool_overrides;
-  assert.deepEqual(stored.disabled_servers, ['everything']);
+  // The body write commits just after the switch shows: wait for the stored record.
+  await waitStored(page, (bodies) => {
+    const c = Object.values(bodies).map((raw) => JSON.parse(raw).data).find((x) => x.title === 'without echo');
+    return JSON.stringify(c?.tool_overrides?.disabled_servers) === JSON.stringify(['everything']);
+  });
   await context.close();
 });
 

@@ -6,7 +6,10 @@
 // and hand the client `http://localhost:PORT…`. Tests here stay on loopback, so we patch
 // net.Server to bind 127.0.0.1 instead before loading the CLI. Arguments pass
 // through unchanged: `node conformance.mjs client --command "…" --scenario initialize`.
-// Needs Node >= 22 (run it with $SKIFF_NODE22); SKIFF_MCP_NPM locates the package.
+// Needs Node >= 22 (run it with $SKIFF_NODE22). SKIFF_CONFORMANCE_VERSION picks the suite (one of
+// tests/mcp-conformance/package.json's `conformance-<version>` aliases; default the newest);
+// SKIFF_CONFORMANCE_NPM locates the prefix they are installed in (scripts/setup-mcp.sh).
+import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import os from "node:os";
@@ -28,8 +31,12 @@ net.Server.prototype._listen2 = function (address, port, addressType, ...rest) {
 };
 
 const prefix =
-  process.env.SKIFF_MCP_NPM ??
-  path.join(process.env.SKIFF_CACHE ?? path.join(os.homedir(), ".cache", "skiff"), "mcp-npm");
-await import(
-  pathToFileURL(path.join(prefix, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")).href
-);
+  process.env.SKIFF_CONFORMANCE_NPM ??
+  path.join(process.env.SKIFF_CACHE ?? path.join(os.homedir(), ".cache", "skiff"), "mcp-conformance");
+const version = process.env.SKIFF_CONFORMANCE_VERSION || "0.2.0-alpha.12";
+const entry = path.join(prefix, "node_modules", `conformance-${version}`, "dist", "index.js");
+if (!fs.existsSync(entry)) {
+  console.error(`conformance.mjs: no conformance suite ${version} at ${entry} (run scripts/setup-mcp.sh)`);
+  process.exit(1);
+}
+await import(pathToFileURL(entry).href);

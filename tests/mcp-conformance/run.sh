@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$COMMAND" ] || { echo "run.sh: --command is required" >&2; exit 2; }
 [ ${#SCENARIOS[@]} -gt 0 ] || SCENARIOS=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
-REQUIRED=${SKIFF_CONFORMANCE_REQUIRED:-initialize,tools_call,elicitation-sep1034-client-defaults,sse-retry}
+REQUIRED=${SKIFF_CONFORMANCE_REQUIRED-initialize,tools_call,elicitation-sep1034-client-defaults,sse-retry}
 OUTDIR=${OUTDIR:-$(mktemp -d /tmp/skiff-conformance.XXXXXX)}
 mkdir -p "$OUTDIR"
 

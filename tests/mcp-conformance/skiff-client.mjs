@@ -24,7 +24,8 @@
 //                  are entered in the Account dialog, as a user would; so are its other
 //                  credentials, under "How Skiff signs in": a private_key_pem as an
 //                  application's key (client-credentials-jwt), idp_* as cross-app access
-//                  (cross-app-access-complete-flow). A client id and secret alone stay with the
+//                  (cross-app-access-complete-flow), valid_jwt as a workload's JWT
+//                  (wif-jwt-bearer). A client id and secret alone stay with the
 //                  default way: Skiff itself turns to client credentials when the server offers
 //                  nothing else (client-credentials-basic).
 //   auth/basic-cimd
@@ -73,6 +74,11 @@ const WORK = {
   tools_call: { tool: 'add_numbers', args: { a: 5, b: 3 } },
   'sse-retry': { tool: 'test_reconnection', args: {} },
   'elicitation-sep1034-client-defaults': { tool: 'test_client_elicitation_defaults', args: {} },
+  'sep-2322-client-request-state': mrtrScenario,
+  'http-custom-headers': contextCalls,
+  // Skiff must keep the valid tool and leave out the ones whose x-mcp-header is invalid.
+  'http-invalid-tool-headers': { tool: 'valid_tool', args: { region: 'us-west1' } },
+  'json-schema-2020-12-preservation': schemaEchoScenario,
 };
 
 const row = (page) => page.locator(`li.mcp-server[data-server-name="${NAME}"]`);
@@ -102,7 +108,8 @@ async function waitSettled(page, timeout) {
   return describeRow(page);
 }
 
-async function callTool(page, tool, args, timeout) {
+/** The tool's row in the server's list (opened), or why it is not there. */
+async function toolRow(page, tool) {
   const r = row(page);
   if (!(await r.locator('ul.mcp-tools').count())) await r.locator('.mcp-toggle-tools').click();
   const li = r.locator(`li.mcp-tool[data-tool="${tool}"]`);
@@ -110,12 +117,111 @@ async function callTool(page, tool, args, timeout) {
     await li.waitFor({ timeout: 5_000 });
   } catch {
     const shown = await r.locator('li.mcp-tool').evaluateAll((ls) => ls.map((l) => l.dataset.tool));
-    return { ok: false, text: `the tool ${tool} is not listed (listed: ${shown.join(', ') || 'none'})` };
+    return { missing: `the tool ${tool} is not listed (listed: ${shown.join(', ') || 'none'})` };
   }
   // A second call (after a step-up sign-in) finds the form open already.
   if (!(await li.locator('.mcp-try-args').isVisible())) await li.locator('summary').click();
+  return { li };
+}
+
+/** Types the arguments into the tool's "try" form and presses Call; does not wait. */
+async function startCall(page, tool, args) {
+  const { li, missing } = await toolRow(page, tool);
+  if (missing) return { missing };
   await li.locator('.mcp-try-args').fill(JSON.stringify(args));
   await li.locator('.mcp-try-call').click();
+  return { li };
+}
+
+/** Waits for the call started in `li` to show its result or error. */
+async function callOutcome(li, timeout) {
+  try {
+    // The call runs, then its result (or error) replaces any earlier one.
+    await li.locator('.mcp-try-running').waitFor({ state: 'attached', timeout: 2_000 }).catch(() => {});
+    await li.locator('.mcp-try-running').waitFor({ state: 'detached', timeout });
+    await li.locator('.mcp-try-result, .mcp-try-error').first().waitFor({ timeout });
+  } catch {
+    return { ok: false, text: `no result within ${timeout} ms (${await li.locator('.mcp-try-running').innerText().catch(() => '')})` };
+  }
+  if (await li.locator('.mcp-try-result').count()) return { ok: true, text: await li.locator('.mcp-try-result').innerText() };
+  return { ok: false, text: await li.locator('.mcp-try-error').innerText() };
+}
+
+/** Accepts the first question card as Skiff filled it in (what goes back is Skiff's doing). */
+async function acceptQuestion(page, timeout) {
+  const card = page.locator('.elicit-card').first();
+  try {
+    await card.waitFor({ timeout });
+    log(`question card: ${(await card.innerText()).replace(/\s+/g, ' ').slice(0, 300)}`);
+    await card.locator('button.elicit-accept').click();
+    await card.waitFor({ state: 'detached', timeout: 5_000 }).catch(() => {});
+    return true;
+  } catch {
+    log('no question card appeared');
+    return false;
+  }
+}
+
+/** Calls one tool from its "try" form and waits for the outcome. */
+async function callAndWait(page, tool, args, timeout) {
+  const { li, missing } = await startCall(page, tool, args);
+  if (missing) return { ok: false, text: missing };
+  const out = await callOutcome(li, timeout);
+  log(`${tool} ${out.ok ? 'result' : 'error'}: ${out.text.slice(0, 300)}`);
+  return out;
+}
+
+/** sep-2322-client-request-state: multi-round tool calls (MRTR). The server asks a question
+ * in the call's result; Skiff shows it, the user answers, Skiff retries the call with the
+ * answer (and the server's state, byte for byte). Another call made meanwhile must carry
+ * neither. */
+async function mrtrScenario(page) {
+  const first = await startCall(page, 'test_mrtr_echo_state', {});
+  if (first.missing) return { ok: false, text: first.missing };
+  const card = page.locator('.elicit-card').first();
+  await card.waitFor({ timeout: 15_000 }).catch(() => log('no question card for test_mrtr_echo_state'));
+  // While that question waits, an unrelated call goes out on its own.
+  const unrelated = await callAndWait(page, 'test_mrtr_unrelated', {}, 15_000);
+  await acceptQuestion(page, 5_000);
+  const echo = await callOutcome(first.li, 15_000);
+  log(`test_mrtr_echo_state ${echo.ok ? 'result' : 'error'}: ${echo.text.slice(0, 300)}`);
+  const noState = await startCall(page, 'test_mrtr_no_state', {});
+  if (noState.missing) return { ok: false, text: noState.missing };
+  await acceptQuestion(page, 15_000);
+  const second = await callOutcome(noState.li, 15_000);
+  log(`test_mrtr_no_state ${second.ok ? 'result' : 'error'}: ${second.text.slice(0, 300)}`);
+  const plain = await callAndWait(page, 'test_mrtr_no_result_type', {}, 15_000);
+  const ok = unrelated.ok && echo.ok && second.ok && plain.ok;
+  return { ok, text: ok ? 'every MRTR call completed' : 'an MRTR call failed' };
+}
+
+/** The calls a scenario's context lists (`toolCalls`: name and arguments), one after another,
+ * from the tools' "try" forms. */
+async function contextCalls(page) {
+  const calls = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}').toolCalls ?? [];
+  if (!calls.length) return { ok: false, text: 'the scenario context lists no toolCalls' };
+  let ok = true;
+  for (const c of calls) ok = (await callAndWait(page, c.name, c.arguments ?? {}, 20_000)).ok && ok;
+  return { ok, text: ok ? 'every call completed' : 'a call failed' };
+}
+
+/** json-schema-2020-12-preservation: the focal tool's input schema, as Skiff shows it in the
+ * tool's row (what Skiff kept of it), goes back verbatim through the echo tool. */
+async function schemaEchoScenario(page) {
+  const { li, missing } = await toolRow(page, 'json_schema_2020_12_tool');
+  if (missing) return { ok: false, text: missing };
+  let schema;
+  try {
+    schema = JSON.parse(await li.locator('.mcp-schema').innerText());
+  } catch (err) {
+    return { ok: false, text: `the tool's schema as Skiff shows it is not JSON: ${err.message}` };
+  }
+  return callAndWait(page, 'json_schema_echo', { schema }, 20_000);
+}
+
+async function callTool(page, tool, args, timeout) {
+  const { li, missing } = await startCall(page, tool, args);
+  if (missing) return { ok: false, text: missing };
   if (scenario.startsWith('elicitation')) {
     // Accept the question untouched: what goes back is whatever Skiff filled in by itself.
     const card = page.locator('.elicit-card').first();
@@ -127,16 +233,7 @@ async function callTool(page, tool, args, timeout) {
       log('no elicitation card appeared');
     }
   }
-  try {
-    // The call runs, then its result (or error) replaces any earlier one.
-    await li.locator('.mcp-try-running').waitFor({ state: 'attached', timeout: 2_000 }).catch(() => {});
-    await li.locator('.mcp-try-running').waitFor({ state: 'detached', timeout });
-    await li.locator('.mcp-try-result, .mcp-try-error').first().waitFor({ timeout });
-  } catch {
-    return { ok: false, text: `no result within ${timeout} ms (${await li.locator('.mcp-try-running').innerText().catch(() => '')})` };
-  }
-  if (await li.locator('.mcp-try-result').count()) return { ok: true, text: await li.locator('.mcp-try-result').innerText() };
-  return { ok: false, text: await li.locator('.mcp-try-error').innerText() };
+  return callOutcome(li, timeout);
 }
 
 const authNote = async (page) =>
@@ -162,7 +259,13 @@ async function signIn(page, context) {
   const ctx = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}');
   // The way the context's credentials sign in: a key or an identity provider is chosen
   // explicitly; anything else stays with the default (a browser window).
-  const method = ctx.private_key_pem ? 'application' : ctx.idp_token_endpoint ? 'cross_app' : 'browser';
+  const method = ctx.private_key_pem
+    ? 'application'
+    : ctx.idp_token_endpoint
+      ? 'cross_app'
+      : ctx.valid_jwt
+        ? 'workload'
+        : 'browser';
   if (ctx.client_id && !(await dialog.locator('#oauth-client-id').inputValue())) {
     await dialog.locator('details.oauth-advanced').evaluate((d) => (d.open = true));
     await dialog.locator(`#oauth-method-${method}`).check();
@@ -174,6 +277,9 @@ async function signIn(page, context) {
       await dialog.locator('#oauth-idp-client-id').fill(ctx.idp_client_id ?? '');
       await dialog.locator('#oauth-id-token').fill(ctx.idp_id_token ?? '');
     }
+    // A workload's JWT from its identity provider (the suite's scenario issues a valid one
+    // beside deliberately broken ones).
+    if (ctx.valid_jwt) await dialog.locator('#oauth-id-token').fill(ctx.valid_jwt);
     await dialog.locator('button.oauth-save-client').click();
     await page.waitForTimeout(300);
     const notice = dialog.locator('.oauth-notice');
@@ -303,6 +409,10 @@ try {
     code = 1;
   } else if (work === null) {
     code = 0;
+  } else if (typeof work === 'function') {
+    const result = await work(page);
+    log(`${scenario}: ${result.text}`);
+    code = result.ok ? 0 : 1;
   } else {
     const result = await callTool(page, work.tool, work.args, 30_000);
     log(`${work.tool} ${result.ok ? 'result' : 'error'}: ${result.text}`);

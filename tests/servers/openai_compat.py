@@ -38,7 +38,7 @@ the key; CORS like everything else):
   error_message, usage (true = always send the usage event, false = never,
   absent/null = only when the request asked for it, as llama.cpp does),
   finish_reason, tool_calls, arguments_chunk_chars, repeat_tool_ids,
-  reject_tools, stall_after_chars, stall_ms, images. Unknown keys are refused with 400 so a typo fails loudly.
+  reject_tools, system_first, stall_after_chars, stall_ms, images. Unknown keys are refused with 400 so a typo fails loudly.
   The *_after_chars triggers count reply characters (not reasoning):
   cut = drop the connection without the final chunk, [DONE] or the chunked
   terminator (a browser's reader throws); malformed = one `data: {not json`
@@ -74,6 +74,13 @@ the key; CORS like everything else):
   servers answer) with the same message. The rejection CONSUMES the step, so
   a test scripts the retry as the next step. A request without `tools` that
   meets a `reject_tools` step is served by that step normally.
+  `system_first: true` is a strict chat template (Qwen 3.x, several others under
+  llama-server `--jinja`): a request with a system message anywhere but first (a
+  second one, or one after the first turn) is refused as llama.cpp refuses it, HTTP 400
+  invalid_request_error whose message ends "Jinja Exception: System message must be
+  at the beginning." (the template's `raise_exception`, wrapped by llama.cpp's parser
+  generation). Like `reject_tools`, the refusal consumes the step; a request with at
+  most one system message, first, is served by it normally.
   Images (OpenRouter's image output, docs "Image Generation"): `images` is a
   list of URL strings (normally `data:image/png;base64,…`); the streamed answer
   sends, after the reply text, one delta
@@ -121,9 +128,19 @@ STEP_KEYS = {
     "arguments_chunk_chars",
     "repeat_tool_ids",
     "reject_tools",
+    "system_first",
     "images",
 }
 JINJA_REQUIRED = "tools param requires --jinja flag"
+# What llama-server answers when a strict template's `raise_exception` fires (the Qwen 3.x
+# templates' own sentence, in llama.cpp's parser-generation wrapper; ggml-org/llama.cpp#20733).
+SYSTEM_NOT_FIRST = (
+    "Unable to generate parser for this template. Automatic parser generation failed: \n"
+    "------------\nWhile executing CallExpression at line 85, column 32 in source:\n"
+    "...first %}\u21b5            {{- raise_exception('System message must be at the beginnin...\n"
+    "                                           ^\n"
+    "Error: Jinja Exception: System message must be at the beginning."
+)
 # llama.cpp's error types for the statuses a test is likely to ask for.
 ERROR_TYPES = {
     400: "invalid_request_error",
@@ -209,6 +226,14 @@ def message_text(content: Any) -> str:
     return ""
 
 
+def system_not_first(body: dict) -> bool:
+    """Whether a system message sits anywhere but at the start (a strict template refuses)."""
+    messages = body.get("messages") or []
+    return any(
+        isinstance(m, dict) and m.get("role") == "system" for m in messages[1:]
+    )
+
+
 def last_user_text(body: dict) -> str:
     messages = body.get("messages")
     if not isinstance(messages, list):
@@ -273,6 +298,8 @@ def validate_step(step: Any) -> dict:
         isinstance(reject, int) and 400 <= reject <= 599
     ):
         raise ValueError("reject_tools must be true/false or an HTTP error status")
+    if step.get("system_first") is not None and not isinstance(step["system_first"], bool):
+        raise ValueError("system_first must be true or false")
     if step.get("repeat_tool_ids") is not None and not isinstance(step["repeat_tool_ids"], bool):
         raise ValueError("repeat_tool_ids must be true or false")
     return step
@@ -491,6 +518,12 @@ class Handler(BaseHTTPRequestHandler):
             entry["status"] = status
             entry["completed"] = True
             self.send_json(status, error_object(status, JINJA_REQUIRED))
+            return
+
+        if step.get("system_first") and system_not_first(body):
+            entry["status"] = 400
+            entry["completed"] = True
+            self.send_json(400, error_object(400, SYSTEM_NOT_FIRST))
             return
 
         status = step.get("status")

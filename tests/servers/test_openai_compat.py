@@ -628,6 +628,31 @@ class ToolCallTest(ServerCase):
         self.assertEqual(json.loads(data)["error"]["message"], "tools param requires --jinja flag")
         self.assertEqual(json.loads(data)["error"]["type"], "invalid_request_error")
 
+    def test_system_first_refuses_a_second_system_message_as_llama_cpp_does(self) -> None:
+        self.script([{"system_first": True, "reply": "never sent"}, {"system_first": True, "reply": "one"}])
+        two = self.chat_body(
+            stream=False,
+            messages=[
+                {"role": "system", "content": "A"},
+                {"role": "system", "content": "B"},
+                {"role": "user", "content": "hi"},
+            ],
+        )
+        status, _, data = self.request("POST", "/v1/chat/completions", two)
+        self.assertEqual(status, 400)
+        error = json.loads(data)["error"]
+        self.assertEqual(error["type"], "invalid_request_error")
+        self.assertTrue(
+            error["message"].endswith("Jinja Exception: System message must be at the beginning."),
+            error["message"],
+        )
+        one = self.chat_body(
+            stream=False,
+            messages=[{"role": "system", "content": "A\n\nB"}, {"role": "user", "content": "hi"}],
+        )
+        _, _, data = self.request("POST", "/v1/chat/completions", one)
+        self.assertEqual(json.loads(data)["choices"][0]["message"]["content"], "one")
+
     def test_non_streamed_calls_come_whole(self) -> None:
         self.script(
             [{"tool_calls": [{"name": "echo", "arguments": {"message": "hi"}, "id": "c1"}]}]

@@ -202,3 +202,25 @@ pub(crate) fn line_start(text: &str, pos: usize) -> usize {
         .rposition(|&b| b == b'\n')
         .map_or(0, |i| i + 1)
 }
+
+/// `text` without a last line that is the start of a fence and nothing else (one or two
+/// backticks or tildes, up to three spaces before them, no newline after): a model cut off
+/// while writing ```` ``` ```` leaves it, and shown it is a stray `` `` `` under the answer, or a
+/// last line of code that is not code. Anything after the marker (a language, a third
+/// character) or a newline makes it a line of its own, kept.
+pub(crate) fn without_half_fence(text: &str) -> &str {
+    let start = line_start(text, text.len());
+    let line = &text[start..];
+    let marker = line.trim_start_matches(' ');
+    let indent = line.len() - marker.len();
+    let half = indent <= 3
+        && matches!(
+            marker.trim_end_matches([' ', '\t']),
+            "`" | "``" | "~" | "~~"
+        );
+    if half {
+        &text[..start]
+    } else {
+        text
+    }
+}

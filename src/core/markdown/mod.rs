@@ -37,7 +37,9 @@ pub use node::{
     grown_code, Alert, Align, Attr, Class, CodeLanguage, Element, Href, MdNode, Namespace, Tag,
     TaskLabel,
 };
-pub use preview::{preview_document, PreviewKind, PREVIEW_CSP, PREVIEW_PAGE, PREVIEW_SANDBOX};
+pub use preview::{
+    preview_document, preview_frame_height, PreviewKind, PREVIEW_CSP, PREVIEW_PAGE, PREVIEW_SANDBOX,
+};
 pub use streaming::{render_blocks, MarkdownUpdate, ParseWork, StreamingMarkdown};
 
 /// Renders a whole markdown document to a safe tree.
@@ -50,5 +52,6 @@ pub use streaming::{render_blocks, MarkdownUpdate, ParseWork, StreamingMarkdown}
 #[must_use]
 pub fn render(md: &str) -> Vec<MdNode> {
     let md = line_endings::normalize(md);
-    render::render_piece(&md, &render::LinkDefs::default(), true).nodes
+    let md = blocks::without_half_fence(&md);
+    render::render_piece(md, &render::LinkDefs::default(), true).nodes
 }

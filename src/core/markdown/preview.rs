@@ -27,6 +27,44 @@ pub const PREVIEW_CSP: &str = "default-src 'none'; script-src 'unsafe-inline'; \
     style-src 'unsafe-inline'; img-src data:; font-src data:; media-src data:; \
     form-action 'none'; base-uri 'none'";
 
+/// The script every preview document carries, after the policy and before the block: it
+/// tells the page how tall the document is, now and whenever that changes, so the frame is as
+/// tall as what it shows (an 80 px drawing in a 320 px frame was mostly blank). It posts a
+/// bare number; the page only ever reads it as a height, within [`preview_frame_height`]'s
+/// bounds, so a block posting numbers of its own can do no more than resize its frame.
+///
+/// It measures where the body ends (plus its bottom margin), not the root's `scrollHeight`:
+/// that is never less than the frame's own height, so a frame would never shrink to its
+/// drawing (measured: an 80 px SVG reported 160, the frame's first height).
+const PREVIEW_MEASURE: &str = "<script>(function(){var last=-1;function tell(){var b=document.body;if(!b){return;}var r=b.getBoundingClientRect();var m=parseFloat(getComputedStyle(b).marginBottom)||0;var h=Math.ceil(r.bottom+m+(window.scrollY||0));if(h!==last){last=h;parent.postMessage(h,'*');}}addEventListener('load',tell);addEventListener('DOMContentLoaded',tell);if(typeof ResizeObserver==='function'){new ResizeObserver(tell).observe(document.documentElement);}setTimeout(tell,0);setTimeout(tell,300);})();</script>";
+
+/// The frame's height for a document `content_px` tall (what [`preview_document`]'s script
+/// reports): its content, at least [`PREVIEW_MIN_PX`] (a drawing with no height still shows
+/// its edge) and at most [`PREVIEW_MAX_PX`] (a tall page scrolls inside its frame instead of
+/// pushing the conversation away). Anything that is not a finite number keeps the frame as it is.
+#[must_use]
+// Not `f64::clamp`: its assertion formats floats, which links Rust's float printing into the
+// page (see docs/design.md, "Where the page's bytes go").
+#[allow(clippy::manual_clamp)]
+pub fn preview_frame_height(content_px: f64) -> Option<f64> {
+    if !content_px.is_finite() {
+        return None;
+    }
+    // A pixel of slack: a fractional height rounds down in `scrollHeight`.
+    let wanted = content_px.ceil() + 1.0;
+    Some(if wanted < PREVIEW_MIN_PX {
+        PREVIEW_MIN_PX
+    } else if wanted > PREVIEW_MAX_PX {
+        PREVIEW_MAX_PX
+    } else {
+        wanted
+    })
+}
+
+/// The bounds of a preview frame's height, in CSS pixels.
+pub(crate) const PREVIEW_MIN_PX: f64 = 40.0;
+pub(crate) const PREVIEW_MAX_PX: f64 = 640.0;
+
 /// A code block that can be previewed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PreviewKind {
@@ -57,6 +95,7 @@ pub fn preview_document(kind: PreviewKind, code: &str) -> String {
     doc.push_str("<meta http-equiv=\"Content-Security-Policy\" content=\"");
     doc.push_str(PREVIEW_CSP);
     doc.push_str("\"><meta name=\"viewport\" content=\"width=device-width\">");
+    doc.push_str(PREVIEW_MEASURE);
     if kind == PreviewKind::Svg {
         doc.push_str("<style>body{margin:0}svg{max-width:100%;height:auto}</style>");
     }
@@ -127,6 +166,23 @@ mod tests {
         assert!(page[..at].find("<script").is_none() && page[..at].find("<link").is_none());
         assert_eq!(page.matches("<script").count(), 1, "one script: the writer");
         assert!(!page.contains("src="), "it loads nothing");
+    }
+
+    #[test]
+    fn the_frame_is_as_tall_as_its_document_within_bounds() {
+        let doc = preview_document(PreviewKind::Svg, "<svg height=\"80\"></svg>");
+        let policy = doc.find(PREVIEW_CSP).expect("policy");
+        let measure = doc.find(PREVIEW_MEASURE).expect("the measuring script");
+        assert!(policy < measure && measure < doc.find("<svg").unwrap());
+        assert!(PREVIEW_MEASURE.contains("parent.postMessage(h,'*')"));
+        // An 80 px drawing gets an 81 px frame, not 320.
+        assert_eq!(preview_frame_height(80.0), Some(81.0));
+        assert_eq!(preview_frame_height(79.2), Some(81.0));
+        assert_eq!(preview_frame_height(0.0), Some(PREVIEW_MIN_PX));
+        assert_eq!(preview_frame_height(-5.0), Some(PREVIEW_MIN_PX));
+        assert_eq!(preview_frame_height(5_000.0), Some(PREVIEW_MAX_PX));
+        assert_eq!(preview_frame_height(f64::NAN), None);
+        assert_eq!(preview_frame_height(f64::INFINITY), None);
     }
 
     #[test]

@@ -34,7 +34,9 @@
 //! This module must never hand out nodes for a block and later need to change them, and never
 //! parse text before the tail on a push.
 
-use super::blocks::{cut_after, cuts_between, is_blank, layout, line_start, Block};
+use super::blocks::{
+    cut_after, cuts_between, is_blank, layout, line_start, without_half_fence, Block,
+};
 use super::line_endings::LineEndings;
 use super::node::MdNode;
 use super::render::{render_piece, LinkDefs};
@@ -92,6 +94,16 @@ impl StreamingMarkdown {
         let tail = &self.source[self.tail_start..];
         self.work.tail_bytes += tail.len();
         let rendered = render_piece(tail, &self.defs, false);
+        // A fence being typed shows nothing until it is one (`without_half_fence`); the
+        // decisions below still read the whole tail.
+        let shown = |tail: &str, rendered: Vec<MdNode>, defs: &LinkDefs| {
+            let trimmed = without_half_fence(tail);
+            if trimmed.len() == tail.len() {
+                rendered
+            } else {
+                render_piece(trimmed, defs, false).nodes
+            }
+        };
 
         // Only a new newline can complete the line a new block starts on; and if even the full
         // tail shows no second block starting on a complete line, its complete lines alone
@@ -107,7 +119,7 @@ impl StreamingMarkdown {
         if !by_complete_line && !after_blank_line {
             return MarkdownUpdate {
                 finished: Vec::new(),
-                tail: rendered.nodes,
+                tail: shown(tail, rendered.nodes, &self.defs),
             };
         }
         let stable = if complete == tail.len() {
@@ -124,9 +136,9 @@ impl StreamingMarkdown {
         }
         let finished = self.finish_pieces(&cuts);
         let tail_nodes = if finished.is_empty() {
-            rendered.nodes
+            shown(&self.source[self.tail_start..], rendered.nodes, &self.defs)
         } else {
-            let tail = &self.source[self.tail_start..];
+            let tail = without_half_fence(&self.source[self.tail_start..]);
             self.work.bookkeeping_bytes += tail.len();
             render_piece(tail, &self.defs, false).nodes
         };
@@ -141,7 +153,8 @@ impl StreamingMarkdown {
     /// Calling it again returns nothing. Text pushed after it is rendered as a new start, not as
     /// a continuation of the last line.
     pub fn finish(&mut self) -> Vec<Vec<MdNode>> {
-        let tail = &self.source[self.tail_start..];
+        // A fence the model was cut off writing is not part of the answer shown.
+        let tail = without_half_fence(&self.source[self.tail_start..]);
         self.work.bookkeeping_bytes += tail.len();
         let layout = layout(tail);
         let mut cuts = cuts_between(tail, &layout);

@@ -504,6 +504,39 @@ fn finish_splits_the_tail_and_leaves_nothing_behind() {
     assert!(empty.finish().is_empty());
 }
 
+#[test]
+fn a_fence_the_answer_was_cut_off_writing_is_not_shown() {
+    // Cut while closing a code block: the last line of code is not `` `` ``.
+    let cut = "Here:\n\n```rust\nfn main() {}\n``";
+    let blocks = render_blocks(cut);
+    assert_eq!(blocks.len(), 2, "{blocks:?}");
+    assert!(
+        blocks[1].ends_with(" main() {}\n</code></pre>\n") && !blocks[1].contains("``"),
+        "{blocks:?}"
+    );
+    assert_eq!(blocks.concat(), render(cut));
+    // Cut while opening one: no paragraph holding a stray backtick.
+    for cut in ["Done.\n\n`", "Done.\n\n``", "Done.\n\n  ~~ "] {
+        assert_eq!(render_blocks(cut), ["<p>Done.</p>\n"], "{cut:?}");
+        assert_eq!(render(cut), "<p>Done.</p>\n", "{cut:?}");
+    }
+    // Streamed, the tail never shows it either, and ends the same.
+    let mut md = StreamingMarkdown::new();
+    md.push("Here:\n\n```rust\nfn main() {}\n");
+    let update = md.push("``");
+    assert!(!update.tail.contains("``"), "{update:?}");
+    assert_eq!(md.finish().concat(), blocks[1]);
+    // A whole fence, a language, inline code, or a line that ended are text of their own.
+    for kept in ["a\n```", "a\n``x", "a ``", "a\n``\n", "a\n    ``"] {
+        assert_eq!(render_blocks(kept).concat(), render(kept), "{kept:?}");
+        assert!(
+            render(kept).contains('`') || kept.ends_with("```"),
+            "{kept:?}: {}",
+            render(kept)
+        );
+    }
+}
+
 /// A synthetic 30,000-token answer: paragraphs, lists, code, headings.
 fn thirty_thousand_tokens() -> (String, usize) {
     let mut s = String::new();

@@ -135,6 +135,10 @@ pub enum HealthStatus {
     Reconnecting {
         at_ms: f64,
         attempt: u32,
+        /// Why the last attempt failed, in the error's own sentence: shown on the server's card
+        /// beside the countdown (it was only in the folded Log). Empty in records from before.
+        #[serde(default)]
+        why: String,
     },
     /// The browser is offline: no attempt is made (each would fail) until it is back online.
     Offline,
@@ -196,9 +200,17 @@ impl HealthStatus {
                 }
             ),
             HealthStatus::Connected { .. } => "connected".into(),
-            HealthStatus::Reconnecting { at_ms, attempt } => {
+            HealthStatus::Reconnecting {
+                at_ms,
+                attempt,
+                why,
+            } => {
                 let secs = crate::format::fixed(((at_ms - now_ms) / 1000.0).max(0.0).ceil(), 0);
-                format!("reconnecting in {secs} s (attempt {attempt})")
+                if why.is_empty() {
+                    format!("reconnecting in {secs} s (attempt {attempt})")
+                } else {
+                    format!("reconnecting in {secs} s (attempt {attempt}) · {why}")
+                }
             }
             HealthStatus::Offline => "offline: reconnects when the network is back".into(),
             HealthStatus::Error { message } => message.clone(),
@@ -214,7 +226,8 @@ mod tests {
     fn down_means_failed_or_offline_not_idle_or_connecting() {
         assert!(HealthStatus::Reconnecting {
             at_ms: 1.0,
-            attempt: 1
+            attempt: 1,
+            why: String::new(),
         }
         .is_down());
         assert!(HealthStatus::Error {
@@ -297,8 +310,23 @@ mod tests {
         let s = HealthStatus::Reconnecting {
             at_ms: 4_000.0,
             attempt: 3,
+            why: String::new(),
         };
         assert_eq!(s.describe(100.0), "reconnecting in 4 s (attempt 3)");
+        // Why it failed shows beside the countdown, not only in the folded Log (issue 32).
+        let refused = HealthStatus::Reconnecting {
+            at_ms: 4_000.0,
+            attempt: 3,
+            why: "The server refused access (HTTP 403).".into(),
+        };
+        assert_eq!(
+            refused.describe(100.0),
+            "reconnecting in 4 s (attempt 3) · The server refused access (HTTP 403)."
+        );
+        // A record from before the reason was kept still reads.
+        let old: HealthStatus =
+            serde_json::from_str(r#"{"state":"reconnecting","at_ms":1.0,"attempt":2}"#).unwrap();
+        assert!(matches!(old, HealthStatus::Reconnecting { ref why, .. } if why.is_empty()));
         let json = serde_json::to_string(&s).unwrap();
         assert!(json.contains("\"state\":\"reconnecting\""), "{json}");
     }

@@ -2,8 +2,9 @@
 //! Desktop, Cursor and friends use.
 //!
 //! Import is forgiving per entry: a stdio entry (`command`) cannot run in a browser and is
-//! reported with a one-line reason, an entry without a usable URL is reported too, and every
-//! other entry still imports. Stored records are versioned envelopes (see `crate::persist`);
+//! reported with a one-line reason (unless it is the `mcp-remote` bridge to a remote server,
+//! which imports as that server's URL), an entry without a usable URL is reported too, and
+//! every other entry still imports. Stored records are versioned envelopes (see `crate::persist`);
 //! a newer record is refused rather than overwritten.
 
 use std::collections::BTreeMap;
@@ -243,10 +244,109 @@ pub fn import_mcp_servers(text: &str, existing: &ServerList) -> Result<ImportRep
     Ok(report)
 }
 
+/// What an entry that runs `mcp-remote` (the stdio bridge desktop apps use to reach a remote
+/// server: `npx -y mcp-remote <url> [--header Name:value] [--transport sse-only]`) stands for:
+/// the remote server itself, which a page reaches directly. `${VAR}` in a header is filled
+/// from the entry's `env`; a header still naming a variable then is left out (sending the
+/// placeholder would be wrong, and the user can add it in Settings).
+struct RemoteBridge {
+    url: String,
+    headers: Vec<(String, String)>,
+    transport: TransportChoice,
+}
+
+fn remote_bridge(obj: &Map<String, Value>) -> Option<RemoteBridge> {
+    let command = obj.get("command").and_then(Value::as_str)?;
+    let args: Vec<&str> = obj
+        .get("args")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let is_bridge = |s: &str| {
+        let base = s.rsplit(['/', '\\']).next().unwrap_or(s);
+        base == "mcp-remote" || base.starts_with("mcp-remote@")
+    };
+    let rest: &[&str] = if is_bridge(command) {
+        &args
+    } else {
+        let at = args.iter().position(|a| is_bridge(a))?;
+        &args[at + 1..]
+    };
+    let url = rest.iter().find(|a| is_http(a.trim()))?.trim().to_string();
+    let env = obj.get("env").and_then(Value::as_object);
+    let mut headers = Vec::new();
+    let mut transport = TransportChoice::Auto;
+    let mut it = rest.iter();
+    while let Some(arg) = it.next() {
+        match *arg {
+            "--header" => {
+                let Some((k, v)) = it.next().and_then(|h| h.split_once(':')) else {
+                    continue;
+                };
+                let value = fill_env(v.trim(), env);
+                if !value.contains("${") && !k.trim().is_empty() {
+                    headers.push((k.trim().to_string(), value));
+                }
+            }
+            "--transport" => {
+                transport = match it.next().copied() {
+                    Some("sse-only") => TransportChoice::Sse,
+                    Some("http-only") => TransportChoice::StreamableHttp,
+                    _ => TransportChoice::Auto,
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(RemoteBridge {
+        url,
+        headers,
+        transport,
+    })
+}
+
+/// `${NAME}` replaced by the entry's `env` value for NAME, where there is one.
+fn fill_env(value: &str, env: Option<&Map<String, Value>>) -> String {
+    let mut out = value.to_string();
+    if let Some(env) = env {
+        for (k, v) in env {
+            if let Some(v) = v.as_str() {
+                out = out.replace(&format!("${{{k}}}"), v);
+            }
+        }
+    }
+    out
+}
+
 fn import_entry(name: &str, entry: &Value, list: &ServerList) -> Result<ServerConfig, String> {
     let Some(obj) = entry.as_object() else {
         return Err("the entry is not a JSON object.".into());
     };
+    if obj.get("url").or_else(|| obj.get("serverUrl")).is_none() {
+        if let Some(bridge) = remote_bridge(obj) {
+            // Imported as the server it bridges to, as if written `{"url": …}`.
+            let mut direct = Map::new();
+            direct.insert("url".into(), json!(bridge.url));
+            let mut headers = Map::new();
+            for (k, v) in &bridge.headers {
+                headers.insert(k.clone(), json!(v));
+            }
+            direct.insert("headers".into(), Value::Object(headers));
+            match bridge.transport {
+                TransportChoice::Sse => {
+                    direct.insert("type".into(), json!("sse"));
+                }
+                TransportChoice::StreamableHttp => {
+                    direct.insert("type".into(), json!("http"));
+                }
+                _ => {}
+            }
+            if let Some(disabled) = obj.get("disabled") {
+                direct.insert("disabled".into(), disabled.clone());
+            }
+            return import_entry(name, &Value::Object(direct), list);
+        }
+    }
     let url = obj
         .get("url")
         .or_else(|| obj.get("serverUrl"))
@@ -411,6 +511,49 @@ mod tests {
         let fs = &r.skipped[1].reason;
         assert!(fs.contains("npx") && fs.contains("web page"), "{fs}");
         assert!(!fs.contains('\n'));
+    }
+
+    #[test]
+    fn an_mcp_remote_bridge_is_imported_as_the_server_it_reaches() {
+        // Claude Desktop's way to a remote server: a local stdio bridge. A page reaches the
+        // server itself.
+        let text = r#"{"mcpServers": {
+          "linear": {"command": "npx", "args": ["-y", "mcp-remote", "https://mcp.linear.app/sse"]},
+          "tokened": {"command": "npx", "args": ["mcp-remote@0.1.29", "https://example.com/mcp",
+              "--header", "Authorization:${AUTH_HEADER}", "--header", "X-Team: blue",
+              "--header", "X-Missing:${NOPE}", "--transport", "http-only"],
+            "env": {"AUTH_HEADER": "Bearer s3cret"}},
+          "direct": {"command": "mcp-remote", "args": ["http://127.0.0.1:9/sse", "--transport", "sse-only"]},
+          "local": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]}
+        }}"#;
+        let r = import_mcp_servers(text, &ServerList::default()).unwrap();
+        let by = |n: &str| r.imported.iter().find(|s| s.name == n).unwrap();
+        assert_eq!(by("linear").url, "https://mcp.linear.app/sse");
+        assert_eq!(by("linear").transport, TransportChoice::Auto);
+        let t = by("tokened");
+        assert_eq!(t.url, "https://example.com/mcp");
+        assert_eq!(
+            t.headers,
+            [
+                ("Authorization".into(), "Bearer s3cret".into()),
+                ("X-Team".into(), "blue".into())
+            ],
+            "filled from env; one naming a missing variable is left out"
+        );
+        assert_eq!(t.transport, TransportChoice::StreamableHttp);
+        assert_eq!(by("direct").transport, TransportChoice::Sse);
+        // A real local program is still one a page cannot start.
+        assert_eq!(r.skipped.len(), 1);
+        assert_eq!(r.skipped[0].name, "local");
+        // The bridge to a URL already configured is refused like the URL itself.
+        let again = import_mcp_servers(
+            text,
+            &ServerList {
+                servers: r.imported.clone(),
+            },
+        )
+        .unwrap();
+        assert!(again.imported.is_empty());
     }
 
     #[test]

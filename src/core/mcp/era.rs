@@ -124,12 +124,7 @@ pub fn judge_discover_error(
     tried: &[String],
 ) -> ProbeVerdict {
     if let Some(u) = types_2026::unsupported_version(error) {
-        let untried: Vec<String> = modern
-            .iter()
-            .filter(|v| !tried.contains(v))
-            .cloned()
-            .collect();
-        if let Some(v) = pick_version(&untried, &u.supported) {
+        if let Some(v) = retry_version(modern, &u.supported, tried) {
             return ProbeVerdict::RetryWith(v);
         }
         if pick_version(legacy, &u.supported).is_some() {
@@ -146,6 +141,24 @@ pub fn judge_discover_error(
         return ProbeVerdict::Incompatible(error.clone().into());
     }
     ProbeVerdict::Legacy
+}
+
+/// How many times one version may be asked for during a probe. A server may refuse the very
+/// version it then lists as supported (one mid-upgrade behind a balancer, or one that refuses a
+/// client's first request on principle, as the conformance suite's `request-metadata` does):
+/// the client asks once more with it. A second refusal ends it, so a server that keeps
+/// advertising a version it refuses cannot loop us.
+pub const ASKS_PER_VERSION: usize = 2;
+
+/// The version to ask again with after an unsupported-version refusal: ours, listed by the
+/// server, preferring one not asked for yet over one asked for once; `None` when every shared
+/// version was refused [`ASKS_PER_VERSION`] times.
+pub fn retry_version(ours: &[String], theirs: &[String], tried: &[String]) -> Option<String> {
+    let asked = |v: &String| tried.iter().filter(|t| *t == v).count();
+    (0..ASKS_PER_VERSION).find_map(|times| {
+        let candidates: Vec<String> = ours.iter().filter(|v| asked(v) == times).cloned().collect();
+        pick_version(&candidates, theirs)
+    })
 }
 
 /// Judge the version a legacy server chose in its `InitializeResult`.
@@ -225,12 +238,27 @@ mod tests {
             judge_discover_error(&e, &modern, &l, &["2027-01-01".into()]),
             ProbeVerdict::RetryWith("2026-07-28".into())
         );
-        // The server refuses the version it advertised: no loop.
+        // The server refuses the version it advertised: asked once more, then no loop.
         let tried = ["2027-01-01".to_string(), "2026-07-28".to_string()];
+        assert_eq!(
+            judge_discover_error(&e, &modern, &l, &tried),
+            ProbeVerdict::RetryWith("2026-07-28".into())
+        );
+        let tried = [
+            "2027-01-01".to_string(),
+            "2026-07-28".to_string(),
+            "2026-07-28".to_string(),
+        ];
         assert!(matches!(
             judge_discover_error(&e, &modern, &l, &tried),
             ProbeVerdict::Incompatible(_)
         ));
+        // A version never asked for comes before one asked for once.
+        let both = err(-32022, json!({"supported": ["2026-07-28", "2027-01-01"]}));
+        assert_eq!(
+            judge_discover_error(&both, &modern, &l, &["2026-07-28".into()]),
+            ProbeVerdict::RetryWith("2027-01-01".into())
+        );
         // Legacy servers answer with anything else, -32601 and -32000 included.
         for code in [-32601, -32000, -32600] {
             assert_eq!(

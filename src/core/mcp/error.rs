@@ -208,9 +208,13 @@ impl fmt::Display for McpError {
                 }
                 Ok(())
             }
+            // Both ways in, as the user can act on them: "Add or fix the Authorization header"
+            // alone read as a contradiction beside the card's "Sign in required".
             McpError::Auth { status } => write!(
                 f,
-                "The server refused access (HTTP {status}). Add or fix the Authorization header in this server's settings."
+                "The server refused access (HTTP {status}): it wants to know who you are. Sign \
+                 in if it offers a sign-in (Account on its card), or add its Authorization \
+                 header in this server's settings."
             ),
             McpError::Network { message, hint } => {
                 write!(f, "Could not reach the server ({message}).")?;
@@ -302,6 +306,16 @@ mod tests {
         };
         let s = e.to_string();
         assert!(s.contains("HTTP 404") && s.contains("HTTP 401"), "{s}");
+        // Sign-in first, the header second; never only the header (issue 32).
+        let a = McpError::Auth { status: 401 }.to_string();
+        assert!(
+            a.contains("HTTP 401")
+                && matches!(
+                    (a.find("Sign in"), a.find("Authorization header")),
+                    (Some(x), Some(y)) if x < y
+                ),
+            "{a}"
+        );
         let t = McpError::Timeout {
             method: "tools/call".into(),
             after_ms: 1500,

@@ -15,6 +15,7 @@ pub mod ask_ui;
 pub mod backoff;
 pub mod composer_trigger;
 pub mod config;
+pub mod down_badge;
 pub mod elicit;
 mod envelope;
 pub mod era;

@@ -76,6 +76,32 @@ pub fn turns(result: &Value) -> Result<Vec<PromptTurn>, PromptError> {
     Ok(out)
 }
 
+/// What the conversation does once a prompt's turns are in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterInsert {
+    /// The prompt ends with the user's turn: it is a question, and the model answers it now,
+    /// as a sent message would be (an inserted prompt that waited for nothing left the user
+    /// with an empty box, Send disabled and no request made).
+    Answer,
+    /// The prompt ends with the model's own words (an example exchange, a primed answer):
+    /// the conversation waits for what the user types next.
+    WaitForUser,
+}
+
+/// Whether the model answers the inserted `turns` at once.
+#[must_use]
+pub fn after_insert(turns: &[PromptTurn]) -> AfterInsert {
+    match turns.last() {
+        Some(t) if !t.assistant => AfterInsert::Answer,
+        _ => AfterInsert::WaitForUser,
+    }
+}
+
+/// Said when a prompt is chosen while the conversation's answer is still being written: its
+/// turns would land in the middle of that answer's turn.
+pub const BUSY_SENTENCE: &str =
+    "An answer is still being written: wait for it (or Stop it) before inserting a prompt.";
+
 fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or("")
 }
@@ -174,6 +200,34 @@ pub fn suggestions(result: &Value) -> (Vec<String>, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prompt_ending_with_the_users_turn_is_answered_and_one_ending_with_the_models_waits() {
+        let user = |t: &str| PromptTurn {
+            assistant: false,
+            text: t.into(),
+            images: vec![],
+        };
+        let model = |t: &str| PromptTurn {
+            assistant: true,
+            ..user(t)
+        };
+        assert_eq!(after_insert(&[user("Summarize this")]), AfterInsert::Answer);
+        assert_eq!(
+            after_insert(&[user("Hi"), model("Hello"), user("Go on")]),
+            AfterInsert::Answer
+        );
+        assert_eq!(
+            after_insert(&[user("Hi"), model("Hello, how can I help?")]),
+            AfterInsert::WaitForUser
+        );
+        assert_eq!(after_insert(&[]), AfterInsert::WaitForUser);
+        // What `turns` makes of a real result: server-everything's simple-prompt.
+        let got = turns(&json!({"messages": [{"role": "user",
+            "content": {"type": "text", "text": "This is a simple prompt without arguments."}}]}))
+        .unwrap();
+        assert_eq!(after_insert(&got), AfterInsert::Answer);
+    }
 
     #[test]
     fn a_prompt_becomes_turns_in_its_roles() {

@@ -16,6 +16,13 @@ use crate::mcp::model::ServerCapabilities;
 /// How many times the server may expire a session before it is ready again.
 const MAX_EXPIRIES_IN_HANDSHAKE: u32 = 3;
 
+/// How long the periodic health check waits for its answer (at most the request timeout).
+/// A ping costs a server nothing, so a live one answers in milliseconds; a frozen one (a
+/// stopped process keeps its socket open, so nothing else fails) is then noticed within the
+/// ping interval plus this, not plus the request timeout a slow tool may need (77 s with the
+/// defaults, measured).
+pub(crate) const PING_TIMEOUT_MS: f64 = 10_000.0;
+
 impl McpSession {
     /// Call a tool. With `progress`, the server may send `notifications/progress`, reported as
     /// `SessionEvent::Progress` for this id (and each one extends the timeout).
@@ -327,7 +334,11 @@ impl McpSession {
         let id = self.alloc_id();
         let method = self.ping_method();
         self.send_request(&id, method, None);
-        self.track(id, method, None, PendingKind::Health, now_ms);
+        self.track(id.clone(), method, None, PendingKind::Health, now_ms);
+        let waits = PING_TIMEOUT_MS.min(self.config.request_timeout_ms);
+        if let Some(p) = self.pending.get_mut(&id) {
+            p.deadline = Some(now_ms + waits);
+        }
     }
 
     pub(super) fn health_ok(&mut self, sent_ms: f64, now_ms: f64) {

@@ -386,6 +386,40 @@ fn unsupported_version_error_retries_with_a_mutual_version() {
 }
 
 #[test]
+fn a_probe_refused_for_the_version_the_server_lists_asks_again_once() {
+    // The conformance suite's request-metadata server refuses the first request whatever it
+    // carries, listing the very version it refused: Skiff asks once more with it.
+    let mut s = McpSession::new(config());
+    s.connect(0.0);
+    let probe = drain(&mut s).id_of("server/discover");
+    let refusal = json!({"supported": ["2026-07-28"], "requested": "2026-07-28"});
+    s.handle_message(
+        &error_msg(
+            &probe,
+            -32022,
+            "Unsupported protocol version",
+            refusal.clone(),
+        ),
+        1.0,
+    );
+    let d = drain(&mut s);
+    assert_eq!(d.methods(), ["server/discover"]);
+    let probe2 = d.id_of("server/discover");
+    assert_ne!(probe2, probe, "a new request, with its own id");
+    assert_eq!(d.sent[0].1.protocol_version.as_deref(), Some("2026-07-28"));
+    // A second refusal of it ends the probe.
+    s.handle_message(
+        &error_msg(&probe2, -32022, "Unsupported protocol version", refusal),
+        2.0,
+    );
+    assert!(drain(&mut s).sent.is_empty());
+    assert!(matches!(
+        s.phase(),
+        Phase::Failed(McpError::UnsupportedVersion { .. })
+    ));
+}
+
+#[test]
 fn no_common_version_fails_with_both_lists() {
     let mut s = McpSession::new(config());
     s.connect(0.0);
@@ -642,6 +676,45 @@ fn health_check_pings_on_schedule_and_reports_failure() {
     assert!(
         matches!(&d.events[..], [SessionEvent::HealthFailed { error: McpError::Timeout { .. }, at_ms }] if *at_ms == 25_250.0)
     );
+}
+
+#[test]
+fn an_unanswered_health_check_fails_after_its_own_timeout_not_the_request_timeout() {
+    // The defaults: a ping every 30 s, requests may take 60 s. A frozen server (stopped with
+    // SIGSTOP: its socket stays open, so nothing else fails) is noticed 10 s after the ping.
+    let mut s = McpSession::new(SessionConfig {
+        ping_interval_ms: Some(30_000.0),
+        request_timeout_ms: 60_000.0,
+        auto_list: false,
+        ..config()
+    });
+    legacy_ready(&mut s, 0.0);
+    s.handle_timeout(30_000.0);
+    assert_eq!(drain(&mut s).methods(), ["ping"]);
+    assert_eq!(
+        s.next_deadline(),
+        Some(30_000.0 + super::session_requests::PING_TIMEOUT_MS)
+    );
+    s.handle_timeout(39_999.0);
+    assert!(drain(&mut s).events.is_empty(), "not yet");
+    s.handle_timeout(40_000.0);
+    let d = drain(&mut s);
+    assert!(
+        matches!(&d.events[..], [SessionEvent::HealthFailed { error: McpError::Timeout { after_ms: 10_000, .. }, at_ms }] if *at_ms == 40_000.0),
+        "{:?}",
+        d.events
+    );
+    // A request timeout shorter than the ping timeout still bounds it.
+    let mut s = McpSession::new(SessionConfig {
+        ping_interval_ms: Some(1_000.0),
+        request_timeout_ms: 2_000.0,
+        auto_list: false,
+        ..config()
+    });
+    legacy_ready(&mut s, 0.0);
+    s.handle_timeout(1_000.0);
+    drain(&mut s);
+    assert_eq!(s.next_deadline(), Some(3_000.0));
 }
 
 #[test]

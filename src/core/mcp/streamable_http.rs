@@ -536,8 +536,16 @@ impl StreamableHttp {
             .as_ref()
             .is_some_and(|e| e.message.to_ascii_lowercase().contains("session"));
         if ex.sent_session && (status == 404 || (status == 400 && mentions_session)) {
-            // The server refused this request for the session it forgot: it never ran.
-            self.session_expired(ex.request_id.clone());
+            // Only a refused POST of the request itself proves it never ran, so only that
+            // may be sent again. A refused *resume* of its stream says nothing of the kind:
+            // the request was accepted before the stream broke and may have run (a server
+            // restarted meanwhile forgot the session, not the work it did), so it fails with
+            // the session.
+            let refused = match ex.purpose {
+                Purpose::Post => ex.request_id.clone(),
+                _ => None,
+            };
+            self.session_expired(refused);
             return;
         }
         if status == 401 || status == 403 {

@@ -115,6 +115,10 @@ pub struct Supervisor {
     /// the link and the server's request id.
     pub(super) elicits: Vec<(ElicitKey, LinkId, RequestId)>,
     pub(super) next_elicit: ElicitKey,
+    /// Each question asked while tool calls of ours were running, with those calls still
+    /// unanswered: once the last is answered the server went on, so the question is settled
+    /// (`Action::AskSettled`), answered or not.
+    pub(super) asked_during: Vec<(ElicitKey, Vec<CallKey>)>,
     /// Modern era: the resource URIs the last session listened for, so the next one's first
     /// listen stream carries them (a reconnect keeps the user's subscriptions).
     resource_subs: Vec<String>,
@@ -146,6 +150,7 @@ impl Supervisor {
             actions: VecDeque::new(),
             elicits: Vec::new(),
             next_elicit: 1,
+            asked_during: Vec::new(),
             resource_subs: Vec::new(),
             tasks: Tasks::default(),
         }
@@ -542,7 +547,11 @@ impl Supervisor {
         match self.backoff.on_failure(now) {
             Decision::RetryAt { at_ms, attempt } => {
                 self.timers.set(Timer::Reconnect, at_ms);
-                self.set_status(HealthStatus::Reconnecting { at_ms, attempt });
+                self.set_status(HealthStatus::Reconnecting {
+                    at_ms,
+                    attempt,
+                    why: error.to_string(),
+                });
                 self.log(format!(
                     "Reconnecting in {} (attempt {attempt}).",
                     describe_delay(at_ms - now)
@@ -767,6 +776,16 @@ impl Supervisor {
             self.keys.remove(&key);
             id
         })
+    }
+
+    /// The tool calls of ours running now: a question the server asks meanwhile belongs to
+    /// one of them.
+    pub(super) fn running_tool_calls(&self) -> Vec<CallKey> {
+        self.calls
+            .values()
+            .filter(|s| s.tool)
+            .map(|s| s.key)
+            .collect()
     }
 
     pub(super) fn call_key(&self, id: &RequestId) -> Option<CallKey> {

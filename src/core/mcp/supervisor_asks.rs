@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::messages::RequestId;
 use super::supervisor::Supervisor;
-use super::supervisor_types::{Action, ElicitKey};
+use super::supervisor_types::{Action, CallKey, ElicitKey};
 
 impl Supervisor {
     pub(super) fn ask_opened(
@@ -20,6 +20,10 @@ impl Supervisor {
         let key = self.next_elicit;
         self.next_elicit += 1;
         self.elicits.push((key, self.link_id, id));
+        let during = self.running_tool_calls();
+        if !during.is_empty() {
+            self.asked_during.push((key, during));
+        }
         self.emit(Action::Ask {
             key,
             method,
@@ -40,8 +44,26 @@ impl Supervisor {
         }
     }
 
+    /// The caller's request `call` was answered: a question asked while it ran, whose calls
+    /// are now all answered, is settled. The server went on, so a URL step's card that waits
+    /// for the server's word (which it need not send) has had it.
+    pub(super) fn settle_asks(&mut self, call: CallKey) {
+        let mut settled = Vec::new();
+        self.asked_during.retain_mut(|(key, calls)| {
+            calls.retain(|c| *c != call);
+            if calls.is_empty() {
+                settled.push(*key);
+            }
+            !calls.is_empty()
+        });
+        for key in settled {
+            self.emit(Action::AskSettled { key });
+        }
+    }
+
     /// Withdraw every open request (the link is gone).
     pub(super) fn drop_elicits(&mut self) {
+        self.asked_during.clear();
         for (key, _, _) in std::mem::take(&mut self.elicits) {
             self.push(Action::ElicitGone { key });
         }

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::era::Era;
+use super::error::McpError;
 use super::messages::ListKind;
 use super::session_types::{Phase, SessionEvent};
 use super::supervisor::Supervisor;
@@ -124,8 +125,16 @@ impl Supervisor {
             }
             SessionEvent::HealthOk { at_ms, .. } => self.emit(Action::Checked(at_ms)),
             SessionEvent::HealthFailed { error, .. } => {
-                // An unanswered health check means the connection is gone in practice.
-                self.health_failed(&format!("the health check failed: {error}"), now);
+                // An unanswered health check means the connection is gone in practice. A
+                // ping without an answer is a server that is not answering (frozen, stopped,
+                // overloaded): said so, in the words the status, the log and the notice use.
+                let why = match &error {
+                    McpError::Timeout { .. } => {
+                        format!("the server is not answering: {}", error.cause())
+                    }
+                    other => format!("the health check failed: {}", other.cause()),
+                };
+                self.health_failed(&why, now);
             }
             SessionEvent::Notice(text) => self.log(text),
             SessionEvent::Ask {

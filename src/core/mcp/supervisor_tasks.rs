@@ -135,7 +135,13 @@ impl Supervisor {
             Role::Caller => self.emit(Action::Reply { key, result }),
             Role::TaskCreate => self.on_created(id, key, result, now),
             Role::Task(step) => self.on_step(key, step, result, now),
-            Role::TaskCancel => {}
+            // Stop already answered the caller; the server's word on the cancel ends nothing.
+            Role::TaskCancel => return,
+        }
+        // The call is over once no task of it is followed any more: a question the server
+        // asked while it ran is settled (see `settle_asks`).
+        if !self.tasks.follows.iter().any(|f| f.key == key) {
+            self.settle_asks(key);
         }
     }
 

@@ -270,7 +270,7 @@ fn a_killed_server_fails_the_call_in_flight_once_and_heals_on_restart() {
     assert!(a.contains(&Action::DropLink(link)));
     assert!(matches!(
         r.status(),
-        Some(HealthStatus::Reconnecting { at_ms, attempt: 1 }) if at_ms == 1_003.0
+        Some(HealthStatus::Reconnecting { at_ms, attempt: 1, .. }) if at_ms == 1_003.0
     ));
     // Reports about the dead link change nothing.
     r.sup.handle_ws(link, WsReport::Text("{}".into()), 4.0);
@@ -287,6 +287,53 @@ fn a_killed_server_fails_the_call_in_flight_once_and_heals_on_restart() {
         .filter(|a| matches!(a, Action::SendFrame { text, .. } if text.contains("tools/call")))
         .count();
     assert_eq!(calls, 1, "the tool call went out exactly once");
+}
+
+#[test]
+fn a_frozen_server_is_not_answering_within_the_ping_interval_and_its_timeout() {
+    // A server stopped with SIGSTOP keeps its socket open: nothing fails, nothing answers.
+    let mut r = Rig::ws();
+    let mut s = setup("ws://127.0.0.1:9/mcp", None);
+    s.config.ping_interval_ms = Some(30_000);
+    s.config.request_timeout_ms = 60_000;
+    r.sup.set_setup(s);
+    r.sup.handle_connect(0.0);
+    let link = r.ws_ready(json!({}));
+    r.take();
+    assert!(matches!(r.status(), Some(HealthStatus::Connected { .. })));
+    r.sup.handle_request(7, tool("slow"), 1_000.0);
+    r.take();
+    assert_eq!(frames(&r.at(30_000.0), "ping").len(), 1);
+    r.at(39_999.0);
+    assert!(matches!(r.status(), Some(HealthStatus::Connected { .. })));
+    let a = r.at(40_000.0);
+    assert!(a.contains(&Action::DropLink(link)), "{a:?}");
+    assert!(
+        matches!(
+            r.status(),
+            Some(HealthStatus::Reconnecting { attempt: 1, .. })
+        ),
+        "{:?}",
+        r.status()
+    );
+    assert!(
+        r.logs().iter().any(|l| l.contains("not answering")),
+        "{:?}",
+        r.logs()
+    );
+    let notice = failure_notices(&r);
+    assert!(
+        notice.len() == 1 && notice[0].contains("not answering"),
+        "{notice:?}"
+    );
+    // The call in flight says it may have run, and why.
+    match &replies(&a)[..] {
+        [(7, Err(e))] => {
+            assert!(e.tool_may_have_run(), "{e:?}");
+            assert!(e.to_string().contains("not answering"), "{e}");
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
@@ -377,7 +424,7 @@ fn a_handshake_that_never_answers_times_out_with_a_sentence_and_backs_off() {
             "{url}: {log}"
         );
         assert!(
-            matches!(r.status(), Some(HealthStatus::Reconnecting { attempt: 1, at_ms }) if at_ms == HANDSHAKE_TIMEOUT_MS + 1_000.0),
+            matches!(r.status(), Some(HealthStatus::Reconnecting { attempt: 1, at_ms, .. }) if at_ms == HANDSHAKE_TIMEOUT_MS + 1_000.0),
             "{url}: {:?}",
             r.status()
         );
@@ -578,6 +625,7 @@ struct Sent {
     token: Token,
     method: crate::http::Method,
     session: Option<String>,
+    last_event_id: Option<String>,
     body: Value,
 }
 
@@ -594,6 +642,7 @@ fn fetches(actions: &[Action]) -> Vec<Sent> {
                 token: *token,
                 method: request.method,
                 session: request.header("mcp-session-id").map(str::to_string),
+                last_event_id: request.header("last-event-id").map(str::to_string),
                 body: serde_json::from_str(request.body.as_deref().unwrap_or("null"))
                     .unwrap_or(Value::Null),
             }),
@@ -775,6 +824,100 @@ fn a_call_refused_for_an_expired_session_is_sent_once_more_on_the_new_one() {
     );
 }
 
+/// A tool call is running (its answer's stream open, one event with an id in it), the server
+/// dies and a new one serves the URL before the page resumes: both streams (the call's and
+/// the GET stream) are resumed at once, and the new server refuses both for the session it
+/// never knew. `call_first` says whose refusal arrives first. Returns the rig and how many
+/// times `tools/call` went out.
+fn restart_during_a_call(call_first: bool) -> (Rig, usize) {
+    let mut r = Rig::new(ServerKind::Remote, "http://127.0.0.1:9/mcp", None);
+    r.sup.handle_connect(0.0);
+    let first = fetches(&r.take());
+    let get = r.http_serve("old", first).expect("a GET stream");
+    r.now = 1_000.0;
+    r.sup.handle_request(1, tool("slow"), r.now);
+    let call = fetches(&r.take()).remove(0);
+    assert_eq!(call.body["method"], "tools/call");
+    let sse = [
+        ("content-type".to_string(), "text/event-stream".to_string()),
+        ("mcp-session-id".to_string(), "old".to_string()),
+    ];
+    r.sup
+        .handle_fetch_head(call.link, call.token, 200, &sse, r.now);
+    let progress = json!({"jsonrpc": "2.0", "method": "notifications/progress",
+        "params": {"progressToken": call.body["id"], "progress": 1, "total": 10}});
+    let event = format!("id: ev-1\nevent: message\ndata: {progress}\n\n");
+    r.sup
+        .handle_fetch_chunk(call.link, call.token, event.as_bytes(), r.now);
+    r.take();
+    // Killed 3 s in: both streams break.
+    r.now = 4_000.0;
+    r.sup
+        .handle_fetch_error(call.link, call.token, "network error", r.now);
+    r.sup
+        .handle_fetch_error(get.link, get.token, "network error", r.now);
+    r.take();
+    let due = r.sup.poll_timeout().expect("the streams are resumed");
+    let resumes = fetches(&r.at(due));
+    assert_eq!(resumes.len(), 2, "both streams resumed at once");
+    assert!(resumes
+        .iter()
+        .all(|f| f.method == crate::http::Method::Get && f.session.as_deref() == Some("old")));
+    // The call's resume carries the id of the last event its stream delivered.
+    let (call_resume, get_resume) = match resumes[0].last_event_id.as_deref() {
+        Some("ev-1") => (&resumes[0], &resumes[1]),
+        _ => (&resumes[1], &resumes[0]),
+    };
+    assert_eq!(call_resume.last_event_id.as_deref(), Some("ev-1"));
+    let json = [("content-type".to_string(), "application/json".to_string())];
+    let order = if call_first {
+        [call_resume, get_resume]
+    } else {
+        [get_resume, call_resume]
+    };
+    for f in order {
+        r.answer(f, 400, &json, no_session_body());
+    }
+    let next = fetches(&r.take());
+    r.http_serve("new", next);
+    r.take();
+    let calls = r
+        .seen
+        .iter()
+        .filter(|a| matches!(a, Action::Fetch { request, .. } if request.body.as_deref().is_some_and(|b| b.contains("tools/call"))))
+        .count();
+    (r, calls)
+}
+
+#[test]
+fn a_call_whose_resumed_stream_is_refused_after_a_restart_is_never_sent_again() {
+    for call_first in [true, false] {
+        let (r, calls) = restart_during_a_call(call_first);
+        assert_eq!(
+            calls, 1,
+            "call_first={call_first}: the call went out once, whichever refusal came first"
+        );
+        let rep = replies(&r.seen);
+        let (_, result) = rep
+            .iter()
+            .find(|(k, _)| *k == 1)
+            .unwrap_or_else(|| panic!("call_first={call_first}: the call has an answer"));
+        let error = result.as_ref().expect_err("the call fails");
+        assert!(
+            error.tool_may_have_run(),
+            "call_first={call_first}: {error:?}"
+        );
+        assert!(
+            error.to_string().contains("did not send it again"),
+            "call_first={call_first}: {error}"
+        );
+        assert!(
+            matches!(r.status(), Some(HealthStatus::Connected { .. })),
+            "call_first={call_first}: connected to the new server"
+        );
+    }
+}
+
 #[test]
 fn an_in_page_server_connects_without_the_network() {
     let (r, _) = counting_in_page();
@@ -848,12 +991,14 @@ fn offline_waits_for_online_instead_of_spending_the_schedule() {
     let link = opened_socket(&r.take()).expect("reconnects on online");
     r.sup.handle_ws(link, refused(link), r.now);
     r.take();
-    assert_eq!(
-        r.status(),
-        Some(HealthStatus::Reconnecting {
-            at_ms: 601_000.0,
-            attempt: 1
-        })
+    assert!(
+        matches!(
+            r.status(),
+            Some(HealthStatus::Reconnecting { at_ms, attempt: 1, ref why })
+                if at_ms == 601_000.0 && !why.is_empty()
+        ),
+        "{:?}",
+        r.status()
     );
 }
 
@@ -1125,6 +1270,76 @@ fn a_modern_subscription_rides_the_listen_filter_and_survives_a_reconnect() {
         again.body["params"]["notifications"]["resourceSubscriptions"],
         json!([COUNTER])
     );
+}
+
+/// A URL step asked for during a tool call is over when the call is: the server went on,
+/// whether or not it ever sends `notifications/elicitation/complete` (server-everything never
+/// does), so the card that said it "will continue" is told (`AskSettled`). A question asked
+/// with no call of ours running, or while another still runs, is not.
+#[test]
+fn a_question_asked_during_tool_calls_is_settled_when_the_last_is_answered() {
+    let mut r = Rig::ws();
+    r.sup.handle_connect(0.0);
+    let link = r.ws_ready(json!({"tools": {}}));
+    r.take();
+    let ask = |id: u32| {
+        json!({"jsonrpc": "2.0", "id": format!("s{id}"), "method": "elicitation/create",
+            "params": {"mode": "url", "url": "https://example.com/x", "elicitationId": "e", "message": "m"}})
+        .to_string()
+    };
+    let asked = |r: &mut Rig| {
+        r.take()
+            .iter()
+            .find_map(|a| match a {
+                Action::Ask { key, .. } => Some(*key),
+                _ => None,
+            })
+            .expect("an Ask")
+    };
+    // Asked with nothing running: never settled by a later call.
+    r.sup.handle_ws(link, WsReport::Text(ask(1)), 1.0);
+    let alone = asked(&mut r);
+    r.sup.handle_request(7, tool("a"), 2.0);
+    r.sup.handle_request(8, tool("b"), 2.0);
+    let calls = frames(&r.take(), "tools/call");
+    assert_eq!(calls.len(), 2);
+    r.sup.handle_ws(link, WsReport::Text(ask(2)), 3.0);
+    let during = asked(&mut r);
+    r.sup
+        .handle_ask_answer(during, Ok(json!({"action": "accept"})), 4.0);
+    r.take();
+    let answer = |id: &Value| {
+        WsReport::Text(json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}}).to_string())
+    };
+    // One of the two calls answered: the other may still be the one that asked.
+    r.sup.handle_ws(link, answer(&calls[0]["id"]), 5.0);
+    let a = r.take();
+    assert_eq!(replies(&a).len(), 1);
+    assert!(
+        !a.iter().any(|x| matches!(x, Action::AskSettled { .. })),
+        "{a:?}"
+    );
+    r.sup.handle_ws(link, answer(&calls[1]["id"]), 6.0);
+    let a = r.take();
+    let reply_at = a
+        .iter()
+        .position(|x| matches!(x, Action::Reply { key: 8, .. }));
+    let settled_at = a
+        .iter()
+        .position(|x| *x == Action::AskSettled { key: during });
+    assert!(
+        reply_at.is_some() && settled_at > reply_at,
+        "the result first, then the question's end: {a:?}"
+    );
+    assert!(!a.contains(&Action::AskSettled { key: alone }));
+    // Settled once.
+    r.sup.handle_request(9, tool("c"), 7.0);
+    let c = frames(&r.take(), "tools/call").remove(0);
+    r.sup.handle_ws(link, answer(&c["id"]), 8.0);
+    assert!(!r
+        .take()
+        .iter()
+        .any(|x| matches!(x, Action::AskSettled { .. })));
 }
 
 #[path = "supervisor_tasks_tests.rs"]

@@ -168,6 +168,11 @@ pub enum Action {
     ElicitGone {
         key: ElicitKey,
     },
+    /// Every tool call that was running when the server asked `key` has been answered: the
+    /// server went on (a URL step it asked for is over even if it never says so).
+    AskSettled {
+        key: ElicitKey,
+    },
     /// The server asks `method` (`elicitation/create`, `sampling/createMessage`,
     /// `roots/list`) and waits; answer with `handle_ask_answer(key)`. `raw` is an
     /// elicitation's message text (its form's field order).

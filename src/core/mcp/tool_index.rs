@@ -76,6 +76,30 @@ fn fit(name: String) -> String {
     format!("{}_{hash}", &name[..keep])
 }
 
+/// The shortest a cut server name may get: a few of its characters, `_` and its hash.
+const MIN_SERVER_PART: usize = 10;
+
+/// `server__tool` in 64 characters. The tool's name is what the model reads to choose a tool,
+/// the server's only tells same-named tools apart, so a long server name is cut first (keeping
+/// its start and a hash of the whole, so two long names with the same start stay apart); only
+/// a tool name too long to leave room for that is cut itself (`fit`).
+fn fit_prefixed(server: &str, tool: &str) -> String {
+    let whole = format!("{server}{PREFIX_SEPARATOR}{tool}");
+    if whole.len() <= MAX_NAME_LEN {
+        return whole;
+    }
+    let room = MAX_NAME_LEN
+        .saturating_sub(PREFIX_SEPARATOR.len())
+        .saturating_sub(tool.len());
+    if room < MIN_SERVER_PART {
+        return fit(whole);
+    }
+    let hash = short_hash(server);
+    // Sanitized names are ASCII, so any byte index is a character boundary.
+    let keep = room - hash.len() - 1;
+    format!("{}_{hash}{PREFIX_SEPARATOR}{tool}", &server[..keep])
+}
+
 impl ToolIndex {
     pub fn build(servers: &[ServerTools]) -> ToolIndex {
         let mut owners: HashMap<&str, BTreeSet<&str>> = HashMap::new();
@@ -98,15 +122,11 @@ impl ToolIndex {
                 }
                 let shared = owners.get(t.name.as_ref()).is_some_and(|o| o.len() > 1);
                 let base = if shared {
-                    format!(
-                        "{}{PREFIX_SEPARATOR}{}",
-                        sanitize(&s.server_name),
-                        sanitize(&t.name)
-                    )
+                    fit_prefixed(&sanitize(&s.server_name), &sanitize(&t.name))
                 } else {
-                    sanitize(&t.name)
+                    fit(sanitize(&t.name))
                 };
-                let exposed = index.unique(fit(base));
+                let exposed = index.unique(base);
                 index.by_name.insert(exposed.clone(), index.entries.len());
                 index.entries.push(ToolEntry {
                     exposed_name: exposed,
@@ -297,6 +317,47 @@ mod tests {
             all.contains(&"srv__a_b") && all.contains(&"srv__a_b_2"),
             "{all:?}"
         );
+    }
+
+    #[test]
+    fn a_long_server_name_is_cut_before_the_tool_name() {
+        // The case: a copied server with a long descriptive name, sharing its tools
+        // with the original. The tool's name survives whole; the server's start and a hash
+        // of it tell the two apart.
+        let long = "My Everything (copy #2): a rather long descriptive name";
+        let i = ToolIndex::build(&[
+            server(
+                "a",
+                "Everything",
+                &["trigger-long-running-operation", "echo"],
+            ),
+            server("b", long, &["trigger-long-running-operation", "echo"]),
+            server("c", &format!("{long}, again"), &["echo"]),
+        ]);
+        let all = names(&i);
+        for n in &all {
+            assert!(is_valid_name(n), "{n}");
+        }
+        assert_eq!(all[0], "Everything__trigger-long-running-operation");
+        let copy = all[2];
+        assert!(
+            copy.ends_with("__trigger-long-running-operation")
+                && copy.starts_with("My_Everything__copy"),
+            "{copy}"
+        );
+        assert_eq!(copy.len(), MAX_NAME_LEN, "{copy}");
+        // A short tool keeps most of the server's name; two servers whose names begin alike
+        // stay apart by their hashes, not by a number.
+        assert_eq!(all[3], format!("{}__echo", sanitize(long)));
+        assert!(all[4].ends_with("__echo") && all[4] != all[3], "{all:?}");
+        assert!(!all[4].ends_with("_2"), "{all:?}");
+        // A tool name too long to leave the server a few characters is cut with its hash.
+        let huge = "t".repeat(60);
+        let i = ToolIndex::build(&[server("a", "A", &[&huge]), server("b", "B", &[&huge])]);
+        for n in names(&i) {
+            assert!(is_valid_name(n), "{n}");
+        }
+        assert_ne!(names(&i)[0], names(&i)[1]);
     }
 
     #[test]

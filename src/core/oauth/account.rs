@@ -443,6 +443,7 @@ mod tests {
                 "In a browser window (you)",
                 "As an application (client credentials)",
                 "Through your organisation's identity provider (cross-app access)",
+                "As a workload (a JWT from its identity provider)",
             ]
         );
         assert!(SignInMethod::Application.uses_key() && !SignInMethod::Application.uses_idp());

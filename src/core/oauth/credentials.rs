@@ -54,6 +54,8 @@ pub enum TokenGrant {
     Code,
     ClientCredentials,
     CrossApp,
+    /// The jwt-bearer grant with a workload's own JWT (workload identity federation).
+    Workload,
 }
 
 impl TokenGrant {
@@ -67,6 +69,7 @@ impl TokenGrant {
             TokenGrant::Code => "in a browser window",
             TokenGrant::ClientCredentials => "as an application (client credentials)",
             TokenGrant::CrossApp => "through your identity provider (cross-app access)",
+            TokenGrant::Workload => "as a workload (its identity provider's JWT)",
         }
     }
 

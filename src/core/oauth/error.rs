@@ -111,6 +111,8 @@ pub enum OAuthError {
     AppCredentialsNeeded { issuer: String },
     /// Cross-app access was chosen but some of its details are not entered.
     CrossAppDetailsNeeded { missing: Vec<&'static str> },
+    /// Signing in as a workload was chosen but its client id or JWT is not entered.
+    WorkloadDetailsNeeded { missing: Vec<&'static str> },
     /// The server does not accept what the key signs with.
     KeyNotAccepted {
         issuer: String,
@@ -313,6 +315,11 @@ impl fmt::Display for OAuthError {
                 "Signing in through your organisation's identity provider needs {}; enter it \
                  under this server's Account.",
                 missing.join(", ")
+            ),
+            OAuthError::WorkloadDetailsNeeded { missing } => write!(
+                f,
+                "Signing in as a workload needs {}; enter it under this server's Account.",
+                missing.join(" and ")
             ),
             OAuthError::KeyNotAccepted {
                 issuer,

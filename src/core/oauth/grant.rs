@@ -2,7 +2,9 @@
 //! server's metadata is known: the authorization code flow in a browser window (the user), the
 //! client credentials grant (an application, SEP-1046: a secret or a `private_key_jwt`
 //! assertion), or cross-app access (SEP-990: an ID token exchanged at the organisation's
-//! identity provider for an identity assertion grant, then a jwt-bearer grant).
+//! identity provider for an identity assertion grant, then a jwt-bearer grant), or as a
+//! workload (SEP-1933, workload identity federation: the JWT the workload's own identity
+//! provider issued is the jwt-bearer grant itself, RFC 7523 §2.1).
 //!
 //! Decided here, natively tested, so the Account dialog's choice and the server's metadata
 //! combine one way everywhere: the user's choice wins; the default (a browser window) gives way
@@ -31,6 +33,8 @@ pub enum SignInMethod {
     Application,
     /// Through the organisation's identity provider (cross-app access).
     CrossApp,
+    /// As a workload, with the JWT its identity provider issued (workload identity federation).
+    Workload,
 }
 
 impl SignInMethod {
@@ -40,14 +44,16 @@ impl SignInMethod {
             SignInMethod::Browser => "browser",
             SignInMethod::Application => "application",
             SignInMethod::CrossApp => "cross_app",
+            SignInMethod::Workload => "workload",
         }
     }
 
     /// Every way, in the order the Account dialog offers them.
-    pub const ALL: [SignInMethod; 3] = [
+    pub const ALL: [SignInMethod; 4] = [
         SignInMethod::Browser,
         SignInMethod::Application,
         SignInMethod::CrossApp,
+        SignInMethod::Workload,
     ];
 
     /// What the Account dialog calls it.
@@ -58,6 +64,7 @@ impl SignInMethod {
             SignInMethod::CrossApp => {
                 "Through your organisation's identity provider (cross-app access)"
             }
+            SignInMethod::Workload => "As a workload (a JWT from its identity provider)",
         }
     }
 
@@ -71,10 +78,44 @@ impl SignInMethod {
         self == SignInMethod::CrossApp
     }
 
+    /// Whether this way needs an identity token (the ID token field): exchanged at the
+    /// identity provider (cross-app access) or presented as the grant itself (a workload).
+    pub fn uses_identity_token(self) -> bool {
+        matches!(self, SignInMethod::CrossApp | SignInMethod::Workload)
+    }
+
+    /// The identity token field's label, for a way that uses one.
+    pub fn identity_token_label(self) -> &'static str {
+        match self {
+            SignInMethod::Workload => "The workload's JWT (kept encrypted)",
+            _ => "Your ID token (kept encrypted)",
+        }
+    }
+
+    /// What the identity token is and what Skiff does with it.
+    pub fn identity_token_note(self) -> &'static str {
+        match self {
+            SignInMethod::Workload => {
+                "The JWT your workload's identity provider issued it (a Kubernetes service \
+                 account token, a CI job's OpenID Connect token). Skiff presents it to this \
+                 server's authorization server as the grant (RFC 7523), with the client id \
+                 above, and presents it again when the access token expires; paste a fresh one \
+                 when it is refused."
+            }
+            _ => {
+                "The ID token is what your identity provider gives you when you sign in there \
+                 (an OpenID Connect id_token: your organisation's sign-in tool or its CLI shows \
+                 it). Skiff exchanges it at the identity provider for a grant to this server, \
+                 and asks for a fresh one when it expires."
+            }
+        }
+    }
+
     pub fn parse(s: &str) -> SignInMethod {
         match s.trim() {
             "application" => SignInMethod::Application,
             "cross_app" => SignInMethod::CrossApp,
+            "workload" => SignInMethod::Workload,
             _ => SignInMethod::Browser,
         }
     }
@@ -91,7 +132,8 @@ pub struct GrantSetup {
     pub idp_token_endpoint: Option<String>,
     /// ...the client id Skiff has there...
     pub idp_client_id: Option<String>,
-    /// ...and the ID token it issued to the user (a secret, stored encrypted).
+    /// ...and the ID token it issued to the user (a secret, stored encrypted). As a workload,
+    /// the JWT the workload's identity provider issued, presented as the grant.
     pub id_token: Option<String>,
 }
 
@@ -114,6 +156,12 @@ pub enum GrantChoice {
     CrossApp {
         client: ClientIdentity,
         idp: IdpExchange,
+    },
+    /// The jwt-bearer grant with the workload's own JWT as `client` (a public client: its id
+    /// only, or its secret when one is entered).
+    Workload {
+        client: ClientIdentity,
+        assertion: String,
     },
 }
 
@@ -241,9 +289,44 @@ pub fn choose(
             },
         })
     };
+    let workload = || -> Result<GrantChoice, OAuthError> {
+        let token = entered(grant.id_token.as_deref());
+        let mut missing = Vec::new();
+        if id.is_none() {
+            missing.push("the workload's client id at this server's authorization server");
+        }
+        if token.is_none() {
+            missing.push("the workload's JWT");
+        }
+        let (Some(id), Some(token)) = (id, token) else {
+            return Err(OAuthError::WorkloadDetailsNeeded { missing });
+        };
+        if server
+            .grant_types_supported
+            .as_ref()
+            .is_some_and(|l| !l.iter().any(|g| g == JWT_BEARER))
+        {
+            return Err(unsupported(
+                server,
+                "the jwt-bearer grant a workload signs in with",
+            ));
+        }
+        let client = match secret {
+            Some(s) => secret_client(id, s, server),
+            None => ClientIdentity::PreRegistered {
+                client_id: id.to_string(),
+                secret: None,
+            },
+        };
+        Ok(GrantChoice::Workload {
+            client,
+            assertion: token.to_string(),
+        })
+    };
     match grant.method {
         SignInMethod::Application => application(),
         SignInMethod::CrossApp => cross_app(),
+        SignInMethod::Workload => workload(),
         SignInMethod::Browser if server.offers_grant(AUTHORIZATION_CODE) => Ok(GrantChoice::Code),
         // No browser sign-in at this server: the way it does offer, with what is entered.
         SignInMethod::Browser if server.offers_grant(CLIENT_CREDENTIALS) => application(),
@@ -283,6 +366,53 @@ mod tests {
                 method: SecretMethod::ClientSecretBasic,
             }),
         }
+    }
+
+    #[test]
+    fn a_workload_presents_its_jwt_as_a_public_client() {
+        let wif = GrantSetup {
+            method: SignInMethod::Workload,
+            id_token: Some(" eyJ.workload.jwt ".into()),
+            ..GrantSetup::default()
+        };
+        let as_ = server(Some(&[JWT_BEARER]), &["none"], &[]);
+        assert_eq!(
+            choose(Some("wl"), None, &wif, &as_),
+            Ok(GrantChoice::Workload {
+                client: ClientIdentity::PreRegistered {
+                    client_id: "wl".into(),
+                    secret: None
+                },
+                assertion: "eyJ.workload.jwt".into(),
+            })
+        );
+        // What is missing is said, and a server that lists its grants without jwt-bearer
+        // would only refuse.
+        assert_eq!(
+            choose(
+                None,
+                None,
+                &GrantSetup {
+                    id_token: None,
+                    ..wif.clone()
+                },
+                &as_
+            ),
+            Err(OAuthError::WorkloadDetailsNeeded {
+                missing: vec![
+                    "the workload's client id at this server's authorization server",
+                    "the workload's JWT"
+                ]
+            })
+        );
+        let cc_only = server(Some(&[CLIENT_CREDENTIALS]), &[], &[]);
+        assert!(matches!(
+            choose(Some("wl"), None, &wif, &cc_only),
+            Err(OAuthError::UnsupportedGrant { .. })
+        ));
+        assert_eq!(SignInMethod::parse("workload"), SignInMethod::Workload);
+        assert!(SignInMethod::Workload.uses_identity_token());
+        assert!(!SignInMethod::Workload.uses_idp() && !SignInMethod::Workload.uses_key());
     }
 
     #[test]

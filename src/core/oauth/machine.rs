@@ -251,8 +251,13 @@ impl AuthMachine {
                     return;
                 }
             }
-            // Refused with no way to refresh: these credentials are done.
+            // Refused with no way to refresh: these credentials are done. What discovery
+            // found goes with them: the server may have moved to another authorization server
+            // (MCP 2026-07-28 "Authorization Server Binding", SEP-2352), so the next sign-in
+            // reads its metadata again, and a new issuer gets its own registration instead of
+            // the old one's client id.
             self.drop_credentials();
+            self.flow = None;
             refused = true;
         }
         if !challenge.scope.is_empty() {

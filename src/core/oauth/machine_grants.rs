@@ -1,6 +1,7 @@
 //! The grants `AuthMachine` runs without a browser window (`grant::GrantChoice`): client
 //! credentials, with a secret or a signed assertion, and cross-app access (token exchange at
-//! the identity provider, then jwt-bearer). One run at a time: the first after discovery (the
+//! the identity provider, then jwt-bearer), and a workload's jwt-bearer grant with its own JWT.
+//! One run at a time: the first after discovery (the
 //! card shows "Finishing the sign-in…"), or a renewal from the stored credentials when their
 //! token is due or refused, since these grants give no refresh token; requests wait on a
 //! renewal exactly as on a refresh.
@@ -30,6 +31,8 @@ pub(super) struct GrantTarget {
     pub(super) scopes: Vec<String>,
     /// Cross-app access: where the ID token is exchanged first.
     pub(super) idp: Option<IdpExchange>,
+    /// A workload: the JWT its identity provider issued, presented as the grant.
+    pub(super) workload: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -88,6 +91,14 @@ impl AuthMachine {
                 &target.resource,
                 &target.scopes,
             )))
+        } else if let Some(assertion) = &target.workload {
+            GrantStep::Token(self.fetch(jwt_bearer_request(
+                &target.token_endpoint,
+                &target.client,
+                assertion,
+                &target.scopes,
+                &target.resource,
+            )))
         } else if let ClientIdentity::Signed { alg, .. } = &target.client {
             self.next_fetch += 1;
             let id = self.next_fetch;
@@ -117,10 +128,17 @@ impl AuthMachine {
     }
 
     /// Run the grant that issued the stored credentials again (their token is due or was
-    /// refused). Cross-app access needs the ID token still entered; without it nothing starts
-    /// and the token is used while the server takes it.
+    /// refused). Cross-app access and a workload need the ID token (the workload's JWT) still
+    /// entered; without it nothing starts and the token is used while the server takes it.
     pub(super) fn start_renewal(&mut self) {
         let Some(c) = &self.creds else { return };
+        let workload = match c.grant {
+            TokenGrant::Workload => match &self.setup.grant.id_token {
+                Some(t) => Some(t.clone()),
+                None => return,
+            },
+            _ => None,
+        };
         let idp = match c.grant {
             TokenGrant::CrossApp => {
                 let g = &self.setup.grant;
@@ -143,6 +161,7 @@ impl AuthMachine {
             client: c.client.clone(),
             scopes: c.scopes.clone(),
             idp,
+            workload,
         };
         self.refresh_retry_at = None;
         self.start_grant(target);
@@ -286,6 +305,8 @@ impl AuthMachine {
         );
         creds.grant = if t.idp.is_some() {
             TokenGrant::CrossApp
+        } else if t.workload.is_some() {
+            TokenGrant::Workload
         } else {
             TokenGrant::ClientCredentials
         };

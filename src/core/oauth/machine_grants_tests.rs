@@ -435,6 +435,59 @@ fn cross_app_access_exchanges_the_id_token_then_spends_the_grant() {
 }
 
 #[test]
+fn a_workload_spends_its_own_jwt_as_a_public_client_and_renews_with_it() {
+    let mut m = AuthMachine::new(AuthSetup {
+        grant: GrantSetup {
+            method: SignInMethod::Workload,
+            id_token: Some("eyJ.wl.jwt".into()),
+            ..GrantSetup::default()
+        },
+        ..setup(SignInMethod::Workload, None)
+    });
+    drain(&mut m);
+    let cmds = discover(
+        &mut m,
+        1,
+        &as_doc(&["urn:ietf:params:oauth:grant-type:jwt-bearer"], &["none"]),
+    );
+    // A workload needs nobody: the request waits for the grant.
+    assert!(!cmds.iter().any(|c| matches!(c, AuthCommand::Fail { .. })));
+    let (id, req) = fetch_of(&cmds, TOKEN);
+    assert_eq!(
+        req.body.as_deref(),
+        Some(
+            "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=eyJ.wl.jwt\
+             &scope=mcp%3Aread&resource=https%3A%2F%2Fmcp.example.com%2Fmcp&client_id=app-1"
+        )
+    );
+    assert_eq!(
+        req.header("authorization"),
+        None,
+        "a public client: no secret"
+    );
+    m.handle_response(0.0, id, 200, &token_answer("at-w", 3600));
+    let cmds = drain(&mut m);
+    assert!(cmds.contains(&AuthCommand::Resume {
+        waiter: 1,
+        authorization: "Bearer at-w".into()
+    }));
+    assert_eq!(m.credentials().map(|c| c.grant), Some(TokenGrant::Workload));
+
+    // A refused token is replaced by presenting the JWT again (no refresh token).
+    m.handle_unauthorized(1.0, 2, Some("Bearer at-w"), &["Bearer"]);
+    let (id, req) = fetch_of(&drain(&mut m), TOKEN);
+    assert!(req
+        .body
+        .as_deref()
+        .is_some_and(|b| b.contains("assertion=eyJ.wl.jwt")));
+    m.handle_response(1.0, id, 200, &token_answer("at-w2", 3600));
+    assert!(drain(&mut m).contains(&AuthCommand::Resume {
+        waiter: 2,
+        authorization: "Bearer at-w2".into()
+    }));
+}
+
+#[test]
 fn sign_out_ignores_a_grant_still_running() {
     let mut m = AuthMachine::new(setup(SignInMethod::Application, Some("s")));
     drain(&mut m);

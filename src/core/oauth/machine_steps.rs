@@ -373,10 +373,11 @@ impl AuthMachine {
             &self.setup.grant,
             &server,
         );
-        let (client, idp) = match choice {
+        let (client, idp, workload) = match choice {
             Ok(GrantChoice::Code) => return self.choose_code_client(prm, server),
-            Ok(GrantChoice::ClientCredentials { client }) => (client, None),
-            Ok(GrantChoice::CrossApp { client, idp }) => (client, Some(idp)),
+            Ok(GrantChoice::ClientCredentials { client }) => (client, None, None),
+            Ok(GrantChoice::CrossApp { client, idp }) => (client, Some(idp), None),
+            Ok(GrantChoice::Workload { client, assertion }) => (client, None, Some(assertion)),
             Err(e) => return self.fail(e),
         };
         // The scopes the code flow would ask for (`pending_for`), without `offline_access`:
@@ -395,6 +396,7 @@ impl AuthMachine {
             client,
             scopes,
             idp,
+            workload,
         });
     }
 

@@ -984,6 +984,69 @@ fn a_403_with_scope_but_no_error_is_a_step_up() {
 }
 
 #[test]
+fn a_refused_token_rediscovers_and_a_new_issuer_gets_its_own_registration() {
+    // Signed in through discovery and registration at the first authorization server...
+    let mut m = AuthMachine::new(setup());
+    drain(&mut m);
+    let cmds = to_server_metadata(&mut m, &as_doc(false, true));
+    let (id, _) = fetch_of(&cmds, Method::Post, "https://auth.example.com/t1/register");
+    m.handle_response(0.0, id, 201, r#"{"client_id":"c-as1"}"#);
+    drain(&mut m);
+    m.handle_pkce(0.0, rfc_pkce(), "s1".into());
+    m.sign_in(0.0);
+    drain(&mut m);
+    m.handle_callback(
+        1.0,
+        "https://skiff.example/oauth/callback.html?code=abc&state=s1&iss=https%3A%2F%2Fauth.example.com%2Ft1",
+    );
+    let (id, _) = fetch_of(
+        &drain(&mut m),
+        Method::Post,
+        "https://auth.example.com/t1/token",
+    );
+    m.handle_response(
+        2.0,
+        id,
+        200,
+        r#"{"access_token":"at1","token_type":"Bearer"}"#,
+    );
+    drain(&mut m);
+
+    // ...the server now refuses the token (it moved to another authorization server): no
+    // refresh token, so the credentials end, and the sign-in starts from the resource's
+    // metadata again instead of the first server's kept flow.
+    let prm2 = PRM.replace("https://auth.example.com/t1", "https://auth2.example.com");
+    m.handle_unauthorized(
+        3.0,
+        2,
+        Some("Bearer at1"),
+        &[&format!(
+            r#"Bearer error="invalid_token", resource_metadata="{PRM_URL}""#
+        )],
+    );
+    let cmds = drain(&mut m);
+    assert!(cmds.contains(&AuthCommand::Fail {
+        waiter: 2,
+        error: OAuthError::SignInRequired
+    }));
+    assert!(!cmds.contains(&AuthCommand::PreparePkce), "{cmds:#?}");
+    let (id, _) = fetch_of(&cmds, Method::Get, PRM_URL);
+    m.handle_response(3.0, id, 200, &prm2);
+    let (id, _) = fetch_of(
+        &drain(&mut m),
+        Method::Get,
+        "https://auth2.example.com/.well-known/oauth-authorization-server",
+    );
+    let as2 =
+        as_doc(false, true).replace("https://auth.example.com/t1", "https://auth2.example.com");
+    m.handle_response(3.0, id, 200, &as2);
+    // The new issuer: a registration of its own, never the first server's client id.
+    let cmds = drain(&mut m);
+    let (_, req) = fetch_of(&cmds, Method::Post, "https://auth2.example.com/register");
+    assert!(!req.body.as_deref().unwrap_or("").contains("c-as1"));
+}
+
+#[test]
 fn a_401_for_a_token_just_refreshed_after_a_401_asks_to_sign_in_instead_of_looping() {
     let mut m = AuthMachine::new(AuthSetup {
         stored: Some(stored(Some(1e9), true)),

@@ -4,7 +4,8 @@
 //! authorization code flow with PKCE S256 and the `resource` indicator, the token endpoint,
 //! refresh, step-up on `insufficient_scope`, and sign-out with revocation; and the grants that
 //! need no browser window (`grant`): client credentials with a secret or a signed assertion,
-//! and cross-app access through the organisation's identity provider.
+//! cross-app access through the organisation's identity provider, and a workload's own JWT; and
+//! DPoP proofs for sender-constrained tokens (`dpop`).
 //!
 //! It exists so that every protocol decision (which URL to try next, whether a document may be
 //! trusted, what a callback means, when to refresh) is plain Rust that `cargo test` checks
@@ -24,6 +25,7 @@ pub mod authorize;
 pub mod client;
 pub mod credentials;
 pub mod discovery;
+pub mod dpop;
 pub mod error;
 pub mod form;
 pub mod grant;

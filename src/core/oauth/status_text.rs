@@ -60,6 +60,15 @@ pub fn status_sentence(status: &AuthStatus, now_ms: f64) -> String {
     }
 }
 
+/// Whether the server waits for the user to sign in (not broken: it said who it wants), so
+/// the header says "Sign in to use …" instead of "MCP server down".
+pub fn waits_for_sign_in(status: &AuthStatus) -> bool {
+    matches!(
+        status,
+        AuthStatus::SignInRequired { .. } | AuthStatus::WaitingForUser { .. }
+    )
+}
+
 /// Whether the sentence changes with time alone (an expiry counting down), so the card says
 /// it again now and then.
 pub fn ages(status: &AuthStatus) -> bool {

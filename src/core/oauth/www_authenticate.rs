@@ -255,12 +255,14 @@ pub struct BearerChallenge {
 
 impl BearerChallenge {
     /// The first Bearer challenge among the headers, `Ok(None)` when there is none (a server
-    /// that only offers Basic, or no header at all).
+    /// that only offers Basic, or no header at all). A `DPoP` challenge counts as one: a server
+    /// that takes DPoP-bound tokens challenges with that scheme and the same parameters
+    /// (RFC 9449 §7.1), `resource_metadata` included.
     pub fn from_headers(headers: &[&str]) -> Result<Option<BearerChallenge>, WwwAuthenticateError> {
         let all = parse(headers)?;
         Ok(all
             .iter()
-            .find(|c| c.scheme == "bearer")
+            .find(|c| c.scheme == "bearer" || c.scheme == "dpop")
             .map(|c| BearerChallenge {
                 resource_metadata: c
                     .param("resource_metadata")
@@ -329,6 +331,14 @@ mod tests {
         .unwrap()
         .unwrap();
         assert!(quiet.asks_for_scope() && !quiet.is_insufficient_scope());
+        let dpop =
+            BearerChallenge::from_headers(&[r#"DPoP resource_metadata="https://m/.well-known/x""#])
+                .unwrap()
+                .unwrap();
+        assert_eq!(
+            dpop.resource_metadata.as_deref(),
+            Some("https://m/.well-known/x")
+        );
         let other = BearerChallenge::from_headers(&[r#"Bearer error="invalid_token", scope="a""#])
             .unwrap()
             .unwrap();

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::http::HttpRequest;
 use crate::openai::request::chat_request_with_tools;
-use crate::records::message::Message;
+use crate::records::message::{Message, Role};
 use crate::records::tool_call::ToolCallRecord;
 use crate::records::tool_mode::ToolMode;
 use crate::seam::piece::Piece;
@@ -176,11 +176,25 @@ fn wire_tool(spec: &ToolSpec) -> WireTool {
 
 fn messages(ctx: &StepContext<'_>) -> Vec<WireMessage> {
     let mut out = Vec::new();
-    let system = system_prompt(ctx);
+    // One system message, first: strict chat templates (llama.cpp `--jinja` with Qwen 3.x,
+    // Mistral and others) refuse a second one or one after the first turn ("System message
+    // must be at the beginning"). A mask's system prompts and any system message in the
+    // conversation join the system text, in order, as Anthropic's and Gemini's single
+    // system field already have them.
+    let mut system = system_prompt(ctx);
+    for m in ctx.history.iter().filter(|m| m.role == Role::System) {
+        if m.content.trim().is_empty() {
+            continue;
+        }
+        if !system.trim().is_empty() {
+            system.push_str("\n\n");
+        }
+        system.push_str(&m.content);
+    }
     if !system.trim().is_empty() {
         out.push(WireMessage::text("system", system));
     }
-    for m in ctx.history {
+    for m in ctx.history.iter().filter(|m| m.role != Role::System) {
         if let Some(pieces) = crate::seam::piece::pieces(m) {
             let parts = pieces.into_iter().map(part).collect();
             out.push(WireMessage {

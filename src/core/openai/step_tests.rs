@@ -274,13 +274,48 @@ fn off_mode_offers_nothing_and_blank_turns_and_reasoning_stay_home() {
     assert_eq!(
         body(&ctx("Sys", &history, &tools, ToolMode::Off)),
         concat!(
-            r#"{"messages":[{"role":"system","content":"Sys"},{"role":"user","content":"Q"},"#,
-            r#"{"role":"system","content":"Note"},{"role":"assistant","content":"Answer"}],"#,
+            r#"{"messages":[{"role":"system","content":"Sys\n\nNote"},{"role":"user","content":"Q"},"#,
+            r#"{"role":"assistant","content":"Answer"}],"#,
             r#""stream":true,"stream_options":{"include_usage":true}}"#
         )
     );
     // Native with no tools sends no `tools` field (an empty array is rejected by some servers).
     assert!(!body(&ctx("", &history, &[], ToolMode::Native)).contains("tools"));
+}
+
+#[test]
+fn one_system_message_opens_the_request_whatever_the_mask_and_history_hold() {
+    // A mask's prompts open the history (a system prompt of its own, then an example
+    // exchange), after the system template, the user's prompt and the recap. Strict chat
+    // templates take one system message, first: everything joins it, in order.
+    let history = vec![
+        msg(Role::System, "You translate to French."),
+        msg(Role::System, "Keep the register."),
+        msg(Role::User, "Hello"),
+        msg(Role::Assistant, "Bonjour"),
+        msg(Role::User, "Thanks"),
+    ];
+    let mut c = ctx("Be brief.", &history, &[], ToolMode::Off);
+    c.system_template = "Today is Monday.";
+    c.recap = "Earlier: greetings.";
+    let b: Value = serde_json::from_str(&body(&c)).unwrap();
+    let roles: Vec<&str> = b["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["system", "user", "assistant", "user"]);
+    assert_eq!(
+        b["messages"][0]["content"],
+        "Today is Monday.\n\nBe brief.\n\nEarlier: greetings.\n\nYou translate to French.\n\nKeep the register."
+    );
+    // With no system text of its own, the mask's prompt is the one system message.
+    let b: Value =
+        serde_json::from_str(&body(&ctx("", &history[1..], &[], ToolMode::Off))).unwrap();
+    assert_eq!(b["messages"][0]["role"], "system");
+    assert_eq!(b["messages"][0]["content"], "Keep the register.");
+    assert_eq!(b["messages"][1]["role"], "user");
 }
 
 #[test]

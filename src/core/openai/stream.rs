@@ -52,6 +52,9 @@ pub struct ChatStream {
     json_body: Vec<u8>,
     saw_done: bool,
     saw_finish: bool,
+    /// A chunk was read in the format: a bad one after it is a broken answer, not a wrong
+    /// address or API.
+    read_a_chunk: bool,
     error: Option<ProviderError>,
     tools: ToolIndexer,
 }
@@ -71,6 +74,7 @@ impl ChatStream {
             json_body: Vec::new(),
             saw_done: false,
             saw_finish: false,
+            read_a_chunk: false,
             error: None,
             tools: ToolIndexer::default(),
         }
@@ -185,8 +189,14 @@ impl ChatStream {
             return Ok(());
         }
         let chunk: Chunk = serde_json::from_str(data).map_err(|e| {
-            ProviderError::Malformed(format!("a stream chunk was not valid JSON ({e})"))
+            let detail = format!("a stream chunk was not valid JSON ({e})");
+            if self.read_a_chunk {
+                ProviderError::MalformedMidAnswer(detail)
+            } else {
+                ProviderError::Malformed(detail)
+            }
         })?;
+        self.read_a_chunk = true;
         let finished = chunk.events(out, &mut self.tools)?;
         self.saw_finish |= finished;
         Ok(())

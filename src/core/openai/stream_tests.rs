@@ -145,12 +145,41 @@ fn error_first_in_a_batch_is_returned_at_once() {
     );
     let got = s.feed(b"data: {\"choices\":[{\"delta\":{\"content\":\"cut\"\n\n");
     match got {
-        Err(ProviderError::Malformed(d)) => {
+        Err(ProviderError::MalformedMidAnswer(d)) => {
             assert!(d.starts_with("a stream chunk was not valid JSON ("), "{d}")
         }
         other => panic!("{other:?}"),
     }
-    assert!(matches!(s.finish(), Err(ProviderError::Malformed(_))));
+    assert!(matches!(
+        s.finish(),
+        Err(ProviderError::MalformedMidAnswer(_))
+    ));
+}
+
+#[test]
+fn a_bad_chunk_blames_the_address_only_before_anything_was_read() {
+    // First: nothing proves this is an OpenAI-compatible API, so the base URL is a suspect.
+    let mut s = ChatStream::new();
+    let first = s.feed(b"data: {not json\n\n").unwrap_err();
+    assert!(matches!(first, ProviderError::Malformed(_)), "{first:?}");
+    assert!(first.to_string().contains("base URL"), "{first}");
+    assert!(!first.is_retryable());
+    // After half an answer streamed fine: the address is right; the answer broke.
+    let mut s = ChatStream::new();
+    let ok = s.feed(b"data: {\"choices\":[{\"delta\":{\"content\":\"Half an \"}}]}\n\n");
+    assert_eq!(ok, Ok(vec![content("Half an ")]));
+    let mid = s.feed(b"data: {not json\n\n").unwrap_err();
+    assert!(
+        matches!(mid, ProviderError::MalformedMidAnswer(_)),
+        "{mid:?}"
+    );
+    let sentence = mid.to_string();
+    assert!(!sentence.contains("base URL"), "{sentence}");
+    assert!(
+        sentence.contains("kept") && sentence.contains("Retry"),
+        "{sentence}"
+    );
+    assert!(mid.is_retryable());
 }
 
 #[test]

@@ -21,6 +21,9 @@ use crate::records::title_source::TitleSource;
 /// Files larger than this are refused before parsing (localStorage holds about 5 MB in all).
 pub const MAX_IMPORT_BYTES: usize = 50 * 1024 * 1024;
 
+/// How many unreadable items the summary names one by one.
+const SHOWN_INVALID: usize = 3;
+
 /// What an import found.
 #[derive(Debug, Default, PartialEq)]
 pub struct Report {
@@ -56,11 +59,18 @@ impl Report {
         let mut s = parts.join("; ");
         s.push('.');
         if !self.invalid.is_empty() {
+            // The first few say what is wrong; the rest are counted (a file of 200 unreadable
+            // items printed 200 sentences).
+            let shown = &self.invalid[..self.invalid.len().min(SHOWN_INVALID)];
             s.push_str(&format!(
                 " {} could not be read: {}",
                 crate::format::count(self.invalid.len(), "item", "items"),
-                self.invalid.join(" ")
+                shown.join(" ")
             ));
+            let more = self.invalid.len() - shown.len();
+            if more > 0 {
+                s.push_str(&format!(" And {more} more."));
+            }
         }
         s
     }

@@ -73,6 +73,23 @@ fn import_adds_only_what_is_new_and_reports_the_rest() {
 }
 
 #[test]
+fn many_unreadable_items_are_summarized_not_listed() {
+    let report = Report {
+        invalid: (1..=200)
+            .map(|n| format!("Item {n} is neither a Skiff nor a llama.cpp conversation."))
+            .collect(),
+        ..Report::default()
+    };
+    let s = report.summary();
+    assert!(
+        s.starts_with("Added 0 conversations. 200 items could not be read: Item 1 is"),
+        "{s}"
+    );
+    assert!(s.contains("Item 3 is") && !s.contains("Item 4 is"), "{s}");
+    assert!(s.ends_with(" And 197 more."), "{s}");
+}
+
+#[test]
 fn json_lines_are_read_one_item_per_line() {
     let text = format!(
         "{}\n\n{}\nnot json\n",

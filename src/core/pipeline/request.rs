@@ -7,7 +7,9 @@
 //! (`instructions`), (prompt-based tools) the tools section, then
 //! the recap of what a summary covers; then the conversation's mask's context prompts
 //! (`masks`), then the recent messages. Project instructions take their slot before the
-//! recap when they exist.
+//! recap when they exist. A system message among those (a mask's system prompt) joins the
+//! one system text in every provider's request, after the recap: strict chat templates take
+//! a single system message, first (`agent::wire_openai`).
 
 use crate::provider::ProviderKind;
 use crate::records::message::{Message, Role};

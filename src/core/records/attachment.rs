@@ -80,10 +80,18 @@ impl Attachment {
         }
     }
 
-    /// What a chip says: "photo.png · 1.2 MB · 4032×3024" (the original size for images), or
+    /// What a chip says: "photo.png · 1.2 MB · 800×600", for a scaled image what is stored
+    /// and sent with where it came from, "photo.jpg · 310 KB · 1568×1176 (scaled from
+    /// 4032×3024)" (the size beside the original's dimensions read as the original's size), or
     /// when the bytes are `gone` from storage, "photo.png · image no longer stored".
     pub fn label(&self, gone: bool) -> String {
         let (ow, oh) = (self.ow, self.oh);
+        // Records from before the stored size was kept have only the original's.
+        let (w, h) = if self.w > 0 {
+            (self.w, self.h)
+        } else {
+            (ow, oh)
+        };
         let mut s = format!("{} · ", self.name);
         if gone {
             s += if self.kind() == Kind::Image {
@@ -93,8 +101,11 @@ impl Attachment {
             };
         } else {
             s += &human_bytes(self.size);
-            if ow > 0 {
-                s += &format!(" · {ow}×{oh}");
+            if w > 0 {
+                s += &format!(" · {w}×{h}");
+            }
+            if w > 0 && (w, h) != (ow, oh) && ow > 0 {
+                s += &format!(" (scaled from {ow}×{oh})");
             }
         }
         s

@@ -66,6 +66,10 @@ pub enum ProviderError {
     StreamCut,
     /// The body could not be read in the provider's format.
     Malformed(String),
+    /// The answer had been arriving in the provider's format, then a piece of it could not
+    /// be read: the address and the API are right (what came before proves it), so the
+    /// sentence must not send the user to the base URL. What arrived is kept.
+    MalformedMidAnswer(String),
     /// The server reported an error inside a 200 response (an `{"error":..}` chunk, an
     /// `error` event).
     InStream(String),
@@ -105,6 +109,7 @@ impl ProviderError {
                 | ProviderError::OfflineUnanswered { .. }
                 | ProviderError::Stalled { .. }
                 | ProviderError::StreamCut
+                | ProviderError::MalformedMidAnswer(_)
                 | ProviderError::InStream(_)
         )
     }
@@ -428,6 +433,14 @@ impl fmt::Display for ProviderError {
             ProviderError::Malformed(detail) => {
                 with_detail(f, "The provider sent a response Skiff could not read", detail)?;
                 f.write_str(" Check that the base URL points to an OpenAI-compatible API.")
+            }
+            ProviderError::MalformedMidAnswer(detail) => {
+                with_detail(
+                    f,
+                    "The answer broke off: the provider sent a part Skiff could not read",
+                    detail,
+                )?;
+                f.write_str(" What arrived before it is kept; Retry to get the whole answer.")
             }
             ProviderError::InStream(detail) => {
                 with_detail(f, "The provider reported an error while answering", detail)?;

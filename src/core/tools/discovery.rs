@@ -127,7 +127,7 @@ pub fn search<'a>(all: &'a [ToolSpec], args: &Map<String, Value>) -> Vec<&'a Too
         })
         .filter(|(score, ..)| *score > 0)
         .collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    crate::order::sort_by(&mut scored, |a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     scored
         .into_iter()
         .take(MAX_LOADED_PER_CALL)

@@ -377,6 +377,12 @@ impl Driver {
                     server: self.id.clone(),
                     key,
                 }),
+                Action::AskSettled { key } if show => {
+                    self.store.inbox.about_ask(AskEvent::Settled {
+                        server: self.id.clone(),
+                        key,
+                    })
+                }
                 // Roots are stored by the roots editor as the answer itself, so the runner
                 // answers without any surface; sampling and elicitation wait for the user's
                 // card (`ui::mcp::asks`).

@@ -33,7 +33,31 @@ use skiff_core::mcp::{ElicitKey, McpError};
 use wasm_bindgen_futures::spawn_local;
 
 use driver::{Driver, Msg, OnTask, Progress, Req};
+use futures::future::LocalBoxFuture;
+use skiff_core::chunk_load::ChunkLoadFailure;
+use skiff_core::mcp::backoff::HealthStatus;
 use skiff_core::records::task::TaskRef;
+
+/// What a connection's task is given: its server id, the store, its own sender (for timers and
+/// sockets to post back), the in-page server if it is one, and its inbox.
+type RunDriver = fn(
+    String,
+    McpStore,
+    mpsc::UnboundedSender<Msg>,
+    Option<(String, Box<dyn InPageServer>)>,
+    mpsc::UnboundedReceiver<Msg>,
+) -> LocalBoxFuture<'static, ()>;
+
+// The connection code (the driver and the core's session, supervisor and transports, about a
+// third of the MCP client) is a chunk fetched when the first server connects: the built-in
+// tools do so once the page is idle, so a first visit's message box never waits for it.
+// Messages sent to a server meanwhile wait in its inbox.
+crate::split_point!(
+    driver_point,
+    mcp_driver,
+    RunDriver,
+    |id, store, tx, in_page, rx| Box::pin(Driver::new(&id, store, tx, in_page).run(rx))
+);
 
 use crate::platform::clock;
 use crate::platform::online::{self, OnlineListener};
@@ -349,8 +373,25 @@ impl McpRunner {
         in_page: Option<(String, Box<dyn InPageServer>)>,
     ) -> mpsc::UnboundedSender<Msg> {
         let (tx, rx) = mpsc::unbounded();
-        let driver = Driver::new(id, self.store, tx.clone(), in_page);
-        spawn_local(driver.run(rx));
+        let (store, own, id_owned) = (self.store, tx.clone(), id.to_string());
+        spawn_local(async move {
+            match driver_point().await {
+                Ok(run) => run(id_owned, store, own, in_page, rx).await,
+                // The inbox goes with `rx`: calls waiting in it fail as not connected, and the
+                // card says why; Reconnect (a new driver) tries the load again.
+                Err(_) => {
+                    let why = ChunkLoadFailure {
+                        surface: "The MCP connection code",
+                        online: online::is_online(),
+                    };
+                    if let Some(live) = store.live_for(&id_owned) {
+                        live.set_status(HealthStatus::Error {
+                            message: why.to_string(),
+                        });
+                    }
+                }
+            }
+        });
         self.drivers.update_value(|m| {
             m.insert(id.to_string(), tx.clone());
         });

@@ -16,7 +16,7 @@ use gloo_timers::callback::{Interval, Timeout};
 use leptos::prelude::*;
 use skiff_core::oauth::machine_types::{PendingAuthorization, WaiterId};
 use skiff_core::oauth::request_auth::carries_tokens;
-use skiff_core::oauth::status_text::{ages, status_sentence};
+use skiff_core::oauth::status_text::{ages, status_sentence, waits_for_sign_in};
 use skiff_core::oauth::stored::{covering, StoredSetup, PUBLIC_URL_META};
 use skiff_core::oauth::{AuthMachine, AuthStatus};
 
@@ -335,6 +335,10 @@ fn say_status(server: &str) -> Option<bool> {
     let status = with_entry(server, |e| e.machine.status().cloned()).flatten()?;
     if let Some(live) = host().and_then(|h| h.store.live_for(server)) {
         live.auth_note.set(Some(status_sentence(&status, now())));
+        let waits = waits_for_sign_in(&status);
+        if live.needs_sign_in.get_untracked() != waits {
+            live.needs_sign_in.set(waits);
+        }
     }
     Some(ages(&status))
 }

@@ -9,6 +9,9 @@
 //! waiting, and take every event in order); a resource update is kept only while something
 //! follows resources (the resource runner, once started), since nothing else reads them.
 
+use std::collections::HashMap;
+
+use futures::channel::oneshot;
 use leptos::prelude::*;
 use serde_json::Value;
 use skiff_core::mcp::held_ask::HeldAsk;
@@ -23,10 +26,23 @@ pub enum AskEvent {
         server: String,
         key: ElicitKey,
     },
+    /// The tool calls running when the server asked `key` are all answered: the server went
+    /// on (`Action::AskSettled`).
+    Settled {
+        server: String,
+        key: ElicitKey,
+    },
     /// `notifications/elicitation/complete`: a URL-mode step finished.
     Completed {
         server: String,
         params: Value,
+    },
+    /// A tool call was refused until the user finishes URL steps (`-32042`, its `data`);
+    /// [`McpInbox::finished`] reports the end of `wait`.
+    Required {
+        server: String,
+        wait: u64,
+        data: Value,
     },
 }
 
@@ -38,6 +54,9 @@ pub struct McpInbox {
     /// `(server, uri)` of `notifications/resources/updated`, in order.
     updates: RwSignal<Vec<(String, String)>>,
     following: StoredValue<bool>,
+    /// The calls waiting for the user's URL steps, by wait id.
+    waits: StoredValue<HashMap<u64, oneshot::Sender<bool>>, LocalStorage>,
+    next_wait: StoredValue<u64>,
 }
 
 impl Default for McpInbox {
@@ -53,6 +72,8 @@ impl McpInbox {
             asked: RwSignal::new(false),
             updates: RwSignal::new(Vec::new()),
             following: StoredValue::new(false),
+            waits: StoredValue::new_local(HashMap::new()),
+            next_wait: StoredValue::new(0),
         }
     }
 
@@ -85,6 +106,36 @@ impl McpInbox {
         let mut out = Vec::new();
         self.asks.update_untracked(|q| std::mem::swap(q, &mut out));
         out
+    }
+
+    /// A tool call on `server` was refused until the user finishes the URL steps in `data`
+    /// (`-32042`): the cards show them; the answer is whether the user finished them all
+    /// (`false`: declined, cancelled, or the cards went with the page).
+    pub async fn required(&self, server: &str, data: Value) -> bool {
+        let wait = self.next_wait.get_value() + 1;
+        self.next_wait.set_value(wait);
+        let (tx, rx) = oneshot::channel();
+        self.waits.update_value(|w| {
+            w.insert(wait, tx);
+        });
+        self.asks.update(|q| {
+            q.push(AskEvent::Required {
+                server: server.to_string(),
+                wait,
+                data,
+            })
+        });
+        if !self.asked.get_untracked() {
+            self.asked.set(true);
+        }
+        rx.await.unwrap_or(false)
+    }
+
+    /// The URL steps of `wait` are over (`done`: the user finished every one).
+    pub fn finished(&self, wait: u64, done: bool) {
+        if let Some(tx) = self.waits.try_update_value(|w| w.remove(&wait)).flatten() {
+            let _ = tx.send(done);
+        }
     }
 
     /// A subscribed resource changed on its server.

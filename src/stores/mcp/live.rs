@@ -26,6 +26,8 @@ pub struct ServerLive {
     pub capabilities: RwSignal<Value>,
     /// What the sign-in (OAuth, in the MCP module) says on the card, if anything.
     pub auth_note: RwSignal<Option<String>>,
+    /// The server waits for the user to sign in (`oauth::status_text::waits_for_sign_in`).
+    pub needs_sign_in: RwSignal<bool>,
     /// The server's `instructions`, if it sent any.
     pub instructions: RwSignal<Option<String>>,
     /// The transport in use: "Streamable HTTP", "HTTP+SSE (deprecated)", "WebSocket", "in-page".
@@ -55,6 +57,7 @@ impl ServerLive {
             icon: RwSignal::new(None),
             capabilities: RwSignal::new(Value::Null),
             auth_note: RwSignal::new(None),
+            needs_sign_in: RwSignal::new(false),
             instructions: RwSignal::new(None),
             transport: RwSignal::new(None),
             tools: RwSignal::new(Vec::new()),

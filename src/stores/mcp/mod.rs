@@ -316,6 +316,27 @@ impl McpStore {
         self.live_for(id).unwrap_or_else(|| self.new_live(id))
     }
 
+    /// Whether an in-page server is registered under `id` (reactive).
+    pub fn is_in_page(&self, id: &str) -> bool {
+        self.in_page.with(|p| p.iter().any(|(i, _)| i == id))
+    }
+
+    /// Whether server `id` has settled after connecting (reactive): its tools are listed, or
+    /// the connection failed. A turn waiting for a server it must offer waits for this.
+    pub fn settled(&self, id: &str) -> bool {
+        self.live.with(|l| {
+            l.iter().find(|(i, _)| i == id).is_some_and(|(_, s)| {
+                s.tools.with(|t| !t.is_empty())
+                    || s.health.with(|h| {
+                        matches!(
+                            h.status,
+                            HealthStatus::Error { .. } | HealthStatus::Reconnecting { .. }
+                        )
+                    })
+            })
+        })
+    }
+
     pub fn unregister_in_page(&self, id: &str) {
         self.in_page.update(|p| p.retain(|(i, _)| i != id));
         self.sync_live();

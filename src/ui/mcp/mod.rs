@@ -45,6 +45,9 @@ pub struct McpSurfaces {
     pub browse: RwSignal<Option<String>>,
     /// The roots editor shows, for this server.
     pub roots: RwSignal<Option<String>>,
+    /// A resource to show in the browser's pane once it is open: `(server, uri)` of a link in
+    /// a tool's result (`open_resource`). The browser takes it.
+    pub pending: RwSignal<Option<(String, String)>>,
     pub resources: ResourceRunner,
 }
 
@@ -53,6 +56,7 @@ impl McpSurfaces {
         McpSurfaces {
             browse: RwSignal::new(None),
             roots: RwSignal::new(None),
+            pending: RwSignal::new(None),
             resources: ResourceRunner::new(ctx.mcp_runner, ctx.notices),
         }
     }
@@ -60,6 +64,15 @@ impl McpSurfaces {
     /// Open the resource browser for `server` ("" for every server).
     pub fn open_browser(&self, server: String) {
         self.browse.set(Some(server));
+    }
+
+    /// Show `uri` of `server` in the resource browser (read, and there to attach), opening
+    /// the browser on that server unless it is already open.
+    pub fn open_resource(&self, server: String, uri: String) {
+        if self.browse.with_untracked(Option::is_none) {
+            self.browse.set(Some(server.clone()));
+        }
+        self.pending.set(Some((server, uri)));
     }
 
     pub fn open_roots(&self, server: String) {

@@ -3,9 +3,11 @@
 //!
 //! [`settings_body`] is its one entry, called from one place (`ui::settings_panel`, inside the
 //! dialog), and it takes nothing but the `Copy` handles in context; the dialog itself is reached
-//! only through the `settings` split point in `ui/app.rs`, so all of this is one on-demand
-//! chunk. Nothing outside Settings may call into these modules (the build would then keep them
-//! in the page's main wasm).
+//! only through the `settings` split point in `ui/app.rs`, so the dialog and its first tab
+//! (Providers) are one on-demand chunk. The other tabs are a second chunk (`settings_tabs`),
+//! fetched once the browser is idle after Settings opened (or at the first click on one of
+//! them): opening Settings waits only for what it shows first. Nothing outside Settings may call
+//! into these modules (the build would then keep them in the page's main wasm).
 //!
 //! Surfaces here lay out what core decides (each one's module says which machine) with the
 //! form-field components of `ui::fields`; none writes markup as text or reads a form back.
@@ -29,6 +31,7 @@ use skiff_core::settings::{Theme, DEFAULT_SILENCE_LIMIT_S};
 use super::context::ctx;
 use super::conversation_settings::ConversationSettings;
 use super::fields::EnumSelect;
+use super::lazy::{when_idle, Lazy};
 use super::mcp_settings::McpSettings;
 use super::memory_settings::MemorySettings;
 use super::profiles_settings::ProfilesSettings;
@@ -73,6 +76,22 @@ impl Tab {
     }
 }
 
+// The tabs after the first, each a split point into the one `settings_tabs` chunk.
+crate::split_surface!(mcp_tab, settings_tabs, || view! { <McpSettings /> }
+    .into_any());
+crate::split_surface!(tools_tab, settings_tabs, || view! { <ToolsSettings /> }
+    .into_any());
+crate::split_surface!(memory_tab, settings_tabs, || {
+    view! { <MemorySettings memory=ctx().memory /> }.into_any()
+});
+crate::split_surface!(masks_tab, settings_tabs, || view! { <MasksSettings /> }
+    .into_any());
+crate::split_surface!(projects_tab, settings_tabs, || {
+    view! { <ProjectsSettings /> }.into_any()
+});
+crate::split_surface!(storage_tab, settings_tabs, || view! { <StorageSection /> }
+    .into_any());
+
 /// Puts the cursor on the element `id` once the change that draws it has been drawn. Leptos
 /// updates the page in tasks queued when a signal changes; this task is queued after them, so
 /// it runs as soon as they have, before the browser paints or takes the next key press (a
@@ -89,7 +108,6 @@ pub(crate) fn focus_soon(id: String) {
 
 /// Settings' tabs and panels: the one entry of the on-demand Settings surface.
 pub fn settings_body() -> AnyView {
-    let ctx = ctx();
     let tab = RwSignal::new(Tab::Provider);
     let tabs = Tab::ALL
         .into_iter()
@@ -107,25 +125,31 @@ pub fn settings_body() -> AnyView {
             }
         })
         .collect_view();
+    // The other tabs' chunk, fetched while the user reads the first tab, so a tab opens at once.
+    when_idle(1_000, || {
+        leptos::task::spawn_local(async {
+            let _ = mcp_tab().await;
+        })
+    });
     view! {
         <div class="tabs" role="tablist">{tabs}</div>
         <When when=move || tab.get() == Tab::Mcp>
-            <McpSettings />
+            <Lazy load=mcp_tab surface="MCP servers" />
         </When>
         <When when=move || tab.get() == Tab::Tools>
-            <ToolsSettings />
+            <Lazy load=tools_tab surface="Tools" />
         </When>
         <When when=move || tab.get() == Tab::Memory>
-            <MemorySettings memory=ctx.memory />
+            <Lazy load=memory_tab surface="Memory" />
         </When>
         <When when=move || tab.get() == Tab::Masks>
-            <MasksSettings />
+            <Lazy load=masks_tab surface="Masks" />
         </When>
         <When when=move || tab.get() == Tab::Projects>
-            <ProjectsSettings />
+            <Lazy load=projects_tab surface="Projects" />
         </When>
         <When when=move || tab.get() == Tab::Storage>
-            <StorageSection />
+            <Lazy load=storage_tab surface="Storage" />
         </When>
         <When when=move || tab.get() == Tab::Provider>
             <ProfilesSettings />

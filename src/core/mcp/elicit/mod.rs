@@ -34,6 +34,23 @@ pub const CREATE_METHOD: &str = "elicitation/create";
 /// The notification a server sends when a URL-mode interaction finished out of band.
 pub const COMPLETE_NOTIFICATION: &str = "notifications/elicitation/complete";
 
+/// The JSON-RPC error a server answers a request with when the user must first finish one or
+/// more URL steps (MCP 2025-11-25 "URL elicitation required"): its `data.elicitations` are
+/// URL-mode `elicitation/create` params, and the request may be made again once they finished.
+pub const URL_REQUIRED: i64 = -32042;
+
+/// The `data` of an error that asks for URL steps before the request can succeed.
+pub fn url_steps_required(error: &crate::mcp::McpError) -> Option<&serde_json::Value> {
+    match error {
+        crate::mcp::McpError::Rpc {
+            code: URL_REQUIRED,
+            data: Some(data),
+            ..
+        } => Some(data),
+        _ => None,
+    }
+}
+
 /// The capability Skiff declares: both modes.
 pub fn client_capability() -> serde_json::Value {
     serde_json::json!({ "form": {}, "url": {} })

@@ -49,6 +49,21 @@ pub enum Effect {
     Open { id: String, url: String },
     /// Say this where the user sees it until dismissed (a refused request).
     Notice(String),
+    /// The URL steps a refused tool call asked for ([`Tray::required`]) are over: `done`, the
+    /// user finished every one (the call may be made again, once); not `done`, the user
+    /// declined or cancelled one (the call stays failed).
+    Finished { wait: u64, done: bool },
+}
+
+/// Where a card's question came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// A server holds `elicitation/create` open: the card's answer goes back to it.
+    Held(ElicitKey),
+    /// A tool call was refused with `-32042` (URL elicitation required): nothing waits for an
+    /// answer on the server; the page makes the call again once the user finished (`wait`
+    /// names the call's wait).
+    Required(u64),
 }
 
 #[derive(Debug, Clone)]
@@ -56,8 +71,7 @@ struct Card {
     id: String,
     server: String,
     server_name: String,
-    /// The session's key for the question, echoed back as it came.
-    key: ElicitKey,
+    origin: Origin,
     request: ElicitRequest,
     state: CardState,
     /// A URL-mode question the user accepted: the page opened and the server has not said yet
@@ -70,6 +84,8 @@ struct Card {
 pub struct Tray {
     cards: Vec<Card>,
     next: u64,
+    /// The waits of refused calls that still have cards on screen.
+    pending_waits: Vec<u64>,
 }
 
 impl Tray {
@@ -140,6 +156,15 @@ impl Tray {
                 .open_failed
                 .then_some("The browser refused to open the link. Copy it from above instead."),
             waiting: match &c.request.kind {
+                ElicitKind::Url(ask) if c.waiting && matches!(c.origin, Origin::Required(_)) => {
+                    Some(format!(
+                        "Opened {} in a new tab (if no tab appeared, a pop-up blocker may have \
+                         stopped it; the link is above). When you have finished there, choose \
+                         Dismiss: Skiff then asks {} to run the tool again.",
+                        text::name(&ask.domain),
+                        text::name(&c.server_name)
+                    ))
+                }
                 ElicitKind::Url(ask) if c.waiting => Some(format!(
                     "Opened {} in a new tab (if no tab appeared, a pop-up blocker may have \
                      stopped it; the link is above). {} will continue once the step there is \
@@ -195,7 +220,7 @@ impl Tray {
         if self
             .cards
             .iter()
-            .any(|c| c.server == ask.server && c.key == ask.key)
+            .any(|c| c.server == ask.server && c.origin == Origin::Held(ask.key))
         {
             // The same question twice (a replayed event): one card answers it.
             return Vec::new();
@@ -222,7 +247,7 @@ impl Tray {
                     id: id.clone(),
                     server: ask.server.clone(),
                     server_name: server_name.clone(),
-                    key: ask.key,
+                    origin: Origin::Held(ask.key),
                     request,
                     state: CardState {
                         inputs,
@@ -246,7 +271,16 @@ impl Tray {
     /// The question can no longer be answered (its connection ended). A URL-mode card already
     /// answered stays: the user may still be on that page.
     pub fn gone(&mut self, server: &str, key: ElicitKey) -> Vec<Effect> {
-        self.remove_where(|c| c.server == server && c.key == key && !c.waiting)
+        self.remove_where(|c| c.server == server && c.origin == Origin::Held(key) && !c.waiting)
+    }
+
+    /// Every tool call that was running when `server` asked `key` has its answer: the server
+    /// went on. A URL step the user opened is finished then, whether or not the server ever
+    /// says so (`notifications/elicitation/complete` is optional, and server-everything never
+    /// sends it): its card, which said the server "will continue", goes. A question not yet
+    /// answered stays: the user's answer still reaches the server.
+    pub fn settled(&mut self, server: &str, key: ElicitKey) -> Vec<Effect> {
+        self.remove_where(|c| c.server == server && c.origin == Origin::Held(key) && c.waiting)
     }
 
     /// `notifications/elicitation/complete` from `server`: the URL-mode step it names finished.
@@ -254,10 +288,110 @@ impl Tray {
         let Some(eid) = params.get("elicitationId").and_then(Value::as_str) else {
             return Vec::new();
         };
-        self.remove_where(|c| {
+        let mut out = self.remove_where(|c| {
             c.server == server
                 && matches!(&c.request.kind, ElicitKind::Url(u) if u.elicitation_id == eid)
-        })
+        });
+        out.extend(self.finished_waits());
+        out
+    }
+
+    /// A tool call on `server` was refused with `-32042`; `data` is the error's `data`, whose
+    /// `elicitations` are the URL steps the user must finish first. Each shows as a URL card;
+    /// once every one is finished (the server's `notifications/elicitation/complete`, or the
+    /// user's Dismiss after opening it) [`Effect::Finished`] says `done`. Nothing usable in
+    /// `data` finishes the wait at once, not done, with a notice saying why.
+    pub fn required(
+        &mut self,
+        server: &str,
+        server_name: &str,
+        wait: u64,
+        data: &Value,
+    ) -> Vec<Effect> {
+        let name = if server_name.is_empty() {
+            server
+        } else {
+            server_name
+        };
+        let asks = data
+            .get("elicitations")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let mut out = Vec::new();
+        let mut refused = None;
+        for params in asks {
+            match parse_create(params) {
+                Ok(
+                    request @ ElicitRequest {
+                        kind: ElicitKind::Url(_),
+                        ..
+                    },
+                ) => {
+                    self.next += 1;
+                    let id = format!("elicit-{}", self.next);
+                    self.cards.push(Card {
+                        id: id.clone(),
+                        server: server.to_string(),
+                        server_name: name.to_string(),
+                        origin: Origin::Required(wait),
+                        request,
+                        state: CardState::default(),
+                        waiting: false,
+                    });
+                    out.push(Effect::Added { id });
+                }
+                Ok(_) => refused = Some("it asked for a form, where only links may be".to_string()),
+                Err(why) => refused = Some(why),
+            }
+        }
+        if refused.is_none() && !out.is_empty() && !self.pending_waits.contains(&wait) {
+            self.pending_waits.push(wait);
+        }
+        if let Some(why) = refused {
+            // One step that cannot be shown means the call cannot succeed: no card of it stays.
+            out.extend(self.remove_where(|c| c.origin == Origin::Required(wait)));
+            out.retain(|e| !matches!(e, Effect::Added { .. } | Effect::Removed { .. }));
+            out.push(Effect::Notice(format!(
+                "{} needs a step in your browser before the tool can run, but Skiff cannot show \
+                 it: {}.",
+                text::name(name),
+                text::prose(&why)
+            )));
+            out.push(Effect::Finished { wait, done: false });
+        } else if out.is_empty() {
+            out.push(Effect::Notice(format!(
+                "{} needs a step in your browser before the tool can run, but named none.",
+                text::name(name)
+            )));
+            out.push(Effect::Finished { wait, done: false });
+        }
+        out
+    }
+
+    /// The waits of refused calls whose cards are all gone: finished, done.
+    fn finished_waits(&mut self) -> Vec<Effect> {
+        let open: Vec<u64> = self
+            .cards
+            .iter()
+            .filter_map(|c| match c.origin {
+                Origin::Required(w) => Some(w),
+                Origin::Held(_) => None,
+            })
+            .collect();
+        let over: Vec<u64> = std::mem::take(&mut self.pending_waits)
+            .into_iter()
+            .filter(|w| {
+                let still = open.contains(w);
+                if still {
+                    self.pending_waits.push(*w);
+                }
+                !still
+            })
+            .collect();
+        over.into_iter()
+            .map(|wait| Effect::Finished { wait, done: true })
+            .collect()
     }
 
     fn remove_where(&mut self, mut hit: impl FnMut(&Card) -> bool) -> Vec<Effect> {
@@ -281,10 +415,21 @@ impl Tray {
         let Some(c) = self.card(id) else {
             return Vec::new();
         };
-        let reply = AskReply::result(&c.server, c.key, answer.to_result());
-        let mut out = vec![Effect::Answer(reply)];
-        out.extend(self.take(id));
-        out
+        match c.origin {
+            Origin::Held(key) => {
+                let reply = AskReply::result(&c.server, key, answer.to_result());
+                let mut out = vec![Effect::Answer(reply)];
+                out.extend(self.take(id));
+                out
+            }
+            // Declined or cancelled: the call cannot go on, so its other steps go too.
+            Origin::Required(wait) => {
+                let mut out = self.remove_where(|c| c.origin == Origin::Required(wait));
+                self.pending_waits.retain(|w| *w != wait);
+                out.push(Effect::Finished { wait, done: false });
+                out
+            }
+        }
     }
 
     /// The user acted on card `id`.
@@ -296,7 +441,13 @@ impl Tray {
             CardIntent::Decline if !card.waiting => self.answer(id, ElicitAnswer::decline()),
             CardIntent::Cancel if !card.waiting => self.answer(id, ElicitAnswer::cancel()),
             // Only a finished wait is dismissed: an open question needs one of the answers.
-            CardIntent::Dismiss if card.waiting => self.take(id),
+            CardIntent::Dismiss if card.waiting => {
+                // For a refused call's step, Dismiss is the user saying they finished there
+                // (a server need not send `notifications/elicitation/complete`).
+                let mut out = self.take(id);
+                out.extend(self.finished_waits());
+                out
+            }
             CardIntent::Accept if !card.waiting => {
                 let checked = match &card.request.kind {
                     ElicitKind::Form(model) => model.validate(&card.state.inputs),
@@ -339,18 +490,19 @@ impl Tray {
             return Vec::new();
         }
         card.waiting = true;
-        let reply = AskReply::result(
-            &card.server,
-            card.key,
-            ElicitAnswer::accept(None).to_result(),
-        );
-        vec![
-            Effect::Answer(reply),
-            Effect::Focus {
-                id: id.to_string(),
-                field: None,
-            },
-        ]
+        let focus = Effect::Focus {
+            id: id.to_string(),
+            field: None,
+        };
+        match card.origin {
+            Origin::Held(key) => {
+                let reply =
+                    AskReply::result(&card.server, key, ElicitAnswer::accept(None).to_result());
+                vec![Effect::Answer(reply), focus]
+            }
+            // Nothing on the server waits for an answer: the card waits for the step's end.
+            Origin::Required(_) => vec![focus],
+        }
     }
 
     /// The element id of field `i` of card `id`.

@@ -279,3 +279,160 @@ fn ticked_choices_are_kept_in_the_forms_order() {
         json!({"action": "accept", "content": {"many": ["x", "z"]}})
     );
 }
+
+/// The `data` of server-everything's `UrlElicitationRequiredError` (`-32042`).
+fn required_data(ids: &[&str]) -> Value {
+    json!({"elicitations": ids.iter().map(|id| json!({"mode": "url",
+        "url": "https://modelcontextprotocol.io",
+        "message": "Open this link to satisfy the prerequisite, then retry the request.",
+        "elicitationId": id})).collect::<Vec<_>>()})
+}
+
+#[test]
+fn a_call_refused_for_url_steps_shows_them_and_is_done_when_each_finished() {
+    let error = crate::mcp::McpError::Rpc {
+        code: -32042,
+        message: "This request requires browser-based authorization.".into(),
+        data: Some(required_data(&["a"])),
+    };
+    let data = super::url_steps_required(&error).expect("a -32042 error names its steps");
+    let other = crate::mcp::McpError::Rpc {
+        code: -32602,
+        message: "bad".into(),
+        data: Some(required_data(&["a"])),
+    };
+    assert!(super::url_steps_required(&other).is_none());
+
+    let mut tray = Tray::new();
+    let fx = tray.required(SERVER, "Everything", 7, data);
+    let id = added(&fx);
+    assert_eq!(fx.len(), 1, "{fx:?}");
+    let view = tray.view(&id).unwrap();
+    assert_eq!(view.mode, Mode::Url);
+    assert_eq!(view.accept, "Open modelcontextprotocol.io");
+    // Open: nothing is answered (no server request waits); the card waits.
+    assert!(matches!(
+        &tray.act(&id, CardIntent::Accept)[..],
+        [Effect::Open { .. }]
+    ));
+    assert_eq!(
+        tray.opened(&id, true),
+        vec![Effect::Focus {
+            id: id.clone(),
+            field: None
+        }]
+    );
+    let waiting = tray.status(&id).waiting.unwrap();
+    assert!(
+        waiting.contains("choose Dismiss") && waiting.contains("run the tool again"),
+        "{waiting}"
+    );
+    // The user finished there: the call may go again.
+    assert_eq!(
+        tray.act(&id, CardIntent::Dismiss),
+        vec![
+            Effect::Removed { id },
+            Effect::Finished {
+                wait: 7,
+                done: true
+            }
+        ]
+    );
+    assert!(tray.is_empty());
+
+    // Two steps: done only when both finished, the server's word counting as finished.
+    let fx = tray.required(SERVER, "Everything", 8, &required_data(&["x", "y"]));
+    assert_eq!(fx.len(), 2);
+    let first = tray.ids()[0].clone();
+    tray.act(&first, CardIntent::Accept);
+    tray.opened(&first, true);
+    assert_eq!(
+        tray.complete(SERVER, &json!({"elicitationId": "x"})),
+        vec![Effect::Removed { id: first }]
+    );
+    let second = tray.ids()[0].clone();
+    tray.act(&second, CardIntent::Accept);
+    tray.opened(&second, true);
+    let fx = tray.complete(SERVER, &json!({"elicitationId": "y"}));
+    assert_eq!(
+        fx.last(),
+        Some(&Effect::Finished {
+            wait: 8,
+            done: true
+        })
+    );
+}
+
+#[test]
+fn a_declined_url_step_ends_the_call_and_unusable_steps_are_said() {
+    let mut tray = Tray::new();
+    tray.required(SERVER, "S", 3, &required_data(&["x", "y"]));
+    let first = tray.ids()[0].clone();
+    let fx = tray.act(&first, CardIntent::Decline);
+    assert_eq!(fx.len(), 3, "both cards go: {fx:?}");
+    assert_eq!(
+        fx.last(),
+        Some(&Effect::Finished {
+            wait: 3,
+            done: false
+        })
+    );
+    assert!(
+        fx.iter().all(|e| !matches!(e, Effect::Answer(_))),
+        "no server request to answer"
+    );
+    assert!(tray.is_empty());
+
+    // A step that is not a link, or none at all: no card, a sentence, not done.
+    let form = json!({"elicitations": [{"mode": "form", "message": "x",
+        "requestedSchema": {"type": "object", "properties": {}}}]});
+    for data in [
+        form,
+        json!({}),
+        json!({"elicitations": [{"mode": "url", "url": "javascript:x"}]}),
+    ] {
+        let fx = tray.required(SERVER, "S", 4, &data);
+        assert!(
+            matches!(&fx[..], [Effect::Notice(n), Effect::Finished { wait: 4, done: false }] if n.starts_with("S needs a step in your browser")),
+            "{fx:?}"
+        );
+        assert!(tray.is_empty());
+    }
+}
+
+#[test]
+fn an_opened_url_step_goes_once_the_calls_it_came_with_are_answered() {
+    let mut t = Tray::new();
+    let url = held(
+        "Server",
+        7,
+        json!({"mode": "url", "url": "https://auth.example.com/x", "elicitationId": "e1", "message": "Sign in"}),
+        "",
+    );
+    let form = held(
+        "Server",
+        8,
+        json!({"message": "Name?", "requestedSchema": {"type": "object", "properties": {"n": {"type": "string"}}}}),
+        "",
+    );
+    t.ask(&url);
+    t.ask(&form);
+    let ids = t.ids();
+    // Not opened yet: the question still needs the user's answer, so it stays.
+    assert!(t.settled(SERVER, 7).is_empty());
+    assert!(matches!(
+        &t.act(&ids[0], CardIntent::Accept)[..],
+        [Effect::Open { .. }]
+    ));
+    t.opened(&ids[0], true);
+    assert!(t.status(&ids[0]).waiting.is_some());
+    // Another server's, or another question's, end changes nothing.
+    assert!(t.settled("other", 7).is_empty());
+    assert!(t.settled(SERVER, 8).is_empty());
+    assert_eq!(t.len(), 2);
+    assert_eq!(
+        t.settled(SERVER, 7),
+        vec![Effect::Removed { id: ids[0].clone() }]
+    );
+    assert_eq!(t.ids(), vec![ids[1].clone()]);
+}

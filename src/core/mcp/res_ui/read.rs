@@ -208,18 +208,32 @@ pub fn change_summary(name: &str, old: Option<&[Part]>, new: &[Part]) -> String 
                 .position(|(x, y)| x != y)
                 .unwrap_or_else(|| a.lines().count().min(b.lines().count()))
                 + 1;
-            format!(
-                "{name} changed from line {line}: {} \u{2192} {} characters.",
-                crate::format::decimal(a.chars().count() as f64),
-                crate::format::decimal(b.chars().count() as f64)
-            )
+            // Said as a sentence (the arrow between two character counts read as a riddle,
+            // "62 → 62 characters" most of all).
+            let (was, now) = (a.chars().count(), b.chars().count());
+            let count = |n: usize| {
+                let word = if n == 1 { "character" } else { "characters" };
+                format!("{} {word}", crate::format::decimal(n as f64))
+            };
+            if was == now {
+                format!(
+                    "{name} changed from line {line} on; it is the same length ({}).",
+                    count(now)
+                )
+            } else {
+                format!(
+                    "{name} changed from line {line} on; it is now {} long (was {}).",
+                    count(now),
+                    crate::format::decimal(was as f64)
+                )
+            }
         }
         _ => {
             let size = |ps: &[Part]| ps.iter().map(|p| p.size).sum::<u64>();
             format!(
-                "{name} changed: {} \u{2192} {}.",
-                human_bytes(size(old)),
-                human_bytes(size(new))
+                "{name} changed; it is now {} (was {}).",
+                human_bytes(size(new)),
+                human_bytes(size(old))
             )
         }
     }

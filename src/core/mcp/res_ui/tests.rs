@@ -670,7 +670,13 @@ fn an_update_says_what_changed() {
     let b = [text_part("u", "one\nTWO!\nthree")];
     assert_eq!(
         change_summary("notes", Some(&a), &b),
-        "notes changed from line 2: 13 \u{2192} 14 characters."
+        "notes changed from line 2 on; it is now 14 characters long (was 13)."
+    );
+    // The "changed from line 1: 62 → 62 characters": a sentence.
+    let c = [text_part("u", "one\nTWO\nthree")];
+    assert_eq!(
+        change_summary("notes", Some(&a), &c),
+        "notes changed from line 2 on; it is the same length (13 characters)."
     );
     assert_eq!(
         change_summary("notes", Some(&a), &a),
@@ -685,7 +691,7 @@ fn an_update_says_what_changed() {
     };
     assert_eq!(
         change_summary("img", Some(&[bin(1)]), &[bin(2048)]),
-        "img changed: 1 byte \u{2192} 2.0 KB."
+        "img changed; it is now 2.0 KB (was 1 byte)."
     );
 }
 

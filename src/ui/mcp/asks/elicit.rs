@@ -72,10 +72,33 @@ impl Tray {
         self.perform(fx);
     }
 
+    /// The tool calls running when `server` asked `key` are over (`Tray::settled`).
+    pub fn settled(&self, server: &str, key: ElicitKey) {
+        let fx = self
+            .machine
+            .try_update(|m| m.settled(server, key))
+            .unwrap_or_default();
+        self.perform(fx);
+    }
+
     pub fn complete(&self, server: &str, params: &Value) {
         let fx = self
             .machine
             .try_update(|m| m.complete(server, params))
+            .unwrap_or_default();
+        self.perform(fx);
+    }
+
+    /// A tool call was refused until the user finishes these URL steps (`-32042`).
+    pub fn required(&self, server: &str, wait: u64, data: &Value) {
+        let name = self
+            .ctx
+            .mcp
+            .server_name(server)
+            .unwrap_or_else(|| server.to_string());
+        let fx = self
+            .machine
+            .try_update(|m| m.required(server, &name, wait, data))
             .unwrap_or_default();
         self.perform(fx);
     }
@@ -131,6 +154,7 @@ impl Tray {
                     self.perform(fx);
                 }
                 Effect::Notice(text) => self.ctx.notices.push(Level::Error, text),
+                Effect::Finished { wait, done } => self.ctx.mcp.inbox.finished(wait, done),
             }
         }
     }

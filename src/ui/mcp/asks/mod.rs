@@ -41,6 +41,8 @@ pub fn ask_cards(ctx: Ctx) -> AnyView {
                     desk.gone(&server, key);
                 }
                 AskEvent::Completed { server, params } => tray.complete(&server, &params),
+                AskEvent::Settled { server, key } => tray.settled(&server, key),
+                AskEvent::Required { server, wait, data } => tray.required(&server, wait, &data),
             });
         }
     });

@@ -143,7 +143,7 @@ impl Panel {
                 }
                 None => return,
             };
-            if let Err(e) = prompts::insert(this.ctx.convs, turns) {
+            if let Err(e) = prompts::insert(this.ctx.convs, this.ctx.runner, turns) {
                 this.failed(format!(
                     "The prompt could not be added to the conversation: {e}"
                 ));

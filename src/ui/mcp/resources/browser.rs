@@ -200,8 +200,20 @@ pub(super) fn browser(surfaces: McpSurfaces, filter: String) -> AnyView {
             });
         }
     });
+    // A resource link from a tool's result: shown in the pane, on its server's list.
+    effect(move || {
+        let Some((server, uri)) = surfaces.pending.get() else {
+            return;
+        };
+        surfaces.pending.update_untracked(|p| *p = None);
+        if filter.get_untracked() != server {
+            filter.set(server.clone());
+        }
+        b.open_resource(server, uri, false);
+    });
     on_cleanup(move || {
         runner.store.open.try_set(None);
+        surfaces.pending.try_set(None);
     });
     let close = move || surfaces.browse.set(None);
     // Escape on a phone with the pane open goes back to the list; otherwise it closes.
