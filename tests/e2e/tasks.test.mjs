@@ -77,7 +77,9 @@ async function openPage() {
   const page = await context.newPage();
   const errors = collectConsoleErrors(page);
   const wire = [];
-  page.on('request', (req) => wire.push({ t: Date.now(), method: req.method(), url: req.url(), body: req.postData() ?? '' }));
+  page.on('request', (req) => wire.push({
+    t: Date.now(), method: req.method(), url: req.url(), body: req.postData() ?? '', sid: req.headers()['mcp-session-id'],
+  }));
   await page.goto(site.url);
   await page.waitForSelector('textarea[aria-label="Message"]', { timeout: WAIT_MS });
   return { context, page, errors, wire };
@@ -238,16 +240,24 @@ test('c. a reload while the task runs follows the same task again and never call
     // The reloaded page asks about the same task (never tools/call again) and settles the card.
     await waitWire(page, wire, (w) => sent(w.slice(before), 'tasks/get').length > 0, 'a tasks/get from the reloaded page');
     assert.equal(sent(wire.slice(before), 'tasks/get')[0].params.taskId, taskId, 'the same task');
-    await waitCard(page, 'call_task_c', ['done', 'error']);
-    const status = await card(page, 'call_task_c').getAttribute('data-status');
-    if (status === 'error') {
-      // server-everything keeps tasks per session, and the closed page ended its session:
-      // the card says so, and that the call was not sent again.
-      const c = card(page, 'call_task_c');
-      if (!(await c.evaluate((d) => d.open))) await c.locator('summary').first().click();
-      const text = await c.innerText();
-      assert.match(text, /did not send it again/, text);
-    }
+    // server-everything keeps one task store per session (the spec binds a task to the context
+    // that created it), and the reloaded page has a new session: the result is out of reach,
+    // and the card says exactly that, and that the call was not sent again.
+    const sessionOf = (method, from = 0) => wire.slice(from).find((r) => {
+      try { return [JSON.parse(r.body)].flat().some((m) => m.method === method); } catch { return false; }
+    })?.sid;
+    const createdIn = sessionOf('tools/call');
+    const followedIn = sessionOf('tasks/get', before);
+    assert.ok(createdIn && followedIn && createdIn !== followedIn, `a new session after the reload (${createdIn} → ${followedIn})`);
+    await waitCard(page, 'call_task_c', 'error');
+    const c = card(page, 'call_task_c');
+    if (!(await c.evaluate((d) => d.open))) await c.locator('summary').first().click();
+    const text = await c.innerText();
+    assert.match(text, new RegExp(`task behind this call \\(${taskId}\\)`), text);
+    assert.match(text, /reloaded while it ran/, text);
+    assert.match(text, /Task not found/, text);
+    assert.match(text, /did not send it again/, text);
+    const status = await c.getAttribute('data-status');
     const calls = sent(wire, 'tools/call').filter((m) => m.params?.name === TOOL);
     assert.equal(calls.length, 1, 'a tool call runs at most once');
     await page.waitForTimeout(1000);

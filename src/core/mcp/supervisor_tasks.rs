@@ -188,7 +188,7 @@ impl Supervisor {
         match (step, result) {
             (FollowStep::Result, result) => {
                 let f = self.tasks.follows.remove(at);
-                let result = result.map_err(|e| lost_unless_transport(f.task.id(), e));
+                let result = result.map_err(|e| lost_unless_transport(&f.task, e));
                 self.emit(Action::Reply { key, result });
             }
             (FollowStep::Get, Ok(v)) => {
@@ -198,7 +198,7 @@ impl Supervisor {
             // The server does not know the task (any more): nothing will finish it.
             (FollowStep::Get, Err(e @ McpError::Rpc { .. })) => {
                 let f = self.tasks.follows.remove(at);
-                let result = Err(lost_unless_transport(f.task.id(), e));
+                let result = Err(lost_unless_transport(&f.task, e));
                 self.emit(Action::Reply { key, result });
             }
             // A slow or failed poll: ask again at the next interval.
@@ -311,10 +311,21 @@ impl Supervisor {
 
 /// A `tasks/*` request refused by the server means the task is gone for us; a transport
 /// failure keeps its own words, saying that the tool may have run (it was running).
-fn lost_unless_transport(task_id: &str, e: McpError) -> McpError {
+fn lost_unless_transport(task: &TaskFollow, e: McpError) -> McpError {
     match e {
+        // After a reload the task is asked for on a new session. The spec binds a task to the
+        // context that created it, and servers commonly scope it to the session
+        // (server-everything keeps one task store per session): the result is out of reach.
+        McpError::Rpc { message, .. } if task.resumed() => McpError::TaskLost {
+            task_id: task.id().to_string(),
+            reason: format!(
+                "the page was reloaded while it ran, and the server does not know the task on \
+                 the new session (it answered “{message}”; a server may keep a task only for \
+                 the session that created it)"
+            ),
+        },
         McpError::Rpc { message, .. } => McpError::TaskLost {
-            task_id: task_id.to_string(),
+            task_id: task.id().to_string(),
             reason: format!("the server answered “{message}”"),
         },
         McpError::ConnectionLost { reason, .. } => McpError::ConnectionLost {

@@ -206,7 +206,14 @@ fn a_reloaded_page_follows_its_task_and_a_forgotten_task_says_so() {
     match &replies(&a)[..] {
         [(4, Err(e @ McpError::TaskLost { .. }))] => {
             assert!(e.tool_may_have_run());
-            assert!(e.to_string().contains("Task not found"), "{e}");
+            let said = e.to_string();
+            assert!(said.contains("Task not found"), "{said}");
+            // The reader learns why: the reload's new session, and that tasks may be per session.
+            assert!(said.contains("reloaded while it ran"), "{said}");
+            assert!(
+                said.contains("only for the session that created it"),
+                "{said}"
+            );
         }
         other => panic!("{other:?}"),
     }

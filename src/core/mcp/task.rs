@@ -155,12 +155,15 @@ pub struct TaskFollow {
     next_get_ms: Option<f64>,
     get_in_flight: bool,
     result_sent: bool,
+    /// Known only by its id, from a page before a reload: the session that created it is gone.
+    resumed: bool,
 }
 
 impl TaskFollow {
     /// Follow the task a `tools/call` just created.
     pub fn created(update: TaskUpdate, now_ms: f64) -> Self {
         let mut f = TaskFollow::resume(update.id.clone(), now_ms);
+        f.resumed = false;
         f.apply(update, now_ms);
         f
     }
@@ -175,7 +178,13 @@ impl TaskFollow {
             next_get_ms: Some(now_ms),
             get_in_flight: false,
             result_sent: false,
+            resumed: true,
         }
+    }
+
+    /// Followed again after a reload, on a session other than the one that created it.
+    pub fn resumed(&self) -> bool {
+        self.resumed
     }
 
     pub fn id(&self) -> &str {
