@@ -81,8 +81,16 @@ test('a. the gauge shows the tools; with tools loaded on demand the model finds 
   try {
     await page.goto(site.url);
     await page.waitForSelector('textarea[aria-label="Message"]', { timeout: WAIT_MS });
-    await page.waitForFunction(() => /Tools: 1[0-9]/.test(document.querySelector('.tool-picker-toggle')?.innerText || ''), null, { timeout: WAIT_MS });
-    await page.waitForTimeout(500);
+    // server-everything's tools and the built-in tools (their own chunk, attached when the page
+    // is idle) both listed: at least server-everything's 13, and the count settled for a second.
+    const toolCount = () => page.evaluate(() => Number((document.querySelector('.tool-picker-toggle')?.innerText || '').replace(/\D+/g, '')));
+    for (let t0 = Date.now(), last = -1, since = Date.now(); ;) {
+      const n = await toolCount();
+      if (n !== last) [last, since] = [n, Date.now()];
+      if (n >= 13 && Date.now() - since >= 1000) break;
+      if (Date.now() - t0 > WAIT_MS) throw new Error(`the tools never settled (last count ${n})`);
+      await page.waitForTimeout(100);
+    }
 
     // Every tool offered: the gauge names the tools' share.
     await api.script([{ reply: 'Plain answer.' }]);
