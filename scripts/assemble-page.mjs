@@ -20,8 +20,9 @@
 // waits for. Anything unexpected fails the build rather than shipping a page that cannot start.
 //   node scripts/assemble-page.mjs WORK DIST
 import { createHash } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import os from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -37,7 +38,10 @@ const fail = (why) => {
   process.exit(1);
 };
 const sha = (bytes, n = 16) => createHash('sha256').update(bytes).digest('hex').slice(0, n);
-const sri = (bytes) => `sha384-${createHash('sha384').update(bytes).digest('base64')}`;
+// SHA-256, the shortest digest Subresource Integrity takes: the chunk loader on the critical
+// path names each of the 127 modules with its digest, 20 incompressible characters fewer than
+// SHA-384 each (about 2 KiB gzip).
+const sri = (bytes) => `sha256-${createHash('sha256').update(bytes).digest('base64')}`;
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const wasmOpt = path.join(root, 'node_modules', '.bin', 'wasm-opt');
 if (!existsSync(wasmOpt)) fail('node_modules/.bin/wasm-opt is missing: run scripts/setup.sh (npm ci)');
@@ -46,18 +50,42 @@ if (!existsSync(wasmOpt)) fail('node_modules/.bin/wasm-opt is missing: run scrip
 // rustc 1.95 emits bulk-memory, sign-ext, reference-types... by default: wasm-opt must be told,
 // or it rejects the module. low-memory-unused lets wasm-opt fold `ptr + C` (C < 1024) into the
 // load/store offset, which is exact unless the add wraps past 4 GiB into the first KiB of
-// memory; Rust never forms such an address (4.9 KiB gzip).
+// memory; Rust never forms such an address (4.9 KiB gzip). The target_features section (which
+// features rustc used, about 150 bytes in each of the 127 modules) is read by no browser.
 const OPT = [
   '--enable-bulk-memory', '--enable-bulk-memory-opt', '--enable-nontrapping-float-to-int',
   '--enable-sign-ext', '--enable-reference-types', '--enable-multivalue', '--enable-mutable-globals',
-  '--low-memory-unused', '--strip-debug', '--strip-producers', '-Oz',
+  '--low-memory-unused', '--strip-debug', '--strip-producers', '--strip-target-features', '-Oz',
 ];
 // `--flatten --rereloop` rebuilds each function's control flow from its basic blocks, after
 // which -Oz finds more to fold: 6 KiB gzip less than -Oz alone on this page (about 30 s).
 // SKIFF_FAST_OPT=1 skips them (a quicker build for trying a change; never for a release).
 const DEEPER = process.env.SKIFF_FAST_OPT ? [] : ['--flatten', '--rereloop', '-Oz', '-Oz'];
-const opt = (input, output, extra) =>
-  execFileSync(wasmOpt, [input, '-o', output, ...OPT, ...extra], { stdio: ['ignore', 'ignore', 'inherit'] });
+// Every module is optimized in its own process, as many at once as the machine has cores:
+// `--flatten --rereloop` and several -Oz passes run on one thread, so one module after another
+// left a core idle for most of the build (238 s of a CI run's build step).
+const optOne = (input, output, extra) =>
+  new Promise((resolve, reject) => {
+    const t0 = Date.now();
+    execFile(wasmOpt, [input, '-o', output, ...OPT, ...extra], { maxBuffer: 1 << 24 }, (err, _out, stderr) => {
+      if (stderr) process.stderr.write(stderr);
+      if (err) reject(new Error(`wasm-opt ${path.basename(input)}: ${err.message}`));
+      else resolve((Date.now() - t0) / 1000);
+    });
+  });
+/** Runs wasm-opt over [input, output] pairs, the largest first, `os.availableParallelism()` at a time. */
+async function optAll(jobs, extra) {
+  const queue = [...jobs].sort((a, b) => statSize(b[0]) - statSize(a[0]));
+  const times = [];
+  const lane = async () => {
+    for (let job = queue.shift(); job; job = queue.shift()) times.push([path.basename(job[0]), await optOne(job[0], job[1], extra)]);
+  };
+  const t0 = Date.now();
+  await Promise.all(Array.from({ length: Math.max(1, os.availableParallelism()) }, lane)).catch((e) => fail(e.message));
+  const slowest = times.sort((a, b) => b[1] - a[1]).slice(0, 3).map(([n, t]) => `${n} ${t.toFixed(0)} s`).join(', ');
+  console.log(`wasm-opt: ${jobs.length} modules in ${((Date.now() - t0) / 1000).toFixed(0)} s (slowest: ${slowest})`);
+}
+const statSize = (f) => statSync(f).size;
 
 // leptos depends on server_fn even in a client-only build, and server_fn on wasm-streams, whose
 // `#[wasm_bindgen]` classes (IntoUnderlyingSource, ...) are exports: roots neither LTO nor
@@ -174,7 +202,9 @@ const before = exportNames(mainRaw);
 const cut = path.join(work, 'main.cut.wasm');
 const mainOpt = path.join(work, 'main.opt.wasm');
 writeFileSync(cut, withoutExports(mainRaw, (n) => DROP.test(n)));
-opt(cut, mainOpt, DEEPER);
+// The main module and every chunk at once (see optAll).
+const chunkOut = (name) => path.join(work, `${name}.opt`);
+await optAll([[cut, mainOpt], ...chunkNames.map((name) => [path.join(splitDir, name), chunkOut(name)])], DEEPER);
 const mainBytes = readFileSync(mainOpt);
 const after = exportNames(mainBytes);
 const lost = before.filter((n) => !DROP.test(n) && !after.includes(n));
@@ -183,9 +213,7 @@ if (lost.length > 0) fail(`wasm-opt removed exports the glue or the chunks need:
 // Chunks: optimized with the same flags; named by content. The loader fetches them by name.
 const chunkFiles = new Map();
 for (const name of chunkNames) {
-  const out = path.join(work, `${name}.opt`);
-  opt(path.join(splitDir, name), out, DEEPER);
-  const bytes = readFileSync(out);
+  const bytes = readFileSync(chunkOut(name));
   // wasm-split names a split point's module `split_<chunk>` and code that several split points
   // share `chunk_<n>` (loaded with whichever needs it first).
   const stem = name.replace(/\.wasm$/, '');

@@ -26,7 +26,20 @@ dist="${SKIFF_DIST:-dist}"
 step() { echo "==> $*  [$(( $(date +%s) - start )) s]"; }
 
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+worker_pid=""
+# A failed page build stops the worker's build too (it runs in the background, below).
+trap '[ -n "$worker_pid" ] && { pkill -TERM -P "$worker_pid" 2>/dev/null; kill "$worker_pid" 2>/dev/null; }; rm -rf "$work"' EXIT
+
+# The model worker builds at the same time as the page, into the work folder: both end in a
+# single-threaded LTO link (codegen-units = 1) and wasm-opt passes that leave a core idle, so one
+# after the other cost about 2 minutes of a CI run. Its output is printed when it ends.
+if [ -z "${SKIFF_REUSE_WORKER:-}" ] && [ -z "${SKIFF_NO_WORKER:-}" ]; then
+  step "the model worker, loaded only when a model runs in the page (scripts/build-worker.sh), in the background"
+  # Its own target dir: it is built with other RUSTFLAGS and profile than the page.
+  CARGO_TARGET_DIR="${SKIFF_WORKER_TARGET_DIR:-$CARGO_TARGET_DIR-worker}" SKIFF_DIST="$work/worker-dist" \
+    scripts/build-worker.sh >"$work/worker.log" 2>&1 &
+  worker_pid=$!
+fi
 
 step "cargo: the page's wasm (release, linked with --emit-relocs for wasm-split)"
 # `cargo rustc` gives the link flag to this crate alone, so the dependencies' build cache is the
@@ -50,10 +63,17 @@ node scripts/assemble-page.mjs "$work" "$dist"
 if [ -n "${SKIFF_REUSE_WORKER:-}" ]; then
   step "the model worker: copied from $SKIFF_REUSE_WORKER"
   rm -rf "$dist/worker" && cp -r "$SKIFF_REUSE_WORKER" "$dist/worker"
-elif [ -z "${SKIFF_NO_WORKER:-}" ]; then
-  step "the model worker, loaded only when a model runs in the page (scripts/build-worker.sh)"
-  # Its own target dir: it is built with other RUSTFLAGS and profile than the page.
-  CARGO_TARGET_DIR="${SKIFF_WORKER_TARGET_DIR:-$CARGO_TARGET_DIR-worker}" SKIFF_DIST="$dist" scripts/build-worker.sh
+elif [ -n "$worker_pid" ]; then
+  step "the model worker: waiting for its build"
+  worker_ok=0
+  wait "$worker_pid" || worker_ok=$?
+  worker_pid=""
+  cat "$work/worker.log"
+  if [ "$worker_ok" -ne 0 ]; then
+    echo "build: the model worker's build failed (exit $worker_ok, its output above)" >&2
+    exit 1
+  fi
+  rm -rf "$dist/worker" && mv "$work/worker-dist/worker" "$dist/worker"
 fi
 
 step "the OAuth callback page (scripts/build-oauth-callback.sh)"

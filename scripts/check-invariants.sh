@@ -35,4 +35,10 @@ if grep -rn 'waitForFunction(\s*async' tests --include=*.mjs; then
   broke "waitForFunction with an async predicate never waits (lines above): await in page.evaluate, as harness.mjs swControlled does"
 fi
 
+# A wait that cannot end: waitForEvent('close') on a page that already closed itself waits for
+# its timeout (it failed oauth_legacy's sign-ins with two files at a time); harness.mjs closed().
+if grep -rn "waitForEvent('close'" tests --include=*.mjs --exclude=harness.mjs --exclude-dir=node_modules; then
+  broke "waitForEvent('close') misses a page that already closed (lines above): use harness.mjs closed(page)"
+fi
+
 exit "$fail"

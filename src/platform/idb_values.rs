@@ -1,6 +1,6 @@
 //! A small IndexedDB database of one object store holding browser values that are not text (a
 //! `CryptoKey`, which IndexedDB stores by structured clone and localStorage cannot hold at all).
-//! The sign-in's sealing key lives in one (`webcrypto`).
+//! The sign-in's sealing key and its DPoP key pairs live in one (`webcrypto`).
 //!
 //! Like `idb.rs` (whose request helpers it shares), it never parses or drops what it stores and
 //! never panics when IndexedDB is missing or refuses: those are `IdbError`s with sentences.
@@ -95,6 +95,21 @@ impl ValueDb {
             .map_err(|e| IdbError::Unavailable(js_error_text(&e)))?;
         store
             .add_with_key(value, &JsValue::from_str(key))
+            .map_err(|e| IdbError::Aborted(js_error_text(&e)))?;
+        committed(tx).await
+    }
+
+    /// Remove what is stored under `key`, if anything; done once committed.
+    pub async fn delete(&self, key: &str) -> Result<(), IdbError> {
+        let tx = self
+            .db
+            .transaction_with_str_and_mode(self.store, IdbTransactionMode::Readwrite)
+            .map_err(|e| IdbError::Unavailable(js_error_text(&e)))?;
+        let store = tx
+            .object_store(self.store)
+            .map_err(|e| IdbError::Unavailable(js_error_text(&e)))?;
+        store
+            .delete(&JsValue::from_str(key))
             .map_err(|e| IdbError::Aborted(js_error_text(&e)))?;
         committed(tx).await
     }

@@ -1,5 +1,8 @@
 //! WebCrypto for the OAuth sign-in: random bytes, SHA-256, signing with a PKCS#8 private key,
-//! and AES-GCM sealing under a non-extractable key that lives in IndexedDB.
+//! AES-GCM sealing under a non-extractable key that lives in IndexedDB, and the DPoP key pairs
+//! (ECDSA P-256, private key not extractable) that DPoP-bound tokens are tied to, kept in the
+//! same IndexedDB store as `CryptoKeyPair`s (structured clones: the private key never exists
+//! as bytes the page could read).
 //!
 //! Why an adapter: core never draws randomness or computes a digest (its invariant), and a key
 //! that JavaScript cannot read back must be made and used by the browser itself. The sealing
@@ -134,6 +137,111 @@ pub async fn sign_pkcs8(der: &[u8], alg: SignWith, data: &[u8]) -> Result<Vec<u8
     let key: CryptoKey = JsFuture::from(import).await.map_err(err)?.unchecked_into();
     let sign = subtle
         .sign_with_object_and_buffer_source(&algorithm, &key, &Uint8Array::from(data))
+        .map_err(err)?;
+    bytes_of(sign).await
+}
+
+/// A DPoP key pair as the proofs need it: the private key that signs (not extractable) and
+/// the public key's coordinates for the proof's `jwk` header (base64url, as WebCrypto
+/// exports them).
+#[derive(Clone)]
+pub struct DpopKey {
+    private: CryptoKey,
+    pub x: String,
+    pub y: String,
+}
+
+fn ecdsa_p256() -> Object {
+    object(&[("name", "ECDSA".into()), ("namedCurve", "P-256".into())])
+}
+
+fn key_db_error(e: impl fmt::Display) -> CryptoError {
+    CryptoError(e.to_string())
+}
+
+async fn public_coordinates(pair: &JsValue) -> Result<DpopKey, CryptoError> {
+    let get = |o: &JsValue, k: &str| Reflect::get(o, &JsValue::from_str(k)).ok();
+    let private: CryptoKey = get(pair, "privateKey")
+        .and_then(|k| k.dyn_into().ok())
+        .ok_or_else(|| CryptoError("the stored DPoP key has no private key".into()))?;
+    let public: CryptoKey = get(pair, "publicKey")
+        .and_then(|k| k.dyn_into().ok())
+        .ok_or_else(|| CryptoError("the stored DPoP key has no public key".into()))?;
+    // A generated key pair's public key is always extractable (WebCrypto), whatever the flag.
+    let jwk = JsFuture::from(subtle()?.export_key("jwk", &public).map_err(err)?)
+        .await
+        .map_err(err)?;
+    let coordinate = |k: &str| {
+        get(&jwk, k)
+            .and_then(|v| v.as_string())
+            .ok_or_else(|| CryptoError(format!("the DPoP public key has no {k}")))
+    };
+    Ok(DpopKey {
+        private,
+        x: coordinate("x")?,
+        y: coordinate("y")?,
+    })
+}
+
+thread_local! {
+    /// DPoP keys once loaded or made in this page, by name; behind a lock so two first proofs
+    /// at once do not each make a key (the token would be bound to one of them only).
+    static DPOP_KEYS: Rc<Mutex<Vec<(String, DpopKey)>>> = Rc::new(Mutex::new(Vec::new()));
+}
+
+/// The DPoP key pair stored as `name` (`skiff_core::oauth::stored::dpop_key_name`), made
+/// (ECDSA P-256, private key not extractable) and stored the first time.
+pub async fn dpop_key(name: &str) -> Result<DpopKey, CryptoError> {
+    let slot = DPOP_KEYS.with(Rc::clone);
+    let mut keys = slot.lock().await;
+    if let Some((_, key)) = keys.iter().find(|(n, _)| n == name) {
+        return Ok(key.clone());
+    }
+    let db = idb_values::ValueDb::open(KEY_DB, KEY_DB_VERSION, KEY_STORE)
+        .await
+        .map_err(key_db_error)?;
+    let pair = match db.get(name).await.map_err(key_db_error)? {
+        Some(pair) => pair,
+        None => {
+            let made = subtle()?
+                .generate_key_with_object(&ecdsa_p256(), false, &usages(&["sign", "verify"]))
+                .map_err(err)?;
+            let pair = JsFuture::from(made).await.map_err(err)?;
+            // `add`: another tab that made this key first keeps it, and we use theirs.
+            match db.add(name, &pair).await {
+                Ok(()) => pair,
+                Err(e) => db
+                    .get(name)
+                    .await
+                    .ok()
+                    .flatten()
+                    .ok_or_else(|| key_db_error(e))?,
+            }
+        }
+    };
+    db.close();
+    let key = public_coordinates(&pair).await?;
+    keys.push((name.to_string(), key.clone()));
+    Ok(key)
+}
+
+/// Forget the DPoP key pair `name` (its credentials are gone): a later sign-in makes a new one.
+pub async fn forget_dpop_key(name: &str) {
+    let slot = DPOP_KEYS.with(Rc::clone);
+    let mut keys = slot.lock().await;
+    keys.retain(|(n, _)| n != name);
+    if let Ok(db) = idb_values::ValueDb::open(KEY_DB, KEY_DB_VERSION, KEY_STORE).await {
+        let _ = db.delete(name).await;
+        db.close();
+    }
+}
+
+/// ECDSA P-256 / SHA-256 signature of `data` with a DPoP key: WebCrypto gives JOSE's raw
+/// `r || s` (64 bytes), as a JWS needs.
+pub async fn sign_dpop(key: &DpopKey, data: &[u8]) -> Result<Vec<u8>, CryptoError> {
+    let algorithm = object(&[("name", "ECDSA".into()), ("hash", "SHA-256".into())]);
+    let sign = subtle()?
+        .sign_with_object_and_buffer_source(&algorithm, &key.private, &Uint8Array::from(data))
         .map_err(err)?;
     bytes_of(sign).await
 }

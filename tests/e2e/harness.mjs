@@ -284,12 +284,6 @@ export async function screenshot(page, name, { fullPage = false } = {}) {
 }
 
 /**
- * Starts collecting console errors and uncaught page errors; returns the live
- * array of messages, to assert empty at the end of a test. `ignore` takes
- * RegExps for messages a test expects (say, the network error Chromium logs
- * by itself when a probed port is closed); keep them as narrow as possible.
- */
-/**
  * Resolves once the service worker is activated, controls the page and nothing is installing
  * (an update() meanwhile is refused). Awaited in the page, by events: `waitForFunction` takes
  * an async predicate's Promise for a truthy answer and returns at once, which let tests read
@@ -321,6 +315,24 @@ export async function swControlled(page, { timeout = 20_000 } = {}) {
   }, timeout);
 }
 
+/**
+ * Resolves once `page` (a sign-in popup, say) has closed. Playwright's `waitForEvent('close')`
+ * on a page that is already closed waits for the timeout: a popup that closes itself can do so
+ * before the test's `await` on the `page` event resumes (both events arrive in one read when
+ * node is busy), which failed oauth_legacy's sign-ins with two e2e files at a time.
+ */
+export async function closed(page, { timeout = 20_000 } = {}) {
+  // No await between the check and the listener: events only arrive in a later task.
+  if (page.isClosed()) return;
+  await page.waitForEvent('close', { timeout });
+}
+
+/**
+ * Starts collecting console errors and uncaught page errors; returns the live
+ * array of messages, to assert empty at the end of a test. `ignore` takes
+ * RegExps for messages a test expects (say, the network error Chromium logs
+ * by itself when a probed port is closed); keep them as narrow as possible.
+ */
 export function collectConsoleErrors(page, { ignore = [] } = {}) {
   const errors = [];
   const keep = (text) => {

@@ -23,7 +23,8 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import os from 'node:os';
 import path from 'node:path';
-import { launchBrowser, startStaticServer, collectConsoleErrors, distDir, repoRoot, screenshot } from './harness.mjs';
+import { launchBrowser, startStaticServer, collectConsoleErrors, closed, distDir, repoRoot, screenshot } from './harness.mjs';
+import { card as mcpCard, until as untilCard, callTool as callCardTool } from './mcp_card.mjs';
 import { startServer } from '../servers/mcp/servers.mjs';
 
 const PY = process.env.SKIFF_MCP_PY2 ?? path.join(process.env.SKIFF_CACHE ?? path.join(os.homedir(), '.cache', 'skiff'), 'mcp-py2', 'bin', 'python');
@@ -79,7 +80,7 @@ after(async () => {
   servers?.child.kill('SIGTERM');
 });
 
-const card = (name) => page.locator(`li.mcp-server[data-server-name="${name}"]`);
+const card = (name) => mcpCard(page, name);
 
 async function openMcpSettings() {
   await page.click('button[aria-label="Settings"]');
@@ -94,43 +95,12 @@ async function addServer(name, url) {
   await page.click('.mcp-save');
 }
 
-/** Waits until `read()` matches `re`; returns the text. */
-async function until(what, read, re, timeout = 20_000) {
-  const t0 = Date.now();
-  let got = '';
-  for (;;) {
-    got = await read().catch(() => '');
-    if (re.test(got)) return got;
-    if (Date.now() - t0 > timeout) throw new Error(`${what} never matched ${re}; it says: ${got}`);
-    await page.waitForTimeout(100);
-  }
-}
+const until = (what, read, re, timeout) => untilCard(page, what, read, re, timeout);
 
 const note = (name) => until.bind(null, `${name}'s sign-in note`, () => card(name).locator('.mcp-auth-note').innerText());
 const status = (name) => until.bind(null, `${name}'s status`, () => card(name).getAttribute('data-status'));
 
-async function callTool(name, tool, args) {
-  const r = card(name);
-  if (!(await r.locator('ul.mcp-tools').count())) await r.locator('.mcp-toggle-tools').click();
-  const li = r.locator(`li.mcp-tool[data-tool="${tool}"]`);
-  await li.waitFor({ timeout: 10_000 });
-  if (!(await li.locator('.mcp-try-args').isVisible())) await li.locator('summary').click();
-  // A previous result stays until the next call ends: count results to see a new one.
-  const before = await li.locator('.mcp-try-result, .mcp-try-error').allInnerTexts();
-  await li.locator('.mcp-try-args').fill(JSON.stringify(args));
-  await li.locator('.mcp-try-call').click();
-  await page.waitForFunction(
-    ([n, t, old]) => {
-      const el = document.querySelector(`li.mcp-server[data-server-name="${n}"] li.mcp-tool[data-tool="${t}"]`);
-      const out = el && [...el.querySelectorAll('.mcp-try-result, .mcp-try-error')].map((x) => x.innerText);
-      return out && out.length && !el.querySelector('.mcp-try-running') && JSON.stringify(out) !== old;
-    },
-    [name, tool, JSON.stringify(before)],
-    { timeout: 30_000 },
-  ).catch(() => {});
-  if (await li.locator('.mcp-try-result').count()) return { ok: true, text: await li.locator('.mcp-try-result').innerText() };
-  return { ok: false, text: await li.locator('.mcp-try-error').innerText().catch(() => '(no result)') };
-}
+const callTool = (name, tool, args) => callCardTool(page, name, tool, args);
 
 async function openAccount(name) {
   await card(name).locator('.mcp-account').click();
@@ -156,7 +126,7 @@ test('Sign in through the popup (PKCE, dynamic registration) connects the server
   await dialog.locator('button.oauth-sign-in').click();
   const popup = await popupP;
   // The test AS approves at once: the popup lands on Skiff's callback page and closes itself.
-  await popup.waitForEvent('close', { timeout: 20_000 });
+  await closed(popup);
   await note('protected')(/Signed in at .* · scopes mcp · expires in \d+ s/);
   await status('protected')(/^connected$/);
   // The dialog shows the account facts and offers Sign out; Escape closes it.
@@ -287,7 +257,7 @@ test('the user declines at the authorization server: the card says so, nothing i
     const dialog = await openAccount('declined');
     const popupP = context.waitForEvent('page');
     await dialog.locator('button.oauth-sign-in').click();
-    await (await popupP).waitForEvent('close', { timeout: 20_000 });
+    await closed(await popupP);
     await note('declined')(/You declined the sign-in\./);
     assert.match(await dialog.innerText(), /You declined the sign-in/);
     // The 375 px dialog fits: no horizontal overflow.
@@ -315,7 +285,7 @@ test('a token endpoint that refuses CORS: the card says to turn on the CORS prox
     let dialog = await openAccount('strict');
     let popupP = context.waitForEvent('page');
     await dialog.locator('button.oauth-sign-in').click();
-    await (await popupP).waitForEvent('close', { timeout: 20_000 });
+    await closed(await popupP);
     // The code came back, but the browser hid the token answer: the sentence names the way out.
     const said = await note('strict')(/CORS/);
     assert.match(said, /token endpoint/);
@@ -331,7 +301,7 @@ test('a token endpoint that refuses CORS: the card says to turn on the CORS prox
     dialog = await openAccount('strict');
     popupP = context.waitForEvent('page');
     await dialog.locator('button.oauth-sign-in').click();
-    await (await popupP).waitForEvent('close', { timeout: 20_000 });
+    await closed(await popupP);
     await note('strict')(/Signed in at/);
     await status('strict')(/^connected$/);
     await page.keyboard.press('Escape');
@@ -360,7 +330,7 @@ test('an authorization answer naming another issuer (RFC 9207) is ignored with a
     const dialog = await openAccount('mixed');
     const popupP = context.waitForEvent('page');
     await dialog.locator('button.oauth-sign-in').click();
-    await (await popupP).waitForEvent('close', { timeout: 20_000 });
+    await closed(await popupP);
     const said = await note('mixed')(/came from/);
     assert.match(said, /The sign-in answer came from http:\/\/127\.0\.0\.1:1\/elsewhere, not from http:\/\/127\.0\.0\.1:\d+/);
     assert.match(said, /so it was ignored\. Sign in again\./);

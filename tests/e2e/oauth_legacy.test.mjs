@@ -26,7 +26,8 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import os from 'node:os';
 import path from 'node:path';
-import { launchBrowser, startStaticServer, collectConsoleErrors, distDir, repoRoot, screenshot } from './harness.mjs';
+import { launchBrowser, startStaticServer, collectConsoleErrors, closed, distDir, repoRoot, screenshot } from './harness.mjs';
+import { card as mcpCard, until as untilCard, callTool as callCardTool } from './mcp_card.mjs';
 
 const CACHE = process.env.SKIFF_CACHE ?? path.join(os.homedir(), '.cache', 'skiff');
 const PY2 = process.env.SKIFF_MCP_PY2 ?? path.join(CACHE, 'mcp-py2', 'bin', 'python');
@@ -88,7 +89,7 @@ after(async () => {
   as?.child.kill('SIGTERM');
 });
 
-const card = (name) => page.locator(`li.mcp-server[data-server-name="${name}"]`);
+const card = (name) => mcpCard(page, name);
 
 async function openMcpSettings() {
   await page.click('button[aria-label="Settings"]');
@@ -105,44 +106,13 @@ async function addServer(name, url, transport) {
   await card(name).waitFor();
 }
 
-/** Waits until `read()` matches `re`; returns the text. */
-async function until(what, read, re, timeout = 20_000) {
-  const t0 = Date.now();
-  let got = '';
-  for (;;) {
-    got = await read().catch(() => '');
-    if (re.test(got)) return got;
-    if (Date.now() - t0 > timeout) throw new Error(`${what} never matched ${re}; it says: ${got}`);
-    await page.waitForTimeout(100);
-  }
-}
+const until = (what, read, re, timeout) => untilCard(page, what, read, re, timeout);
 
 const note = (name) => until.bind(null, `${name}'s sign-in note`, () => card(name).locator('.mcp-auth-note').innerText());
 const status = (name) => until.bind(null, `${name}'s status`, () => card(name).getAttribute('data-status'));
 const protocol = (name) => card(name).locator('.mcp-protocol').innerText();
 
-async function callTool(name, tool, args) {
-  const r = card(name);
-  if (!(await r.locator('ul.mcp-tools').count())) await r.locator('.mcp-toggle-tools').click();
-  const li = r.locator(`li.mcp-tool[data-tool="${tool}"]`);
-  await li.waitFor({ timeout: 10_000 });
-  if (!(await li.locator('.mcp-try-args').isVisible())) await li.locator('summary').click();
-  // A previous result stays until the next call ends: compare results to see a new one.
-  const before = await li.locator('.mcp-try-result, .mcp-try-error').allInnerTexts();
-  await li.locator('.mcp-try-args').fill(JSON.stringify(args));
-  await li.locator('.mcp-try-call').click();
-  await page.waitForFunction(
-    ([n, t, old]) => {
-      const el = document.querySelector(`li.mcp-server[data-server-name="${n}"] li.mcp-tool[data-tool="${t}"]`);
-      const out = el && [...el.querySelectorAll('.mcp-try-result, .mcp-try-error')].map((x) => x.innerText);
-      return out && out.length && !el.querySelector('.mcp-try-running') && JSON.stringify(out) !== old;
-    },
-    [name, tool, JSON.stringify(before)],
-    { timeout: 30_000 },
-  ).catch(() => {});
-  if (await li.locator('.mcp-try-result').count()) return { ok: true, text: await li.locator('.mcp-try-result').innerText() };
-  return { ok: false, text: await li.locator('.mcp-try-error').innerText().catch(() => '(no result)') };
-}
+const callTool = (name, tool, args) => callCardTool(page, name, tool, args);
 
 /** Sign in to `name` from its card's Account dialog; the test AS approves at once. */
 async function signIn(name) {
@@ -158,7 +128,7 @@ async function signIn(name) {
     popup.on('requestfinished', async (r) => console.error(`popup wire: ${r.method()} ${r.url()} -> ${(await r.response())?.status()}`));
     popup.on('requestfailed', (r) => console.error(`popup wire: ${r.url()} failed ${r.failure()?.errorText}`));
   }
-  await popup.waitForEvent('close', { timeout: 20_000 }).catch(async (e) => {
+  await closed(popup).catch(async (e) => {
     throw new Error(`the popup stayed open at ${popup.url()}: ${(await popup.content().catch((x) => String(x))).slice(0, 400)} (${e.message})`);
   });
   await note(name)(/Signed in at .* · scopes mcp/);

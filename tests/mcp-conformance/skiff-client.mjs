@@ -51,7 +51,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { distDir, launchBrowser, startStaticServer, screenshot } from '../e2e/harness.mjs';
+import { closed, distDir, launchBrowser, startStaticServer, screenshot } from '../e2e/harness.mjs';
 
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
 const serverUrl = process.argv[process.argv.length - 1];
@@ -292,7 +292,7 @@ async function signIn(page, context) {
   const popup = await popupP;
   if (popup) {
     log(`popup: ${popup.url()}`);
-    await popup.waitForEvent('close', { timeout: 15_000 }).catch(() => log('the popup did not close'));
+    await closed(popup, { timeout: 15_000 }).catch(() => log('the popup did not close'));
   } else {
     log(method === 'browser' ? 'no popup opened' : `no popup (signing in as ${method})`);
   }

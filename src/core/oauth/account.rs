@@ -305,6 +305,7 @@ mod tests {
             expires_at_ms: Some(10.0 * MIN),
             scopes: vec!["read".into()],
             grant: Default::default(),
+            token_type: Default::default(),
         }
     }
 

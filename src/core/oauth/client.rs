@@ -355,6 +355,7 @@ mod tests {
             authorization_response_iss_parameter_supported: false,
             grant_types_supported: None,
             token_endpoint_auth_signing_alg_values_supported: Vec::new(),
+            dpop_signing_alg_values_supported: Vec::new(),
         }
     }
 

@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::client::ClientIdentity;
-use super::token::TokenResponse;
+use super::token::{TokenResponse, TokenType};
 use super::url::HttpUrl;
 
 /// Refresh this long before expiry at most...
@@ -43,6 +43,11 @@ pub struct Credentials {
     /// refresh token (OAuth 2.1 §4.2.3); their token is renewed by running the grant again.
     #[serde(default, skip_serializing_if = "TokenGrant::is_code")]
     pub grant: TokenGrant,
+    /// `DPoP`: the token is bound to the page's key for this issuer and resource
+    /// (`stored::dpop_key_name`); every request, and every refresh, carries a proof signed
+    /// with it. Records stored before DPoP read as `Bearer`.
+    #[serde(default, skip_serializing_if = "TokenType::is_bearer")]
+    pub token_type: TokenType,
 }
 
 /// Which grant a token came from.
@@ -105,6 +110,7 @@ impl Credentials {
             expires_at_ms: token.expires_in.map(|s| now_ms + s as f64 * 1000.0),
             scopes: token.scope.unwrap_or_else(|| requested.to_vec()),
             grant: TokenGrant::Code,
+            token_type: token.token_type,
         }
     }
 
@@ -117,6 +123,7 @@ impl Credentials {
             issued_at_ms: now_ms,
             expires_at_ms: token.expires_in.map(|s| now_ms + s as f64 * 1000.0),
             scopes: token.scope.unwrap_or_else(|| self.scopes.clone()),
+            token_type: token.token_type,
             ..self.clone()
         }
     }
@@ -146,8 +153,10 @@ impl Credentials {
         }
     }
 
+    /// `Bearer <token>`, or `DPoP <token>` for a DPoP-bound token (RFC 9449 §7.1), whose
+    /// request then also carries a proof (`dpop`).
     pub fn authorization_header(&self) -> String {
-        format!("Bearer {}", self.access_token)
+        format!("{} {}", self.token_type.as_str(), self.access_token)
     }
 }
 
@@ -171,6 +180,7 @@ mod tests {
                 expires_in,
                 refresh_token: refresh.then(|| "rt".into()),
                 scope: None,
+                token_type: TokenType::Bearer,
             },
             &["a".to_string()],
         )
@@ -200,9 +210,16 @@ mod tests {
                 expires_in: Some(60),
                 refresh_token: None,
                 scope: None,
+                token_type: TokenType::DPoP,
             },
         );
         assert_eq!(r.access_token, "at2");
+        assert_eq!(
+            r.authorization_header(),
+            "DPoP at2",
+            "RFC 9449 §7.1's scheme"
+        );
+        assert_eq!(c.authorization_header(), "Bearer at");
         assert_eq!(r.refresh_token.as_deref(), Some("rt"));
         assert_eq!(r.expires_at_ms, Some(110_000.0));
         assert_eq!(r.scopes, vec!["a"]);

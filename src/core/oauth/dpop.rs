@@ -166,6 +166,29 @@ pub fn resource_nonce_challenge(headers: &[&str], nonce_header: Option<&str>) ->
         .map(String::from)
 }
 
+/// The token in an `Authorization` value of the `DPoP` scheme (`DPoP <token>`), whose request
+/// needs a proof; `None` for a Bearer value or anything else.
+pub fn bound_token(authorization: &str) -> Option<&str> {
+    let (scheme, token) = authorization.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case(SCHEME)
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
+}
+
+/// A proof the page must sign for one request: which key (`stored::dpop_key_name`), the
+/// method, the URL (the server's own, the CORS proxy's prefix already removed), the access
+/// token whose SHA-256 goes in `ath` (a resource request) and the nonce to carry. The page
+/// draws the `jti`, reads the clock, digests and signs ([`proof_input`], [`finish_proof`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProofPlan {
+    pub key: String,
+    pub htm: String,
+    pub url: String,
+    pub access_token: Option<String>,
+    pub nonce: Option<String>,
+}
+
 /// The last nonce each server gave, by origin: a server keeps accepting its nonce for a while,
 /// so the next proof to it carries it at once instead of being refused first (RFC 9449 §8.2).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -324,6 +347,15 @@ mod tests {
             None
         );
         assert_eq!(resource_nonce_challenge(&[h], None), None);
+    }
+
+    #[test]
+    fn only_a_dpop_authorization_needs_a_proof() {
+        assert_eq!(bound_token("DPoP abc.def"), Some("abc.def"));
+        assert_eq!(bound_token("dpop abc"), Some("abc"));
+        assert_eq!(bound_token("Bearer abc"), None);
+        assert_eq!(bound_token("DPoP "), None);
+        assert_eq!(bound_token("DPoP"), None);
     }
 
     #[test]

@@ -98,6 +98,8 @@ pub enum OAuthError {
     BadPrivateKey(String),
     /// WebCrypto could not sign the client assertion with the stored key.
     SigningFailed(String),
+    /// WebCrypto could not make or use the DPoP key a token request's proof is signed with.
+    ProofFailed(String),
     /// The token endpoint refused the client's authentication (`invalid_client`, 401).
     ClientRefused { issuer: String, with_key: bool },
     /// The authorization server does not offer the grant the sign-in needs.
@@ -279,6 +281,12 @@ impl fmt::Display for OAuthError {
                 f,
                 "Skiff could not sign in with the stored private key ({why}); paste the private \
                  key again under this server's Account."
+            ),
+            OAuthError::ProofFailed(why) => write!(
+                f,
+                "This server binds its tokens to a key in the browser (DPoP), and the browser \
+                 could not sign with one ({why}). Open Skiff over https:// (or localhost) in a \
+                 window that keeps site data, then sign in again."
             ),
             OAuthError::ClientRefused { issuer, with_key } => write!(
                 f,

@@ -355,6 +355,7 @@ mod tests {
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),
+            dpop_signing_alg_values_supported: Vec::new(),
         }
     }
 

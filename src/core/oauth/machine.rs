@@ -25,7 +25,8 @@ use super::machine_types::{
     WaiterId,
 };
 use super::pkce::Pkce;
-use super::token;
+use super::stored::dpop_key_name;
+use super::token::{self, TokenType};
 use super::url::HttpUrl;
 use super::www_authenticate::BearerChallenge;
 use crate::http::HttpRequest;
@@ -87,6 +88,11 @@ pub struct AuthMachine {
     /// The user asked for this sign-in (Sign in, or a full-page redirect came back): connect
     /// once it is done, unless a request waits for it (`AuthCommand::Connect`).
     pub(super) connect_when_signed_in: bool,
+    /// Token requests sent with a DPoP proof, until answered: what to send again, once, when
+    /// the authorization server asks for a nonce (`machine_dpop`).
+    pub(super) proved: Vec<super::machine_dpop::Proved>,
+    /// The last DPoP nonce each server gave, by origin (authorization and resource servers).
+    pub(super) nonces: super::dpop::Nonces,
     pub(super) next_fetch: FetchId,
     pub(super) shown: Option<AuthStatus>,
     pub(super) commands: VecDeque<AuthCommand>,
@@ -113,6 +119,8 @@ impl AuthMachine {
             revokes: Vec::new(),
             grant_run: None,
             connect_when_signed_in: false,
+            proved: Vec::new(),
+            nonces: Default::default(),
             next_fetch: 0,
             shown: None,
             commands: VecDeque::new(),
@@ -495,7 +503,12 @@ impl AuthMachine {
                     &p.verifier,
                     &p.resource,
                 );
-                let id = self.fetch(request);
+                let id = if p.dpop {
+                    let key = dpop_key_name(&p.issuer, &p.resource);
+                    self.fetch_proved(request, key)
+                } else {
+                    self.fetch(request)
+                };
                 self.phase = Phase::Exchanging {
                     pending: p,
                     fetch: id,
@@ -513,6 +526,7 @@ impl AuthMachine {
 
     /// A fetch got no HTTP answer.
     pub fn handle_fetch_failed(&mut self, now_ms: f64, id: FetchId, failure: FetchFailure) {
+        self.forget_proved(id);
         self.on_fetch(now_ms, id, Err(failure));
     }
 
@@ -521,15 +535,21 @@ impl AuthMachine {
     pub(super) fn fetch(&mut self, mut request: HttpRequest) -> FetchId {
         self.next_fetch += 1;
         let id = self.next_fetch;
-        if let Some(proxy) = self.setup.proxy.as_deref() {
-            let target = HttpTarget {
-                proxy: Some(proxy.to_string()),
-                ..HttpTarget::default()
-            };
-            request.url = target.fetch_url(&request.url);
-        }
+        request.url = self.proxied(&request.url);
         self.commands.push_back(AuthCommand::Fetch { id, request });
         id
+    }
+
+    /// `url` through the server's CORS proxy, when it has one.
+    pub(super) fn proxied(&self, url: &str) -> String {
+        match self.setup.proxy.as_deref() {
+            Some(proxy) => HttpTarget {
+                proxy: Some(proxy.to_string()),
+                ..HttpTarget::default()
+            }
+            .fetch_url(url),
+            None => url.to_string(),
+        }
     }
 
     pub(super) fn set_status(&mut self, status: AuthStatus) {
@@ -625,8 +645,14 @@ impl AuthMachine {
         }
         let Some(rt) = &c.refresh_token else { return };
         let request = token::refresh_request(&c.token_endpoint, &c.client, rt, &c.resource);
+        // A DPoP-bound token's refresh token is bound to the same key (RFC 9449 §5): its
+        // refresh carries a proof signed with it.
+        let key = (c.token_type == TokenType::DPoP).then(|| dpop_key_name(&c.issuer, &c.resource));
         self.refresh_retry_at = None;
-        let id = self.fetch(request);
+        let id = match key {
+            Some(key) => self.fetch_proved(request, key),
+            None => self.fetch(request),
+        };
         self.refreshing = Some(id);
     }
 

@@ -17,7 +17,9 @@ use super::jwt;
 use super::machine::{AuthMachine, REFRESH_RETRY_MS};
 use super::machine_steps::{failure_error, Answer, Phase};
 use super::machine_types::{AuthCommand, AuthStatus, FetchId};
-use super::token::parse_token_response;
+use super::stored::dpop_key_name;
+use super::token::{parse_token_response, TokenType};
+use crate::http::HttpRequest;
 
 /// What a grant's token is for and who asks: from discovery on a first run, from the stored
 /// credentials on a renewal.
@@ -33,6 +35,9 @@ pub(super) struct GrantTarget {
     pub(super) idp: Option<IdpExchange>,
     /// A workload: the JWT its identity provider issued, presented as the grant.
     pub(super) workload: Option<String>,
+    /// The authorization server binds tokens to a key (`dpop::wanted`, or the stored token is
+    /// DPoP-bound): its token requests carry a proof.
+    pub(super) dpop: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -92,32 +97,45 @@ impl AuthMachine {
                 &target.scopes,
             )))
         } else if let Some(assertion) = &target.workload {
-            GrantStep::Token(self.fetch(jwt_bearer_request(
+            let request = jwt_bearer_request(
                 &target.token_endpoint,
                 &target.client,
                 assertion,
                 &target.scopes,
                 &target.resource,
-            )))
+            );
+            GrantStep::Token(self.fetch_token(&target, request))
         } else if let ClientIdentity::Signed { alg, .. } = &target.client {
             self.next_fetch += 1;
             let id = self.next_fetch;
             self.commands.push_back(AuthCommand::Sign { id, alg: *alg });
             GrantStep::Sign { id, input: None }
         } else {
-            GrantStep::Token(self.fetch(client_credentials_request(
+            let request = client_credentials_request(
                 &target.token_endpoint,
                 &target.client,
                 &target.scopes,
                 &target.resource,
                 None,
-            )))
+            );
+            GrantStep::Token(self.fetch_token(&target, request))
         };
         self.set_grant(GrantRun {
             target,
             step,
             renewal,
         });
+    }
+
+    /// A request to the authorization server's token endpoint: with a DPoP proof when it
+    /// binds tokens (the identity provider's token exchange never carries one).
+    fn fetch_token(&mut self, target: &GrantTarget, request: HttpRequest) -> FetchId {
+        if target.dpop {
+            let key = dpop_key_name(&target.issuer, &target.resource);
+            self.fetch_proved(request, key)
+        } else {
+            self.fetch(request)
+        }
     }
 
     fn set_grant(&mut self, run: GrantRun) {
@@ -162,6 +180,7 @@ impl AuthMachine {
             scopes: c.scopes.clone(),
             idp,
             workload,
+            dpop: c.token_type == TokenType::DPoP,
         };
         self.refresh_retry_at = None;
         self.start_grant(target);
@@ -222,13 +241,14 @@ impl AuthMachine {
             .and_then(|sig| jwt::finish_assertion(*alg, input, sig));
         match assertion {
             Ok(a) => {
-                let fetch = self.fetch(client_credentials_request(
+                let request = client_credentials_request(
                     &run.target.token_endpoint,
                     &run.target.client,
                     &run.target.scopes,
                     &run.target.resource,
                     Some(&a),
-                ));
+                );
+                let fetch = self.fetch_token(&run.target, request);
                 self.set_grant(GrantRun {
                     step: GrantStep::Token(fetch),
                     ..run
@@ -257,13 +277,14 @@ impl AuthMachine {
                 };
                 match jag {
                     Ok(jag) => {
-                        let fetch = self.fetch(jwt_bearer_request(
+                        let request = jwt_bearer_request(
                             &run.target.token_endpoint,
                             &run.target.client,
                             &jag,
                             &run.target.scopes,
                             &run.target.resource,
-                        ));
+                        );
+                        let fetch = self.fetch_token(&run.target, request);
                         self.set_grant(GrantRun {
                             step: GrantStep::Token(fetch),
                             ..run

@@ -17,7 +17,7 @@ use super::metadata::{
     AuthorizationServer, ProtectedResource,
 };
 use super::pkce::Pkce;
-use super::token::parse_token_response;
+use super::token::{parse_token_response, TokenType};
 use super::url::{is_secure_endpoint, HttpUrl};
 use crate::http::{HttpRequest, Method};
 
@@ -94,6 +94,7 @@ pub(super) fn failure_error(failure: FetchFailure, url: &str, endpoint: Endpoint
             url: url.to_string(),
             message,
         },
+        FetchFailure::Proof(why) => OAuthError::ProofFailed(why),
     }
 }
 
@@ -260,6 +261,7 @@ impl AuthMachine {
             authorization_response_iss_parameter_supported: false,
             grant_types_supported: None,
             token_endpoint_auth_signing_alg_values_supported: Vec::new(),
+            dpop_signing_alg_values_supported: Vec::new(),
         }
     }
 
@@ -397,6 +399,7 @@ impl AuthMachine {
             scopes,
             idp,
             workload,
+            dpop: super::dpop::wanted(&server.dpop_signing_alg_values_supported),
         });
     }
 
@@ -470,6 +473,7 @@ impl AuthMachine {
             verifier: pkce.verifier,
             state,
             authorization_url: request.url(),
+            dpop: super::dpop::wanted(&flow.server.dpop_signing_alg_values_supported),
         }
     }
 
@@ -478,6 +482,17 @@ impl AuthMachine {
             Ok((status, body)) => parse_token_response(status, body),
             Err(f) => Err(failure_error(f, &p.token_endpoint, Endpoint::Token)),
         };
+        // A DPoP-bound token for a request that carried no proof is bound to no key of ours:
+        // it could never be presented.
+        let token = token.and_then(|t| {
+            if t.token_type == TokenType::DPoP && !p.dpop {
+                Err(OAuthError::BadTokenResponse(
+                    "its token_type is DPoP, but Skiff sent no DPoP proof".into(),
+                ))
+            } else {
+                Ok(t)
+            }
+        });
         match token {
             Ok(t) => {
                 let creds = Credentials::from_token(

@@ -670,6 +670,7 @@ fn stored(expires_in_ms: Option<f64>, refresh: bool) -> Credentials {
         expires_at_ms: expires_in_ms,
         scopes: vec!["files:read".into()],
         grant: Default::default(),
+        token_type: Default::default(),
     }
 }
 

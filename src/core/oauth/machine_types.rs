@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::client::ClientIdentity;
 use super::credentials::Credentials;
+use super::dpop::ProofPlan;
 use super::error::OAuthError;
 use super::grant::GrantSetup;
 use super::jwt::SigningAlg;
@@ -55,6 +56,8 @@ pub enum FetchFailure {
     Cors,
     /// Offline, refused, DNS, TLS: the platform's message.
     Network(String),
+    /// The request was not sent: its DPoP proof could not be signed (WebCrypto's words).
+    Proof(String),
 }
 
 /// What an MCP request may carry, answered by `AuthMachine::access`.
@@ -86,6 +89,10 @@ pub struct PendingAuthorization {
     pub verifier: String,
     pub state: String,
     pub authorization_url: String,
+    /// The authorization server binds tokens to a key (`dpop::wanted`): the code exchange
+    /// carries a DPoP proof. Absent in a request saved before DPoP: then it does not.
+    #[serde(default)]
+    pub dpop: bool,
 }
 
 /// What the page must do, in order.
@@ -94,6 +101,15 @@ pub enum AuthCommand {
     /// Perform this request (GET a metadata document, POST a form or a registration) and
     /// report `handle_response(id, status, body)` or `handle_fetch_failed(id, failure)`.
     Fetch { id: FetchId, request: HttpRequest },
+    /// `Fetch` with a DPoP proof (RFC 9449 §5) in its `DPoP` header, signed as `proof` says:
+    /// report `handle_proved_response(id, status, body, DPoP-Nonce header)`, or
+    /// `handle_fetch_failed` (also when the proof could not be signed). A nonce refusal comes
+    /// back as this command again with the same `id` and the nonce in `proof`.
+    FetchWithProof {
+        id: FetchId,
+        request: HttpRequest,
+        proof: ProofPlan,
+    },
     /// Draw `pkce::VERIFIER_BYTES` random bytes, make `pkce::Verifier::from_random`, SHA-256
     /// its `as_str()` with WebCrypto, draw 16 more bytes for `pkce::state_from_random`, and
     /// call `handle_pkce`.

@@ -48,6 +48,9 @@ pub struct AuthorizationServer {
     /// RFC 8414 `token_endpoint_auth_signing_alg_values_supported`: what a `private_key_jwt`
     /// assertion may be signed with (empty: not said).
     pub token_endpoint_auth_signing_alg_values_supported: Vec<String>,
+    /// RFC 9449 §5.1 `dpop_signing_alg_values_supported`: the algorithms the server takes for
+    /// DPoP proofs (empty: it does not bind tokens to keys), which decides `dpop::wanted`.
+    pub dpop_signing_alg_values_supported: Vec<String>,
 }
 
 impl AuthorizationServer {
@@ -228,6 +231,12 @@ pub fn parse_server_metadata(
         token_endpoint_auth_signing_alg_values_supported: string_list(
             &m,
             "token_endpoint_auth_signing_alg_values_supported",
+            url,
+        )?
+        .unwrap_or_default(),
+        dpop_signing_alg_values_supported: string_list(
+            &m,
+            "dpop_signing_alg_values_supported",
             url,
         )?
         .unwrap_or_default(),

@@ -32,6 +32,7 @@ pub mod grant;
 pub mod grant_requests;
 pub mod jwt;
 pub mod machine;
+mod machine_dpop;
 mod machine_grants;
 mod machine_steps;
 pub mod machine_types;
@@ -48,6 +49,8 @@ pub use error::OAuthError;
 pub use machine::AuthMachine;
 pub use machine_types::{Access, AppIdentity, AuthCommand, AuthSetup, AuthStatus, FetchFailure};
 
+#[cfg(test)]
+mod machine_dpop_tests;
 #[cfg(test)]
 mod machine_grants_tests;
 #[cfg(test)]

@@ -35,9 +35,11 @@ pub enum Verdict {
     Report(Refusal),
 }
 
-/// Whether a `WWW-Authenticate` value offers the Bearer scheme. No header at all counts: a
-/// bare 401 is how many OAuth-protected servers answer. Read leniently (any item whose first
-/// word is `Bearer`), since a header the strict parser refuses is still the server's request.
+/// Whether a `WWW-Authenticate` value offers an OAuth token scheme: `Bearer`, or `DPoP` (a
+/// server that takes DPoP-bound tokens challenges with that scheme, RFC 9449 §7.1). No header
+/// at all counts: a bare 401 is how many OAuth-protected servers answer. Read leniently (any
+/// item whose first word is the scheme), since a header the strict parser refuses is still the
+/// server's request.
 pub fn offers_bearer(www_authenticate: Option<&str>) -> bool {
     let Some(header) = www_authenticate else {
         return true;
@@ -45,7 +47,7 @@ pub fn offers_bearer(www_authenticate: Option<&str>) -> bool {
     header.split(',').any(|item| {
         item.split_ascii_whitespace()
             .next()
-            .is_some_and(|w| w.eq_ignore_ascii_case("bearer"))
+            .is_some_and(|w| w.eq_ignore_ascii_case("bearer") || w.eq_ignore_ascii_case("dpop"))
     })
 }
 
@@ -77,11 +79,36 @@ pub fn carries_tokens(transport: TransportChoice, url: &str) -> bool {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RequestAuth {
     resent: bool,
+    nonce_resent: bool,
 }
 
 impl RequestAuth {
     pub fn new() -> RequestAuth {
         RequestAuth::default()
+    }
+
+    /// Before `answer`, for a request that carried a DPoP proof: the nonce to send it again
+    /// with, when the server refused it with a 401 asking for one (`dpop::
+    /// resource_nonce_challenge`: a `DPoP` challenge with `error="use_dpop_nonce"` and the
+    /// `DPoP-Nonce` header), once per request. A tool call still runs at most once: a 401 is
+    /// the server refusing the request before running it, so the request did not run and one
+    /// resend with the nonce is safe; any other answer is never resent here. A second nonce
+    /// refusal goes on to `answer` like any 401 (the token's own resend, once, or the report).
+    pub fn nonce_retry(
+        &mut self,
+        status: u16,
+        www_authenticate: Option<&str>,
+        dpop_nonce: Option<&str>,
+    ) -> Option<String> {
+        if status != 401 || self.nonce_resent {
+            return None;
+        }
+        let nonce = super::dpop::resource_nonce_challenge(
+            &www_authenticate.into_iter().collect::<Vec<_>>(),
+            dpop_nonce,
+        )?;
+        self.nonce_resent = true;
+        Some(nonce)
     }
 
     /// The server answered `status` (with this `WWW-Authenticate`, if any). After
@@ -191,6 +218,42 @@ mod tests {
             "wss://mcp.example/ws"
         ));
         assert!(!carries_tokens(TransportChoice::Auto, "WS://127.0.0.1:1/"));
+    }
+
+    #[test]
+    fn a_dpop_challenge_asks_the_sign_in() {
+        assert_eq!(
+            refusal(401, Some(r#"DPoP resource_metadata="https://x/prm""#)),
+            Some(Refusal::Unauthorized)
+        );
+        assert_eq!(
+            refusal(401, Some(r#"DPoP algs="ES256", Bearer"#)),
+            Some(Refusal::Unauthorized)
+        );
+    }
+
+    #[test]
+    fn a_nonce_refusal_is_sent_again_once_with_the_nonce_then_goes_to_the_sign_in() {
+        let asks = Some(r#"DPoP error="use_dpop_nonce", resource_metadata="https://x/prm""#);
+        let mut r = RequestAuth::new();
+        // Not a 401 (the server may have run it): never resent.
+        assert_eq!(r.nonce_retry(200, asks, Some("n1")), None);
+        assert_eq!(r.nonce_retry(400, asks, Some("n1")), None);
+        // No nonce given, or another error: not a nonce challenge.
+        assert_eq!(r.nonce_retry(401, asks, None), None);
+        assert_eq!(
+            r.nonce_retry(401, Some(r#"DPoP error="invalid_token""#), Some("n1")),
+            None
+        );
+        assert_eq!(r.nonce_retry(401, asks, Some("n1")), Some("n1".into()));
+        // Once: a second nonce refusal is an ordinary 401 for the sign-in.
+        assert_eq!(r.nonce_retry(401, asks, Some("n2")), None);
+        assert_eq!(
+            r.answer(401, asks),
+            Verdict::AskFresh(Refusal::Unauthorized)
+        );
+        assert_eq!(r.nonce_retry(401, asks, Some("n3")), None);
+        assert_eq!(r.answer(401, asks), Verdict::Report(Refusal::Unauthorized));
     }
 
     #[test]

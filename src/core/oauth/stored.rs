@@ -35,6 +35,14 @@ pub fn credentials_key(issuer: &str, resource: &str) -> String {
     format!("{CREDENTIALS_PREFIX}{issuer} {resource}")
 }
 
+/// The name of the DPoP key pair (a non-extractable WebCrypto P-256 `CryptoKeyPair`) that the
+/// tokens of `issuer` for `resource` are bound to, in IndexedDB's `KEY_STORE` beside the
+/// sealing key: one key per credential record, made at its first token request and deleted
+/// with it, so two servers never see the same key.
+pub fn dpop_key_name(issuer: &str, resource: &str) -> String {
+    format!("dpop {issuer} {resource}")
+}
+
 /// sessionStorage: the authorization request a full-page redirect left with.
 pub const PENDING_KEY: &str = "skiff.oauth.pending";
 /// sessionStorage: the callback URL the callback page brought back after that redirect.
@@ -445,6 +453,7 @@ mod tests {
                 verifier: "v".into(),
                 state: "st".into(),
                 authorization_url: "https://as/authorize?x".into(),
+                dpop: true,
             },
         };
         assert_eq!(PendingRedirect::parse(&p.to_text()), Some(p));

@@ -130,11 +130,38 @@ pub struct TokenResponse {
     pub refresh_token: Option<String>,
     /// `None` when the answer has no `scope` (then it is what was asked, OAuth 2.1 §3.2.3).
     pub scope: Option<Vec<String>>,
+    /// How the token is presented: `DPoP` when the server bound it to the key that signed the
+    /// token request's proof (RFC 9449 §5).
+    pub token_type: TokenType,
+}
+
+/// The `Authorization` scheme a token goes with (OAuth 2.1 §1.4, RFC 9449 §7.1).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum TokenType {
+    #[default]
+    Bearer,
+    /// Bound to the page's DPoP key: every request presents it with a fresh proof.
+    DPoP,
+}
+
+impl TokenType {
+    /// The scheme's name as it goes in the header and in `token_type`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TokenType::Bearer => "Bearer",
+            TokenType::DPoP => "DPoP",
+        }
+    }
+
+    pub fn is_bearer(&self) -> bool {
+        *self == TokenType::Bearer
+    }
 }
 
 /// Read a token endpoint answer. 2xx must be a JSON object with a non-empty `access_token`
-/// and, if it says a `token_type`, `Bearer` (case-insensitive, OAuth 2.1 §1.4); anything
-/// else is an OAuth error object (`invalid_grant`, ...) or, failing that, the status.
+/// and, if it says a `token_type`, `Bearer` or `DPoP` (case-insensitive, OAuth 2.1 §1.4,
+/// RFC 9449 §5); anything else is an OAuth error object (`invalid_grant`, ...) or, failing
+/// that, the status.
 pub fn parse_token_response(status: u16, body: &str) -> Result<TokenResponse, OAuthError> {
     let v: Option<Value> = serde_json::from_str(body).ok();
     let obj = v.as_ref().and_then(Value::as_object);
@@ -156,15 +183,16 @@ pub fn parse_token_response(status: u16, body: &str) -> Result<TokenResponse, OA
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
         .ok_or_else(|| OAuthError::BadTokenResponse("it has no access_token".into()))?;
-    match o.get("token_type") {
-        None | Some(Value::Null) => {}
-        Some(Value::String(t)) if t.eq_ignore_ascii_case("bearer") => {}
+    let token_type = match o.get("token_type") {
+        None | Some(Value::Null) => TokenType::Bearer,
+        Some(Value::String(t)) if t.eq_ignore_ascii_case("bearer") => TokenType::Bearer,
+        Some(Value::String(t)) if t.eq_ignore_ascii_case("dpop") => TokenType::DPoP,
         Some(other) => {
             return Err(OAuthError::BadTokenResponse(format!(
-                "its token_type is {other}, and Skiff only sends Bearer tokens"
+                "its token_type is {other}, and Skiff only sends Bearer and DPoP tokens"
             )))
         }
-    }
+    };
     // Some servers send `"3600"`; a number that is negative or fractional is read as absent
     // rather than trusted.
     let expires_in = match o.get("expires_in") {
@@ -181,6 +209,7 @@ pub fn parse_token_response(status: u16, body: &str) -> Result<TokenResponse, OA
             .filter(|s| !s.is_empty())
             .map(String::from),
         scope: o.get("scope").and_then(Value::as_str).map(split_scope),
+        token_type,
     })
 }
 
@@ -333,7 +362,14 @@ mod tests {
                 expires_in: Some(3600),
                 refresh_token: Some("rt".into()),
                 scope: Some(vec!["a".into(), "b".into()]),
+                token_type: TokenType::Bearer,
             }
+        );
+        let t = parse_token_response(200, r#"{"access_token":"at","token_type":"dpop"}"#).unwrap();
+        assert_eq!(
+            t.token_type,
+            TokenType::DPoP,
+            "RFC 9449 §5: a DPoP-bound token"
         );
         let t = parse_token_response(
             200,
@@ -360,8 +396,8 @@ mod tests {
             ),
             (
                 200,
-                r#"{"access_token":"x","token_type":"DPoP"}"#,
-                "only sends Bearer",
+                r#"{"access_token":"x","token_type":"MAC"}"#,
+                "only sends Bearer and DPoP",
             ),
         ] {
             let e = parse_token_response(status, body).unwrap_err();

@@ -10,6 +10,7 @@ use futures::StreamExt;
 use skiff_core::http::HttpRequest;
 use skiff_core::mcp::http_common::Token;
 use skiff_core::mcp::LinkId;
+use skiff_core::oauth::dpop::{NONCE_HEADER, PROOF_HEADER};
 use skiff_core::oauth::request_auth::{Refusal, RequestAuth, Verdict};
 use wasm_bindgen_futures::spawn_local;
 
@@ -64,6 +65,9 @@ pub(super) fn spawn_fetch(
         }
         let mut auth = RequestAuth::new();
         let mut response = loop {
+            // A DPoP-bound token goes with a fresh proof on every send, resends included (one
+            // `jti` per proof, RFC 9449 §4.2); a Bearer token with none.
+            let proved = attach_proof(&server, &mut request).await;
             let response = match fetch::send(&request, Some(&abort)).await {
                 Ok(r) => r,
                 Err(FetchError::Aborted) => return,
@@ -78,6 +82,23 @@ pub(super) fn spawn_fetch(
             };
             let challenge = response.header("www-authenticate").map(str::to_string);
             let challenge = challenge.as_deref();
+            if proved {
+                let nonce = response.header(NONCE_HEADER).map(str::to_string);
+                if let Some(n) = nonce.as_deref() {
+                    oauth::nonce(&server, &request.url, n).await;
+                }
+                // The server wants its nonce in the proof (401 `use_dpop_nonce`): send the
+                // request again, once, with a proof carrying it. A tool call still runs at
+                // most once: a 401 is the server refusing the request before accepting it, so
+                // it did not run; `nonce_retry` answers only a 401, and `answer` below keeps
+                // the rule for every other refusal.
+                if auth
+                    .nonce_retry(response.status, challenge, nonce.as_deref())
+                    .is_some()
+                {
+                    continue;
+                }
+            }
             match auth.answer(response.status, challenge) {
                 Verdict::Deliver => break response,
                 // The resent request was refused too: the sign-in learns that its grant gives
@@ -129,6 +150,25 @@ async fn ask_fresh(
 ) -> Option<String> {
     let sent = request.header("authorization");
     oauth::refused(server, &request.url, refusal, challenge, sent).await
+}
+
+/// Put a fresh DPoP proof on `request` when its `Authorization` is a DPoP-bound token
+/// (`runner::oauth::proof`; any earlier proof goes); whether it carries one now.
+async fn attach_proof(server: &str, request: &mut HttpRequest) -> bool {
+    request
+        .headers
+        .retain(|(n, _)| !n.eq_ignore_ascii_case(PROOF_HEADER));
+    let Some(authorization) = request.header("authorization").map(str::to_string) else {
+        return false;
+    };
+    let method = request.method.as_str();
+    match oauth::proof(server, method, &request.url, &authorization).await {
+        Some(proof) => {
+            request.headers.push((PROOF_HEADER.into(), proof));
+            true
+        }
+        None => false,
+    }
 }
 
 fn set_authorization(request: &mut HttpRequest, value: Option<String>) {

@@ -1,6 +1,7 @@
 //! The sign-in's entry points behind the token path (`token_path`) and the page's start: the
 //! answers of a server's machine (`AuthMachine::access`, `handle_unauthorized_at`,
-//! `handle_forbidden`), made when one is needed, and the machines made at start. Everything
+//! `handle_forbidden`, the DPoP proof of a request and the nonce of an answer), made when one
+//! is needed, and the machines made at start. Everything
 //! of the sign-in (the machines, WebCrypto, the store) is reached from here or from the
 //! Account dialog, so these three functions are where the sign-in loads on demand: they are
 //! handed out only through the split point [`engine_point`] (chunk `oauth`), and a page whose
@@ -12,7 +13,7 @@ use skiff_core::oauth::request_auth::Refusal;
 use skiff_core::oauth::Access;
 
 use super::hub::{self, now, with_entry};
-use super::{callback, vault};
+use super::{callback, prove, vault};
 use skiff_core::oauth::request_auth::carries_tokens;
 use skiff_core::oauth::stored::covering;
 
@@ -29,6 +30,10 @@ pub(super) struct Engine {
         Option<String>,
     ) -> LocalBoxFuture<'static, Option<String>>,
     pub(super) start: fn() -> LocalBoxFuture<'static, ()>,
+    /// `token_path::proof`: server, method, URL, the `Authorization` value the request carries.
+    pub(super) proof: fn(String, String, String, String) -> LocalBoxFuture<'static, Option<String>>,
+    /// `token_path::nonce`: server, URL, the `DPoP-Nonce` its answer gave.
+    pub(super) nonce: fn(&str, &str, &str),
 }
 
 static ENGINE: Engine = Engine {
@@ -46,6 +51,12 @@ static ENGINE: Engine = Engine {
         })
     },
     start: || Box::pin(start()),
+    proof: |server, method, url, authorization| {
+        Box::pin(async move { proof(&server, &method, &url, &authorization).await })
+    },
+    nonce: |server, url, nonce| {
+        with_entry(server, |e| e.machine.handle_resource_nonce(url, nonce));
+    },
 };
 
 crate::split_point!(pub(super) engine_point, oauth, &'static Engine, &ENGINE);
@@ -71,6 +82,22 @@ async fn authorization(server: &str, url: &str) -> Option<String> {
     hub::answer(server, waiter, None);
     hub::drive(server);
     value
+}
+
+/// The DPoP proof a request carrying `authorization` needs (the machine plans it, `prove`
+/// signs it), or `None` when it needs none or the proof could not be signed (said in the
+/// console; the server then refuses the request and its card says so).
+async fn proof(server: &str, method: &str, url: &str, authorization: &str) -> Option<String> {
+    let plan = with_entry(server, |e| {
+        e.machine.resource_proof(method, url, authorization)
+    })??;
+    match prove::sign(&plan).await {
+        Ok(proof) => Some(proof),
+        Err(why) => {
+            leptos::logging::warn!("Skiff: the DPoP proof for {url} could not be signed: {why}");
+            None
+        }
+    }
 }
 
 /// `token_path::refused`.

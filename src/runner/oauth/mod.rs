@@ -22,6 +22,7 @@ mod callback;
 mod engine;
 mod hub;
 mod perform;
+mod prove;
 mod token_path;
 mod vault;
 
@@ -30,7 +31,7 @@ use std::rc::Rc;
 use leptos::prelude::*;
 use wasm_bindgen_futures::spawn_local;
 
-pub use token_path::{authorization, refused};
+pub use token_path::{authorization, nonce, proof, refused};
 
 use crate::stores::mcp::McpStore;
 use crate::stores::notices::Notices;

@@ -1,6 +1,6 @@
 //! Performs one `AuthCommand`: a fetch through the page's fetch (its CORS proxy already in the
-//! URL, put there by the machine), random bytes and a digest for PKCE, a signature for a client
-//! assertion, the sign-in window, the sealed store, an answer to a waiting request, the card's
+//! URL, put there by the machine), with a DPoP proof when the machine asks (`prove`), random
+//! bytes and a digest for PKCE, a signature for a client assertion, the sign-in window, the sealed store, an answer to a waiting request, the card's
 //! sentence, a reconnect. Each answer goes back to the machine of the same generation, and the
 //! machine is driven again.
 //!
@@ -8,15 +8,16 @@
 //! signature that could not be made), which says what it means.
 
 use skiff_core::http::HttpRequest;
+use skiff_core::oauth::dpop::{ProofPlan, NONCE_HEADER, PROOF_HEADER};
 use skiff_core::oauth::jwt::{parse_private_key, SigningAlg, JTI_BYTES};
 use skiff_core::oauth::machine_types::FetchId;
 use skiff_core::oauth::pkce::{state_from_random, Verifier, VERIFIER_BYTES};
-use skiff_core::oauth::stored::{ServerField, PENDING_KEY};
+use skiff_core::oauth::stored::{dpop_key_name, ServerField, PENDING_KEY};
 use skiff_core::oauth::{AuthCommand, FetchFailure};
 use wasm_bindgen_futures::spawn_local;
 
 use super::hub::{self, now, with_machine};
-use super::{callback, vault};
+use super::{callback, prove, vault};
 use crate::platform::fetch::{self, FetchError};
 use crate::platform::webcrypto::{self, SignWith};
 use crate::platform::{online, popup};
@@ -25,6 +26,9 @@ pub(super) fn perform(server: &str, generation: u64, command: AuthCommand) {
     let server = server.to_string();
     match command {
         AuthCommand::Fetch { id, request } => spawn_local(send(server, generation, id, request)),
+        AuthCommand::FetchWithProof { id, request, proof } => {
+            spawn_local(send_proved(server, generation, id, request, proof))
+        }
         AuthCommand::PreparePkce => spawn_local(pkce(server, generation)),
         AuthCommand::Sign { id, alg } => spawn_local(sign(server, generation, id, alg)),
         AuthCommand::OpenAuthorization { url, pending } => callback::open(&server, &url, pending),
@@ -45,6 +49,9 @@ pub(super) fn perform(server: &str, generation: u64, command: AuthCommand) {
         AuthCommand::Delete { issuer, resource } => {
             hub::records_changed((&issuer, &resource), None);
             vault::delete_credentials(&issuer, &resource);
+            // The key the tokens were bound to goes with them (a next sign-in makes its own).
+            let key = dpop_key_name(&issuer, &resource);
+            spawn_local(async move { webcrypto::forget_dpop_key(&key).await });
         }
         AuthCommand::Resume {
             waiter,
@@ -64,11 +71,58 @@ pub(super) fn perform(server: &str, generation: u64, command: AuthCommand) {
 /// One fetch for the machine. A fetch that got no answer while online is probed once with a
 /// request that needs no CORS: a server that answers that is up, so CORS hid the answer.
 async fn send(server: String, generation: u64, id: FetchId, request: HttpRequest) {
-    let answer = match fetch::send(&request, None).await {
+    let answer = answer_of(&request)
+        .await
+        .map(|(status, body, _)| (status, body));
+    let at = now();
+    let handled = with_machine(&server, generation, |m| match answer {
+        Ok((status, body)) => m.handle_response(at, id, status, &body),
+        Err(failure) => m.handle_fetch_failed(at, id, failure),
+    });
+    if handled.is_some() {
+        hub::drive(&server);
+    }
+}
+
+/// A token request with its DPoP proof: signed as the machine planned it, sent, and answered
+/// with the server's `DPoP-Nonce` header (the machine resends for a nonce, not this).
+async fn send_proved(
+    server: String,
+    generation: u64,
+    id: FetchId,
+    mut request: HttpRequest,
+    plan: ProofPlan,
+) {
+    let answer = match prove::sign(&plan).await {
+        Ok(proof) => {
+            request
+                .headers
+                .retain(|(n, _)| !n.eq_ignore_ascii_case(PROOF_HEADER));
+            request.headers.push((PROOF_HEADER.into(), proof));
+            answer_of(&request).await
+        }
+        Err(why) => Err(FetchFailure::Proof(why)),
+    };
+    let at = now();
+    let handled = with_machine(&server, generation, |m| match answer {
+        Ok((status, body, nonce)) => {
+            m.handle_proved_response(at, id, status, &body, nonce.as_deref())
+        }
+        Err(failure) => m.handle_fetch_failed(at, id, failure),
+    });
+    if handled.is_some() {
+        hub::drive(&server);
+    }
+}
+
+/// Status, body and `DPoP-Nonce` header of `request`'s answer, or why there is none.
+async fn answer_of(request: &HttpRequest) -> Result<(u16, String, Option<String>), FetchFailure> {
+    match fetch::send(request, None).await {
         Ok(response) => {
             let status = response.status;
+            let nonce = response.header(NONCE_HEADER).map(str::to_string);
             match response.text().await {
-                Ok(body) => Ok((status, body)),
+                Ok(body) => Ok((status, body, nonce)),
                 Err(e) => Err(FetchFailure::Network(e.to_string())),
             }
         }
@@ -80,14 +134,6 @@ async fn send(server: String, generation: u64, id: FetchId, request: HttpRequest
             }
         }
         Err(e) => Err(FetchFailure::Network(e.to_string())),
-    };
-    let at = now();
-    let handled = with_machine(&server, generation, |m| match answer {
-        Ok((status, body)) => m.handle_response(at, id, status, &body),
-        Err(failure) => m.handle_fetch_failed(at, id, failure),
-    });
-    if handled.is_some() {
-        hub::drive(&server);
     }
 }
 

@@ -61,3 +61,26 @@ pub async fn refused(
     )
     .await
 }
+
+/// The `DPoP` header value for a request (method, URL as fetched) that carries
+/// `authorization`, when that is a DPoP-bound token (`Authorization: DPoP …`): a fresh proof
+/// each call (one `jti` per request, RFC 9449 §4.2). `None` for any other value.
+pub async fn proof(server: &str, method: &str, url: &str, authorization: &str) -> Option<String> {
+    skiff_core::oauth::dpop::bound_token(authorization)?;
+    let engine = engine().await?;
+    (engine.proof)(
+        server.to_string(),
+        method.to_string(),
+        url.to_string(),
+        authorization.to_string(),
+    )
+    .await
+}
+
+/// A server's answer to a request to `url` that carried a proof gave this `DPoP-Nonce`: its
+/// next proofs carry it (RFC 9449 §9).
+pub async fn nonce(server: &str, url: &str, nonce: &str) {
+    if let Some(engine) = engine().await {
+        (engine.nonce)(server, url, nonce);
+    }
+}
