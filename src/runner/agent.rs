@@ -26,6 +26,7 @@ use skiff_core::mcp::McpError;
 use skiff_core::pipeline::request::{self, Offer};
 use skiff_core::provider::{ProviderError, StepContext};
 use skiff_core::records::message::{Message, MessageStatus, Role};
+use skiff_core::records::task::TaskRef;
 use skiff_core::records::tool_mode::ToolMode;
 use skiff_core::settings::{ChatSettings, TurnSettings};
 
@@ -59,6 +60,11 @@ pub enum TurnMsg {
         progress: f64,
         total: Option<f64>,
         message: Option<String>,
+    },
+    /// The MCP task a call runs as was created or changed status.
+    Task {
+        call_id: String,
+        task: TaskRef,
     },
     /// A call's raw `CallToolResult`, or the typed reason there is none (which keeps whether
     /// the tool may have run; the machine words it for the user and the model).
@@ -127,7 +133,11 @@ pub async fn run_turn(
             mcp_store.server_name(id).unwrap_or_else(|| id.to_string())
         })
     });
-    let run = RefCell::new(AgentRun::for_turn(&turn.settings, specs));
+    let mut run = AgentRun::for_turn(&turn.settings, specs.clone());
+    if overrides.discovery {
+        run = run.with_discovery(specs, &history_before(&conv, &first.id()));
+    }
+    let run = RefCell::new(run);
     let mut live = first;
     store.set_live(&live.id(), true);
     // Calls in flight: call id → (server, key), so Stop can cancel them.
@@ -247,6 +257,10 @@ pub async fn run_turn(
                 r.tool_progress(&call_id, progress, total, message);
                 Vec::new()
             }
+            Some(TurnMsg::Task { call_id, task }) => {
+                r.tool_task(&call_id, task);
+                Vec::new()
+            }
             Some(TurnMsg::ToolDone { call_id, outcome }) => {
                 running.remove(&call_id);
                 r.tool_finished(&call_id, outcome, now)
@@ -362,8 +376,22 @@ fn start_tool(
             }
         }
     };
+    let on_task = {
+        let tx = handle.tx.clone();
+        let call_id = call_id.to_string();
+        move || {
+            let tx = tx.clone();
+            let call_id = call_id.clone();
+            move |task| {
+                let _ = tx.unbounded_send(TurnMsg::Task {
+                    call_id: call_id.clone(),
+                    task,
+                });
+            }
+        }
+    };
     let again = arguments.clone();
-    let call = mcp.start_tool_call(server_id, tool_name, arguments, progress());
+    let call = mcp.start_tool_call(server_id, tool_name, arguments, progress(), on_task());
     let key = call.key();
     let done_tx = handle.tx.clone();
     let call_id = call_id.to_string();
@@ -382,7 +410,7 @@ fn start_tool(
             let done = mcp.store().inbox.required(&server_id, data).await;
             if done && !done_tx.is_closed() {
                 outcome = mcp
-                    .start_tool_call(&server_id, &tool_name, again, progress())
+                    .start_tool_call(&server_id, &tool_name, again, progress(), on_task())
                     .result()
                     .await;
             }

@@ -28,11 +28,16 @@ pub fn offered_tools(
     settings: &ChatSettings,
 ) -> (Vec<ToolSpec>, ToolMode) {
     let store = mcp.store();
-    let specs = store.tool_index().with_untracked(|index| {
+    let all = store.tool_index().with_untracked(|index| {
         tool_index::enabled_specs(index, &conv.tool_overrides, |id| {
             store.server_name(id).unwrap_or_else(|| id.to_string())
         })
     });
+    let specs = skiff_core::tools::discovery::offered_for(
+        all,
+        conv.tool_overrides.discovery,
+        &conv.messages,
+    );
     let mode = if specs.is_empty() {
         ToolMode::Off
     } else {

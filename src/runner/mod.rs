@@ -18,4 +18,5 @@ pub mod request_view;
 pub mod sampling;
 pub mod side_request;
 mod step;
+pub mod task_resume;
 pub mod title;

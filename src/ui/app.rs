@@ -95,6 +95,8 @@ pub fn App() -> impl IntoView {
 
     // Connect every enabled MCP server concurrently, as soon as the page is up.
     mcp_runner.ensure_initialized();
+    // Tool calls a closed page left running as MCP tasks are followed again, never re-sent.
+    crate::runner::task_resume::start(convs, mcp_runner);
 
     // Throttled writes still owed when the page goes away are written now.
     // MCP sessions end with the page (a DELETE the server can act on instead of a session it

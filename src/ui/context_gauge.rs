@@ -12,6 +12,7 @@ use skiff_core::pipeline::gauge::gauge;
 use skiff_core::pipeline::request::{next_plan, Offer};
 use skiff_core::records::tool_mode::ToolMode;
 use skiff_core::settings::TurnSettings;
+use skiff_core::tools::discovery;
 
 use super::context::ctx;
 use crate::platform::clock;
@@ -36,33 +37,42 @@ pub fn ContextGauge(draft: RwSignal<String>) -> impl IntoView {
             .settings
             .with(|s| TurnSettings::resolve(s, choice.as_ref(), mask.as_ref(), project.as_deref()));
         let overrides = conv.tool_overrides.get();
-        let specs = mcp.tool_index().with(|index| {
+        let all = mcp.tool_index().with(|index| {
             tool_index::enabled_specs(index, &overrides, |id| {
                 mcp.server_name(id).unwrap_or_else(|| id.to_string())
             })
         });
         let _ = ctx.runner.sending.with(|s| s.contains(&conv.id()));
         let history = untrack(|| conv.snapshot().messages);
+        let specs = discovery::offered_for(all, overrides.discovery, &history);
         let mode = if specs.is_empty() {
             ToolMode::Off
         } else {
             turn.settings.resolved_tool_mode()
         };
         let place = clock::user_place();
-        Some(next_plan(
-            &history,
-            cleared.as_deref(),
-            memory.as_ref(),
-            &turn,
-            &Offer {
-                tools: &specs,
-                mode,
-                servers: &mcp.instructions(),
-            },
-            &place.at(clock::now_ms()),
+        Some((
+            next_plan(
+                &history,
+                cleared.as_deref(),
+                memory.as_ref(),
+                &turn,
+                &Offer {
+                    tools: &specs,
+                    mode,
+                    servers: &mcp.instructions(),
+                },
+                &place.at(clock::now_ms()),
+            ),
+            overrides.discovery,
         ))
     });
-    let shown = move || plan.with(|p| p.as_ref().map(|p| draft.with(|d| gauge(p, d))));
+    let shown = move || {
+        plan.with(|p| {
+            p.as_ref()
+                .map(|(p, discovery)| draft.with(|d| gauge(p, d, *discovery)))
+        })
+    };
     let last_id = move || {
         ctx.convs
             .current
@@ -85,6 +95,7 @@ pub fn ContextGauge(draft: RwSignal<String>) -> impl IntoView {
             <div class="context-gauge" data-level=g.level.as_str() data-percent=g.percent.to_string()>
                 <meter min="0" max="100" low="80" high="100" optimum="0" value=g.percent.min(100).to_string() aria-label="Context used by the next request"></meter>
                 <span class="context-gauge-text">{g.text()}</span>
+                {g.tools_warning_text().map(|w| view! { <p class="context-gauge-tools-warning" role="note">{w}</p> })}
                 <button
                     type="button"
                     class="small clear-context"

@@ -121,6 +121,9 @@ fn ToolCard(msg: LiveMessage, record: Memo<Option<ToolCallRecord>>) -> impl Into
     };
 
     let arguments = memo(move || field(|r| r.arguments.clone()));
+    let task_line = memo(move || record.with(|r| r.as_ref().and_then(card::task_line)));
+    let task_status =
+        memo(move || record.with(|r| r.as_ref().and_then(|r| r.task()).map(|t| t.status.as_str())));
     let progress = memo(move || {
         record.with(|r| {
             r.as_ref()
@@ -167,6 +170,9 @@ fn ToolCard(msg: LiveMessage, record: Memo<Option<ToolCallRecord>>) -> impl Into
                 <span class="tool-card-name">{move || tool.get()}</span>
                 <span class="tool-card-server">{move || server.get()}</span>
                 <span class="tool-card-state">{state_text}</span>
+                {move || task_line.get().map(|line| view! {
+                    <span class="tool-card-task" data-task-status=move || task_status.get()>{line}</span>
+                })}
             </summary>
             <div class="tool-card-body">
                 <pre class="tool-card-args">{move || card::pretty_arguments(&arguments.get())}</pre>

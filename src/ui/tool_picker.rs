@@ -97,7 +97,17 @@ pub fn ToolPicker() -> impl IntoView {
                                 return view! { <p class="muted">"No MCP server is connected."</p> }.into_any();
                             }
                             let overrides = ctx.convs.current_overrides();
-                            list.into_iter()
+                            let discovery = view! {
+                                <label class="tool-discovery" title="The model gets a one-line list of the tools and a find_tools tool that loads the full schemas it needs, instead of every schema on every request">
+                                    <input
+                                        type="checkbox"
+                                        checked=overrides.discovery
+                                        on:change=move |ev| ctx.convs.set_tool_discovery(event_target_checked(&ev))
+                                    />
+                                    "Load tools on demand"
+                                </label>
+                            };
+                            let servers_view = list.into_iter()
                                 .map(|(server_id, server_name)| {
                                     let id = StoredValue::new(server_id.clone());
                                     let server_on = overrides.server_enabled(&server_id);
@@ -136,8 +146,8 @@ pub fn ToolPicker() -> impl IntoView {
                                         </fieldset>
                                     }
                                 })
-                                .collect_view()
-                                .into_any()
+                                .collect_view();
+                            view! { {discovery} {servers_view} }.into_any()
                         }}
                     </div>
                 </When>

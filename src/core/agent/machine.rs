@@ -33,12 +33,14 @@ use super::turn_end::TurnEnd;
 use crate::mcp::McpError;
 use crate::provider::StreamEvent;
 use crate::records::approval::{ApprovalPolicy, ApprovalRule, Decision};
+use crate::records::message::Message;
+use crate::records::task::TaskRef;
 use crate::records::tool_call::{ToolCallRecord, ToolCallStatus, ToolProgress};
 use crate::records::tool_mode::{ToolMode, ToolModeSetting};
 use crate::settings::ChatSettings;
 pub use crate::settings::DEFAULT_STEP_LIMIT;
-use crate::tools::prompt;
 use crate::tools::spec::{find, ToolSpec};
+use crate::tools::{discovery, prompt};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentConfig {
@@ -113,6 +115,9 @@ pub struct AgentRun {
     assembler: ToolCallAssembler,
     calls: Vec<ToolCallRecord>,
     stopped: bool,
+    /// Progressive discovery: every enabled tool, of which `tools` offers `find_tools` and
+    /// the loaded ones (`tools::discovery`).
+    discovery: Option<Vec<ToolSpec>>,
 }
 
 impl AgentRun {
@@ -131,7 +136,19 @@ impl AgentRun {
             assembler: ToolCallAssembler::new(),
             calls: Vec::new(),
             stopped: false,
+            discovery: None,
         }
+    }
+
+    /// Offer `all` through progressive discovery: `find_tools` and the tools `history`
+    /// already loaded; the machine answers `find_tools` itself and offers what it loads from
+    /// the next step on. A plain-answer turn (no tools) stays one.
+    pub fn with_discovery(mut self, all: Vec<ToolSpec>, history: &[Message]) -> Self {
+        if self.config.mode != ToolMode::Off && !all.is_empty() {
+            self.tools = discovery::offered(&all, &discovery::loaded_in(history));
+            self.discovery = Some(all);
+        }
+        self
     }
 
     /// The turn the user's settings ask for, offering `tools` (the conversation's enabled
@@ -245,6 +262,11 @@ impl AgentRun {
         }
         for call in raw {
             let id = self.unique_id(call.id.clone());
+            if let Some(record) = self.find_tools(&id, &call, now_ms) {
+                self.calls.push(record);
+                continue;
+            }
+            self.load_if_listed(&call.name);
             let (record, action) = self.plan_call(id, call, now_ms);
             self.calls.push(record);
             actions.extend(action);
@@ -398,6 +420,14 @@ impl AgentRun {
         }
     }
 
+    /// The MCP task a running call runs as was created or changed status (stored with the
+    /// call, so a reload follows it instead of interrupting it).
+    pub fn tool_task(&mut self, call_id: &str, task: TaskRef) {
+        if let Some(call) = self.call_mut(call_id) {
+            call.report_task(&task.id, task.status, task.message);
+        }
+    }
+
     /// A call's answer: the raw `CallToolResult`, or the typed reason there is none (which
     /// says whether the tool may have run; see `call_error`).
     pub fn tool_finished(
@@ -532,6 +562,49 @@ impl AgentRun {
                     arguments,
                 };
                 (record, Some(action))
+            }
+        }
+    }
+
+    /// A `find_tools` call under discovery, answered here at once: it loads the tools it
+    /// names or finds, offered in full from the next step on.
+    fn find_tools(&mut self, id: &str, call: &RawCall, now_ms: f64) -> Option<ToolCallRecord> {
+        let all = self.discovery.as_ref()?;
+        if call.name != discovery::FIND_TOOLS {
+            return None;
+        }
+        let mut record =
+            ToolCallRecord::new(id.to_string(), call.name.clone(), call.arguments.clone());
+        record.server_id = Some(discovery::SERVER_ID.into());
+        record.server_name = "Skiff".into();
+        record.tool_name = discovery::FIND_TOOLS.into();
+        let args = match parse_arguments(&call.arguments) {
+            Ok(a) => a,
+            Err(e) => {
+                record.fail(e, now_ms);
+                return Some(record);
+            }
+        };
+        let found: Vec<ToolSpec> = discovery::search(all, &args).into_iter().cloned().collect();
+        record.start(now_ms);
+        record.finish(discovery::result(&found.iter().collect::<Vec<_>>()), now_ms);
+        for spec in found {
+            if find(&self.tools, &spec.exposed_name).is_none() {
+                self.tools.push(spec);
+            }
+        }
+        Some(record)
+    }
+
+    /// Under discovery, a listed tool the model calls without loading it first is loaded
+    /// now: the list named it, and refusing would only cost a step.
+    fn load_if_listed(&mut self, name: &str) {
+        let Some(all) = &self.discovery else {
+            return;
+        };
+        if find(&self.tools, name).is_none() {
+            if let Some(spec) = find(all, name) {
+                self.tools.push(spec.clone());
             }
         }
     }

@@ -15,6 +15,7 @@
 pub mod assemble;
 pub mod call_error;
 pub mod machine;
+pub mod resume;
 pub mod turn_end;
 
 pub use machine::{Action, AgentConfig, AgentRun};

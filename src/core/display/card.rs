@@ -104,6 +104,25 @@ pub fn format_ms(ms: f64) -> String {
     }
 }
 
+/// The line a call running as an MCP task shows: the task's status and the server's message
+/// ("Task: working — Analyzing content..."), `None` for a call that is no task. The message
+/// is the server's, so it passes through [`text::prose`].
+pub fn task_line(r: &ToolCallRecord) -> Option<String> {
+    let t = r.task()?;
+    let status = t.status.label();
+    Some(
+        match t
+            .message
+            .as_deref()
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+        {
+            Some(m) => format!("Task: {status} — {}", text::prose(m)),
+            None => format!("Task: {status}"),
+        },
+    )
+}
+
 /// The tool's name as shown: its own name on its server, else the name the model used.
 pub fn tool_label(r: &ToolCallRecord) -> String {
     let raw = if r.tool_name.is_empty() {
@@ -228,6 +247,28 @@ mod tests {
         assert_eq!(server_label(&r), "ev");
         r.server_name = "Every\u{200B}thing".into();
         assert_eq!(server_label(&r), "Every<U+200B>thing");
+    }
+
+    #[test]
+    fn a_task_shows_its_status_and_the_servers_message_neutralised() {
+        use crate::records::task::TaskStatus;
+        let mut r = ToolCallRecord::new("c".into(), "t".into(), "{}".into());
+        assert_eq!(task_line(&r), None);
+        r.start(0.0);
+        r.report_task(
+            "T",
+            TaskStatus::Working,
+            Some("Analyzing\u{202E} content...".into()),
+        );
+        assert_eq!(
+            task_line(&r).as_deref(),
+            Some("Task: working — Analyzing<U+202E> content...")
+        );
+        r.report_task("T", TaskStatus::InputRequired, Some("  ".into()));
+        assert_eq!(
+            task_line(&r).as_deref(),
+            Some("Task: waiting for your answer")
+        );
     }
 
     #[test]

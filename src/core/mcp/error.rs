@@ -81,6 +81,12 @@ pub enum McpError {
         uri: String,
         why: SubscriptionRefusal,
     },
+    /// A tool that only runs as a task (`execution.taskSupport: required`), on a server that
+    /// does not announce task-augmented tool calls (`mcp::task::call_mode`).
+    TaskRequired,
+    /// The task behind a tool call ended without a result: the server cancelled it, or no
+    /// longer knows it (its session ended with a reloaded page). It may have run.
+    TaskLost { task_id: String, reason: String },
 }
 
 /// Why a modern-era subscription did not take.
@@ -106,7 +112,7 @@ impl McpError {
                 ..
             } | McpError::SessionExpired {
                 in_flight_tool: true
-            }
+            } | McpError::TaskLost { .. }
         )
     }
 
@@ -240,6 +246,11 @@ impl fmt::Display for McpError {
                 if headers.len() == 1 { "" } else { "s" },
                 headers.join(", "),
                 if headers.len() == 1 { "it" } else { "them" }
+            ),
+            McpError::TaskRequired => write!(f, "{}", crate::mcp::task::Unsupported),
+            McpError::TaskLost { task_id, reason } => write!(
+                f,
+                "The task behind this call ({task_id}) ended without a result: {reason}. {NOT_RESENT}"
             ),
             McpError::RedirectRefused { to } => {
                 write!(f, "The server tried to redirect the request elsewhere")?;

@@ -587,10 +587,12 @@ impl McpSession {
                 params: params.clone(),
             }),
             "notifications/prompts/list_changed" => self.relist(ListKind::Prompts, now_ms),
-            "notifications/resources/updated" => self.emit(SessionEvent::Notified {
-                method: method.to_string(),
-                params: params.clone(),
-            }),
+            "notifications/resources/updated" | super::task::STATUS_NOTIFICATION => {
+                self.emit(SessionEvent::Notified {
+                    method: method.to_string(),
+                    params: params.clone(),
+                })
+            }
             "notifications/resources/list_changed" => {
                 self.relist(ListKind::Resources, now_ms);
                 self.relist(ListKind::ResourceTemplates, now_ms);

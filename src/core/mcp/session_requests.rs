@@ -9,6 +9,7 @@ use super::error::McpError;
 use super::messages::{self, ListKind, RequestId};
 use super::session::{McpSession, PendingKind, Queued};
 use super::session_types::{Output, Phase, SessionEvent};
+use super::task::{self, CallMode};
 use super::types_2026;
 use crate::mcp::model::ServerCapabilities;
 
@@ -32,6 +33,19 @@ impl McpSession {
         progress: bool,
         now_ms: f64,
     ) -> RequestId {
+        self.call_tool_as(name, arguments, progress, CallMode::Direct, now_ms)
+    }
+
+    /// `call_tool`, task-augmented when `mode` says so (`mcp::task`): the answer is then a
+    /// `CreateTaskResult`, which the supervisor follows to the tool's result.
+    pub fn call_tool_as(
+        &mut self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+        progress: bool,
+        mode: CallMode,
+        now_ms: f64,
+    ) -> RequestId {
         let id = self.alloc_id();
         // A tool whose `x-mcp-header` declarations are broken cannot be called over modern
         // Streamable HTTP (the server refuses a call without its headers): say why instead.
@@ -52,6 +66,9 @@ impl McpSession {
         if progress {
             // The id doubles as the progress token: unique for this session's lifetime.
             params["_meta"] = json!({ "progressToken": messages::id_to_value(&id) });
+        }
+        if mode == CallMode::Task {
+            task::augment(&mut params);
         }
         self.user_request(id.clone(), "tools/call", Some(params), true, now_ms);
         id

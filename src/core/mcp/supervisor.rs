@@ -26,7 +26,9 @@ use super::messages::RequestId;
 use super::session::McpSession;
 use super::session_types::{Phase, SessionConfig};
 use super::supervisor_link::Link;
+use super::supervisor_tasks::{Role, Tasks};
 use super::supervisor_types::{Action, CallKey, ElicitKey, LinkId, Request, ServerKind, Setup};
+use super::task::CallMode;
 
 /// How long connecting may take, from the first byte sent to a ready session. A server that
 /// accepts the connection and never answers the handshake would otherwise show "connecting"
@@ -75,6 +77,7 @@ impl Timers {
 struct Slot {
     key: CallKey,
     tool: bool,
+    role: Role,
 }
 
 pub struct Supervisor {
@@ -119,6 +122,8 @@ pub struct Supervisor {
     /// Modern era: the resource URIs the last session listened for, so the next one's first
     /// listen stream carries them (a reconnect keeps the user's subscriptions).
     resource_subs: Vec<String>,
+    /// Tool calls that run as tasks (`supervisor_tasks`).
+    pub(super) tasks: Tasks,
 }
 
 impl Supervisor {
@@ -147,6 +152,7 @@ impl Supervisor {
             next_elicit: 1,
             asked_during: Vec::new(),
             resource_subs: Vec::new(),
+            tasks: Tasks::default(),
         }
     }
 
@@ -162,7 +168,8 @@ impl Supervisor {
     /// When `handle_timeout` must next be called.
     pub fn poll_timeout(&self) -> Option<f64> {
         let link = self.link.as_ref().and_then(Link::next_deadline);
-        [self.timers.min(), link]
+        let tasks = self.link.as_ref().and(self.tasks.next_deadline());
+        [self.timers.min(), link, tasks]
             .into_iter()
             .flatten()
             .reduce(f64::min)
@@ -249,6 +256,18 @@ impl Supervisor {
     }
 
     pub fn handle_request(&mut self, key: CallKey, req: Request, now: f64) {
+        let mode = match &req {
+            Request::Tool { name, .. } if self.link.is_some() => match self.tool_mode(name) {
+                Ok(mode) => Some(mode),
+                Err(_) => {
+                    return self.push(Action::Reply {
+                        key,
+                        result: Err(McpError::TaskRequired),
+                    })
+                }
+            },
+            _ => None,
+        };
         match self.link.as_mut() {
             None => self.push(Action::Reply {
                 key,
@@ -257,17 +276,31 @@ impl Supervisor {
             Some(Link::Ws { open: false, .. }) => self.waiting.push((key, req)),
             Some(link) => {
                 let session = link.session_mut();
-                let (id, tool) = match req {
+                let mode = mode.unwrap_or(CallMode::Direct);
+                let (id, tool, role) = match req {
                     Request::Tool { name, args } => {
-                        (session.call_tool(&name, Some(args), true, now), true)
+                        let role = match mode {
+                            CallMode::Task => Role::TaskCreate,
+                            CallMode::Direct => Role::Caller,
+                        };
+                        (
+                            session.call_tool_as(&name, Some(args), true, mode, now),
+                            true,
+                            role,
+                        )
                     }
                     Request::Raw { method, params } => {
-                        (session.request(&method, params, now), false)
+                        (session.request(&method, params, now), false, Role::Caller)
                     }
-                    Request::Ping => (session.ping(now), false),
+                    Request::Ping => (session.ping(now), false, Role::Caller),
+                    Request::FollowTask { task_id } => {
+                        self.follow_task(key, task_id, now);
+                        self.finish(now);
+                        return;
+                    }
                 };
                 self.keys.insert(key, id.clone());
-                self.calls.insert(id, Slot { key, tool });
+                self.calls.insert(id, Slot { key, tool, role });
                 self.finish(now);
             }
         }
@@ -282,6 +315,10 @@ impl Supervisor {
                 key,
                 result: Err(McpError::Cancelled { reason }),
             });
+            return;
+        }
+        if self.cancel_task(key, reason.clone(), now) {
+            self.finish(now);
             return;
         }
         let Some(id) = self.keys.get(&key).cloned() else {
@@ -308,6 +345,7 @@ impl Supervisor {
                 link.handle_timeout(now);
             }
         }
+        self.poll_tasks(now);
         self.finish(now);
         if self.timers.take_due(Timer::Reconnect, now) {
             self.start_connect(now);
@@ -450,8 +488,16 @@ impl Supervisor {
         self.timers.clear(Timer::Handshake);
         self.listing_tools = false;
         self.connected_since = None;
-        let mut calls: Vec<Slot> = self.calls.drain().map(|(_, s)| s).collect();
+        let mut calls: Vec<Slot> = self
+            .calls
+            .drain()
+            .map(|(_, s)| s)
+            // A follower's own requests answer nobody; the follower itself is told below.
+            .filter(|s| matches!(s.role, Role::Caller | Role::TaskCreate))
+            .collect();
         crate::order::sort_by_key(&mut calls, |s| s.key);
+        let followed = self.fail_tasks(error);
+        self.actions.extend(followed);
         for slot in calls {
             let result = Err(for_call(error, slot.tool));
             self.push(Action::Reply {
@@ -701,10 +747,35 @@ impl Supervisor {
         self.lose_transport(why, now);
     }
 
-    pub(super) fn answered(&mut self, id: &RequestId) -> Option<CallKey> {
+    /// The caller and role of an answered request; forgets it.
+    pub(super) fn answered(&mut self, id: &RequestId) -> Option<(CallKey, Role)> {
         let slot = self.calls.remove(id)?;
-        self.keys.remove(&slot.key);
-        Some(slot.key)
+        if self.keys.get(&slot.key) == Some(id) {
+            self.keys.remove(&slot.key);
+        }
+        Some((slot.key, slot.role))
+    }
+
+    /// Track a request the supervisor made itself for caller `key` (a follower's, a cancel).
+    pub(super) fn track_own(&mut self, id: RequestId, key: CallKey, role: Role) {
+        self.calls.insert(
+            id,
+            Slot {
+                key,
+                tool: false,
+                role,
+            },
+        );
+    }
+
+    /// The task-augmented `tools/call` of caller `key` still waiting for its task, if any.
+    pub(super) fn creating(&mut self, key: CallKey) -> Option<RequestId> {
+        let id = self.keys.get(&key)?.clone();
+        let slot = self.calls.get(&id)?;
+        (slot.role == Role::TaskCreate).then(|| {
+            self.keys.remove(&key);
+            id
+        })
     }
 
     /// The tool calls of ours running now: a question the server asks meanwhile belongs to

@@ -10,6 +10,7 @@ use super::messages::ListKind;
 use super::session_types::{Phase, SessionEvent};
 use super::supervisor::Supervisor;
 use super::supervisor_types::Action;
+use super::task;
 
 impl Supervisor {
     pub(super) fn on_event(&mut self, event: SessionEvent, now: f64) {
@@ -67,6 +68,7 @@ impl Supervisor {
                 self.emit(Action::Checked(now));
                 self.tools_listed();
                 self.log(format!("Listed {} tool(s).", tools.len()));
+                self.tasks.tools_listed(&tools);
                 self.emit(Action::Tools(tools));
             }
             SessionEvent::ResourcesListed(r) => self.emit(Action::Resources(r)),
@@ -90,9 +92,8 @@ impl Supervisor {
                     Ok(_) => self.emit(Action::Checked(now)),
                     Err(e) => self.log(format!("{method} failed: {e}")),
                 }
-                if let Some(key) = self.answered(&id) {
-                    self.emit(Action::Reply { key, result });
-                    self.settle_asks(key);
+                if let Some((key, role)) = self.answered(&id) {
+                    self.route_answer(&id, key, role, result, now);
                 }
             }
             SessionEvent::Progress {
@@ -142,6 +143,9 @@ impl Supervisor {
                 params,
                 raw,
             } => self.ask_opened(id, method, params, raw),
+            SessionEvent::Notified { method, params } if method == task::STATUS_NOTIFICATION => {
+                self.task_notified(&params, now)
+            }
             SessionEvent::Notified { method, params } => {
                 self.emit(Action::Notified { method, params })
             }

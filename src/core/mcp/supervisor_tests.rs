@@ -1341,3 +1341,6 @@ fn a_question_asked_during_tool_calls_is_settled_when_the_last_is_answered() {
         .iter()
         .any(|x| matches!(x, Action::AskSettled { .. })));
 }
+
+#[path = "supervisor_tasks_tests.rs"]
+mod tasks;

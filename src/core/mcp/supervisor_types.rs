@@ -56,6 +56,11 @@ pub enum Request {
         params: Option<Value>,
     },
     Ping,
+    /// Follow a task a tool call created before the page reloaded (`tasks/get` …
+    /// `tasks/result`); the tool itself is never called again.
+    FollowTask {
+        task_id: String,
+    },
 }
 
 /// What the browser's WebSocket reported.
@@ -147,6 +152,11 @@ pub enum Action {
     Reply {
         key: CallKey,
         result: Result<Value, McpError>,
+    },
+    /// The task behind tool call `key` was created or changed status (store it with the call).
+    Task {
+        key: CallKey,
+        task: crate::records::task::TaskRef,
     },
     Progress {
         key: CallKey,

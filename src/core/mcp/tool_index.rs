@@ -13,6 +13,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use crate::mcp::model::Tool;
+use crate::mcp::task;
 use crate::records::tool_overrides::ToolOverrides;
 use crate::tools::spec::{sanitize, ToolSpec, MAX_NAME_LEN};
 
@@ -35,6 +36,18 @@ pub struct ServerTools {
     pub server_id: String,
     pub server_name: String,
     pub tools: Vec<Tool>,
+    /// The server announces task-augmented `tools/call` (`mcp::task::server_runs_tool_tasks`).
+    pub runs_tasks: bool,
+}
+
+impl ServerTools {
+    /// The tools Skiff can call on this server: one that only runs as a task, on a server
+    /// that runs none, would always fail, so the model is never offered it.
+    fn callable(&self) -> impl Iterator<Item = &Tool> {
+        self.tools
+            .iter()
+            .filter(|t| task::call_mode(task::task_support(t), self.runs_tasks).is_ok())
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -91,7 +104,7 @@ impl ToolIndex {
     pub fn build(servers: &[ServerTools]) -> ToolIndex {
         let mut owners: HashMap<&str, BTreeSet<&str>> = HashMap::new();
         for s in servers {
-            for t in &s.tools {
+            for t in s.callable() {
                 owners
                     .entry(t.name.as_ref())
                     .or_default()
@@ -101,7 +114,7 @@ impl ToolIndex {
         let mut index = ToolIndex::default();
         for s in servers {
             let mut seen_here = BTreeSet::new();
-            for t in &s.tools {
+            for t in s.callable() {
                 // A server listing a name twice keeps the first; `tools/call` could not tell
                 // them apart anyway.
                 if !seen_here.insert(t.name.as_ref()) {
@@ -226,7 +239,23 @@ mod tests {
             server_id: id.into(),
             server_name: name.into(),
             tools: tools.iter().map(|t| tool(t)).collect(),
+            runs_tasks: false,
         }
+    }
+
+    #[test]
+    fn a_tool_that_only_runs_as_a_task_is_offered_only_where_tasks_run() {
+        let research: Tool = serde_json::from_value(json!({"name": "simulate-research-query",
+            "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}}))
+        .unwrap();
+        let mut s = server("a", "Everything", &["echo"]);
+        s.tools.push(research);
+        assert_eq!(names(&ToolIndex::build(&[s.clone()])), ["echo"]);
+        s.runs_tasks = true;
+        assert_eq!(
+            names(&ToolIndex::build(&[s])),
+            ["echo", "simulate-research-query"]
+        );
     }
 
     fn names(i: &ToolIndex) -> Vec<&str> {

@@ -60,6 +60,9 @@ pub struct Plan {
     pub dropped: usize,
     /// Estimated tokens of what every request carries (system prompt, tools, ...).
     pub fixed_tokens: u32,
+    /// The tools' part of `fixed_tokens`: their definitions (native) or the tools section
+    /// (prompt-based), which every request carries whether or not a tool is called.
+    pub tool_tokens: u32,
     /// Estimated tokens of the messages sent.
     pub message_tokens: u32,
     /// The request's budget (window minus the answer's reserve).
@@ -165,6 +168,7 @@ pub fn plan_from(
         cleared: start.min(history.len()),
         dropped: first.saturating_sub(start),
         fixed_tokens,
+        tool_tokens: 0,
         message_tokens: used,
         budget,
     }

@@ -179,6 +179,7 @@ mod tests {
             cleared: 0,
             dropped: 0,
             fixed_tokens: 0,
+            tool_tokens: 0,
             message_tokens: 0,
             budget: 1000,
         };

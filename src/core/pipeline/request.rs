@@ -113,13 +113,14 @@ pub fn assemble(
         settings.history_count as usize,
         settings.target.max_tokens,
     );
-    let plan = context::plan_from(
+    let mut plan = context::plan_from(
         history,
         start,
         &limits,
         fixed,
         settings.result_char_limit.max(1),
     );
+    plan.tool_tokens = tool_tokens(tools, mode);
     // The mask's prompts open the messages; the input template wraps only the user's own.
     let mut messages = context;
     messages.extend(
@@ -156,14 +157,20 @@ pub fn fixed_tokens(
     tools: &[ToolSpec],
     mode: ToolMode,
 ) -> u32 {
-    let mut n =
-        tokens::PER_MESSAGE + tokens::estimate(system_template) + tokens::estimate(system_prompt);
-    n += match mode {
+    tokens::PER_MESSAGE
+        + tokens::estimate(system_template)
+        + tokens::estimate(system_prompt)
+        + tool_tokens(tools, mode)
+}
+
+/// What offering `tools` costs every request: their definitions (native) or the tools section
+/// of the system prompt (prompt-based).
+pub fn tool_tokens(tools: &[ToolSpec], mode: ToolMode) -> u32 {
+    match mode {
         ToolMode::Off => 0,
         ToolMode::Native => tokens::tools(tools),
         ToolMode::Prompt => tokens::estimate(&prompt::system_prompt_section(tools)),
-    };
-    n
+    }
 }
 
 /// A user message as the model receives it; answers and system messages pass unchanged. The

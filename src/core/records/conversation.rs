@@ -146,10 +146,12 @@ impl Conversation {
     }
 }
 
-/// Mark every unfinished call as interrupted; returns whether any was.
+/// Mark every unfinished call as interrupted; returns whether any was. A call running as an
+/// MCP task is left running: the task lives on its server, and the page follows it again
+/// (`mcp::task`) rather than calling the tool twice.
 pub fn settle_calls(calls: &mut [ToolCallRecord]) -> bool {
     let mut changed = false;
-    for call in calls.iter_mut() {
+    for call in calls.iter_mut().filter(|c| !c.is_resumable_task()) {
         changed |= call.interrupt(INTERRUPTED_CALL);
     }
     changed
@@ -312,6 +314,31 @@ mod tests {
         assert_eq!(merged.messages[0].tool_calls, c.messages[0].tool_calls);
         let merged = merge_conversations(&c, &before, &[]);
         assert_eq!(merged.messages[0].tool_calls, c.messages[0].tool_calls);
+    }
+
+    #[test]
+    fn reload_leaves_a_call_running_as_a_task_for_the_page_to_follow() {
+        use crate::records::task::TaskStatus;
+        use crate::records::tool_call::ToolCallRecord;
+        let mut c = Conversation::new("c".into(), 0.0);
+        let mut m = Message::new("m".into(), Role::Assistant, String::new(), 0.0);
+        m.status = MessageStatus::Streaming;
+        let mut task = ToolCallRecord::new("a".into(), "research".into(), "{}".into());
+        task.start(1.0);
+        task.report_task("t1", TaskStatus::Working, None);
+        let mut plain = ToolCallRecord::new("b".into(), "echo".into(), "{}".into());
+        plain.start(1.0);
+        m.tool_calls = vec![task.clone(), plain];
+        c.messages.push(m);
+        assert!(c.mark_interrupted());
+        assert_eq!(
+            c.messages[0].tool_calls[0], task,
+            "followed again, never re-sent"
+        );
+        assert_eq!(
+            *c.messages[0].tool_calls[1].status(),
+            ToolCallStatus::Error(INTERRUPTED_CALL.into())
+        );
     }
 
     fn msg(id: &str, role: Role, text: &str, at: f64) -> Message {

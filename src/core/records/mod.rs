@@ -21,6 +21,7 @@ pub mod memory;
 pub mod message;
 pub mod model_choice;
 pub mod speed;
+pub mod task;
 pub mod thought;
 pub mod title_source;
 pub mod tool_call;

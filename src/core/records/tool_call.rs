@@ -9,6 +9,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::task::{TaskRef, TaskStatus};
+
 /// Where one call stands. Final states: `Done`, `Error`, `Cancelled`, `Denied`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
@@ -82,6 +84,10 @@ pub struct ToolCallRecord {
     /// The raw `CallToolResult` JSON, shown in full to the user.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     result: Option<Value>,
+    /// The MCP task the call runs as, once the server created one: a reload follows this
+    /// task (`tasks/get`, `tasks/result`) and never sends the call again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    task: Option<TaskRef>,
 }
 
 impl ToolCallRecord {
@@ -98,7 +104,19 @@ impl ToolCallRecord {
             ended_ms: None,
             progress: None,
             result: None,
+            task: None,
         }
+    }
+
+    /// The MCP task behind this call, if it runs as one.
+    pub fn task(&self) -> Option<&TaskRef> {
+        self.task.as_ref()
+    }
+
+    /// Still running as a task a page can follow again after a reload. A task that reached a
+    /// final state whose result was not fetched yet counts: `tasks/result` still has it.
+    pub fn is_resumable_task(&self) -> bool {
+        self.status == ToolCallStatus::Running && self.task.is_some()
     }
 
     /// Where the call stands.
@@ -180,6 +198,25 @@ impl ToolCallRecord {
             return false;
         }
         self.progress = Some(progress);
+        true
+    }
+
+    /// The server created (or reported on) the task this running call runs as. A call that
+    /// is not running, or that already runs as another task, keeps what it has.
+    pub fn report_task(&mut self, id: &str, status: TaskStatus, message: Option<String>) -> bool {
+        if self.status != ToolCallStatus::Running || self.task.as_ref().is_some_and(|t| t.id != id)
+        {
+            return false;
+        }
+        let next = TaskRef {
+            id: id.to_string(),
+            status,
+            message,
+        };
+        if self.task.as_ref() == Some(&next) {
+            return false;
+        }
+        self.task = Some(next);
         true
     }
 
@@ -344,6 +381,35 @@ mod tests {
         assert!(orphan.interrupt("closed"));
         assert_eq!(orphan.status, ToolCallStatus::Error("closed".into()));
         assert_eq!(orphan.ended_ms, None, "when it ended is unknown");
+    }
+
+    #[test]
+    fn a_task_is_kept_with_its_running_call_and_stored() {
+        let mut r = ToolCallRecord::new("c".into(), "research".into(), "{}".into());
+        assert!(
+            !r.report_task("t1", TaskStatus::Working, None),
+            "only a running call has a task"
+        );
+        r.start(1.0);
+        assert!(r.report_task("t1", TaskStatus::Working, Some("Gathering".into())));
+        assert!(!r.report_task("t1", TaskStatus::Working, Some("Gathering".into())));
+        assert!(
+            !r.report_task("t2", TaskStatus::Completed, None),
+            "one call, one task"
+        );
+        assert!(r.is_resumable_task());
+        let j = serde_json::to_value(&r).unwrap();
+        assert_eq!(
+            j["task"],
+            json!({"id": "t1", "status": "working", "message": "Gathering"})
+        );
+        let back: ToolCallRecord = serde_json::from_value(j).unwrap();
+        assert_eq!(back, r);
+        // Completed on the server, result not fetched yet: tasks/result still has it.
+        assert!(r.report_task("t1", TaskStatus::Completed, None));
+        assert!(r.is_resumable_task());
+        r.finish(json!({"content": []}), 5.0);
+        assert!(!r.is_resumable_task());
     }
 }
 

@@ -13,6 +13,10 @@ pub struct ToolOverrides {
     /// `(server id, tool name)` → enabled.
     #[serde(default)]
     pub tools: BTreeMap<String, bool>,
+    /// Progressive discovery for this conversation: the model gets a compact list and
+    /// `find_tools` instead of every tool's schema (`tools::discovery`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub discovery: bool,
 }
 
 impl ToolOverrides {
@@ -25,7 +29,7 @@ impl ToolOverrides {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.disabled_servers.is_empty() && self.tools.is_empty()
+        self.disabled_servers.is_empty() && self.tools.is_empty() && !self.discovery
     }
 
     pub fn set_server(&mut self, server_id: &str, enabled: bool) {

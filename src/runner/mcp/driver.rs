@@ -9,6 +9,7 @@
 //! messages. It must never decide anything itself (reconnects, health, which error a call
 //! gets): that belongs in the supervisor, where native tests reach it.
 
+use skiff_core::records::task::TaskRef;
 use skiff_core::small_map::SmallMap;
 
 use futures::channel::{mpsc, oneshot};
@@ -48,6 +49,8 @@ const CLOSE_WAIT_MS: u32 = 2_000;
 
 pub(super) type Reply = oneshot::Sender<Result<Value, McpError>>;
 pub(super) type Progress = Box<dyn Fn(f64, Option<f64>, Option<String>)>;
+/// Hears the task behind a tool call each time it is created or changes status.
+pub(super) type OnTask = Box<dyn Fn(TaskRef)>;
 
 pub(super) enum Msg {
     /// (Re)connect now, with the configuration as it is now; the attempt count starts over.
@@ -66,6 +69,7 @@ pub(super) enum Msg {
         req: Req,
         reply: Reply,
         progress: Option<Progress>,
+        on_task: Option<OnTask>,
     },
     Cancel {
         key: u64,
@@ -103,7 +107,7 @@ pub(super) struct Driver {
     sup: Supervisor,
     /// The configuration last handed to the supervisor (a removed server keeps its last one).
     config: ServerConfig,
-    callers: SmallMap<CallKey, (Reply, Option<Progress>)>,
+    callers: SmallMap<CallKey, (Reply, Option<Progress>, Option<OnTask>)>,
     aborts: SmallMap<(LinkId, Token), AbortHandle>,
     sockets: SmallMap<LinkId, WebSocket>,
     /// Session DELETEs sent by the current batch of actions (awaited by `Disconnect`).
@@ -214,8 +218,9 @@ impl Driver {
                 req,
                 reply,
                 progress,
+                on_task,
             } => {
-                self.callers.insert(key, (reply, progress));
+                self.callers.insert(key, (reply, progress, on_task));
                 self.sup.handle_request(key, req, now);
             }
             Msg::Cancel { key, reason } => self.sup.handle_cancel(key, reason, now),
@@ -348,8 +353,13 @@ impl Driver {
                     // Dropping the socket closes it and detaches its handlers.
                     self.sockets.remove(&link);
                 }
+                Action::Task { key, task } => {
+                    if let Some(f) = self.callers.get(&key).and_then(|c| c.2.as_ref()) {
+                        f(task);
+                    }
+                }
                 Action::Reply { key, result } => {
-                    if let Some((reply, _)) = self.callers.remove(&key) {
+                    if let Some((reply, ..)) = self.callers.remove(&key) {
                         let _ = reply.send(result);
                     }
                 }

@@ -32,10 +32,11 @@ use serde_json::{Map, Value};
 use skiff_core::mcp::{ElicitKey, McpError};
 use wasm_bindgen_futures::spawn_local;
 
-use driver::{Driver, Msg, Progress, Req};
+use driver::{Driver, Msg, OnTask, Progress, Req};
 use futures::future::LocalBoxFuture;
 use skiff_core::chunk_load::ChunkLoadFailure;
 use skiff_core::mcp::backoff::HealthStatus;
+use skiff_core::records::task::TaskRef;
 
 /// What a connection's task is given: its server id, the store, its own sender (for timers and
 /// sockets to post back), the in-page server if it is one, and its inbox.
@@ -146,20 +147,43 @@ impl McpRunner {
     }
 
     /// Start a tool call; progress notifications are reported to `on_progress(progress,
-    /// total, message)`. The result is the raw `CallToolResult` JSON (`isError: true` is a
-    /// result, not an `Err`).
+    /// total, message)`, and the MCP task it runs as (if core decided it runs as one) to
+    /// `on_task` whenever it is created or changes status. The result is the raw
+    /// `CallToolResult` JSON (`isError: true` is a result, not an `Err`).
     pub fn start_tool_call(
         &self,
         id: &str,
         name: &str,
         args: Map<String, Value>,
         on_progress: impl Fn(f64, Option<f64>, Option<String>) + 'static,
+        on_task: impl Fn(TaskRef) + 'static,
     ) -> CallHandle {
         let req = Req::Tool {
             name: name.to_string(),
             args,
         };
-        self.start_call(id, req, Some(Box::new(on_progress)))
+        self.start_call(
+            id,
+            req,
+            Some(Box::new(on_progress)),
+            Some(Box::new(on_task)),
+        )
+    }
+
+    /// Follow task `task_id` of server `id` to its result, for a tool call a reloaded page
+    /// found still running: only `tasks/*` requests, never the tool again.
+    pub fn follow_task(
+        &self,
+        id: &str,
+        task_id: String,
+        on_task: impl Fn(TaskRef) + 'static,
+    ) -> CallHandle {
+        self.start_call(
+            id,
+            Req::FollowTask { task_id },
+            None,
+            Some(Box::new(on_task)),
+        )
     }
 
     pub async fn call_tool(
@@ -169,7 +193,7 @@ impl McpRunner {
         args: Map<String, Value>,
         on_progress: impl Fn(f64, Option<f64>, Option<String>) + 'static,
     ) -> Result<Value, McpError> {
-        self.start_tool_call(id, name, args, on_progress)
+        self.start_tool_call(id, name, args, on_progress, |_| {})
             .result()
             .await
     }
@@ -195,7 +219,7 @@ impl McpRunner {
         params: Option<Value>,
     ) -> Result<Value, McpError> {
         let req = Req::Raw { method, params };
-        self.start_call(id, req, None).result().await
+        self.start_call(id, req, None, None).result().await
     }
 
     /// Answer a request server `id` holds open (`Action::Ask`: sampling, roots).
@@ -210,7 +234,7 @@ impl McpRunner {
 
     /// An explicit health check (`ping`, or `server/discover` in the modern era).
     pub async fn ping(&self, id: &str) -> Result<Value, McpError> {
-        self.start_call(id, Req::Ping, None).result().await
+        self.start_call(id, Req::Ping, None, None).result().await
     }
 
     /// The page is going away (`pagehide`, not into the back-forward cache): end every
@@ -264,7 +288,13 @@ impl McpRunner {
         }
     }
 
-    fn start_call(&self, id: &str, req: Req, progress: Option<Progress>) -> CallHandle {
+    fn start_call(
+        &self,
+        id: &str,
+        req: Req,
+        progress: Option<Progress>,
+        on_task: Option<OnTask>,
+    ) -> CallHandle {
         let key = self.next_key.get_value();
         self.next_key.set_value(key + 1);
         self.active_flows.update(|n| *n += 1);
@@ -287,6 +317,7 @@ impl McpRunner {
             req,
             reply,
             progress,
+            on_task,
         };
         // Without a task (unknown server) the reply is dropped, and `result` says "not
         // connected".

@@ -1276,10 +1276,18 @@ impl ConversationsStore {
     /// Switch an MCP server or one of its tools on or off for the open conversation (or for
     /// the next one, in the empty "new chat" view), and save it.
     pub fn set_tool_switch(&self, server_id: &str, tool_name: Option<&str>, enabled: bool) {
-        let apply = |o: &mut ToolOverrides| match tool_name {
+        self.change_overrides(|o: &mut ToolOverrides| match tool_name {
             Some(t) => o.set_tool(server_id, t, enabled),
             None => o.set_server(server_id, enabled),
-        };
+        });
+    }
+
+    /// Turn progressive tool discovery on or off for the open conversation (or the next).
+    pub fn set_tool_discovery(&self, on: bool) {
+        self.change_overrides(|o: &mut ToolOverrides| o.discovery = on);
+    }
+
+    fn change_overrides(&self, apply: impl Fn(&mut ToolOverrides)) {
         match self.current.get_untracked() {
             Some(l) => {
                 l.tool_overrides.update(apply);

@@ -474,6 +474,9 @@ fn build_index(
                     server_id: id,
                     server_name: name,
                     tools: state.tools.get(),
+                    runs_tasks: state
+                        .capabilities
+                        .with(skiff_core::mcp::task::server_runs_tool_tasks),
                 })
             })
             .collect()

@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use serde_json::Value;
+
 use super::JsonObject;
 
 /// A tool a server offers. `name` and `description` are `Cow` and the schemas `Arc`, as in rmcp:
@@ -27,6 +29,11 @@ pub struct Tool {
     pub annotations: Option<ToolAnnotations>,
     #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
+    /// `execution` (2025-11-25): `taskSupport` says whether it may or must run as a task.
+    /// Kept as JSON so a malformed value costs the tool nothing (`mcp::task::task_support`
+    /// reads it, defaulting to the spec's `forbidden`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execution: Option<Value>,
 }
 
 /// Hints about a tool's behaviour. Hints from an untrusted server decide nothing on their own.

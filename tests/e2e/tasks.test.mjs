@@ -1,0 +1,274 @@
+// End-to-end: MCP tasks (2025-11-25 "tasks" utility). server-everything's
+// `simulate-research-query` declares `execution.taskSupport: "required"`; the model (the
+// scripted tests/servers/openai_compat.py) asks for it, and Skiff must call it as a task
+// (task-augmented `tools/call`), show the task's status on the card, poll `tasks/get`, fetch
+// `tasks/result` once it is done and hand the report to the model; Stop must cancel the task
+// (`tasks/cancel`); a reload while it runs must follow the same task again and never call
+// the tool a second time.
+//
+// What it must never do: listen on anything but 127.0.0.1, wait without a bound (every wait
+// here is ≤ 20 s), or hard-code what the server computes (the report is read from its answer).
+//
+// Needs: scripts/build.sh (dist/, or SKIFF_DIST) and scripts/setup-mcp.sh (server-everything).
+
+import { test, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import {
+  startOpenAiServer, startStaticServer, launchBrowser, screenshot, collectConsoleErrors, distDir,
+  rustConst, requireServerEverything,
+} from './harness.mjs';
+import { startServer } from '../servers/mcp/servers.mjs';
+
+const WAIT_MS = 20_000;
+const MODEL = 'skiff-tasks-model';
+const SERVER_ID = 'everything';
+const TOOL = 'simulate-research-query';
+const SERVERS_VERSION = rustConst('src/core/mcp/config.rs', 'SERVERS_VERSION');
+const FATAL = /panicked|RuntimeError|unreachable executed|uncaught|CSP violation/i;
+
+let api, site, browser, mcp;
+
+before(async () => {
+  assert.ok(existsSync(path.join(distDir(), 'index.html')), `no build in ${distDir()}: run scripts/build.sh first`);
+  requireServerEverything();
+  api = await startOpenAiServer({ models: [MODEL] });
+  site = await startStaticServer();
+  browser = await launchBrowser();
+  mcp = await startServer('everything-http');
+});
+
+after(async () => {
+  await browser?.close();
+  await site?.stop();
+  await api?.stop();
+  await mcp?.stop();
+});
+
+beforeEach(async () => {
+  await api.reset();
+});
+
+function settingsEnvelope() {
+  return JSON.stringify({
+    v: 1,
+    data: {
+      base_url: `${api.url}/v1`, auto_title: false, api_key: '', model: MODEL, system_prompt: '',
+      theme: 'system', tool_mode: 'native', step_limit: 15, result_char_limit: 16000,
+      tool_images_to_model: false,
+      // The research tool is not read-only: a remembered "always" lets it run unasked.
+      approvals: { rules: { [`${SERVER_ID}\u001f${TOOL}`]: 'always' }, allow_read_only: false },
+      learned_tool_modes: {},
+    },
+  });
+}
+
+async function openPage() {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  const servers = JSON.stringify({
+    v: SERVERS_VERSION,
+    data: { servers: [{ id: SERVER_ID, name: SERVER_ID, url: mcp.url, transport: 'auto', headers: [], enabled: true }] },
+  });
+  await context.addInitScript(([s, m]) => {
+    if (!localStorage.getItem('skiff:settings')) localStorage.setItem('skiff:settings', s);
+    if (!localStorage.getItem('skiff:mcp-servers')) localStorage.setItem('skiff:mcp-servers', m);
+  }, [settingsEnvelope(), servers]);
+  const page = await context.newPage();
+  const errors = collectConsoleErrors(page);
+  const wire = [];
+  page.on('request', (req) => wire.push({
+    t: Date.now(), method: req.method(), url: req.url(), body: req.postData() ?? '', sid: req.headers()['mcp-session-id'],
+  }));
+  await page.goto(site.url);
+  await page.waitForSelector('textarea[aria-label="Message"]', { timeout: WAIT_MS });
+  return { context, page, errors, wire };
+}
+
+/** JSON-RPC messages the page posted to server-everything, in order. */
+function mcpSent(wire) {
+  const origin = new URL(mcp.url).origin;
+  const out = [];
+  for (const r of wire) {
+    if (!r.url.startsWith(origin) || !r.body) continue;
+    try {
+      const m = JSON.parse(r.body);
+      for (const one of Array.isArray(m) ? m : [m]) out.push(one);
+    } catch { /* not JSON */ }
+  }
+  return out;
+}
+const sent = (wire, method) => mcpSent(wire).filter((m) => m.method === method);
+
+/** Waits until the research tool is offered (its server announced tasks and listed it). */
+async function waitForResearchTool(page) {
+  await page.waitForFunction(
+    () => Number((document.querySelector('.tool-picker-toggle')?.innerText || '').replace(/\D+/g, '')) >= 13,
+    null,
+    { timeout: WAIT_MS },
+  );
+  await page.waitForTimeout(500);
+}
+
+async function send(page, text) {
+  await page.fill('textarea[aria-label="Message"]', text);
+  await page.keyboard.press('Enter');
+}
+
+const card = (page, id) => page.locator(`details.tool-card[data-call-id="${id}"]`);
+
+async function waitCard(page, id, statuses) {
+  const want = Array.isArray(statuses) ? statuses : [statuses];
+  try {
+    await page.waitForFunction(([i, s]) => s.includes(document.querySelector(`details.tool-card[data-call-id="${i}"]`)?.dataset.status), [id, want], { timeout: WAIT_MS });
+  } catch (err) {
+    const cards = await page.evaluate(() => [...document.querySelectorAll('details.tool-card')].map((d) => d.outerHTML.slice(0, 600)));
+    throw new Error(`card ${id} never became ${want.join('|')}: ${JSON.stringify(cards)}`, { cause: err });
+  }
+}
+
+/** Waits (bounded) until `check(wire)` holds. */
+async function waitWire(page, wire, check, what) {
+  const t0 = Date.now();
+  while (!check(wire)) {
+    if (Date.now() - t0 > WAIT_MS) throw new Error(`never seen on the wire: ${what}; sent: ${JSON.stringify(mcpSent(wire).map((m) => [m.method, m.params?.taskId ?? m.params?.task]))}`);
+    await page.waitForTimeout(100);
+  }
+}
+
+function createdTaskId(wire) {
+  // The page's first tasks/get (or tasks/result, when a status notification said the task was
+  // done before the first poll) names the task the server created.
+  return mcpSent(wire).find((m) => m.method === 'tasks/get' || m.method === 'tasks/result')?.params?.taskId;
+}
+
+test('a. a task tool runs as a task: status on its card, tasks/get polled, tasks/result fetched once, the report goes to the model', async () => {
+  const { context, page, errors, wire } = await openPage();
+  try {
+    await waitForResearchTool(page);
+    await api.script([
+      { tool_calls: [{ name: TOOL, arguments: { topic: 'tides' }, id: 'call_task_a' }] },
+      { reply: 'The research is done.' },
+    ]);
+    await send(page, 'Research tides');
+    await waitCard(page, 'call_task_a', 'running');
+    // The card shows the task and the server's own status message while it runs.
+    const line = card(page, 'call_task_a').locator('.tool-card-task');
+    await line.waitFor({ state: 'visible', timeout: WAIT_MS });
+    await page.waitForFunction(
+      () => /Task: working — .+\.\.\./.test(document.querySelector('.tool-card-task')?.textContent ?? ''),
+      null,
+      { timeout: WAIT_MS },
+    );
+    await waitCard(page, 'call_task_a', 'done');
+    await page.waitForFunction(() => document.querySelector('article.message-assistant:last-of-type')?.innerText.includes('The research is done.'), null, { timeout: WAIT_MS });
+
+    const calls = sent(wire, 'tools/call').filter((m) => m.params?.name === TOOL);
+    assert.equal(calls.length, 1, 'the tool was called once');
+    assert.deepEqual(calls[0].params.task, {}, 'task-augmented');
+    const gets = sent(wire, 'tasks/get');
+    assert.ok(gets.length >= 1, 'the task was polled');
+    const taskId = gets[0].params.taskId;
+    assert.ok(gets.every((g) => g.params.taskId === taskId));
+    const results = sent(wire, 'tasks/result');
+    assert.equal(results.length, 1, 'the result was fetched once');
+    assert.equal(results[0].params.taskId, taskId);
+    // What the model got back is the server's report.
+    const reqs = await api.requests();
+    assert.equal(reqs.length, 2);
+    const toolMsg = reqs[1].body.messages.find((m) => m.role === 'tool');
+    assert.match(JSON.stringify(toolMsg.content), /Research Report: tides/);
+    assert.equal(await card(page, 'call_task_a').locator('.tool-card-task').getAttribute('data-task-status'), 'completed');
+    assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
+  } catch (err) {
+    await screenshot(page, 'tasks-a-failure').catch(() => {});
+    throw err;
+  } finally {
+    await context.close();
+  }
+});
+
+test('b. Stop while the task runs cancels it with tasks/cancel and the model is not asked again', async () => {
+  const { context, page, errors, wire } = await openPage();
+  try {
+    await waitForResearchTool(page);
+    await api.script([
+      { tool_calls: [{ name: TOOL, arguments: { topic: 'volcanoes' }, id: 'call_task_b' }] },
+      { reply: 'This answer must never be requested.' },
+    ]);
+    await send(page, 'Research volcanoes');
+    await waitCard(page, 'call_task_b', 'running');
+    await waitWire(page, wire, (w) => createdTaskId(w) !== undefined, 'a tasks/get or tasks/result');
+    const taskId = createdTaskId(wire);
+    await page.click('.stop');
+    await waitCard(page, 'call_task_b', 'cancelled');
+    await waitWire(page, wire, (w) => sent(w, 'tasks/cancel').length > 0, 'tasks/cancel');
+    const cancels = sent(wire, 'tasks/cancel');
+    assert.equal(cancels.length, 1);
+    assert.equal(cancels[0].params.taskId, taskId, 'the running task was cancelled');
+    assert.equal(sent(wire, 'notifications/cancelled').length, 0, 'a task is cancelled with tasks/cancel');
+    await page.waitForTimeout(1500);
+    assert.equal(sent(wire, 'tasks/result').length, 0, 'no result is fetched after Stop');
+    assert.equal((await api.requests()).length, 1, 'after Stop the model is not asked again');
+    assert.equal(await card(page, 'call_task_b').getAttribute('data-status'), 'cancelled');
+    assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
+  } catch (err) {
+    await screenshot(page, 'tasks-b-failure').catch(() => {});
+    throw err;
+  } finally {
+    await context.close();
+  }
+});
+
+test('c. a reload while the task runs follows the same task again and never calls the tool twice', async () => {
+  const { context, page, errors, wire } = await openPage();
+  try {
+    await waitForResearchTool(page);
+    await api.script([
+      { tool_calls: [{ name: TOOL, arguments: { topic: 'glaciers' }, id: 'call_task_c' }] },
+      { reply: 'Not asked: the turn ended with the page.' },
+    ]);
+    await send(page, 'Research glaciers');
+    await waitCard(page, 'call_task_c', 'running');
+    await waitWire(page, wire, (w) => createdTaskId(w) !== undefined, 'a tasks/get or tasks/result');
+    const taskId = createdTaskId(wire);
+    const before = wire.length;
+    // The first page may still have reached its next model request while unloading (the
+    // research takes 4 s): what counts is that the reloaded page asks nothing.
+    const asked = (await api.requests()).length;
+    await page.reload();
+    await page.waitForSelector('textarea[aria-label="Message"]', { timeout: WAIT_MS });
+    // The reloaded page asks about the same task (never tools/call again) and settles the card.
+    await waitWire(page, wire, (w) => sent(w.slice(before), 'tasks/get').length > 0, 'a tasks/get from the reloaded page');
+    assert.equal(sent(wire.slice(before), 'tasks/get')[0].params.taskId, taskId, 'the same task');
+    // server-everything keeps one task store per session (the spec binds a task to the context
+    // that created it), and the reloaded page has a new session: the result is out of reach,
+    // and the card says exactly that, and that the call was not sent again.
+    const sessionOf = (method, from = 0) => wire.slice(from).find((r) => {
+      try { return [JSON.parse(r.body)].flat().some((m) => m.method === method); } catch { return false; }
+    })?.sid;
+    const createdIn = sessionOf('tools/call');
+    const followedIn = sessionOf('tasks/get', before);
+    assert.ok(createdIn && followedIn && createdIn !== followedIn, `a new session after the reload (${createdIn} → ${followedIn})`);
+    await waitCard(page, 'call_task_c', 'error');
+    const c = card(page, 'call_task_c');
+    if (!(await c.evaluate((d) => d.open))) await c.locator('summary').first().click();
+    const text = await c.innerText();
+    assert.match(text, new RegExp(`task behind this call \\(${taskId}\\)`), text);
+    assert.match(text, /reloaded while it ran/, text);
+    assert.match(text, /Task not found/, text);
+    assert.match(text, /did not send it again/, text);
+    const status = await c.getAttribute('data-status');
+    const calls = sent(wire, 'tools/call').filter((m) => m.params?.name === TOOL);
+    assert.equal(calls.length, 1, 'a tool call runs at most once');
+    await page.waitForTimeout(1000);
+    assert.ok((await api.requests()).length <= Math.max(asked, 2), 'a reload asks the model nothing');
+    console.log(`reload while running: the reloaded page followed task ${taskId}; the card ended "${status}"`);
+    assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
+  } catch (err) {
+    await screenshot(page, 'tasks-c-failure').catch(() => {});
+    throw err;
+  } finally {
+    await context.close();
+  }
+});
