@@ -438,6 +438,7 @@ async fn modern_streamable_http_server_connect_list_call_and_progress() {
         "slow",
         args(json!({"seconds": 5, "steps": 5})),
         |_, _, _| {},
+        |_| {},
     );
     clock::sleep_ms(300).await;
     call.cancel(Some("test"));
@@ -524,6 +525,7 @@ async fn kill_and_restart_reconnects_with_backoff_and_never_resends() {
         "trigger-long-running-operation",
         args(json!({"duration": 10, "steps": 10})),
         move |_, _, _| p.set(p.get() + 1),
+        |_| {},
     );
     assert!(
         wait_until(5_000.0, || progressed.get() > 0).await,
@@ -650,6 +652,7 @@ async fn websocket_server_killed_and_restarted_heals() {
         "slow",
         args(json!({"seconds": 10, "steps": 10})),
         |_, _, _| {},
+        |_| {},
     );
     control("kill", "wsvictim").await;
     let err = with_timeout(10_000, call.result())
