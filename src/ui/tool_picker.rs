@@ -5,6 +5,8 @@
 use leptos::prelude::*;
 use skiff_core::display::text;
 use skiff_core::mcp::down_badge::down_badge;
+use skiff_core::settings::TurnSettings;
+use skiff_core::tools::chip::tool_chip;
 
 use super::context::ctx;
 use super::popover;
@@ -16,9 +18,26 @@ pub fn ToolPicker() -> impl IntoView {
     let open = RwSignal::new(false);
     let toggle = NodeRef::<leptos::html::Button>::new();
     let index = ctx.mcp.tool_index();
-    let enabled_count = move || {
+    // The count, or "off" when the conversation's model is sent no tools (core decides).
+    let chip = move || {
         let overrides = ctx.convs.current_overrides();
-        index.with(|i| i.enabled(&overrides).count())
+        let enabled = index.with(|i| i.enabled(&overrides).count());
+        let mode = ctx
+            .convs
+            .current
+            .get()
+            .map(|conv| {
+                let (choice, mask, project) = conv
+                    .meta
+                    .with(|m| (m.model.clone(), m.mask.clone(), m.project.clone()));
+                ctx.settings.settings.with(|s| {
+                    TurnSettings::resolve(s, choice.as_ref(), mask.as_ref(), project.as_deref())
+                        .settings
+                        .resolved_tool_mode()
+                })
+            })
+            .unwrap_or_else(|| ctx.settings.settings.with(|s| s.resolved_tool_mode()));
+        tool_chip(enabled, mode)
     };
     // Configured servers, then in-page ones (built-in tools), as (id, name); only connected
     // servers have tools to switch.
@@ -73,10 +92,10 @@ pub fn ToolPicker() -> impl IntoView {
                     node_ref=toggle
                     class="small tool-picker-toggle"
                     aria-expanded=move || open.get().to_string()
-                    title="MCP tools this conversation may use"
+                    title=move || chip().title
                     on:click=move |_| open.update(|o| *o = !*o)
                 >
-                    {move || format!("Tools: {}", enabled_count())}
+                    {move || chip().label}
                 </button>
                 {move || {
                     badge().map(|what| view! {

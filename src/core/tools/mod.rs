@@ -6,6 +6,7 @@
 //! codecs and the agent loop share one reading of a tool call; it names no provider, no MCP
 //! session and no agent decision, and imports only records, display rules and leaf helpers.
 
+pub mod chip;
 pub mod discovery;
 pub mod prompt;
 pub mod result;
