@@ -45,12 +45,15 @@ pub struct SamplingParams {
     pub seed: u64,
 }
 
+// llama.cpp's server defaults (temperature 0.8, top-k 40, top-p 0.95): sampling from the whole
+// vocabulary at 0.8 let a 135M model wander off into nonsense on a newcomer's first question
+// ("La Famille-SulCOCA…" for the capital of France), where the 40 likeliest tokens answer it.
 impl Default for SamplingParams {
     fn default() -> Self {
         Self {
             temperature: 0.8,
-            top_p: None,
-            top_k: None,
+            top_p: Some(0.95),
+            top_k: Some(40),
             repeat_penalty: 1.0,
             seed: 0,
         }

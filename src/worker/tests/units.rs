@@ -283,6 +283,15 @@ fn a_long_prompt_reports_each_chunk_read() {
 }
 
 #[test]
+fn a_request_without_sampling_gets_llama_cpps_defaults() {
+    let r = parse_chat_request(r#"{"model":"smol","messages":[{"role":"user","content":"a"}]}"#)
+        .expect("parses");
+    assert_eq!(r.sampling.temperature, 0.8);
+    assert_eq!(r.sampling.top_k, Some(40));
+    assert_eq!(r.sampling.top_p, Some(0.95));
+}
+
+#[test]
 fn request_parameters_are_read() {
     let r = parse_chat_request(
         r#"{"model":"smol","messages":[{"role":"system","content":"be brief"},{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}],
