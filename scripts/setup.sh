@@ -14,7 +14,10 @@
 # What it installs:
 #   build:
 #   - the rustup target wasm32-unknown-unknown
-#   - wasm-bindgen-cli = Cargo.lock's wasm-bindgen version (cargo install, not --locked)
+#   - wasm-bindgen-cli = Cargo.lock's wasm-bindgen version (cargo install, not --locked), without
+#     its default TLS feature: the page build runs wasm-bindgen on files, and the browser tests'
+#     runner talks plain HTTP to chromedriver on loopback, so rustls and ring (much of the
+#     install's compile time on a new machine) are never used
 #   - wasm-split-cli from wasm_split_cli_support 0.2.4 (cargo install --locked): cuts the page's
 #     on-demand chunks out of its wasm (src/ui/lazy.rs); the same project as the
 #     wasm_split_helpers crate leptos uses for split points, so both read the same markers
@@ -25,8 +28,10 @@
 #   - Debian's chromium and chromium-driver  (apt-get; sudo only when not root)
 #   - Python packages listed in tests/requirements.txt, if that file lists any
 #
-# It never touches CARGO_TARGET_DIR, and never starts a second `cargo install` of a tool
-# that another process is already installing: it waits for that one instead.
+# Both tools are compiled in one target dir of their own ($SKIFF_TOOLS_TARGET_DIR, default
+# ~/.cache/skiff/target-tools, never the page's CARGO_TARGET_DIR), so the dependencies they share
+# (clap, serde, anyhow, log...) compile once on a new machine. It never starts a second
+# `cargo install` of a tool that another process is already installing: it waits for that one.
 
 # ---- sourced: run the installer as its own process, then fix up the caller's PATH ----
 if [[ "${BASH_SOURCE[0]}" != "$0" ]]; then
@@ -60,6 +65,7 @@ MODE="${1:-test}"
 case "$MODE" in build | test) ;; *) echo "setup: usage: scripts/setup.sh [build|test]" >&2; exit 2 ;; esac
 SPLIT_VERSION="0.2.4"
 BINARYEN_MAJOR="132"
+TOOLS_TARGET="${SKIFF_TOOLS_TARGET_DIR:-$HOME/.cache/skiff/target-tools}"
 CARGO_BIN="${CARGO_HOME:-$HOME/.cargo}/bin"
 [[ -d "$CARGO_BIN" ]] && case ":$PATH:" in *":$CARGO_BIN:"*) ;; *) PATH="$CARGO_BIN:$PATH" ;; esac
 PATH="$ROOT/node_modules/.bin:$PATH"
@@ -132,7 +138,7 @@ setup_rust() {
     log "ok: wasm-split-cli (wasm_split_cli_support $SPLIT_VERSION)"
   else
     log "installing: wasm-split-cli (wasm_split_cli_support $SPLIT_VERSION) with cargo install --locked"
-    cargo install --locked wasm_split_cli_support --version "$SPLIT_VERSION" --features build-binary ||
+    CARGO_TARGET_DIR="$TOOLS_TARGET" cargo install --locked wasm_split_cli_support --version "$SPLIT_VERSION" --features build-binary ||
       die "cargo install wasm_split_cli_support $SPLIT_VERSION failed (see the cargo output above)"
   fi
 
@@ -150,7 +156,7 @@ setup_rust() {
   else
     # Not --locked: wasm-bindgen-cli's own lock file pins dependencies that no longer build.
     log "installing: wasm-bindgen-cli $want${have:+ (found ${have})} to match Cargo.lock"
-    cargo install wasm-bindgen-cli --version "$want" ||
+    CARGO_TARGET_DIR="$TOOLS_TARGET" cargo install wasm-bindgen-cli --version "$want" --no-default-features ||
       die "cargo install wasm-bindgen-cli $want failed (see the cargo output above)"
   fi
 }

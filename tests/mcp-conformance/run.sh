@@ -45,17 +45,37 @@ if [ "$PROXY" = 1 ]; then
   echo "cors proxy: $SKIFF_CORS_PROXY" >&2
 fi
 
-RUNS=()
-for s in "${SCENARIOS[@]}"; do
-  dir="$OUTDIR/${s//\//_}"
-  echo "== conformance client scenario: $s" >&2
-  set +e
+# The scenarios run $SKIFF_CONFORMANCE_JOBS at a time (default: the number of cores). Each is
+# its own suite process with its own servers on ports the system picks (every listen in the
+# suite is on port 0), its own client process and its own browser, so they share nothing but
+# the stateless CORS proxy. Most of a scenario is waiting (a browser starting, a page loading,
+# a server's timer), so one after another left the cores mostly idle.
+JOBS=${SKIFF_CONFORMANCE_JOBS:-$(nproc)}
+run_one() {
+  local s=$1 dir="$OUTDIR/${1//\//_}" rc
   "$SKIFF_NODE22" "$HERE/conformance.mjs" client --command "$COMMAND" --scenario "$s" \
     --timeout "$TIMEOUT" -o "$dir" > "$dir.log" 2>&1
   rc=$?
-  set -e
-  sed 's/\x1b\[[0-9;]*m//g' "$dir.log" | grep -E '^\S+ \[|Passed:|OVERALL' >&2 || true
-  RUNS+=("$s=$rc")
+  echo "$rc" > "$dir.rc"
+  { echo "== conformance client scenario: $s (exit $rc)"
+    sed 's/\x1b\[[0-9;]*m//g' "$dir.log" | grep -E '^\S+ \[|Passed:|OVERALL' || true; } >&2
+}
+# The proxy is a background job too and never ends: count and wait for the scenarios' own
+# pids (`wait -n` returns when the next scenario ends: the proxy never does).
+running() { local n=0 p; for p in "${PIDS[@]}"; do kill -0 "$p" 2>/dev/null && n=$((n + 1)); done; echo "$n"; }
+PIDS=()
+set +e
+for s in "${SCENARIOS[@]}"; do
+  while [ "$(running)" -ge "$JOBS" ]; do wait -n; done
+  run_one "$s" &
+  PIDS+=($!)
+done
+for p in "${PIDS[@]}"; do wait "$p"; done
+set -e
+RUNS=()
+for s in "${SCENARIOS[@]}"; do
+  # A scenario with no exit status recorded did not finish: count it as failed (1).
+  RUNS+=("$s=$(cat "$OUTDIR/${s//\//_}.rc" 2>/dev/null || echo 1)")
 done
 echo "results in $OUTDIR" >&2
 "$SKIFF_NODE22" "$HERE/summarize.mjs" "$OUTDIR" "$REQUIRED" "${RUNS[@]}"
