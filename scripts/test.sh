@@ -18,12 +18,24 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/skiff/target}"
 
 # Each step's start is printed as it begins, and a table of how long each took at the end (the
 # CI budget is per run: this says where the time went).
+# Each row also says how busy the machine's cores were during the step (from /proc/stat, all
+# processes): a step that leaves cores idle can run beside another one; one at 100 % cannot.
 steps=()
 step_at=$start
 step_name="setup (installs what is missing)"
+# Prints "busy total" jiffies of all cores (busy = everything but idle and iowait).
+cpu_jiffies() { awk '/^cpu /{t=0; for (i=2; i<=NF; i++) t+=$i; print t-$5-$6, t}' /proc/stat 2>/dev/null || echo "0 0"; }
+read -r step_busy step_total < <(cpu_jiffies)
+# Sets $busy to the cores' busy percent since the last call (not in a subshell: it moves the mark).
+busy_since_mark() {
+  local b t; read -r b t < <(cpu_jiffies)
+  busy="?"; (( t > step_total )) && busy=$(( 100 * (b - step_busy) / (t - step_total) ))
+  step_busy=$b; step_total=$t
+}
 step() {
   local now; now=$(date +%s)
-  steps+=("$(printf '%6d s  %s' $(( now - step_at )) "$step_name")")
+  busy_since_mark
+  steps+=("$(printf '%6d s  %4s %%  %s' $(( now - step_at )) "$busy" "$step_name")")
   step_at=$now
   step_name="$*"
   echo; echo "==> $*  [$(( now - start )) s]"
@@ -31,9 +43,10 @@ step() {
 # Also when a step fails: the table then ends with the step that failed, still running.
 print_steps() {
   echo
-  echo "Time per step:"
+  echo "Time per step (and how busy the cores were):"
   printf '%s\n' "${steps[@]}"
-  [[ "$step_name" == "done" ]] || printf '%6d s  %s  (failed here)\n' $(( $(date +%s) - step_at )) "$step_name"
+  busy_since_mark
+  [[ "$step_name" == "done" ]] || printf '%6d s  %4s %%  %s  (failed here)\n' $(( $(date +%s) - step_at )) "$busy" "$step_name"
 }
 build_pid=""
 build_log="$(mktemp)"
