@@ -334,3 +334,43 @@ fn leaving_the_page_keeps_the_session_only_while_a_task_runs_on_it() {
     assert!(a.iter().any(|x| matches!(x, Action::Goodbye(_))));
     assert_eq!(kept_records(&a), [None]);
 }
+
+#[test]
+fn a_task_the_kept_session_no_longer_knows_says_so_without_blaming_a_new_session() {
+    let mut r = Rig::new(ServerKind::Remote, URL, None);
+    r.sup
+        .offer_kept_session(Some(kept_session::encode(&kept("S1", 40))));
+    r.sup.handle_connect(0.0);
+    let ping = fetches(&r.take()).remove(0);
+    r.sup.handle_request(
+        5,
+        Request::FollowTask {
+            task_id: "T".into(),
+        },
+        1.0,
+    );
+    r.take();
+    r.reply(&ping, ok(&ping, "S1", json!({})));
+    let sent = fetches(&r.take());
+    let rest = r.serve_lists("S1", sent);
+    let get = rest
+        .iter()
+        .find(|f| f.body["method"] == "tasks/get")
+        .expect("tasks/get");
+    assert_eq!(get.session.as_deref(), Some("S1"));
+    r.reply(
+        get,
+        (
+            200,
+            json_head("S1"),
+            json!({"jsonrpc": "2.0", "id": get.body["id"], "error": {"code": -32602, "message": "Task not found: T"}}).to_string(),
+        ),
+    );
+    let sentence = match &replies(&r.take())[..] {
+        [(5, Err(e))] => e.to_string(),
+        other => panic!("{other:?}"),
+    };
+    assert!(sentence.contains("same session"), "{sentence}");
+    assert!(!sentence.contains("new session"), "{sentence}");
+    assert!(sentence.contains("Task not found"), "{sentence}");
+}
