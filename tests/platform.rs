@@ -932,3 +932,184 @@ async fn webcrypto_digests_and_signs_a_client_assertion() {
         .await
         .is_err());
 }
+
+// DPoP keys (platform::webcrypto::dpop_key): one per credential, kept in IndexedDB
+
+/// Reads and writes the DPoP key store from outside the adapter, as another page of the
+/// profile would see it. `op`: "inspect" (name) gives what is stored (whether the private key
+/// is extractable, its curve and usages, the public key's x and y) or null; "put" (name)
+/// stores a key pair made here, as a previous page would have, and gives its x and y;
+/// "verify" (proof) checks a compact DPoP proof's signature against the JWK in its header.
+fn dpop_js(op: &str, arg: &str) -> js_sys::Promise {
+    let body = r#"
+      const [dbName, version, store] = ['skiff-oauth', 1, 'keys'];
+      const open = () => new Promise((resolve, reject) => {
+        const req = indexedDB.open(dbName, version);
+        req.onupgradeneeded = () => req.result.createObjectStore(store);
+        req.onerror = () => reject(req.error);
+        req.onsuccess = () => resolve(req.result);
+      });
+      const get = (db, key) => new Promise((resolve, reject) => {
+        const req = db.transaction(store).objectStore(store).get(key);
+        req.onerror = () => reject(req.error);
+        req.onsuccess = () => resolve(req.result);
+      });
+      const put = (db, key, value) => new Promise((resolve, reject) => {
+        const tx = db.transaction(store, 'readwrite');
+        tx.objectStore(store).put(value, key);
+        tx.oncomplete = () => resolve();
+        tx.onerror = () => reject(tx.error);
+      });
+      const unb64url = (s) => Uint8Array.from(atob(s.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
+      return (async () => {
+        if (op === 'verify') {
+          const [h, p, s] = arg.split('.');
+          const header = JSON.parse(new TextDecoder().decode(unb64url(h)));
+          const pub = await crypto.subtle.importKey('jwk', header.jwk, { name: 'ECDSA', namedCurve: 'P-256' }, true, ['verify']);
+          const alg = { name: 'ECDSA', hash: 'SHA-256' };
+          const signed = new TextEncoder().encode(`${h}.${p}`);
+          const ok = await crypto.subtle.verify(alg, pub, unb64url(s), signed);
+          const tampered = await crypto.subtle.verify(alg, pub, unb64url(s), new TextEncoder().encode(`${h}.${p}x`));
+          return JSON.stringify({ ok, tampered, typ: header.typ, alg: header.alg, kty: header.jwk.kty, crv: header.jwk.crv, x: header.jwk.x, y: header.jwk.y, d: 'd' in header.jwk });
+        }
+        const db = await open();
+        try {
+          if (op === 'put') {
+            const pair = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify']);
+            await put(db, arg, pair);
+            const jwk = await crypto.subtle.exportKey('jwk', pair.publicKey);
+            return JSON.stringify({ x: jwk.x, y: jwk.y });
+          }
+          const pair = await get(db, arg);
+          if (!pair) return 'null';
+          let exported = 'refused';
+          try { await crypto.subtle.exportKey('jwk', pair.privateKey); exported = 'exported'; } catch (e) { exported = e.name; }
+          const jwk = await crypto.subtle.exportKey('jwk', pair.publicKey);
+          return JSON.stringify({
+            extractable: pair.privateKey.extractable, exported,
+            curve: pair.privateKey.algorithm.namedCurve, usages: pair.privateKey.usages,
+            x: jwk.x, y: jwk.y,
+          });
+        } finally { db.close(); }
+      })();
+    "#;
+    let f = js_sys::Function::new_with_args("op, arg", body);
+    f.call2(
+        &JsValue::NULL,
+        &JsValue::from_str(op),
+        &JsValue::from_str(arg),
+    )
+    .expect("the DPoP helper runs")
+    .unchecked_into()
+}
+
+async fn dpop_helper(op: &str, arg: &str) -> serde_json::Value {
+    let text = wasm_bindgen_futures::JsFuture::from(dpop_js(op, arg))
+        .await
+        .expect("the DPoP helper answers")
+        .as_string()
+        .expect("a JSON text");
+    serde_json::from_str(&text).expect("JSON")
+}
+
+#[wasm_bindgen_test]
+async fn a_dpop_key_is_made_once_not_extractable_and_its_proofs_verify() {
+    use skiff::platform::webcrypto;
+    use skiff_core::oauth::dpop::{finish_proof, proof_input, ProofFor, PublicJwk};
+    use skiff_core::oauth::stored::{dpop_key_name, KEY_DB, KEY_DB_VERSION, KEY_STORE};
+    // The helper names the store itself: it must be the one core names.
+    assert_eq!(
+        (KEY_DB, KEY_DB_VERSION, KEY_STORE),
+        ("skiff-oauth", 1, "keys")
+    );
+    let name = dpop_key_name(
+        "https://as.test",
+        &format!("https://mcp.test/{}", ids::new_id()),
+    );
+    assert_eq!(dpop_helper("inspect", &name).await, serde_json::Value::Null);
+
+    // Made the first time, stored, and the same key the next time.
+    let key = webcrypto::dpop_key(&name).await.expect("a key is made");
+    let stored = dpop_helper("inspect", &name).await;
+    assert_eq!(stored["extractable"], false, "{stored}");
+    assert_eq!(stored["exported"], "InvalidAccessError", "{stored}");
+    assert_eq!(stored["curve"], "P-256");
+    assert_eq!(stored["usages"], serde_json::json!(["sign"]));
+    assert_eq!(
+        (stored["x"].as_str(), stored["y"].as_str()),
+        (Some(key.x.as_str()), Some(key.y.as_str()))
+    );
+    let again = webcrypto::dpop_key(&name).await.unwrap();
+    assert_eq!(
+        (again.x.as_str(), again.y.as_str()),
+        (key.x.as_str(), key.y.as_str())
+    );
+
+    // A proof signed with it verifies against the JWK in its own header, and only for what
+    // was signed; the header never carries the private part.
+    let public = PublicJwk {
+        x: key.x.clone(),
+        y: key.y.clone(),
+    };
+    let digest = webcrypto::sha256(b"the access token").await.unwrap();
+    let proof = ProofFor {
+        htm: "POST",
+        url: "https://mcp.test/mcp?x=1",
+        access_token_sha256: Some(&digest),
+        nonce: Some("n-1"),
+    };
+    let input = proof_input(
+        &public,
+        &proof,
+        1_800_000_000_000.0,
+        &webcrypto::random_bytes(16).unwrap(),
+    )
+    .unwrap();
+    let signature = webcrypto::sign_dpop(&key, input.as_bytes()).await.unwrap();
+    assert_eq!(signature.len(), 64, "JOSE's raw r || s");
+    let jws = finish_proof(&input, &signature).unwrap();
+    let checked = dpop_helper("verify", &jws).await;
+    assert_eq!(checked["ok"], true, "{checked}");
+    assert_eq!(checked["tampered"], false, "{checked}");
+    assert_eq!(checked["typ"], "dpop+jwt");
+    assert_eq!(checked["alg"], "ES256");
+    assert_eq!(
+        (checked["kty"].as_str(), checked["crv"].as_str()),
+        (Some("EC"), Some("P-256"))
+    );
+    assert_eq!(checked["x"].as_str(), Some(key.x.as_str()));
+    assert_eq!(checked["d"], false, "no private part in the header");
+
+    // Deleting the credential deletes its key (`runner::oauth::perform` on `AuthCommand::Delete`):
+    // gone from the store, and the next sign-in gets a new one.
+    webcrypto::forget_dpop_key(&name).await;
+    assert_eq!(dpop_helper("inspect", &name).await, serde_json::Value::Null);
+    let fresh = webcrypto::dpop_key(&name).await.unwrap();
+    assert_ne!(fresh.x, key.x, "a new key after the old one was deleted");
+    webcrypto::forget_dpop_key(&name).await;
+}
+
+#[wasm_bindgen_test]
+async fn a_dpop_key_stored_by_an_earlier_page_is_used_again_not_replaced() {
+    use skiff::platform::webcrypto;
+    use skiff_core::oauth::stored::dpop_key_name;
+    // A key pair another page of this profile made and stored (this page has not loaded it).
+    let name = dpop_key_name(
+        "https://as.test",
+        &format!("https://mcp.test/{}", ids::new_id()),
+    );
+    let earlier = dpop_helper("put", &name).await;
+    let key = webcrypto::dpop_key(&name)
+        .await
+        .expect("the stored key loads");
+    assert_eq!(
+        earlier["x"].as_str(),
+        Some(key.x.as_str()),
+        "the stored key, not a new one"
+    );
+    assert_eq!(earlier["y"].as_str(), Some(key.y.as_str()));
+    let stored = dpop_helper("inspect", &name).await;
+    assert_eq!(stored["x"], earlier["x"], "still the one stored");
+    webcrypto::forget_dpop_key(&name).await;
+    assert_eq!(dpop_helper("inspect", &name).await, serde_json::Value::Null);
+}

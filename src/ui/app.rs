@@ -100,7 +100,9 @@ pub fn App() -> impl IntoView {
 
     // Throttled writes still owed when the page goes away are written now.
     // MCP sessions end with the page (a DELETE the server can act on instead of a session it
-    // keeps until it times out). A page kept in the back-forward cache (`persisted`) is frozen,
+    // keeps until it times out), except a Streamable HTTP session an MCP task runs on: it is
+    // kept for the reloaded page (`core::mcp::kept_session`). A page kept in the back-forward
+    // cache (`persisted`) is frozen,
     // so nothing it sends would leave; its sessions stay, and `pageshow` checks them when it
     // comes back (on first load every server is already connecting).
     let _ = window_event_listener(leptos::ev::pagehide, move |ev| {

@@ -132,6 +132,8 @@ test('Sign in through the popup (PKCE, dynamic registration) connects the server
   // The dialog shows the account facts and offers Sign out; Escape closes it.
   await until('the dialog', () => dialog.innerText(), /Sign out/);
   assert.match(await dialog.innerText(), /Issuer/);
+  // The test AS issues Bearer tokens: the binding fact says the token is not bound.
+  assert.match(await dialog.locator('dd.oauth-binding').innerText(), /^Bearer: not bound/);
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'detached' });
   const r = await callTool('protected', 'echo', { message: 'hello' });

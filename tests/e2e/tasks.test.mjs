@@ -3,8 +3,10 @@
 // scripted tests/servers/openai_compat.py) asks for it, and Skiff must call it as a task
 // (task-augmented `tools/call`), show the task's status on the card, poll `tasks/get`, fetch
 // `tasks/result` once it is done and hand the report to the model; Stop must cancel the task
-// (`tasks/cancel`); a reload while it runs must follow the same task again and never call
-// the tool a second time.
+// (`tasks/cancel`); a reload while it runs must take up the same MCP session (kept in the
+// tab's sessionStorage, no DELETE on the way out), follow the same task there to its result,
+// and never call the tool a second time; a server that does not know the kept session gets a
+// new one, and the card says the task is out of reach and the call was not sent again.
 //
 // What it must never do: listen on anything but 127.0.0.1, wait without a bound (every wait
 // here is ≤ 20 s), or hard-code what the server computes (the report is read from its answer).
@@ -79,6 +81,7 @@ async function openPage() {
   const wire = [];
   page.on('request', (req) => wire.push({
     t: Date.now(), method: req.method(), url: req.url(), body: req.postData() ?? '', sid: req.headers()['mcp-session-id'],
+    type: req.resourceType(),
   }));
   await page.goto(site.url);
   await page.waitForSelector('textarea[aria-label="Message"]', { timeout: WAIT_MS });
@@ -220,53 +223,130 @@ test('b. Stop while the task runs cancels it with tasks/cancel and the model is 
   }
 });
 
-test('c. a reload while the task runs follows the same task again and never calls the tool twice', async () => {
+/** The Mcp-Session-Id of the first request carrying `method` in `wire` from index `from`. */
+function sessionOf(wire, method, from = 0) {
+  return wire.slice(from).find((r) => {
+    try { return [JSON.parse(r.body)].flat().some((m) => m.method === method); } catch { return false; }
+  })?.sid;
+}
+
+/** Where the reloaded page's traffic starts in `wire` (its document request after `from`):
+ * what the leaving page still sent before it is not the reloaded page's. */
+function reloadedFrom(wire, from) {
+  const at = wire.findIndex((r, i) => i >= from && r.type === 'document');
+  assert.ok(at >= 0, 'the reload requested the page');
+  return at;
+}
+
+/** Starts the research, waits until the page follows the task; returns its id and wire mark. */
+async function startResearch(page, wire, topic, callId) {
+  await waitForResearchTool(page);
+  await api.script([
+    { tool_calls: [{ name: TOOL, arguments: { topic }, id: callId }] },
+    { reply: 'Not asked: the turn ended with the page.' },
+  ]);
+  await send(page, `Research ${topic}`);
+  await waitCard(page, callId, 'running');
+  await waitWire(page, wire, (w) => createdTaskId(w) !== undefined, 'a tasks/get or tasks/result');
+  return createdTaskId(wire);
+}
+
+test('c. a reload while the task runs takes up the same session, follows the task to its result, and never calls the tool twice', async () => {
   const { context, page, errors, wire } = await openPage();
   try {
-    await waitForResearchTool(page);
-    await api.script([
-      { tool_calls: [{ name: TOOL, arguments: { topic: 'glaciers' }, id: 'call_task_c' }] },
-      { reply: 'Not asked: the turn ended with the page.' },
-    ]);
-    await send(page, 'Research glaciers');
-    await waitCard(page, 'call_task_c', 'running');
-    await waitWire(page, wire, (w) => createdTaskId(w) !== undefined, 'a tasks/get or tasks/result');
-    const taskId = createdTaskId(wire);
+    const taskId = await startResearch(page, wire, 'glaciers', 'call_task_c');
+    const createdIn = sessionOf(wire, 'tools/call');
     const before = wire.length;
     // The first page may still have reached its next model request while unloading (the
-    // research takes 4 s): what counts is that the reloaded page asks nothing.
+    // research takes seconds): what counts is that the reloaded page asks nothing.
     const asked = (await api.requests()).length;
     await page.reload();
     await page.waitForSelector('textarea[aria-label="Message"]', { timeout: WAIT_MS });
-    // The reloaded page asks about the same task (never tools/call again) and settles the card.
-    await waitWire(page, wire, (w) => sent(w.slice(before), 'tasks/get').length > 0, 'a tasks/get from the reloaded page');
-    assert.equal(sent(wire.slice(before), 'tasks/get')[0].params.taskId, taskId, 'the same task');
-    // server-everything keeps one task store per session (the spec binds a task to the context
-    // that created it), and the reloaded page has a new session: the result is out of reach,
-    // and the card says exactly that, and that the call was not sent again.
-    const sessionOf = (method, from = 0) => wire.slice(from).find((r) => {
-      try { return [JSON.parse(r.body)].flat().some((m) => m.method === method); } catch { return false; }
-    })?.sid;
-    const createdIn = sessionOf('tools/call');
-    const followedIn = sessionOf('tasks/get', before);
-    assert.ok(createdIn && followedIn && createdIn !== followedIn, `a new session after the reload (${createdIn} → ${followedIn})`);
-    await waitCard(page, 'call_task_c', 'error');
+    // The reloaded page takes up the kept session (a ping on it, no initialize) and asks
+    // about the same task there.
+    await waitWire(page, wire, (w) => w.some((r, i) => i >= before && r.type === 'document'), 'the reload');
+    const from = reloadedFrom(wire, before);
+    await waitWire(page, wire, (w) => sent(w.slice(from), 'tasks/result').length > 0, 'tasks/result from the reloaded page');
+    const after = wire.slice(from);
+    assert.equal(sent(after, 'initialize').length, 0, 'no new session');
+    assert.ok(sent(after, 'ping').length >= 1, 'the kept session is confirmed with a ping');
+    assert.equal(sessionOf(wire, 'ping', from), createdIn, 'the ping carries the kept session');
+    const gets = sent(after, 'tasks/get');
+    const results = sent(after, 'tasks/result');
+    assert.ok([...gets, ...results].every((m) => m.params.taskId === taskId), 'the same task');
+    assert.ok(gets.length + results.length > 0);
+    assert.equal(sessionOf(wire, 'tasks/result', from), createdIn, `followed in the session that created it (${createdIn})`);
+    // The page that left sent no DELETE for that session.
+    assert.equal(wire.filter((r) => r.method === 'DELETE' && r.sid === createdIn).length, 0, 'no DELETE for the kept session');
+    await waitCard(page, 'call_task_c', 'done');
     const c = card(page, 'call_task_c');
+    if (!(await c.evaluate((d) => d.open))) await c.locator('summary').first().click();
+    const text = await c.innerText();
+    assert.match(text, /Research Report: glaciers/, text);
+    await page.waitForTimeout(1000);
+    assert.equal(sent(wire, 'tasks/result').length, 1, 'the result was fetched once');
+    const calls = sent(wire, 'tools/call').filter((m) => m.params?.name === TOOL);
+    assert.equal(calls.length, 1, 'a tool call runs at most once');
+    // Ids never repeat within the session across the reload.
+    const ids = mcpSent(wire).filter((m) => m.id !== undefined).map((m) => m.id);
+    const oldIds = new Set(mcpSent(wire.slice(0, from)).filter((m) => m.id !== undefined).map((m) => m.id));
+    assert.ok(mcpSent(after).filter((m) => m.id !== undefined).every((m) => !oldIds.has(m.id)), `ids repeated: ${JSON.stringify(ids)}`);
+    assert.ok((await api.requests()).length <= Math.max(asked, 2), 'a reload asks the model nothing');
+    console.log(`reload while running: task ${taskId} followed on session ${createdIn}, result fetched once`);
+    assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
+  } catch (err) {
+    await screenshot(page, 'tasks-c-failure').catch(() => {});
+    throw err;
+  } finally {
+    await context.close();
+  }
+});
+
+test('d. a server that does not know the kept session: a new session, and the card says the task is out of reach and the call was not sent again', async () => {
+  const { context, page, errors, wire } = await openPage();
+  try {
+    const taskId = await startResearch(page, wire, 'fjords', 'call_task_d');
+    const createdIn = sessionOf(wire, 'tools/call');
+    const before = wire.length;
+    const asked = (await api.requests()).length;
+    // The record the page keeps names a session the server never made (as after a restart
+    // of the server): forged before the reloaded page reads it.
+    await context.addInitScript(() => {
+      for (let i = 0; i < sessionStorage.length; i++) {
+        const key = sessionStorage.key(i);
+        if (!key.startsWith('skiff:mcp-session:')) continue;
+        const record = JSON.parse(sessionStorage.getItem(key));
+        if (!record.data.session_id.startsWith('forged-')) record.data.session_id = `forged-${record.data.session_id}`;
+        sessionStorage.setItem(key, JSON.stringify(record));
+      }
+    });
+    await page.reload();
+    await page.waitForSelector('textarea[aria-label="Message"]', { timeout: WAIT_MS });
+    await waitWire(page, wire, (w) => w.some((r, i) => i >= before && r.type === 'document'), 'the reload');
+    const from = reloadedFrom(wire, before);
+    await waitWire(page, wire, (w) => sent(w.slice(from), 'tasks/get').length > 0, 'a tasks/get from the reloaded page');
+    const forged = sessionOf(wire, 'ping', from);
+    assert.equal(forged, `forged-${createdIn}`, 'the page tried the kept session first');
+    assert.equal(sent(wire.slice(from), 'initialize').length, 1, 'then made a new one');
+    assert.equal(sent(wire.slice(from), 'tasks/get')[0].params.taskId, taskId, 'the same task');
+    const followedIn = sessionOf(wire, 'tasks/get', from);
+    assert.ok(followedIn && followedIn !== createdIn && followedIn !== forged, `a new session after the reload (${createdIn} → ${followedIn})`);
+    await waitCard(page, 'call_task_d', 'error');
+    const c = card(page, 'call_task_d');
     if (!(await c.evaluate((d) => d.open))) await c.locator('summary').first().click();
     const text = await c.innerText();
     assert.match(text, new RegExp(`task behind this call \\(${taskId}\\)`), text);
     assert.match(text, /reloaded while it ran/, text);
+    assert.match(text, /new session/, text);
     assert.match(text, /Task not found/, text);
     assert.match(text, /did not send it again/, text);
-    const status = await c.getAttribute('data-status');
     const calls = sent(wire, 'tools/call').filter((m) => m.params?.name === TOOL);
     assert.equal(calls.length, 1, 'a tool call runs at most once');
     await page.waitForTimeout(1000);
     assert.ok((await api.requests()).length <= Math.max(asked, 2), 'a reload asks the model nothing');
-    console.log(`reload while running: the reloaded page followed task ${taskId}; the card ended "${status}"`);
     assert.deepEqual(errors.filter((e) => FATAL.test(e)), []);
   } catch (err) {
-    await screenshot(page, 'tasks-c-failure').catch(() => {});
+    await screenshot(page, 'tasks-d-failure').catch(() => {});
     throw err;
   } finally {
     await context.close();

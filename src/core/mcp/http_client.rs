@@ -11,6 +11,7 @@ use std::collections::VecDeque;
 use super::config::TransportChoice;
 use super::era::Era;
 use super::http_common::{HttpAction, HttpTarget, Token, TransportEvent};
+use super::kept_session::{self, KeptSession};
 use super::legacy_sse::LegacySse;
 use super::session::McpSession;
 use super::session_types::{Output, Phase, SessionConfig, SessionEvent};
@@ -91,10 +92,51 @@ impl HttpClient {
         self.pump(now_ms);
     }
 
+    /// Connect by taking up a session kept across a reload (`kept_session::plan` said so):
+    /// no handshake, one `ping` to confirm it, and a fresh `initialize` if the server no
+    /// longer knows it. Only Streamable HTTP has a session to take up; over HTTP+SSE (its
+    /// session dies with its GET stream) this is a plain `connect`.
+    pub fn resume(&mut self, kept: &KeptSession, now_ms: f64) {
+        let Transport::Streamable(t) = &mut self.transport else {
+            return self.connect(now_ms);
+        };
+        t.resume(&kept.session_id, kept.protocol_version());
+        let first = kept_session::first_id(kept, now_ms);
+        self.session.resume(&kept.initialize, first, now_ms);
+        self.pump(now_ms);
+    }
+
+    /// The record a reloaded page needs to take up this session (`kept_session`): only a
+    /// ready legacy-era Streamable HTTP session with an `Mcp-Session-Id` has one.
+    pub fn keepable(&self) -> Option<KeptSession> {
+        let Transport::Streamable(t) = &self.transport else {
+            return None;
+        };
+        let session_id = t.session_id()?.to_string();
+        let (initialize, next_id) = self.session.keepable()?;
+        Some(KeptSession {
+            url: self.target.url.clone(),
+            session_id,
+            initialize,
+            next_id,
+        })
+    }
+
     pub fn close(&mut self, now_ms: f64) {
+        self.close_and(true, now_ms);
+    }
+
+    /// Leave without ending the session on the server (no DELETE): a reloaded page takes it
+    /// up again. HTTP+SSE's session ends with its stream whatever is sent, so it just closes.
+    pub fn close_keeping_session(&mut self, now_ms: f64) {
+        self.close_and(false, now_ms);
+    }
+
+    fn close_and(&mut self, delete: bool, now_ms: f64) {
         self.session.close(now_ms);
         match &mut self.transport {
-            Transport::Streamable(t) => t.close(),
+            Transport::Streamable(t) if delete => t.close(),
+            Transport::Streamable(t) => t.close_keeping_session(),
             Transport::Sse(t) => t.close(),
         }
         self.pump(now_ms);

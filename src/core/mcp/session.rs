@@ -49,6 +49,9 @@ pub(super) enum PendingKind {
     Filter {
         subscribe: bool,
     },
+    /// The `ping` that confirms a session kept across a reload before anything else uses it
+    /// (`resume`).
+    Resume,
 }
 
 #[derive(Debug, Clone)]
@@ -117,6 +120,11 @@ pub struct McpSession {
     /// whether the server acknowledged the stream now open.
     pub(super) resource_subs: Vec<String>,
     pub(super) listen_acked: bool,
+    /// The server's `initialize` result as it came (legacy era), kept with the session across
+    /// a reload (`kept_session`).
+    pub(super) init_result: Value,
+    /// This session was kept from before the page loaded, not made by this page.
+    pub(super) resumed: bool,
 }
 
 /// How many requests (pings, sampling, roots, ...) a server may make of us per second. Each
@@ -143,6 +151,8 @@ impl McpSession {
         McpSession {
             resource_subs: config.resource_subscriptions.clone(),
             listen_acked: false,
+            init_result: Value::Null,
+            resumed: false,
             config,
             phase: Phase::Idle,
             outputs: VecDeque::new(),
@@ -354,7 +364,9 @@ impl McpSession {
     fn header_version(&self, method: &str) -> Option<String> {
         match self.era {
             Some(Era::Modern) => self.version.clone(),
-            Some(Era::Legacy) if method != "initialize" && self.phase.is_ready() => {
+            Some(Era::Legacy)
+                if method != "initialize" && (self.phase.is_ready() || self.resumed) =>
+            {
                 self.version.clone()
             }
             Some(Era::Legacy) if method == "notifications/initialized" => self.version.clone(),
@@ -403,6 +415,8 @@ impl McpSession {
 
     pub(super) fn start_initialize(&mut self, now_ms: f64) {
         self.tried_legacy = true;
+        // A fresh handshake makes a session of this page's own.
+        self.resumed = false;
         self.era = Some(Era::Legacy);
         self.version = None;
         self.set_phase(Phase::Initializing);
@@ -470,8 +484,12 @@ impl McpSession {
     }
 
     fn drop_handshake_requests(&mut self) {
-        self.pending
-            .retain(|_, p| !matches!(p.kind, PendingKind::Probe | PendingKind::Initialize));
+        self.pending.retain(|_, p| {
+            !matches!(
+                p.kind,
+                PendingKind::Probe | PendingKind::Initialize | PendingKind::Resume
+            )
+        });
         self.probe_versions.clear();
     }
 
@@ -637,6 +655,10 @@ impl McpSession {
                 }
             }
             PendingKind::Initialize => self.on_initialize_result(&result, now_ms),
+            PendingKind::Resume => {
+                let kept = std::mem::take(&mut self.init_result);
+                self.ready_from_initialize(&kept, false, now_ms)
+            }
             PendingKind::ListPage(kind) => self.on_list_page(kind, &result, now_ms),
             PendingKind::Health => self.health_ok(p.sent_ms, now_ms),
             // The server closed the stream on purpose (shutting down, say).
@@ -657,6 +679,12 @@ impl McpSession {
     }
 
     fn on_initialize_result(&mut self, result: &Value, now_ms: f64) {
+        self.ready_from_initialize(result, true, now_ms);
+    }
+
+    /// Become ready on the server's `initialize` result: one just received (`handshake`: say
+    /// `initialized`) or the one kept with a resumed session (the server heard it already).
+    fn ready_from_initialize(&mut self, result: &Value, handshake: bool, now_ms: f64) {
         let Some(version) = result.get("protocolVersion").and_then(Value::as_str) else {
             let e = McpError::Protocol("the initialize result has no protocolVersion".into());
             self.initialize_failed(e, now_ms);
@@ -667,6 +695,7 @@ impl McpSession {
             return;
         }
         self.caps_json = result["capabilities"].clone();
+        self.init_result = result.clone();
         let capabilities = serde_json::from_value(self.caps_json.clone()).unwrap_or_default();
         let server_info = result
             .get("serverInfo")
@@ -676,7 +705,9 @@ impl McpSession {
             .and_then(Value::as_str)
             .map(str::to_string);
         self.version = Some(version.to_string());
-        self.send_notification("notifications/initialized", None);
+        if handshake {
+            self.send_notification("notifications/initialized", None);
+        }
         self.become_ready(
             Era::Legacy,
             version.to_string(),
@@ -704,6 +735,8 @@ impl McpSession {
                 }
             }
             PendingKind::Initialize => self.initialize_failed(error.into(), now_ms),
+            // The server answered, but not as a live session does: start afresh.
+            PendingKind::Resume => self.resume_refused(error.into(), now_ms),
             PendingKind::ListPage(kind) => self.list_failed(kind, error.into()),
             // Any JSON-RPC answer proves the server is alive, even "method not found".
             PendingKind::Health => self.health_ok(p.sent_ms, now_ms),
@@ -766,6 +799,12 @@ impl McpSession {
                     self.initialize_failed(error, now_ms)
                 }
                 other => self.fail(other),
+            },
+            PendingKind::Resume => match error {
+                // No server to talk to, or a sign-in to do: the connection fails as a
+                // handshake would (its reconnect starts afresh).
+                McpError::Auth { .. } | McpError::Network { .. } => self.fail(error),
+                other => self.resume_refused(other, now_ms),
             },
             PendingKind::ListPage(kind) => self.list_failed(kind, error),
             PendingKind::Health => self.health_failed(error, now_ms),

@@ -312,7 +312,10 @@ impl McpSession {
         };
         match p.kind {
             // The stdio guidance counts a probe that times out as a legacy answer.
-            PendingKind::Probe | PendingKind::Initialize | PendingKind::Health => {
+            PendingKind::Probe
+            | PendingKind::Initialize
+            | PendingKind::Resume
+            | PendingKind::Health => {
                 self.outputs.push_back(Output::Abort(id.clone()));
                 self.request_failed(id, error, now_ms);
             }

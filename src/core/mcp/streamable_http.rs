@@ -141,6 +141,16 @@ impl StreamableHttp {
         self.session_id.as_deref()
     }
 
+    /// Carry session `session_id` (negotiated `protocol_version`) kept across a reload on every
+    /// request, as if this client had made it (`kept_session`). The endpoint is known to be a
+    /// Streamable HTTP one, so no refusal falls back to HTTP+SSE; a 404 for the session is the
+    /// usual expired session.
+    pub fn resume(&mut self, session_id: &str, protocol_version: Option<&str>) {
+        self.session_id = Some(session_id.to_string());
+        self.protocol_version = protocol_version.map(str::to_string);
+        self.established = true;
+    }
+
     pub fn poll_action(&mut self) -> Option<HttpAction> {
         self.actions.pop_front()
     }
@@ -315,6 +325,16 @@ impl StreamableHttp {
 
     /// Leave: abort every exchange and DELETE the session if there is one.
     pub fn close(&mut self) {
+        self.close_and(true);
+    }
+
+    /// Leave without ending the session on the server: a reloaded page takes it up again
+    /// (`kept_session`). Every exchange is aborted; no DELETE is sent.
+    pub fn close_keeping_session(&mut self) {
+        self.close_and(false);
+    }
+
+    fn close_and(&mut self, delete: bool) {
         let mut tokens: Vec<Token> = self.exchanges.keys().copied().collect();
         crate::order::sort(&mut tokens);
         for t in tokens {
@@ -326,7 +346,7 @@ impl StreamableHttp {
         // The session is leaving: what waited for the handshake is not sent.
         self.gate = None;
         self.held.clear();
-        if self.session_id.is_some() {
+        if delete && self.session_id.is_some() {
             let req = self.base_request(Method::Delete, "application/json, text/event-stream");
             let token = self.token();
             self.exchanges.insert(

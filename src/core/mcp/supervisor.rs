@@ -22,6 +22,7 @@ use super::config::TransportChoice;
 use super::error::McpError;
 use super::http_client::{ClientAction, HttpClient};
 use super::http_common::HttpTarget;
+use super::kept_session::{self, OnLeave, Start};
 use super::messages::RequestId;
 use super::session::McpSession;
 use super::session_types::{Phase, SessionConfig};
@@ -124,6 +125,9 @@ pub struct Supervisor {
     resource_subs: Vec<String>,
     /// Tool calls that run as tasks (`supervisor_tasks`).
     pub(super) tasks: Tasks,
+    /// The record of a session this tab kept across a reload (`kept_session`), as the page
+    /// read it: offered to the first connection only.
+    kept: Option<String>,
 }
 
 impl Supervisor {
@@ -153,7 +157,14 @@ impl Supervisor {
             asked_during: Vec::new(),
             resource_subs: Vec::new(),
             tasks: Tasks::default(),
+            kept: None,
         }
+    }
+
+    /// The record this tab kept for the server's session before the page reloaded (read from
+    /// `kept_session::storage_key`); the first connection decides whether to take it up.
+    pub fn offer_kept_session(&mut self, raw: Option<String>) {
+        self.kept = raw;
     }
 
     /// The server's settings as they are now; used from the next connect on.
@@ -247,12 +258,25 @@ impl Supervisor {
 
     /// Leave gracefully (DELETE / close); calls in flight fail as cancelled; no reconnect.
     pub fn handle_disconnect(&mut self, now: f64) {
-        self.disconnect(true, now);
+        self.disconnect(true, OnLeave::Delete, now);
+    }
+
+    /// The page is going away (`pagehide`, not into the back-forward cache): leave like
+    /// `handle_disconnect`, except that a Streamable HTTP session with a task on it is left
+    /// open and kept for the reloaded page (`kept_session::on_leave`).
+    pub fn handle_leave_page(&mut self, now: f64) {
+        let tasks = self.tasks.follows.len()
+            + self
+                .calls
+                .values()
+                .filter(|s| s.role == Role::TaskCreate)
+                .count();
+        self.disconnect(true, kept_session::on_leave(tasks), now);
     }
 
     /// The server was removed: leave, without touching its (gone) status.
     pub fn handle_remove(&mut self, now: f64) {
-        self.disconnect(false, now);
+        self.disconnect(false, OnLeave::Delete, now);
     }
 
     pub fn handle_request(&mut self, key: CallKey, req: Request, now: f64) {
@@ -425,7 +449,21 @@ impl Supervisor {
                         };
                         let mut client =
                             HttpClient::new(target, choice, self.session_config(false));
-                        client.connect(now);
+                        match kept_session::plan(self.kept.take().as_deref(), &cfg.url, choice) {
+                            Start::Resume(kept) => {
+                                self.log(format!(
+                                    "Taking up the session this tab kept across the reload ({}).",
+                                    kept.session_id
+                                ));
+                                client.resume(&kept, now);
+                            }
+                            Start::Fresh { why } => {
+                                if let Some(why) = why {
+                                    self.log(why);
+                                }
+                                client.connect(now);
+                            }
+                        }
                         Link::Http(Box::new(client))
                     }
                 }
@@ -598,7 +636,7 @@ impl Supervisor {
         ));
     }
 
-    fn disconnect(&mut self, report: bool, now: f64) {
+    fn disconnect(&mut self, report: bool, leave: OnLeave, now: f64) {
         self.wanted = false;
         self.timers.clear(Timer::Reconnect);
         self.backoff.take_due(f64::INFINITY);
@@ -607,7 +645,22 @@ impl Supervisor {
         let mut events = Vec::new();
         match self.link.as_mut() {
             Some(Link::Http(c)) => {
-                c.close(now);
+                // Read before closing: a closed session has nothing left to keep.
+                let kept = match leave {
+                    OnLeave::Keep => c.keepable(),
+                    OnLeave::Delete => None,
+                };
+                match &kept {
+                    Some(_) => c.close_keeping_session(now),
+                    None => c.close(now),
+                }
+                if kept.is_some() {
+                    self.actions.push_back(Action::Log(
+                        "Left without ending the session: a task runs on it, and the reloaded page follows it there.".into(),
+                    ));
+                }
+                self.actions
+                    .push_back(Action::KeepSession(kept.as_ref().map(kept_session::encode)));
                 while let Some(a) = c.poll_action() {
                     match a {
                         ClientAction::Fetch { request, .. } => {

@@ -49,6 +49,12 @@ impl Supervisor {
                         .map(|l| l.session().capabilities_json().clone())
                         .unwrap_or_default(),
                 });
+                // A Streamable HTTP session is kept for this tab, so a reload can take it up
+                // (`kept_session`); any other leaves nothing to keep.
+                if let Some(super::supervisor_link::Link::Http(c)) = self.link.as_ref() {
+                    let kept = c.keepable().map(|k| super::kept_session::encode(&k));
+                    self.emit(Action::KeepSession(kept));
+                }
                 // What the server no longer offers must not linger from a previous session.
                 if capabilities.tools.is_none() {
                     self.emit(Action::Tools(Vec::new()));

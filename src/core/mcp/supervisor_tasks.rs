@@ -185,10 +185,16 @@ impl Supervisor {
         let Some(at) = self.tasks.follows.iter().position(|f| f.key == key) else {
             return; // cancelled meanwhile
         };
+        // A reloaded page that took up the kept session asks on the session that created
+        // the task; one that could not asks on a new session.
+        let same_session = self
+            .link
+            .as_ref()
+            .is_some_and(|l| l.session().was_resumed());
         match (step, result) {
             (FollowStep::Result, result) => {
                 let f = self.tasks.follows.remove(at);
-                let result = result.map_err(|e| lost_unless_transport(&f.task, e));
+                let result = result.map_err(|e| lost_unless_transport(&f.task, same_session, e));
                 self.emit(Action::Reply { key, result });
             }
             (FollowStep::Get, Ok(v)) => {
@@ -198,7 +204,7 @@ impl Supervisor {
             // The server does not know the task (any more): nothing will finish it.
             (FollowStep::Get, Err(e @ McpError::Rpc { .. })) => {
                 let f = self.tasks.follows.remove(at);
-                let result = Err(lost_unless_transport(&f.task, e));
+                let result = Err(lost_unless_transport(&f.task, same_session, e));
                 self.emit(Action::Reply { key, result });
             }
             // A slow or failed poll: ask again at the next interval.
@@ -311,8 +317,16 @@ impl Supervisor {
 
 /// A `tasks/*` request refused by the server means the task is gone for us; a transport
 /// failure keeps its own words, saying that the tool may have run (it was running).
-fn lost_unless_transport(task: &TaskFollow, e: McpError) -> McpError {
+/// `same_session`: the page asks on the session that created the task (kept across a reload).
+fn lost_unless_transport(task: &TaskFollow, same_session: bool, e: McpError) -> McpError {
     match e {
+        McpError::Rpc { message, .. } if task.resumed() && same_session => McpError::TaskLost {
+            task_id: task.id().to_string(),
+            reason: format!(
+                "the page was reloaded while it ran; on the same session, the server no longer \
+                 knows the task (it answered “{message}”)"
+            ),
+        },
         // After a reload the task is asked for on a new session. The spec binds a task to the
         // context that created it, and servers commonly scope it to the session
         // (server-everything keeps one task store per session): the result is out of reach.

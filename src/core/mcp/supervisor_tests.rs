@@ -1344,3 +1344,6 @@ fn a_question_asked_during_tool_calls_is_settled_when_the_last_is_answered() {
 
 #[path = "supervisor_tasks_tests.rs"]
 mod tasks;
+
+#[path = "supervisor_kept_tests.rs"]
+mod kept;

@@ -148,6 +148,10 @@ pub enum Action {
     Prompts(Vec<Value>),
     /// Persist what era this server speaks.
     EraDetected(EraCache),
+    /// Keep this record (`kept_session::encode`) for this tab under
+    /// `kept_session::storage_key`, or remove the one kept (`None`): the session a reloaded
+    /// page takes up again.
+    KeepSession(Option<String>),
     /// The answer to a caller's request.
     Reply {
         key: CallKey,

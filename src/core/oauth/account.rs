@@ -134,6 +134,11 @@ fn facts(c: &Credentials, now_ms: f64) -> Vec<Fact> {
             },
         ),
         fact("Token", "oauth-expiry", format!("{expiry}{renewed}")),
+        fact(
+            "Token binding",
+            "oauth-binding",
+            c.token_type.binding().to_string(),
+        ),
     ]
 }
 
@@ -375,8 +380,26 @@ mod tests {
             fact("oauth-expiry").as_deref(),
             Some("expires in 10 min (renewed automatically)")
         );
+        assert!(fact("oauth-binding")
+            .unwrap()
+            .starts_with("Bearer: not bound"));
         assert!(a.proxy_note.contains("set a CORS proxy"));
         assert!(!format!("{view:?}").contains("SECRET"), "{view:?}");
+
+        // A DPoP-bound token says so.
+        let bound = Credentials {
+            token_type: crate::oauth::token::TokenType::DPoP,
+            ..creds()
+        };
+        let a = http(AccountView::build(AccountInput {
+            status: Some(&status),
+            credentials: Some(&bound),
+            ..input(&fields)
+        }));
+        let binding = a.facts.iter().find(|f| f.class == "oauth-binding").unwrap();
+        assert_eq!(binding.label, "Token binding");
+        assert!(binding.value.starts_with("DPoP-bound"), "{}", binding.value);
+        assert!(binding.value.contains("cannot be exported"));
 
         let fields = ServerFields::default();
         let a = http(AccountView::build(AccountInput {

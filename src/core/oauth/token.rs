@@ -156,6 +156,17 @@ impl TokenType {
     pub fn is_bearer(&self) -> bool {
         *self == TokenType::Bearer
     }
+
+    /// What the Account dialog says of the token's binding (its "Token binding" fact).
+    pub fn binding(self) -> &'static str {
+        match self {
+            TokenType::Bearer => "Bearer: not bound, whoever holds the token can use it",
+            TokenType::DPoP => {
+                "DPoP-bound: every request is signed with a key only this browser holds (it \
+                 cannot be exported), so a copied token is of no use elsewhere"
+            }
+        }
+    }
 }
 
 /// Read a token endpoint answer. 2xx must be a JSON object with a non-empty `access_token`

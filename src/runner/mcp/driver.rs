@@ -25,6 +25,7 @@ use skiff_core::mcp::elicit::COMPLETE_NOTIFICATION;
 use skiff_core::mcp::held_ask::HeldAsk;
 use skiff_core::mcp::http_common::Token;
 use skiff_core::mcp::icon::{self, IconSource};
+use skiff_core::mcp::kept_session;
 use skiff_core::mcp::session::ROOTS_METHOD;
 use skiff_core::mcp::{
     Action, CallKey, ElicitKey, LinkId, McpError, ServerKind, Setup, Supervisor, WsReport,
@@ -35,7 +36,7 @@ use super::in_page::InPageServer;
 use super::link::{forward_ws, spawn_detached_fetch, spawn_fetch, FetchEv};
 use crate::platform::abort::AbortHandle;
 use crate::platform::websocket::{WebSocket, WsEvent};
-use crate::platform::{clock, fetch, online, storage};
+use crate::platform::{clock, fetch, online, popup, storage};
 use crate::stores::mcp::{AskEvent, McpStore, ServerLive};
 use crate::stores::notices::{Level, MCP_DOWN_KEY};
 
@@ -61,6 +62,8 @@ pub(super) enum Msg {
     Disconnect {
         done: Option<oneshot::Sender<()>>,
     },
+    /// The page is going away: leave, keeping a session a task runs on (no DELETE).
+    LeavePage,
     RetryNow,
     Online,
     Offline,
@@ -139,13 +142,19 @@ impl Driver {
             era_cache: None,
             page_is_https: online::page_is_https(),
         };
+        let mut sup = Supervisor::new(kind, setup);
+        if kind == ServerKind::Remote {
+            // The session this tab kept before a reload; the supervisor decides whether
+            // to take it up.
+            sup.offer_kept_session(popup::session_get(&kept_session::storage_key(id)));
+        }
         Driver {
             id: id.to_string(),
             store,
             live,
             tx,
             in_page,
-            sup: Supervisor::new(kind, setup),
+            sup,
             config,
             callers: SmallMap::new(),
             aborts: SmallMap::new(),
@@ -213,6 +222,7 @@ impl Driver {
                 done = d;
                 self.sup.handle_disconnect(now);
             }
+            Msg::LeavePage => self.sup.handle_leave_page(now),
             Msg::Request {
                 key,
                 req,
@@ -438,6 +448,17 @@ impl Driver {
                 Action::Recovered if show => self.store.notices.clear_key(&failure_key(&self.id)),
                 Action::EraDetected(cache) if show => {
                     self.store.set_era_cache(&self.id, Some(cache))
+                }
+                // Also after `Stop`: a removed server's session must not outlive it.
+                Action::KeepSession(record) => {
+                    let key = kept_session::storage_key(&self.id);
+                    match record {
+                        // A tab that cannot keep it starts a fresh session after a reload.
+                        Some(text) => {
+                            let _ = popup::session_set(&key, &text);
+                        }
+                        None => popup::session_remove(&key),
+                    }
                 }
                 other if show => self.show(other),
                 _ => {}

@@ -239,10 +239,12 @@ impl McpRunner {
 
     /// The page is going away (`pagehide`, not into the back-forward cache): end every
     /// session now, DELETE for Streamable HTTP (sent with `keepalive`, so it outlives the page)
-    /// and a close for sockets. Nothing can be awaited inside `pagehide`, so calls in flight
-    /// are not waited for: the unload ends them anyway.
+    /// and a close for sockets, except a Streamable HTTP session with a task running on it,
+    /// which is left open and kept for the reloaded page (`core::mcp::kept_session`). Nothing
+    /// can be awaited inside `pagehide`, so calls in flight are not waited for: the unload
+    /// ends them anyway.
     pub fn leave(&self) {
-        self.broadcast(|| Msg::Disconnect { done: None });
+        self.broadcast(|| Msg::LeavePage);
     }
 
     /// Wait until no call is in flight, then close every connection (waiting up to 2 s per
