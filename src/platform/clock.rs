@@ -42,6 +42,16 @@ pub async fn next_frame() {
     }
 }
 
+/// Resolves once the next frame has been painted (a task after the animation frame), or
+/// after [`FRAME_FALLBACK_MS`] when no frame comes: for work the first screen does not need,
+/// so that it never delays the page being drawn and the message box taking input.
+pub async fn after_paint() {
+    next_frame().await;
+    // `next_frame` resolves inside the frame's callback, before its paint; a task queued
+    // from there runs after it.
+    sleep_ms(0).await;
+}
+
 /// Where the user is, for the system template's "current date and time": minutes east of UTC
 /// now, the IANA zone name (empty when the browser gives none) and the browser's language.
 pub struct UserPlace {
@@ -62,20 +72,37 @@ impl UserPlace {
     }
 }
 
-pub fn user_place() -> UserPlace {
+/// Minutes east of UTC now (`Date.getTimezoneOffset`, cheap: no `Intl`).
+pub fn offset_minutes() -> i32 {
     // `getTimezoneOffset` is minutes *west* of UTC.
-    let offset_minutes = -(js_sys::Date::new_0().get_timezone_offset().round() as i32);
-    let options = js_sys::Intl::DateTimeFormat::new(&js_sys::Array::new(), &js_sys::Object::new())
-        .resolved_options();
-    let zone = js_sys::Reflect::get(&options, &"timeZone".into())
-        .ok()
-        .and_then(|v| v.as_string())
-        .unwrap_or_default();
+    -(js_sys::Date::new_0().get_timezone_offset().round() as i32)
+}
+
+thread_local! {
+    /// The IANA zone name, read once: the first `Intl.DateTimeFormat` a page makes costs tens
+    /// of milliseconds (the browser loads its locale data), and the zone does not change
+    /// under a running page often enough to pay that per request.
+    static ZONE: std::cell::OnceCell<String> = const { std::cell::OnceCell::new() };
+}
+
+pub fn user_place() -> UserPlace {
+    let zone = ZONE.with(|z| {
+        z.get_or_init(|| {
+            let options =
+                js_sys::Intl::DateTimeFormat::new(&js_sys::Array::new(), &js_sys::Object::new())
+                    .resolved_options();
+            js_sys::Reflect::get(&options, &"timeZone".into())
+                .ok()
+                .and_then(|v| v.as_string())
+                .unwrap_or_default()
+        })
+        .clone()
+    });
     let lang = web_sys::window()
         .and_then(|w| w.navigator().language())
         .unwrap_or_default();
     UserPlace {
-        offset_minutes,
+        offset_minutes: offset_minutes(),
         zone,
         lang,
     }

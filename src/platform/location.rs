@@ -14,6 +14,18 @@ pub fn replace_hash(value: Option<&str>) {
     let Some(window) = web_sys::window() else {
         return;
     };
+    // Already so (the page's start, every reload): `replaceState` is not free (it goes to
+    // the browser process), and the start of the page is where it was paid.
+    let location = window.location();
+    let now = location.hash().unwrap_or_default();
+    let dangling = location.href().is_ok_and(|h| h.ends_with('#'));
+    let same = match value {
+        Some(v) => now.strip_prefix('#') == Some(v),
+        None => now.is_empty() && !dangling,
+    };
+    if same {
+        return;
+    }
     let Ok(history) = window.history() else {
         return;
     };
@@ -22,9 +34,8 @@ pub fn replace_hash(value: Option<&str>) {
         // An empty fragment would leave a dangling `#`; the path and query clear it (the
         // query is kept: it is not ours to drop).
         None => {
-            let l = window.location();
-            let path = l.pathname().unwrap_or_else(|_| "/".into());
-            format!("{path}{}", l.search().unwrap_or_default())
+            let path = location.pathname().unwrap_or_else(|_| "/".into());
+            format!("{path}{}", location.search().unwrap_or_default())
         }
     };
     let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));

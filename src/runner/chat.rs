@@ -5,6 +5,9 @@
 //! conversation has at most one turn at a time; `sending` tells the composer which.
 //!
 //! Whatever happens, the text already received stays and the message says how it ended.
+//!
+//! The turn itself, titles and summaries run in the `send` chunk (`send_path`), fetched once
+//! the page is idle; a turn started before then waits for it here.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -22,10 +25,9 @@ use skiff_core::records::message::{Message, MessageStatus, Role};
 use skiff_core::records::title_source::TitleSource;
 use skiff_core::settings::{ChatSettings, TurnSettings};
 
-use super::agent::{new_reply, run_turn, TurnDeps, TurnHandle, TurnMsg};
-use super::compact;
+use super::agent::{new_reply, TurnDeps, TurnHandle, TurnMsg};
 use super::mcp::McpRunner;
-use super::title as title_runner;
+use super::send_path::{self, SendPath};
 use crate::platform::{clock, ids};
 use crate::stores::conversations::{ConversationsStore, Loaded};
 use crate::stores::live_message::LiveMessage;
@@ -75,6 +77,7 @@ impl ChatRunner {
         // Deleted (here or in another tab) while a turn streams into it: stop that turn. The
         // store keeps its messages alive until the turn has ended.
         store.on_removed(move |id| runner.stop(id));
+        send_path::preload();
         runner
     }
 
@@ -314,11 +317,17 @@ impl ChatRunner {
 
     /// Summarize the older messages when core says it is due (`pipeline::memory::due`), with
     /// the settings of the turn that just ended.
-    fn maybe_compact(&self, store: ConversationsStore, conv: Loaded, turn: TurnSettings) {
+    fn maybe_compact(
+        &self,
+        path: &SendPath,
+        store: ConversationsStore,
+        conv: Loaded,
+        turn: TurnSettings,
+    ) {
         let Some(snapshot) = conv.try_snapshot() else {
             return;
         };
-        if compact::due(self.mcp, &snapshot, &turn).is_some() {
+        if (path.compact_due)(self.mcp, &snapshot, &turn) {
             self.compact_now(store, conv, turn, false);
         }
     }
@@ -339,7 +348,12 @@ impl ChatRunner {
         asked: bool,
     ) {
         let runner = *self;
-        let work = async move { compact::summarize(&turn, &conv).await };
+        let work = async move {
+            let path = send_path::load().await.map_err(|e| e.to_string())?;
+            (path.summarize)(turn, conv)
+                .await
+                .map_err(|e| e.to_string())
+        };
         side_task(
             &conv,
             self.compacting,
@@ -372,7 +386,12 @@ impl ChatRunner {
 
     fn title_now(&self, store: ConversationsStore, conv: Loaded, turn: TurnSettings, asked: bool) {
         let runner = *self;
-        let work = async move { title_runner::generate(&turn.settings, &conv).await };
+        let work = async move {
+            let path = send_path::load().await.map_err(|e| e.to_string())?;
+            (path.title)(turn.settings, conv)
+                .await
+                .map_err(|e| e.to_string())
+        };
         side_task(
             &conv,
             self.titling,
@@ -449,7 +468,7 @@ impl ChatRunner {
         extends: bool,
     ) {
         let conv_id = conv.id();
-        let (tx, rx) = mpsc::unbounded();
+        let (tx, mut rx) = mpsc::unbounded();
         let handle = TurnHandle {
             tx,
             abort: Rc::new(RefCell::new(None)),
@@ -466,9 +485,25 @@ impl ChatRunner {
             sent: self.sent,
         };
         spawn_local(async move {
-            run_turn(deps, conv, live, turn.clone(), handle, rx, extends).await;
-            runner.maybe_title(store, conv, turn.clone());
-            runner.maybe_compact(store, conv, turn);
+            // Usually fetched when the page was idle; a message sent sooner waits for it here.
+            match send_path::load().await {
+                // Stop pressed while it loaded: nothing was sent, and nothing will be.
+                Ok(_) if stopped_while_loading(&mut rx) => {
+                    live.status.set(MessageStatus::Stopped);
+                    store.save(&conv);
+                }
+                Ok(path) => {
+                    (path.run_turn)(deps, conv, live, turn.clone(), handle, rx, extends).await;
+                    runner.maybe_title(store, conv, turn.clone());
+                    runner.maybe_compact(path, store, conv, turn);
+                }
+                // Nothing was sent: the answer says why, and its Retry loads the chunk again
+                // (the loader keeps only a success). The question stays as it was.
+                Err(failure) => {
+                    live.status.set(MessageStatus::Error(failure.to_string()));
+                    store.save(&conv);
+                }
+            }
             // A conversation deleted during the turn is disposed only now.
             store.turn_ended(&conv_id);
             runner.turns.update_value(|m| {
@@ -477,6 +512,17 @@ impl ChatRunner {
             runner.sending.update(|s| s.retain(|x| *x != conv_id));
         });
     }
+}
+
+/// Whether Stop reached a turn before it began (while its chunk loaded). Nothing else can
+/// be waiting then: approvals and tool results follow the turn's own requests.
+fn stopped_while_loading(rx: &mut mpsc::UnboundedReceiver<TurnMsg>) -> bool {
+    while let Ok(msg) = rx.try_recv() {
+        if matches!(msg, TurnMsg::Stop) {
+            return true;
+        }
+    }
+    false
 }
 
 /// The settings of a turn of `conv`: its model, mask and project, resolved once in core

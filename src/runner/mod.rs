@@ -16,6 +16,7 @@ pub mod oauth;
 pub mod prompts;
 pub mod request_view;
 pub mod sampling;
+pub mod send_path;
 pub mod side_request;
 mod step;
 pub mod task_resume;

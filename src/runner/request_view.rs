@@ -1,13 +1,17 @@
 //! "View request": the body a given answer's request carried. Exact when this tab sent it
 //! (`stores::sent_requests`); otherwise rebuilt from the stored conversation with today's
-//! settings and time, and said to be rebuilt.
+//! settings and time, and said to be rebuilt. Rebuilding runs the request pipeline and the
+//! provider's codec, so it is reached only through `send_path` (their chunk).
 
 use skiff_core::pipeline::request::{assemble, Offer};
 use skiff_core::provider::StepContext;
 use skiff_core::settings::TurnSettings;
 
+use skiff_core::chunk_load::ChunkLoadFailure;
+
 use super::chat::ChatRunner;
 use super::compact::offered_tools;
+use super::send_path;
 use crate::platform::clock;
 use crate::stores::conversations::Loaded;
 
@@ -20,14 +24,24 @@ pub struct ShownRequest {
     pub exact: bool,
 }
 
-pub fn request_for(runner: ChatRunner, conv: &Loaded, message_id: &str) -> Option<ShownRequest> {
-    if let Some((url, body)) = runner.sent.get(message_id) {
-        return Some(ShownRequest {
+pub async fn request_for(
+    runner: ChatRunner,
+    conv: Loaded,
+    message_id: String,
+) -> Result<Option<ShownRequest>, ChunkLoadFailure> {
+    if let Some((url, body)) = runner.sent.get(&message_id) {
+        return Ok(Some(ShownRequest {
             url,
             body: pretty(&body),
             exact: true,
-        });
+        }));
     }
+    let path = send_path::load().await?;
+    Ok((path.rebuilt)(runner, &conv, &message_id))
+}
+
+/// A request this tab did not send, rebuilt (in the `send` chunk: `send_path`).
+pub(super) fn rebuilt(runner: ChatRunner, conv: &Loaded, message_id: &str) -> Option<ShownRequest> {
     let c = conv.try_snapshot()?;
     let at = c.messages.iter().position(|m| m.id == message_id)?;
     let turn = TurnSettings::resolve(

@@ -16,6 +16,7 @@ use super::delete_message::DeleteMessage;
 use super::markdown_body::MarkdownBody;
 use super::tool_card::{Sources, ToolCards};
 use crate::stores::live_message::LiveMessage;
+use crate::stores::notices::Level;
 
 #[component]
 pub fn MessageView(
@@ -84,9 +85,17 @@ pub fn MessageView(
         let Some(conv) = ctx.convs.current.get_untracked() else {
             return;
         };
-        if let Some(r) = crate::runner::request_view::request_for(ctx.runner, &conv, &msg.id()) {
-            shown_request.set(Some((r.url, r.body, r.exact)));
-        }
+        let id = msg.id();
+        leptos::task::spawn_local(async move {
+            match crate::runner::request_view::request_for(ctx.runner, conv, id).await {
+                Ok(Some(r)) => {
+                    let _ = shown_request.try_set(Some((r.url, r.body, r.exact)));
+                }
+                Ok(None) => {}
+                // Rebuilding needs the send path's chunk (`runner::send_path`).
+                Err(failure) => ctx.notices.push(Level::Error, failure.to_string()),
+            }
+        });
     };
     let busy = move || {
         ctx.convs

@@ -86,7 +86,7 @@ pub fn Sidebar() -> impl IntoView {
     // index changes (every message moves its conversation), so "Today" of a tab left open
     // overnight is corrected by the next message.
     let scroll_top = RwSignal::new(0.0);
-    let offset_minutes = clock::user_place().offset_minutes;
+    let offset_minutes = clock::offset_minutes();
     let rows = memo(move || {
         let now = clock::now_ms();
         projects.with(|projects| {

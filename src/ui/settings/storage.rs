@@ -140,7 +140,7 @@ fn StorageHealth() -> impl IntoView {
                 backup::write(stores(ctx), include_keys)
                     .await
                     .and_then(|(text, what)| {
-                        let name = file_name(clock::now_ms(), clock::user_place().offset_minutes);
+                        let name = file_name(clock::now_ms(), clock::offset_minutes());
                         crate::platform::download::save_text(&name, "application/json", &text)
                             .map(|()| format!("Saved {name}: {what}."))
                     });
