@@ -2,7 +2,14 @@
 // item 2). The welcome screen offers the model that runs in the page with what it costs; one
 // click downloads the suggested GGUF (its real address answered here by a redirect to the local
 // copy on the test's own server), its progress shows in place, the chat takes over naming it, and the first answer comes
-// with the network off.
+// with the network off. The request the welcome flow sends names no sampling, so the worker
+// samples with llama.cpp's defaults and its fixed default seed (0): one build gives the same
+// answer every run, but which answer is a draw (this 135M model is right about half the time
+// at temperature 0.8), so its sense is not asserted, only printed. What is asserted does not
+// depend on luck: that very request (its prompt is pinned token for token to llama.cpp's in
+// src/worker/tests/engine_load.rs), sent again with greedy decoding (temperature 0), answers
+// "Paris" in English. It also prints how long the newcomer waits (a benchmark line, not a timed
+// assertion: the machine is shared).
 //
 // Needs: scripts/build.sh (dist/ with worker/) and the model (scripts/setup-models.sh).
 import { test, before, after } from 'node:test';
@@ -61,6 +68,30 @@ test('with no local server, the welcome offers the page\'s own model; one click 
     });
   });
   await context.addInitScript(() => {
+    // The chat requests the page hands the model worker.
+    window.__requests = [];
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (message, transfer) {
+      try {
+        const m = typeof message === 'string' ? JSON.parse(message) : message;
+        if (m && m.op === 'fetch' && m.path === '/chat/completions') window.__requests.push(m.body);
+      } catch { /* not a request */ }
+      return post.call(this, message, transfer);
+    };
+    // When the first answer's status lines change, its first words show, and it ends.
+    window.__turn = { lines: [], firstText: null, done: null };
+    new MutationObserver(() => {
+      const now = performance.now();
+      const t = window.__turn;
+      const status = document.querySelector('article.message-assistant .message-status.streaming');
+      const line = status?.textContent.trim();
+      if (line && t.lines.at(-1)?.line !== line) t.lines.push({ at: now, line });
+      const words = document.querySelector('article.message-assistant .markdown')?.textContent.trim();
+      if (words && t.firstText === null) t.firstText = now;
+      if (t.done === null && document.querySelector('article.message-assistant[data-status="done"]')) t.done = now;
+    }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+  });
+  await context.addInitScript(() => {
     window.__jobLines = [];
     new MutationObserver(() => {
       for (const el of document.querySelectorAll('.welcome-model-job')) {
@@ -92,11 +123,35 @@ test('with no local server, the welcome offers the page\'s own model; one click 
     // The first answer, with the network gone.
     await context.setOffline(true);
     await page.fill('textarea[aria-label="Message"]', 'What is the capital of France?');
+    const sent = await page.evaluate(() => performance.now());
     await page.keyboard.press('Enter');
     const answer = page.locator('article.message-assistant[data-status="done"]');
     await answer.waitFor({ timeout: 240_000 });
     const words = (await answer.locator('.markdown').innerText()).trim();
     assert.ok(words.length > 0, 'an answer');
+    // The same request, greedy: a sensible answer, whatever the seed would draw.
+    const [welcome] = await page.evaluate(() => window.__requests);
+    const greedyBody = JSON.stringify({ ...JSON.parse(welcome), temperature: 0 });
+    const greedy = await page.evaluate(async (body) => {
+      const r = await window.__skiffLocalFetch('/chat/completions', body);
+      const sse = await r.text();
+      return sse.split('\n\n').filter((e) => e.startsWith('data: {'))
+        .map((e) => JSON.parse(e.slice(6)).choices?.[0]?.delta?.content ?? '').join('');
+    }, greedyBody);
+    assert.match(greedy, /Paris/, `a sensible answer to the welcome request, greedy: ${greedy}`);
+    assert.doesNotMatch(greedy, /^(Le|La|Les|L'|Il|Ce|C'est|Un|Une)\b/, `in the question's language: ${greedy}`);
+
+    // Issue 31's goal: the first turn within 5 s once the model is loaded. Printed, not asserted.
+    const t = await page.evaluate(() => window.__turn);
+    // Loaded: the first line after the load's (reading the prompt), else the load's last line.
+    const loading = (l) => /^(Loading the model|Waiting)/.test(l.line);
+    const loaded = t.lines.find((l) => !loading(l))?.at ?? t.lines.filter(loading).at(-1)?.at ?? sent;
+    const speed = await page.locator('article.message-assistant .message-status .speed').innerText();
+    const s = (ms) => (ms / 1000).toFixed(2);
+    console.log(`bench: welcome first turn: send → model loaded ${s(loaded - sent)} s; ` +
+      `→ first words ${s(t.firstText - sent)} s (${s(t.firstText - loaded)} s after the load); ` +
+      `→ answer's end ${s(t.done - sent)} s (${s(t.done - loaded)} s after the load); worker: ${speed.trim()}; ` +
+      `answer (seed 0): ${JSON.stringify(words)}; greedy: ${JSON.stringify(greedy)}`);
     await screenshot(page, 'welcome-model-answer');
     assert.deepEqual(errors, []);
   } finally {

@@ -17,7 +17,17 @@ use crate::records::tool_mode::ToolModeSetting;
 
 /// The system template a small model gets instead of the default one (when the user kept the
 /// default): a sentence, not a page of instructions it would lose the question under.
-pub const SHORT_SYSTEM_TEMPLATE: &str = "You are a helpful assistant. Answer briefly.";
+///
+/// Its words are measured, not guessed: SmolLM2-135M-Instruct (Q4_1), rendered by its GGUF's
+/// own Jinja template in native llama.cpp with the server's samplers (temperature 0.8, top-k 40,
+/// top-p 0.95, min-p 0.05), eight one-fact questions × ten seeds. "Answer briefly." tipped it
+/// into French on "What is the capital of France?" even greedy ("Le Grand Paris is…"): 40/80
+/// right, 14 answers opening in French, 5/8 greedy. Asking for one short sentence: 49/80 right,
+/// 1 in French, 6/8 greedy, and "The capital of France is Paris." (The worker's own samplers,
+/// which have no min-p: 36 → 39/80 right, 17 → 4 in French.) The words name no language,
+/// so a user writing in another one is not pushed into English.
+pub const SHORT_SYSTEM_TEMPLATE: &str =
+    "You are a helpful assistant. Answer the question in one short sentence.";
 
 /// Defaults that fit the model (issue 31): its real window bounds the request and the gauge,
 /// and a small model gets the short template and no tool instructions, unless the user set a

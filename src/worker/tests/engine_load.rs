@@ -186,3 +186,59 @@ fn smollm2_follow_up_turns_reuse_the_cache_exactly() {
 fn gemma3_follow_up_turns_reuse_the_cache_exactly() {
     prefix_reuse_is_exact("gemma-3-270m-q4_k_m.gguf");
 }
+
+/// The welcome screen's first turn (issue 31): the body the page posts for a small in-page
+/// model (the short system template, no sampling fields), captured from the page's
+/// `postMessage` to the worker. What the worker feeds SmolLM2 for it is pinned token for
+/// token to what llama.cpp feeds it: the ids below are node-llama-cpp 3.21.1's, rendered by
+/// the GGUF's own Jinja `tokenizer.chat_template` (JinjaTemplateChatWrapper) and tokenized
+/// with special tokens parsed. No BOS (SmolLM2's `add_bos_token` is false), no default system
+/// prompt (the conversation has its own), and the generation prompt last.
+#[test]
+fn the_welcome_turn_is_rendered_as_llama_cpp_renders_it() {
+    use skiff_core::settings::SHORT_SYSTEM_TEMPLATE;
+    use skiff_worker::engine::{read_header_from, Prepared};
+    let file = "SmolLM2-135M-Instruct.Q4_1.gguf";
+    let body = serde_json::json!({
+        "model": "SmolLM2-135M-Instruct.Q4_1",
+        "messages": [
+            {"role": "system", "content": SHORT_SYSTEM_TEMPLATE},
+            {"role": "user", "content": "What is the capital of France?"},
+        ],
+        "stream": true,
+        "stream_options": {"include_usage": true},
+    })
+    .to_string();
+    let req = parse_chat_request(&body).expect("parses");
+    let mut f = std::io::BufReader::new(std::fs::File::open(model_path(file)).expect("open"));
+    let ids = Prepared::read(&mut f, &record_for(file, "smol"))
+        .expect("header")
+        .prompt(&req.messages)
+        .expect("fits");
+    let llama_cpp: [u32; 35] = [
+        1, 9690, 198, 2683, 359, 253, 5356, 11173, 30, 19842, 260, 1962, 281, 582, 1890, 6330, 30,
+        2, 198, 1, 4093, 198, 1780, 314, 260, 3575, 282, 4649, 47, 2, 198, 1, 520, 9531, 198,
+    ];
+    assert_eq!(ids, llama_cpp);
+
+    // The same tokens as text, special tokens written out.
+    let header = read_header_from(&mut f).expect("header");
+    let tok = skiff_core::local_model::Tokenizer::from_header(&header).expect("tokenizer");
+    let text: String = ids
+        .iter()
+        .map(|&id| match tok.token_bytes(id) {
+            b if b.is_empty() => tok.token_text(id),
+            b => String::from_utf8(b).expect("utf-8"),
+        })
+        .collect();
+    assert_eq!(
+        text,
+        "<|im_start|>system\nYou are a helpful assistant. Answer the question in one short \
+         sentence.<|im_end|>\n<|im_start|>user\nWhat is the capital of France?<|im_end|>\n\
+         <|im_start|>assistant\n"
+    );
+    // No sampling fields: llama.cpp's server defaults, with the worker's fixed seed, so the
+    // newcomer's first answer is the same on every run of one build.
+    assert_eq!(req.sampling.temperature, 0.8);
+    assert_eq!(req.sampling.seed, 0);
+}
