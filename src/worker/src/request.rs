@@ -78,6 +78,7 @@ pub fn parse_chat_request(body: &str) -> Result<ChatRequest, ApiError> {
         temperature: num("temperature").unwrap_or(defaults.temperature).max(0.0),
         top_p: num("top_p").or(defaults.top_p),
         top_k: count("top_k").or(defaults.top_k),
+        min_p: num("min_p").or(defaults.min_p),
         repeat_penalty: num("repeat_penalty").map(|p| p as f32).unwrap_or(1.0),
         seed: obj
             .get("seed")

@@ -6,7 +6,9 @@ use skiff_core::model_panel::FromWorker;
 use skiff_worker::api_error::ApiError;
 use skiff_worker::completion::{Completion, Vocab};
 use skiff_worker::engine::select_model;
-use skiff_worker::generate::{reusable_prefix, LogitsSource, SamplingParams, PREFILL_CHUNK};
+use skiff_worker::generate::{
+    mask_below_min_p, reusable_prefix, LogitsSource, SamplingParams, PREFILL_CHUNK,
+};
 use skiff_worker::model::ModelError;
 use skiff_worker::queue::{Aborted, Queue};
 use skiff_worker::request::{apply_model_defaults, parse_chat_request, MessageRole};
@@ -289,13 +291,34 @@ fn a_request_without_sampling_gets_llama_cpps_defaults() {
     assert_eq!(r.sampling.temperature, 0.8);
     assert_eq!(r.sampling.top_k, Some(40));
     assert_eq!(r.sampling.top_p, Some(0.95));
+    assert_eq!(r.sampling.min_p, Some(0.05));
+}
+
+#[test]
+fn min_p_cuts_what_is_less_likely_than_a_share_of_the_likeliest() {
+    // Probabilities relative to the likeliest: e^(l - max). ln(0.05) ≈ −3.0.
+    let mut logits = vec![2.0_f32, 1.0, -0.9, -1.1, f32::NEG_INFINITY];
+    mask_below_min_p(&mut logits, 0.05);
+    assert_eq!(logits[0], 2.0, "the likeliest stays");
+    assert_eq!(logits[1], 1.0);
+    assert_eq!(logits[2], -0.9, "e^-2.9 ≈ 0.055 of the likeliest stays");
+    assert_eq!(logits[3], f32::NEG_INFINITY, "e^-3.1 ≈ 0.045 is cut");
+    assert_eq!(logits[4], f32::NEG_INFINITY);
+    // Off (0 or 1 and beyond) changes nothing, nor does an all-masked row.
+    let mut same = vec![3.0_f32, -9.0];
+    mask_below_min_p(&mut same, 0.0);
+    mask_below_min_p(&mut same, 1.0);
+    assert_eq!(same, [3.0, -9.0]);
+    let mut none = vec![f32::NEG_INFINITY; 3];
+    mask_below_min_p(&mut none, 0.05);
+    assert!(none.iter().all(|l| *l == f32::NEG_INFINITY));
 }
 
 #[test]
 fn request_parameters_are_read() {
     let r = parse_chat_request(
         r#"{"model":"smol","messages":[{"role":"system","content":"be brief"},{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}],
-            "max_tokens":5,"temperature":0.5,"top_p":0.9,"top_k":40,"repeat_penalty":1.1,"seed":7,"stop":["\n\n","END"]}"#,
+            "max_tokens":5,"temperature":0.5,"top_p":0.9,"top_k":40,"min_p":0.1,"repeat_penalty":1.1,"seed":7,"stop":["\n\n","END"]}"#,
     )
     .expect("parses");
     assert_eq!(r.model, "smol");
@@ -305,6 +328,7 @@ fn request_parameters_are_read() {
     assert_eq!(r.sampling.temperature, 0.5);
     assert_eq!(r.sampling.top_p, Some(0.9));
     assert_eq!(r.sampling.top_k, Some(40));
+    assert_eq!(r.sampling.min_p, Some(0.1));
     assert!((r.sampling.repeat_penalty - 1.1).abs() < 1e-6);
     assert_eq!(r.sampling.seed, 7);
     assert_eq!(r.stop, ["\n\n", "END"]);
