@@ -31,7 +31,10 @@ pub const SHORT_SYSTEM_TEMPLATE: &str =
 
 /// Defaults that fit the model (issue 31): its real window bounds the request and the gauge,
 /// and a small model gets the short template and no tool instructions, unless the user set a
-/// template of their own or said the model takes tools (the picker's Tools flag).
+/// template of their own or said the model takes tools (the picker's Tools flag). A small
+/// model is not asked for titles either: in the page it has one worker, so a title request
+/// after the first answer made the user's next question wait seconds behind it, for a title
+/// worse than the first line the conversation already has ("Title now" still asks).
 fn fit_to_model(settings: &mut ChatSettings) {
     let caps = settings.target.caps;
     if let Some(window) = caps.window.filter(|w| *w > 0) {
@@ -44,6 +47,7 @@ fn fit_to_model(settings: &mut ChatSettings) {
         if caps.tools != Flag::User(true) {
             settings.tool_mode = ToolModeSetting::Off;
         }
+        settings.auto_title = false;
     }
 }
 
@@ -156,6 +160,7 @@ mod tests {
         let turn = TurnSettings::resolve(&s, None, None, None).settings;
         assert_eq!(turn.system_template, SHORT_SYSTEM_TEMPLATE);
         assert_eq!(turn.tool_mode, ToolModeSetting::Off);
+        assert!(!turn.auto_title, "a small model is not asked for titles");
 
         // The user said it takes tools (the picker's flag): the tools are offered.
         let mut told = s.clone();
@@ -185,6 +190,7 @@ mod tests {
             let turn = TurnSettings::resolve(&s, None, None, None).settings;
             assert_eq!(turn.system_template, DEFAULT_SYSTEM_TEMPLATE);
             assert_eq!(turn.tool_mode, ToolModeSetting::Auto);
+            assert!(turn.auto_title);
         }
     }
 }
