@@ -161,11 +161,12 @@ fn a_reloaded_page_takes_up_the_kept_session_and_follows_the_task_on_it() {
     assert!(!methods(&fetches(&r.seen)).iter().any(|m| m == "tools/call"));
 }
 
-#[test]
-fn a_server_that_forgot_the_session_gets_a_fresh_initialize_and_the_follower_asks_there() {
+/// A reloaded page offered the kept session `session_id`: its ping is out (returned) and a
+/// follower of task "T" (request 5) waits for the session.
+fn following_on_kept(session_id: &str, next_id: i64) -> (Rig, Sent) {
     let mut r = Rig::new(ServerKind::Remote, URL, None);
     r.sup
-        .offer_kept_session(Some(kept_session::encode(&kept("OLD", 9))));
+        .offer_kept_session(Some(kept_session::encode(&kept(session_id, next_id))));
     r.sup.handle_connect(0.0);
     let ping = fetches(&r.take()).remove(0);
     r.sup.handle_request(
@@ -176,6 +177,12 @@ fn a_server_that_forgot_the_session_gets_a_fresh_initialize_and_the_follower_ask
         1.0,
     );
     r.take();
+    (r, ping)
+}
+
+#[test]
+fn a_server_that_forgot_the_session_gets_a_fresh_initialize_and_the_follower_asks_there() {
+    let (mut r, ping) = following_on_kept("OLD", 9);
     // The spec's expired session.
     r.answer(&ping, 404, &[], "Session not found");
     let a = r.take();
@@ -337,19 +344,7 @@ fn leaving_the_page_keeps_the_session_only_while_a_task_runs_on_it() {
 
 #[test]
 fn a_task_the_kept_session_no_longer_knows_says_so_without_blaming_a_new_session() {
-    let mut r = Rig::new(ServerKind::Remote, URL, None);
-    r.sup
-        .offer_kept_session(Some(kept_session::encode(&kept("S1", 40))));
-    r.sup.handle_connect(0.0);
-    let ping = fetches(&r.take()).remove(0);
-    r.sup.handle_request(
-        5,
-        Request::FollowTask {
-            task_id: "T".into(),
-        },
-        1.0,
-    );
-    r.take();
+    let (mut r, ping) = following_on_kept("S1", 40);
     r.reply(&ping, ok(&ping, "S1", json!({})));
     let sent = fetches(&r.take());
     let rest = r.serve_lists("S1", sent);
