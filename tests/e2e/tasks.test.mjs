@@ -283,6 +283,8 @@ test('c. a reload while the task runs takes up the same session, follows the tas
     if (!(await c.evaluate((d) => d.open))) await c.locator('summary').first().click();
     const text = await c.innerText();
     assert.match(text, /Research Report: glaciers/, text);
+    // How the settled card looks after the reload (target/screenshots/tasks-c-after-reload.png).
+    await screenshot(page, 'tasks-c-after-reload');
     await page.waitForTimeout(1000);
     assert.equal(sent(wire, 'tasks/result').length, 1, 'the result was fetched once');
     const calls = sent(wire, 'tools/call').filter((m) => m.params?.name === TOOL);
