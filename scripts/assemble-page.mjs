@@ -20,12 +20,13 @@
 // waits for. Anything unexpected fails the build rather than shipping a page that cannot start.
 //   node scripts/assemble-page.mjs WORK DIST
 import { createHash } from 'node:crypto';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import os from 'node:os';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { DEEPER_FLAGS, FLAGS, optimizeAll } from './wasm-opt-lanes.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const [work, dist] = process.argv.slice(2).map((p) => path.resolve(p));
@@ -47,45 +48,28 @@ const wasmOpt = path.join(root, 'node_modules', '.bin', 'wasm-opt');
 if (!existsSync(wasmOpt)) fail('node_modules/.bin/wasm-opt is missing: run scripts/setup.sh (npm ci)');
 
 // ---- wasm-opt -------------------------------------------------------------------------------
-// rustc 1.95 emits bulk-memory, sign-ext, reference-types... by default: wasm-opt must be told,
-// or it rejects the module. low-memory-unused lets wasm-opt fold `ptr + C` (C < 1024) into the
-// load/store offset, which is exact unless the add wraps past 4 GiB into the first KiB of
-// memory; Rust never forms such an address (4.9 KiB gzip). The target_features section (which
-// features rustc used, about 150 bytes in each of the 127 modules) is read by no browser.
-const OPT = [
-  '--enable-bulk-memory', '--enable-bulk-memory-opt', '--enable-nontrapping-float-to-int',
-  '--enable-sign-ext', '--enable-reference-types', '--enable-multivalue', '--enable-mutable-globals',
-  '--low-memory-unused', '--strip-debug', '--strip-producers', '--strip-target-features', '-Oz',
-];
-// `--flatten --rereloop` rebuilds each function's control flow from its basic blocks, after
-// which -Oz finds more to fold: 6 KiB gzip less than -Oz alone on this page (about 30 s).
-// SKIFF_FAST_OPT=1 skips them (a quicker build for trying a change; never for a release).
-const DEEPER = process.env.SKIFF_FAST_OPT ? [] : ['--flatten', '--rereloop', '-Oz', '-Oz'];
-// Every module is optimized in its own process, as many at once as the machine has cores:
-// `--flatten --rereloop` and several -Oz passes run on one thread, so one module after another
-// left a core idle for most of the build (238 s of a CI run's build step).
-const optOne = (input, output, extra) =>
-  new Promise((resolve, reject) => {
-    const t0 = Date.now();
-    execFile(wasmOpt, [input, '-o', output, ...OPT, ...extra], { maxBuffer: 1 << 24 }, (err, _out, stderr) => {
-      if (stderr) process.stderr.write(stderr);
-      if (err) reject(new Error(`wasm-opt ${path.basename(input)}: ${err.message}`));
-      else resolve((Date.now() - t0) / 1000);
-    });
-  });
-/** Runs wasm-opt over [input, output] pairs, the largest first, `os.availableParallelism()` at a time. */
-async function optAll(jobs, extra) {
-  const queue = [...jobs].sort((a, b) => statSize(b[0]) - statSize(a[0]));
-  const times = [];
-  const lane = async () => {
-    for (let job = queue.shift(); job; job = queue.shift()) times.push([path.basename(job[0]), await optOne(job[0], job[1], extra)]);
-  };
+// binaryen's API in one warm worker thread per core (scripts/wasm-opt-lanes.mjs, which says why
+// and holds the flags); the wasm-opt command itself is only run to check that it writes the
+// same bytes (SKIFF_CHECK_WASM_OPT=1, for a binaryen upgrade).
+// SKIFF_FAST_OPT=1 skips the deeper passes (a quicker build for trying a change; never for a
+// release).
+const deeper = !process.env.SKIFF_FAST_OPT;
+/** Optimizes [input, output] pairs, as many at once as the machine has cores, and says how long. */
+async function optAll(jobs) {
   const t0 = Date.now();
-  await Promise.all(Array.from({ length: Math.max(1, os.availableParallelism()) }, lane)).catch((e) => fail(e.message));
+  const times = await optimizeAll(jobs, { deeper, lanes: os.availableParallelism() }).catch((e) => fail(e.message));
   const slowest = times.sort((a, b) => b[1] - a[1]).slice(0, 3).map(([n, t]) => `${n} ${t.toFixed(0)} s`).join(', ');
   console.log(`wasm-opt: ${jobs.length} modules in ${((Date.now() - t0) / 1000).toFixed(0)} s (slowest: ${slowest})`);
+  if (process.env.SKIFF_CHECK_WASM_OPT) {
+    for (const [input, output] of jobs) {
+      const cli = `${output}.cli`;
+      const flags = [...FLAGS, ...(deeper ? DEEPER_FLAGS : [])];
+      execFileSync(wasmOpt, [input, '-o', cli, ...flags], { stdio: ['ignore', 'ignore', 'ignore'] });
+      if (!readFileSync(cli).equals(readFileSync(output))) fail(`binaryen's API and the wasm-opt command differ on ${path.basename(input)}`);
+    }
+    console.log(`wasm-opt: the command wrote the same bytes for all ${jobs.length} modules`);
+  }
 }
-const statSize = (f) => statSync(f).size;
 
 // leptos depends on server_fn even in a client-only build, and server_fn on wasm-streams, whose
 // `#[wasm_bindgen]` classes (IntoUnderlyingSource, ...) are exports: roots neither LTO nor
@@ -204,7 +188,7 @@ const mainOpt = path.join(work, 'main.opt.wasm');
 writeFileSync(cut, withoutExports(mainRaw, (n) => DROP.test(n)));
 // The main module and every chunk at once (see optAll).
 const chunkOut = (name) => path.join(work, `${name}.opt`);
-await optAll([[cut, mainOpt], ...chunkNames.map((name) => [path.join(splitDir, name), chunkOut(name)])], DEEPER);
+await optAll([[cut, mainOpt], ...chunkNames.map((name) => [path.join(splitDir, name), chunkOut(name)])]);
 const mainBytes = readFileSync(mainOpt);
 const after = exportNames(mainBytes);
 const lost = before.filter((n) => !DROP.test(n) && !after.includes(n));
