@@ -32,10 +32,21 @@ busy_since_mark() {
   busy="?"; (( t > step_total )) && busy=$(( 100 * (b - step_busy) / (t - step_total) ))
   step_busy=$b; step_total=$t
 }
+# Sets $cpu to the CPU seconds this shell's finished children used (user + system, from `times`,
+# which must run in this shell, not in a subshell): unlike the cores' busy share, it counts only
+# this run's work, even on a shared machine.
+cpu_file="$(mktemp)"
+children_cpu() {
+  times >"$cpu_file"
+  cpu=$(awk 'NR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); s += p[1] * 60 + p[2] } printf "%d", s }' "$cpu_file")
+}
+step_cpu=0
 step() {
   local now; now=$(date +%s)
   busy_since_mark
-  steps+=("$(printf '%6d s  %4s %%  %s' $(( now - step_at )) "$busy" "$step_name")")
+  children_cpu
+  steps+=("$(printf '%6d s  %4s %%  %5d cpu-s  %s' $(( now - step_at )) "$busy" $(( cpu - step_cpu )) "$step_name")")
+  step_cpu=$cpu
   step_at=$now
   step_name="$*"
   echo; echo "==> $*  [$(( now - start )) s]"
@@ -43,10 +54,12 @@ step() {
 # Also when a step fails: the table then ends with the step that failed, still running.
 print_steps() {
   echo
-  echo "Time per step (and how busy the cores were):"
+  echo "Time per step (how busy the cores were, and the CPU seconds the step's own processes used;"
+  echo "the release build's are counted where it is waited for):"
   printf '%s\n' "${steps[@]}"
   busy_since_mark
-  [[ "$step_name" == "done" ]] || printf '%6d s  %4s %%  %s  (failed here)\n' $(( $(date +%s) - step_at )) "$busy" "$step_name"
+  children_cpu
+  [[ "$step_name" == "done" ]] || printf '%6d s  %4s %%  %5d cpu-s  %s  (failed here)\n' $(( $(date +%s) - step_at )) "$busy" $(( cpu - step_cpu )) "$step_name"
 }
 build_pid=""
 build_log="$(mktemp)"
@@ -54,7 +67,7 @@ finish() {
   # A failed step stops the release build that runs in the background (below).
   if [[ -n "$build_pid" ]]; then pkill -TERM -P "$build_pid" 2>/dev/null || true; kill "$build_pid" 2>/dev/null || true; fi
   print_steps
-  rm -f "$build_log"
+  rm -f "$build_log" "$cpu_file"
 }
 trap finish EXIT
 
