@@ -5,6 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
+# This run's processes in a cpuacct cgroup of their own, where the machine allows it (the step
+# table below reads it; children_cpu says why).
+cg_dir=""
+if [ -d /sys/fs/cgroup/cpuacct ] && mkdir "/sys/fs/cgroup/cpuacct/skiff-test-$$" 2>/dev/null; then
+  cg_dir="/sys/fs/cgroup/cpuacct/skiff-test-$$"
+  echo $$ >"$cg_dir/cgroup.procs" 2>/dev/null || { rmdir "$cg_dir"; cg_dir=""; }
+fi
 # shellcheck source=setup.sh
 source scripts/setup.sh test
 # Real MCP servers (server-everything, Python mcp 2.x and mcp[ws] 1.x), Node 22, cors-anywhere.
@@ -32,11 +39,17 @@ busy_since_mark() {
   busy="?"; (( t > step_total )) && busy=$(( 100 * (b - step_busy) / (t - step_total) ))
   step_busy=$b; step_total=$t
 }
-# Sets $cpu to the CPU seconds this shell's finished children used (user + system, from `times`,
-# which must run in this shell, not in a subshell): unlike the cores' busy share, it counts only
-# this run's work, even on a shared machine.
+# Sets $cpu to the CPU seconds this run's processes used so far. Unlike the cores' busy share it
+# counts only this run's work, even on a shared machine. Where the machine lets the run make a
+# cpuacct cgroup of its own, it counts every descendant as it runs (the background build, and
+# Chromium's renderers, which no one waits for); elsewhere bash's `times` counts only children
+# that were waited for (the build where it is waited for, and not the browsers' renderers).
 cpu_file="$(mktemp)"
 children_cpu() {
+  if [ -n "$cg_dir" ]; then
+    cpu=$(( $(cat "$cg_dir/cpuacct.usage") / 1000000000 ))
+    return
+  fi
   times >"$cpu_file"
   cpu=$(awk 'NR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); s += p[1] * 60 + p[2] } printf "%d", s }' "$cpu_file")
 }
@@ -54,8 +67,8 @@ step() {
 # Also when a step fails: the table then ends with the step that failed, still running.
 print_steps() {
   echo
-  echo "Time per step (how busy the cores were, and the CPU seconds the step's own processes used;"
-  echo "the release build's are counted where it is waited for):"
+  echo "Time per step, how busy the machine's cores were, and the CPU seconds this run used in it"
+  echo "($([ -n "$cg_dir" ] && echo "all its processes, from a cgroup" || echo "from bash's times: the build's where it is waited for, browsers' renderers not at all")):"
   printf '%s\n' "${steps[@]}"
   busy_since_mark
   children_cpu
@@ -68,6 +81,8 @@ finish() {
   if [[ -n "$build_pid" ]]; then pkill -TERM -P "$build_pid" 2>/dev/null || true; kill "$build_pid" 2>/dev/null || true; fi
   print_steps
   rm -f "$build_log" "$cpu_file"
+  # Leave the cgroup (it can only be removed empty; a straggler keeps it, harmlessly).
+  if [ -n "$cg_dir" ]; then echo $$ >/sys/fs/cgroup/cpuacct/cgroup.procs 2>/dev/null; rmdir "$cg_dir" 2>/dev/null || true; fi
 }
 trap finish EXIT
 

@@ -10,7 +10,7 @@
 // network. Chromium's background-networking flags below keep it from trying.
 
 import { spawn } from 'node:child_process';
-import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { createInterface } from 'node:readline';
@@ -24,6 +24,23 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 
 export const CHROMIUM_PATH = process.env.SKIFF_CHROMIUM || '/usr/bin/chromium';
 
+// Chromium 156 preloads its WebUI omnibox popups (chrome://omnibox-popup.top-chrome/ and its AI
+// Mode page) in a renderer of their own for every browser context, headless or not: measured
+// over a launch and five contexts on about:blank, 3 s of that renderer's CPU and 3.4 s more in
+// the browser process, 6.4 of the 8.4 CPU seconds of the whole browser. A test run opens about
+// 300 contexts on two cores.
+const SKIFF_DISABLED_FEATURES = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup'];
+// Chromium keeps only the last --disable-features, and Playwright passes its own list first
+// (playwright-core 1.65's chromiumSwitches), so ours repeats it; launchBrowser fails with the
+// missing names when an upgrade changes Playwright's list.
+const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync', 'DestroyProfileOnBrowserClose', 'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable', 'LensOverlay', 'MediaRouter', 'PaintHolding',
+  'ThirdPartyStoragePartitioning', 'AvoidCorsURLLoaderRestartOnRedirect', 'TcpPortRandomizationWin',
+  'OptimizationHints', 'NetworkTimeServiceQuerying', 'AimEnabled', 'PreconnectToSearch',
+  'msForceBrowserSignIn', 'msEdgeUpdateLaunchServicesPreferredVersion',
+];
+
 // The probe's flag set: without the background-networking ones Chromium keeps
 // trying to reach Google's hosts, which this machine refuses.
 export const CHROMIUM_ARGS = [
@@ -35,6 +52,7 @@ export const CHROMIUM_ARGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
+  `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...SKIFF_DISABLED_FEATURES].join(',')}`,
 ];
 
 /** The built app's directory: env SKIFF_DIST (relative to the repo root), default dist/. */
@@ -259,13 +277,43 @@ export function asInternet(url) {
 /** Launches Debian's Chromium headless. Close it with `await browser.close()`. */
 export async function launchBrowser({ internet = false } = {}) {
   const args = internet ? [...CHROMIUM_ARGS, `--host-resolver-rules=MAP *.${INTERNET_HOST} 127.0.0.1`] : CHROMIUM_ARGS;
+  let browser;
   try {
-    return await chromium.launch({ executablePath: CHROMIUM_PATH, args });
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args });
   } catch (err) {
     throw new Error(
       `could not launch ${CHROMIUM_PATH} (run scripts/setup.sh to install Debian's chromium): ${err.message}`,
     );
   }
+  const missing = missingPlaywrightFeatures();
+  if (missing.length > 0) {
+    await browser.close();
+    throw new Error(`Playwright now disables Chromium features the harness's list lacks: add ${missing.join(', ')} to PLAYWRIGHT_DISABLED_FEATURES`);
+  }
+  return browser;
+}
+
+/**
+ * The features Playwright's own --disable-features names (the first of the browser's) that ours
+ * (the last, which Chromium keeps) does not: read from the command line of the Chromium this
+ * process launched, once per process.
+ */
+let featuresChecked = false;
+function missingPlaywrightFeatures() {
+  if (featuresChecked || process.platform !== 'linux') return [];
+  featuresChecked = true;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let stat;
+    try { stat = readFileSync(`/proc/${pid}/stat`, 'utf8'); } catch { continue; }
+    if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
+    let argv;
+    try { argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'); } catch { continue; }
+    const lists = argv.filter((a) => a.startsWith('--disable-features=')).map((a) => a.slice(19).split(','));
+    if (lists.length < 2) continue;
+    const kept = new Set(lists[lists.length - 1]);
+    return lists[0].filter((f) => !kept.has(f));
+  }
+  return [];
 }
 
 /** A page in a fresh context (own storage), sized and themed as asked. */
