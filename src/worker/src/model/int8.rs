@@ -29,6 +29,13 @@ const BLOCK: usize = 32;
 const ROW_TILE: usize = 4;
 /// Activation rows that reuse one tile of weight rows while it is in L1 (prefill).
 const ACT_TILE: usize = 8;
+/// Built with relaxed SIMD (scripts/build-worker.sh's second build, chosen at load where the
+/// browser validates it): 4-bit codes (0..15) fit the 7-bit operand of
+/// `i32x4.relaxed_dot_i8x16_i7x16_add`, so a block of 32 is two instructions against the
+/// activation's signed bytes (in value order), where simd128 needs its i16 widening and four
+/// `i32x4.dot_i16x8_s`. Every product and sum is exact in both, so only the order of the float
+/// sums differs.
+const RELAXED: bool = cfg!(all(target_arch = "wasm32", target_feature = "relaxed-simd"));
 
 /// Where value `p` of a block's activation goes for 4-bit codes: the kernel unpacks a block
 /// of 16 bytes, read as eight 16-bit lanes, into four vectors of the values at even
@@ -53,7 +60,20 @@ enum Codes {
     Bytes(Vec<i8>),
     /// Unsigned 4-bit values, 16 bytes per block of 32 as GGUF's Q4 types store them.
     Nibbles(Vec<u8>),
+    /// The same bytes with four rows interleaved, for relaxed SIMD's dot product of four
+    /// signed bytes (one i32 lane): rows `4g..4g + 4` take `2 · cols` bytes from `g · 2 · cols`,
+    /// 64 per block; in a block, the 16 bytes at `16t` hold bytes `4t..4t + 4` of each of the
+    /// four rows' GGUF block in turn (low nibbles: values `4t..4t + 4`, high: `16 + 4t..`). One
+    /// load of four activation bytes repeated in every lane then gives each lane its own
+    /// row's partial sum, so a block's four row sums come out in one vector, never summed
+    /// across lanes. Only for matrices whose rows are whole groups of four.
+    Nibbles4(Vec<u8>),
 }
+
+/// Whether 4-bit matrices are stored as [`Codes::Nibbles4`]: where its kernel runs (relaxed
+/// SIMD), and natively, whose scalar kernel sums each row's blocks in the order it does (so
+/// the native tests check its numbers exactly).
+const INTERLEAVE: bool = RELAXED || cfg!(not(target_arch = "wasm32"));
 
 /// A (rows × cols) matrix: `q[r·cols + c] · d[b] + m[b]` with `b = (r·cols + c) / 32`;
 /// `m` is empty for symmetric types.
@@ -80,6 +100,8 @@ enum Source {
 /// the matrix's codes need; `s` is each block's sum (`d · Σq`) for the minimum term.
 struct Act {
     q: Vec<i16>,
+    /// Instead of `q` for 4-bit codes under [`RELAXED`]: signed bytes in value order.
+    q8: Vec<i8>,
     d: Vec<f32>,
     s: Vec<f32>,
 }
@@ -99,8 +121,10 @@ impl Int8Matrix {
             GgmlDType::F32 => convert::<f32>(&data, rows, cols, Source::Float),
             GgmlDType::F16 => convert::<f16>(&data, rows, cols, Source::Float),
             GgmlDType::BF16 => convert::<bf16>(&data, rows, cols, Source::Float),
-            GgmlDType::Q4_0 => nibbles::<BlockQ4_0>(&data, rows, cols, Source::Symmetric),
-            GgmlDType::Q4_1 => nibbles::<BlockQ4_1>(&data, rows, cols, Source::Affine),
+            GgmlDType::Q4_0 => {
+                nibbles::<BlockQ4_0>(&data, rows, cols, Source::Symmetric, INTERLEAVE)
+            }
+            GgmlDType::Q4_1 => nibbles::<BlockQ4_1>(&data, rows, cols, Source::Affine, INTERLEAVE),
             GgmlDType::Q5_0 => convert::<BlockQ5_0>(&data, rows, cols, Source::Symmetric),
             GgmlDType::Q5_1 => convert::<BlockQ5_1>(&data, rows, cols, Source::Affine),
             GgmlDType::Q8_0 => convert::<BlockQ8_0>(&data, rows, cols, Source::Symmetric),
@@ -172,6 +196,14 @@ impl Int8Matrix {
                     v[j + 16] = (byte >> 4) as i16;
                 }
             }
+            Codes::Nibbles4(q) => {
+                let at = (r / 4) * 2 * self.cols + b * 2 * BLOCK + 4 * (r % 4);
+                for j in 0..BLOCK / 2 {
+                    let byte = q[at + (j / 4) * 16 + j % 4];
+                    v[j] = (byte & 15) as i16;
+                    v[j + 16] = (byte >> 4) as i16;
+                }
+            }
         }
         v
     }
@@ -179,8 +211,18 @@ impl Int8Matrix {
     /// Quantizes `m` activation rows in the order this matrix's codes need.
     fn quantize(&self, x: &[f32], m: usize) -> Act {
         let nb = self.cols / BLOCK;
+        let bytes = RELAXED && matches!(self.codes, Codes::Nibbles(_) | Codes::Nibbles4(_));
         let mut act = Act {
-            q: vec![0i16; m * self.cols],
+            q: if bytes {
+                Vec::new()
+            } else {
+                vec![0i16; m * self.cols]
+            },
+            q8: if bytes {
+                vec![0i8; m * self.cols]
+            } else {
+                Vec::new()
+            },
             d: vec![0f32; m * nb],
             s: vec![0f32; m * nb],
         };
@@ -189,11 +231,18 @@ impl Int8Matrix {
             let row = &x[i * self.cols..(i + 1) * self.cols];
             for (b, xb) in row.chunks_exact(BLOCK).enumerate() {
                 let d = quantize_block(xb, &mut natural);
-                let q = &mut act.q[i * self.cols + b * BLOCK..i * self.cols + (b + 1) * BLOCK];
+                let at = i * self.cols + b * BLOCK;
                 match self.codes {
-                    Codes::Bytes(_) => q.copy_from_slice(&natural),
+                    _ if bytes => {
+                        for (o, &v) in act.q8[at..at + BLOCK].iter_mut().zip(&natural) {
+                            *o = v as i8;
+                        }
+                    }
+                    Codes::Bytes(_) | Codes::Nibbles4(_) => {
+                        act.q[at..at + BLOCK].copy_from_slice(&natural)
+                    }
                     Codes::Nibbles(_) => {
-                        for (o, &from) in q.iter_mut().zip(&NIBBLE_ORDER) {
+                        for (o, &from) in act.q[at..at + BLOCK].iter_mut().zip(&NIBBLE_ORDER) {
                             *o = natural[from];
                         }
                     }
@@ -259,14 +308,24 @@ impl Int8Matrix {
         let mut acc = 0f32;
         for b in 0..nb {
             let w = self.block_values(r, b);
-            let x = &act.q[i * self.cols + b * BLOCK..i * self.cols + (b + 1) * BLOCK];
-            let sum: i32 = match self.codes {
-                Codes::Bytes(_) => w.iter().zip(x).map(|(&a, &b)| a as i32 * b as i32).sum(),
-                Codes::Nibbles(_) => NIBBLE_ORDER
-                    .iter()
-                    .zip(x)
-                    .map(|(&from, &b)| w[from] as i32 * b as i32)
-                    .sum(),
+            let at = i * self.cols + b * BLOCK;
+            let sum: i32 = if !act.q8.is_empty() {
+                w.iter()
+                    .zip(&act.q8[at..at + BLOCK])
+                    .map(|(&a, &b)| a as i32 * b as i32)
+                    .sum()
+            } else {
+                let x = &act.q[at..at + BLOCK];
+                match self.codes {
+                    Codes::Bytes(_) | Codes::Nibbles4(_) => {
+                        w.iter().zip(x).map(|(&a, &b)| a as i32 * b as i32).sum()
+                    }
+                    Codes::Nibbles(_) => NIBBLE_ORDER
+                        .iter()
+                        .zip(x)
+                        .map(|(&from, &b)| w[from] as i32 * b as i32)
+                        .sum(),
+                }
             };
             acc += sum as f32 * (self.d[r * nb + b] * act.d[i * nb + b]);
         }
@@ -294,8 +353,22 @@ impl Int8Matrix {
                     acts,
                     act,
                 ),
+                #[cfg(target_feature = "relaxed-simd")]
+                Codes::Nibbles(q) => {
+                    simd::tile_relaxed::<A>(q.as_ptr(), self.cols, &self.d, r, acts, act)
+                }
+                #[cfg(not(target_feature = "relaxed-simd"))]
                 Codes::Nibbles(q) => {
                     simd::tile::<simd::Nibbles, A>(q.as_ptr(), self.cols, &self.d, r, acts, act)
+                }
+                #[cfg(target_feature = "relaxed-simd")]
+                Codes::Nibbles4(q) => {
+                    simd::tile4_relaxed::<A>(q.as_ptr(), self.cols, &self.d, r, acts, act)
+                }
+                // Never built without relaxed SIMD (see INTERLEAVE).
+                #[cfg(not(target_feature = "relaxed-simd"))]
+                Codes::Nibbles4(_) => {
+                    acts.map(|i| std::array::from_fn(|j| self.dot1(r + j, i, act)))
                 }
             }
         }
@@ -315,6 +388,7 @@ mod simd {
     }
 
     pub(super) struct Bytes;
+    #[cfg(not(target_feature = "relaxed-simd"))]
     pub(super) struct Nibbles;
 
     impl Unpack for Bytes {
@@ -331,6 +405,7 @@ mod simd {
         }
     }
 
+    #[cfg(not(target_feature = "relaxed-simd"))]
     impl Unpack for Nibbles {
         #[inline(always)]
         unsafe fn unpack(base: *const u8, cols: usize, r: usize, b: usize) -> [v128; 4] {
@@ -376,6 +451,112 @@ mod simd {
                             i32x4_dot_i16x8(w[2], v128_load(x.add(2))),
                             i32x4_dot_i16x8(w[3], v128_load(x.add(3))),
                         ),
+                    );
+                    let scale = f32x4_splat(wd * *act.d.get_unchecked(i * nb + b));
+                    acc[a][j] = f32x4_add(acc[a][j], f32x4_mul(f32x4_convert_i32x4(s), scale));
+                }
+            }
+        }
+        acc.map(|row| {
+            row.map(|v| {
+                f32x4_extract_lane::<0>(v)
+                    + f32x4_extract_lane::<1>(v)
+                    + f32x4_extract_lane::<2>(v)
+                    + f32x4_extract_lane::<3>(v)
+            })
+        })
+    }
+
+    /// [`tile`] for [`super::Codes::Nibbles4`] with relaxed SIMD: per block and group of
+    /// four rows, four loads of weights and, per activation row, eight dot products whose
+    /// lanes are the four rows; then one scale multiply for all four. `r` is a multiple of
+    /// four. Each lane sums its row's blocks in order, exactly as the scalar `dot1` does.
+    #[cfg(target_feature = "relaxed-simd")]
+    #[inline(always)]
+    pub(super) unsafe fn tile4_relaxed<const A: usize>(
+        base: *const u8,
+        cols: usize,
+        d: &[f32],
+        r: usize,
+        acts: [usize; A],
+        act: &Act,
+    ) -> [[f32; ROW_TILE]; A] {
+        let nb = cols / BLOCK;
+        let mut acc = [f32x4_splat(0.0); A];
+        let xq = act.q8.as_ptr();
+        let group = base.add(r * cols / 2);
+        let m4 = u8x16_splat(0x0F);
+        for b in 0..nb {
+            let w = group.add(b * 2 * BLOCK) as *const v128;
+            let mut s = [i32x4_splat(0); A];
+            for t in 0..4 {
+                let v = v128_load(w.add(t));
+                let (lo, hi) = (v128_and(v, m4), u8x16_shr(v, 4));
+                for (a, &i) in acts.iter().enumerate() {
+                    let x = xq.add(i * cols + b * BLOCK + 4 * t);
+                    s[a] = i32x4_relaxed_dot_i8x16_i7x16_add(
+                        v128_load32_splat(x as *const u32),
+                        lo,
+                        s[a],
+                    );
+                    s[a] = i32x4_relaxed_dot_i8x16_i7x16_add(
+                        v128_load32_splat(x.add(16) as *const u32),
+                        hi,
+                        s[a],
+                    );
+                }
+            }
+            let wd = f32x4(
+                *d.get_unchecked(r * nb + b),
+                *d.get_unchecked((r + 1) * nb + b),
+                *d.get_unchecked((r + 2) * nb + b),
+                *d.get_unchecked((r + 3) * nb + b),
+            );
+            for (a, &i) in acts.iter().enumerate() {
+                let scale = f32x4_mul(wd, f32x4_splat(*act.d.get_unchecked(i * nb + b)));
+                acc[a] = f32x4_add(acc[a], f32x4_mul(f32x4_convert_i32x4(s[a]), scale));
+            }
+        }
+        acc.map(|v| {
+            [
+                f32x4_extract_lane::<0>(v),
+                f32x4_extract_lane::<1>(v),
+                f32x4_extract_lane::<2>(v),
+                f32x4_extract_lane::<3>(v),
+            ]
+        })
+    }
+
+    /// [`tile`] for 4-bit codes with relaxed SIMD: a block's 16 bytes give its values
+    /// 0..16 (low nibbles) and 16..32 (high nibbles) as bytes 0..15, the 7-bit operand of
+    /// the relaxed dot product, against the activation's signed bytes in value order.
+    #[cfg(target_feature = "relaxed-simd")]
+    #[inline(always)]
+    pub(super) unsafe fn tile_relaxed<const A: usize>(
+        base: *const u8,
+        cols: usize,
+        d: &[f32],
+        r: usize,
+        acts: [usize; A],
+        act: &Act,
+    ) -> [[f32; ROW_TILE]; A] {
+        let nb = cols / BLOCK;
+        let mut acc = [[f32x4_splat(0.0); ROW_TILE]; A];
+        let xq = act.q8.as_ptr();
+        let m4 = u8x16_splat(0x0F);
+        let zero = i32x4_splat(0);
+        for b in 0..nb {
+            #[allow(clippy::needless_range_loop)]
+            for j in 0..ROW_TILE {
+                let v = v128_load(base.add(((r + j) * cols + b * BLOCK) / 2) as *const v128);
+                let (lo, hi) = (v128_and(v, m4), u8x16_shr(v, 4));
+                let wd = *d.get_unchecked((r + j) * nb + b);
+                for (a, &i) in acts.iter().enumerate() {
+                    let x = xq.add(i * cols + b * BLOCK) as *const v128;
+                    let s = i32x4_relaxed_dot_i8x16_i7x16_add(
+                        v128_load(x),
+                        lo,
+                        i32x4_relaxed_dot_i8x16_i7x16_add(v128_load(x.add(1)), hi, zero),
                     );
                     let scale = f32x4_splat(wd * *act.d.get_unchecked(i * nb + b));
                     acc[a][j] = f32x4_add(acc[a][j], f32x4_mul(f32x4_convert_i32x4(s), scale));
@@ -476,7 +657,13 @@ fn quantize_row(x: &[f32], qs: &mut [i16], d: &mut [f32]) {
 }
 
 /// Keeps a Q4_0/Q4_1 tensor's 4-bit codes as they are, with f32 scales and minimums.
-fn nibbles<T: GgmlType>(data: &[u8], rows: usize, cols: usize, src: Source) -> Result<Int8Matrix> {
+fn nibbles<T: GgmlType>(
+    data: &[u8],
+    rows: usize,
+    cols: usize,
+    src: Source,
+    interleave: bool,
+) -> Result<Int8Matrix> {
     let size = std::mem::size_of::<T>();
     let blocks = rows * cols / BLOCK;
     if T::BLCK_SIZE != BLOCK || data.len() != blocks * size {
@@ -502,13 +689,36 @@ fn nibbles<T: GgmlType>(data: &[u8], rows: usize, cols: usize, src: Source) -> R
         d.push(scale);
         m.push(min);
     }
+    let codes = if interleave && rows.is_multiple_of(4) {
+        Codes::Nibbles4(interleave4(&q, rows, cols))
+    } else {
+        Codes::Nibbles(q)
+    };
     Ok(Int8Matrix {
         rows,
         cols,
-        codes: Codes::Nibbles(q),
+        codes,
         d,
         m,
     })
+}
+
+/// [`Codes::Nibbles`] bytes (`rows` a multiple of four) in [`Codes::Nibbles4`]'s order.
+fn interleave4(q: &[u8], rows: usize, cols: usize) -> Vec<u8> {
+    let row_bytes = cols / 2;
+    let half = BLOCK / 2;
+    let mut out = Vec::with_capacity(q.len());
+    for g in (0..rows).step_by(4) {
+        for b in 0..cols / BLOCK {
+            for t in 0..4 {
+                for k in 0..4 {
+                    let at = (g + k) * row_bytes + b * half + 4 * t;
+                    out.extend_from_slice(&q[at..at + 4]);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Converts `data` (rows of `T` blocks) one row at a time into 8-bit rows.
@@ -634,9 +844,16 @@ mod tests {
 
     #[test]
     fn four_bit_and_eight_bit_matrices_multiply_as_their_dequantized_floats() {
-        // 7 rows: one tile of four and three rows alone; 7 activation rows: four, two and
-        // one at a time, so every kernel path runs.
-        let (rows, cols, m) = (7, 96, 7);
+        // 7 rows: one tile of four and three rows alone (4-bit codes as the file has them);
+        // 8 rows: four-row groups (interleaved 4-bit codes); 7 activation rows: four, two
+        // and one at a time, so every kernel path runs.
+        for rows in [7, 8] {
+            four_bit_and_eight_bit_matrices_multiply_with(rows);
+        }
+    }
+
+    fn four_bit_and_eight_bit_matrices_multiply_with(rows: usize) {
+        let (cols, m) = (96, 7);
         let w = matrix(rows, cols);
         let x: Vec<f32> = (0..m * cols).map(|i| (i as f32 * 0.37).sin()).collect();
         // The activation as the kernels see it (8 bits per value, a scale per block), so the
@@ -734,7 +951,13 @@ mod tests {
 
     #[test]
     fn block_types_convert_exactly() {
-        let (rows, cols) = (3, 64);
+        for rows in [3, 8] {
+            block_types_convert_exactly_with(rows);
+        }
+    }
+
+    fn block_types_convert_exactly_with(rows: usize) {
+        let cols = 64;
         let w = matrix(rows, cols);
         for dtype in [
             GgmlDType::Q4_0,
@@ -756,7 +979,8 @@ mod tests {
                 .to_vec1::<f32>()
                 .unwrap();
             let m = Int8Matrix::from_qtensor(&qt).unwrap().unwrap();
-            let ids = Tensor::new(&[0u32, 1, 2], &Device::Cpu).unwrap();
+            let ids: Vec<u32> = (0..rows as u32).collect();
+            let ids = Tensor::new(ids.as_slice(), &Device::Cpu).unwrap();
             let got = m
                 .embedding(&ids)
                 .unwrap()
