@@ -11,8 +11,9 @@
 // - keep old builds: activation deletes every other `skiff-` cache of this scope;
 // - download the model worker (`worker/`, half a megabyte) for a visitor who never used it:
 //   its files are cached the first time the page asks for them, and a new build fetches its
-//   own copy at install only when the previous build's cache held one (the user runs a model
-//   in the page and expects it offline).
+//   own copy of each at install only when the previous build's cache held that file (the user
+//   runs a model in the page and expects it offline; of its two engines, only the one this
+//   browser loads).
 'use strict';
 
 const BUILD = '__SKIFF_BUILD__';
@@ -49,13 +50,16 @@ self.addEventListener('install', (event) => {
   }
   event.waitUntil(
     (async () => {
-      // The previous build's copy (any cache of this origin holds it under this URL).
-      const used = await caches.match(new URL('worker/model-worker.js', SCOPE).href);
+      // Of the model worker, the files the previous build's cache held (any cache of this
+      // origin holds them under these URLs): the worker comes in two engines (relaxed SIMD or
+      // not), and a browser only ever loads one of them, half a megabyte each.
+      const wanted = [];
+      for (const href of OWN) {
+        if (!onDemand(href) || (href.startsWith(WORKER) && (await caches.match(href)))) wanted.push(href);
+      }
       const cache = await caches.open(CACHE);
       // `reload`: straight from the server, never from the HTTP cache of an older build.
-      await cache.addAll(
-        [...OWN].filter((href) => !onDemand(href) || (href.startsWith(WORKER) && used)).map((href) => new Request(href, { cache: 'reload' })),
-      );
+      await cache.addAll(wanted.map((href) => new Request(href, { cache: 'reload' })));
     })(),
   );
 });
