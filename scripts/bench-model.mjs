@@ -31,6 +31,16 @@ const { chromium } = require("playwright-core");
 
 const dists = (process.argv.length > 2 ? process.argv.slice(2) : [process.env.SKIFF_DIST || path.join(root, "dist")])
   .map((d) => path.resolve(d));
+// A worker build's name in the table: its folder's name, or as much of its path as tells it
+// from the others (two builds both called dist/ were merged into one row of medians).
+function distLabel(index) {
+  const parts = dists[index].split(path.sep);
+  for (let n = 1; n <= parts.length; n++) {
+    const tail = (d) => d.split(path.sep).slice(-n).join(path.sep);
+    if (dists.every((d, i) => i === index || tail(d) !== tail(dists[index]))) return tail(dists[index]);
+  }
+  return `${index + 1}`;
+}
 const modelsDir = process.env.SKIFF_MODELS || path.join(os.homedir(), ".cache/skiff/models");
 const MODEL = process.env.BENCH_MODEL || "SmolLM2-135M-Instruct.Q4_1.gguf";
 const CONTEXT = Number(process.env.BENCH_CONTEXT || 2048);
@@ -105,7 +115,7 @@ async function workerEngine(browser, base, index) {
   page.on("pageerror", (e) => console.error("page error:", e.message));
   let model = null;
   return {
-    name: dists.length > 1 ? `Skiff worker ${path.basename(dists[index])} (wasm, 1 thread)` : "Skiff worker (wasm, 1 thread)",
+    name: dists.length > 1 ? `Skiff worker ${distLabel(index)} (wasm, 1 thread)` : "Skiff worker (wasm, 1 thread)",
     async load() {
       // A fresh page is a fresh worker: the model stays stored (OPFS), and is read again.
       await page.goto(`${base}/worker${index}/bench.html`);
