@@ -380,6 +380,22 @@ mod simd {
     use super::{Act, BLOCK, ROW_TILE};
     use core::arch::wasm32::*;
 
+    /// `acc + s·scale`: a block's exact integer sums `s` (one per lane), scaled into the f32
+    /// accumulator. Every kernel adds its blocks this way, so they all round alike.
+    #[inline(always)]
+    fn add_scaled(acc: v128, s: v128, scale: f32) -> v128 {
+        f32x4_add(acc, f32x4_mul(f32x4_convert_i32x4(s), f32x4_splat(scale)))
+    }
+
+    /// The four lanes' sum, added in lane order (the order the scalar kernel's tests expect).
+    #[inline(always)]
+    pub(super) fn lanes_sum(v: v128) -> f32 {
+        f32x4_extract_lane::<0>(v)
+            + f32x4_extract_lane::<1>(v)
+            + f32x4_extract_lane::<2>(v)
+            + f32x4_extract_lane::<3>(v)
+    }
+
     /// Unpacks block `b` of row `r` into four i16x8 vectors, in the activation's order.
     pub(super) trait Unpack {
         /// # Safety
@@ -452,19 +468,11 @@ mod simd {
                             i32x4_dot_i16x8(w[3], v128_load(x.add(3))),
                         ),
                     );
-                    let scale = f32x4_splat(wd * *act.d.get_unchecked(i * nb + b));
-                    acc[a][j] = f32x4_add(acc[a][j], f32x4_mul(f32x4_convert_i32x4(s), scale));
+                    acc[a][j] = add_scaled(acc[a][j], s, wd * *act.d.get_unchecked(i * nb + b));
                 }
             }
         }
-        acc.map(|row| {
-            row.map(|v| {
-                f32x4_extract_lane::<0>(v)
-                    + f32x4_extract_lane::<1>(v)
-                    + f32x4_extract_lane::<2>(v)
-                    + f32x4_extract_lane::<3>(v)
-            })
-        })
+        acc.map(|row| row.map(lanes_sum))
     }
 
     /// [`tile`] for [`super::Codes::Nibbles4`] with relaxed SIMD: per block and group of
@@ -558,19 +566,11 @@ mod simd {
                         lo,
                         i32x4_relaxed_dot_i8x16_i7x16_add(v128_load(x.add(1)), hi, zero),
                     );
-                    let scale = f32x4_splat(wd * *act.d.get_unchecked(i * nb + b));
-                    acc[a][j] = f32x4_add(acc[a][j], f32x4_mul(f32x4_convert_i32x4(s), scale));
+                    acc[a][j] = add_scaled(acc[a][j], s, wd * *act.d.get_unchecked(i * nb + b));
                 }
             }
         }
-        acc.map(|row| {
-            row.map(|v| {
-                f32x4_extract_lane::<0>(v)
-                    + f32x4_extract_lane::<1>(v)
-                    + f32x4_extract_lane::<2>(v)
-                    + f32x4_extract_lane::<3>(v)
-            })
-        })
+        acc.map(|row| row.map(lanes_sum))
     }
 }
 
@@ -592,10 +592,7 @@ fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
                 k += 4;
             }
         }
-        let mut sum = f32x4_extract_lane::<0>(acc)
-            + f32x4_extract_lane::<1>(acc)
-            + f32x4_extract_lane::<2>(acc)
-            + f32x4_extract_lane::<3>(acc);
+        let mut sum = simd::lanes_sum(acc);
         for (x, y) in a[k..n].iter().zip(&b[k..n]) {
             sum += x * y;
         }
