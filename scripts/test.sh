@@ -43,7 +43,8 @@ busy_since_mark() {
 # counts only this run's work, even on a shared machine. Where the machine lets the run make a
 # cpuacct cgroup of its own, it counts every descendant as it runs (the background build, and
 # Chromium's renderers, which no one waits for); elsewhere bash's `times` counts only children
-# that were waited for (the build where it is waited for, and not the browsers' renderers).
+# that were reaped (the background build in the step during which it ends, and not the
+# browsers' renderers).
 cpu_file="$(mktemp)"
 children_cpu() {
   if [ -n "$cg_dir" ]; then
@@ -68,7 +69,7 @@ step() {
 print_steps() {
   echo
   echo "Time per step, how busy the machine's cores were, and the CPU seconds this run used in it"
-  echo "($([ -n "$cg_dir" ] && echo "all its processes, from a cgroup" || echo "from bash's times: the build's where it is waited for, browsers' renderers not at all")):"
+  echo "($([ -n "$cg_dir" ] && echo "all its processes, from a cgroup" || echo "from bash's times: the build's in the step it ends in, browsers' renderers not at all")):"
   printf '%s\n' "${steps[@]}"
   busy_since_mark
   children_cpu
@@ -82,7 +83,7 @@ finish() {
   print_steps
   rm -f "$build_log" "$cpu_file"
   # Leave the cgroup (it can only be removed empty; a straggler keeps it, harmlessly).
-  if [ -n "$cg_dir" ]; then echo $$ >/sys/fs/cgroup/cpuacct/cgroup.procs 2>/dev/null; rmdir "$cg_dir" 2>/dev/null || true; fi
+  if [ -n "$cg_dir" ]; then echo $$ >/sys/fs/cgroup/cpuacct/cgroup.procs 2>/dev/null || true; rmdir "$cg_dir" 2>/dev/null || true; fi
 }
 trap finish EXIT
 
